@@ -1,0 +1,205 @@
+#include "client/options.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonValue>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <variant>
+
+namespace stormwatch {
+
+namespace {
+
+using Field = std::variant<int ClientOptions::*, double ClientOptions::*>;
+
+struct Key {
+    const char* name;
+    Field field;
+};
+
+// One row per option, in DESIGN.md order: the single list that parsing, printing and the
+// "valid keys" message all read.
+const Key kKeys[] = {
+    {"TagSubscribeRetryIntervalMs", &ClientOptions::tagSubscribeRetryIntervalMs},
+    {"TagSubscribeRetryMaxIntervalMs", &ClientOptions::tagSubscribeRetryMaxIntervalMs},
+    {"TagSubscribeInFlightCeilingMs", &ClientOptions::tagSubscribeInFlightCeilingMs},
+    {"MxCommandTimeoutMs", &ClientOptions::mxCommandTimeoutMs},
+    {"MxSupervisoryAdviseParallelism", &ClientOptions::mxSupervisoryAdviseParallelism},
+    {"RecoverySeconds", &ClientOptions::recoverySeconds},
+    {"FailuresToEnterRecovery", &ClientOptions::failuresToEnterRecovery},
+    {"FailuresWindowSeconds", &ClientOptions::failuresWindowSeconds},
+    {"ReconnectBackoffFloorMs", &ClientOptions::reconnectBackoffFloorMs},
+    {"ReconnectBackoffMaxMs", &ClientOptions::reconnectBackoffMaxMs},
+    {"AlarmSubscribeRetryIntervalMs", &ClientOptions::alarmSubscribeRetryIntervalMs},
+};
+
+const Key* findKey(const QString& name)
+{
+    for (const Key& k : kKeys) {
+        if (name == QLatin1String(k.name))
+            return &k;
+    }
+    return nullptr;
+}
+
+QString number(double v)
+{
+    return QString::number(v, 'g', 12);
+}
+
+QString jsonText(const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::Double:
+        return number(v.toDouble());
+    case QJsonValue::String:
+        return '"' + v.toString() + '"';
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Array:
+        return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Object:
+        return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QStringLiteral("undefined");
+}
+
+OptionError unknownKey(const QString& key, const QString& value)
+{
+    return {key, value, "unknown option; valid keys: " + optionKeys().join(", ")};
+}
+
+const char* typeRule(const Field& f)
+{
+    return std::holds_alternative<int ClientOptions::*>(f) ? "must be a whole number"
+                                                           : "must be a number";
+}
+
+// Stores `v` into the field when it has the field's type; false otherwise.
+bool store(ClientOptions& o, const Field& f, double v)
+{
+    if (!std::isfinite(v))
+        return false;
+    if (auto p = std::get_if<int ClientOptions::*>(&f)) {
+        if (v != std::floor(v) || v < INT_MIN || v > INT_MAX)
+            return false;
+        o.*(*p) = static_cast<int>(v);
+    } else {
+        o.*std::get<double ClientOptions::*>(f) = v;
+    }
+    return true;
+}
+
+} // namespace
+
+QString OptionError::message() const
+{
+    return key + " = " + value + " is invalid: " + rule;
+}
+
+QStringList optionKeys()
+{
+    QStringList keys;
+    for (const Key& k : kKeys)
+        keys << QString::fromLatin1(k.name);
+    return keys;
+}
+
+QList<OptionError> validate(const ClientOptions& o)
+{
+    QList<OptionError> errors;
+    auto positive = [&](const char* key, double v) {
+        if (!(v > 0))
+            errors.append({key, number(v), "must be > 0"});
+    };
+    auto atLeast = [&](const char* key, double v, const char* otherKey, double other) {
+        if (!(v >= other))
+            errors.append({key, number(v),
+                           QString("must be >= %1 (%2)").arg(otherKey, number(other))});
+    };
+    auto between = [&](const char* key, int v, int lo, int hi) {
+        if (v < lo || v > hi)
+            errors.append({key, QString::number(v), QString("must be %1..%2").arg(lo).arg(hi)});
+    };
+
+    positive("TagSubscribeRetryIntervalMs", o.tagSubscribeRetryIntervalMs);
+    atLeast("TagSubscribeRetryMaxIntervalMs", o.tagSubscribeRetryMaxIntervalMs,
+            "TagSubscribeRetryIntervalMs", o.tagSubscribeRetryIntervalMs);
+    positive("TagSubscribeInFlightCeilingMs", o.tagSubscribeInFlightCeilingMs);
+    positive("MxCommandTimeoutMs", o.mxCommandTimeoutMs);
+    between("MxSupervisoryAdviseParallelism", o.mxSupervisoryAdviseParallelism, 1, 256);
+    positive("RecoverySeconds", o.recoverySeconds);
+    between("FailuresToEnterRecovery", o.failuresToEnterRecovery, 1, 1000);
+    positive("FailuresWindowSeconds", o.failuresWindowSeconds);
+    positive("ReconnectBackoffFloorMs", o.reconnectBackoffFloorMs);
+    atLeast("ReconnectBackoffMaxMs", o.reconnectBackoffMaxMs, "ReconnectBackoffFloorMs",
+            o.reconnectBackoffFloorMs);
+    positive("AlarmSubscribeRetryIntervalMs", o.alarmSubscribeRetryIntervalMs);
+    return errors;
+}
+
+std::optional<ClientOptions> optionsFromJson(const QJsonObject& json, QList<OptionError>* errors)
+{
+    ClientOptions o;
+    QList<OptionError> found;
+    for (auto it = json.begin(); it != json.end(); ++it) {
+        const Key* k = findKey(it.key());
+        if (!k) {
+            found.append(unknownKey(it.key(), jsonText(it.value())));
+            continue;
+        }
+        if (!it.value().isDouble() || !store(o, k->field, it.value().toDouble()))
+            found.append({it.key(), jsonText(it.value()), typeRule(k->field)});
+    }
+    // Rules too, except for keys already reported: their value was not taken.
+    for (const OptionError& e : validate(o)) {
+        const auto sameKey = [&](const OptionError& f) { return f.key == e.key; };
+        if (std::none_of(found.begin(), found.end(), sameKey))
+            found.append(e);
+    }
+    if (errors)
+        errors->append(found);
+    if (!found.isEmpty())
+        return std::nullopt;
+    return o;
+}
+
+bool setOption(ClientOptions& options, const QString& key, const QString& value,
+               OptionError* error)
+{
+    const Key* k = findKey(key);
+    if (!k) {
+        if (error)
+            *error = unknownKey(key, value);
+        return false;
+    }
+    bool ok = false;
+    const double v = value.trimmed().toDouble(&ok);
+    if (!ok || !store(options, k->field, v)) {
+        if (error)
+            *error = {key, value, typeRule(k->field)};
+        return false;
+    }
+    return true;
+}
+
+QJsonObject optionsToJson(const ClientOptions& options)
+{
+    QJsonObject json;
+    for (const Key& k : kKeys) {
+        if (auto p = std::get_if<int ClientOptions::*>(&k.field))
+            json.insert(k.name, options.*(*p));
+        else
+            json.insert(k.name, options.*std::get<double ClientOptions::*>(k.field));
+    }
+    return json;
+}
+
+} // namespace stormwatch

@@ -1,0 +1,194 @@
+#include "tag_subscribe_guard.h"
+
+#include "backoff.h"
+
+namespace stormwatch {
+
+const char* toString(GuardEventKind kind)
+{
+    switch (kind) {
+    case GuardEventKind::Sent: return "sent";
+    case GuardEventKind::SkippedInFlight: return "skipped-in-flight";
+    case GuardEventKind::PresumedLost: return "presumed-lost";
+    case GuardEventKind::Failed: return "failed";
+    case GuardEventKind::Confirmed: return "confirmed";
+    case GuardEventKind::StaleReplyIgnored: return "stale-reply-ignored";
+    case GuardEventKind::TickIgnored: return "tick-ignored";
+    case GuardEventKind::IntervalChanged: return "interval";
+    case GuardEventKind::Stopped: return "stopped";
+    }
+    return "?";
+}
+
+TagSubscribeGuard::TagSubscribeGuard(Scheduler& scheduler, GuardTiming timing, GuardPolicy policy,
+                                     SendFn send, JitterFn jitter)
+    : m_scheduler(scheduler), m_timing(timing), m_policy(policy), m_send(std::move(send)),
+      m_jitter(std::move(jitter)), m_interval(timing.floor)
+{
+}
+
+TagSubscribeGuard::~TagSubscribeGuard()
+{
+    if (m_timer != kNoTimer)
+        m_scheduler.cancel(m_timer);
+}
+
+void TagSubscribeGuard::start()
+{
+    m_running = true;
+    m_confirmed = false;
+    sendOrSkip();
+}
+
+void TagSubscribeGuard::stop()
+{
+    if (m_timer != kNoTimer)
+        m_scheduler.cancel(m_timer);
+    m_timer = kNoTimer;
+    m_running = false;
+    m_pending.clear();
+    m_inFlight.reset();
+    emitEvent(GuardEventKind::Stopped);
+}
+
+void TagSubscribeGuard::setTiming(GuardTiming timing)
+{
+    m_timing = timing;
+    if (m_interval < timing.floor || m_interval > std::max(timing.floor, timing.max))
+        setInterval(timing.floor);
+}
+
+void TagSubscribeGuard::arm()
+{
+    if (m_timer != kNoTimer)
+        m_scheduler.cancel(m_timer);
+    std::weak_ptr<int> life = m_life;
+    m_timer = m_scheduler.callAfter(m_interval, [this, life] {
+        if (life.expired())
+            return;
+        m_timer = kNoTimer;
+        // The tick lands in the "mailbox": a reply already queued at this instant is
+        // handled first, exactly the window in which cancel() cannot retract the tick.
+        m_scheduler.post([this, life] {
+            if (!life.expired())
+                onRetryTick();
+        });
+    });
+}
+
+void TagSubscribeGuard::onRetryTick()
+{
+    if (!m_running)
+        return;
+    if (m_confirmed && m_policy.confirmedFlag) {
+        emitEvent(GuardEventKind::TickIgnored);
+        return;
+    }
+    sendOrSkip();
+}
+
+void TagSubscribeGuard::sendOrSkip()
+{
+    const Time now = m_scheduler.now();
+    if (m_inFlight && m_policy.inflightGuard) {
+        const Duration age = now - m_inFlightSentAt;
+        if (age < m_timing.ceiling) {
+            emitEvent(GuardEventKind::SkippedInFlight, *m_inFlight, age);
+            arm();
+            return;
+        }
+        const std::uint64_t lost = *m_inFlight;
+        m_pending.erase(lost);
+        m_inFlight.reset();
+        emitEvent(GuardEventKind::PresumedLost, lost, age);
+        backOff();
+    } else if (m_inFlight) {
+        // No guard: the previous request is still unanswered and a new one is stacked
+        // on top of it (the amplifier). The retry of an unanswered attempt still counts
+        // as a failed attempt for the backoff lever.
+        backOff();
+    }
+
+    const std::uint64_t id = ++m_nextId;
+    m_pending.insert(id);
+    m_inFlight = id;
+    m_inFlightSentAt = now;
+    m_confirmed = false;
+    ++m_requestsSent;
+    arm();
+    emitEvent(GuardEventKind::Sent, id);
+    m_send(id);
+}
+
+void TagSubscribeGuard::onReply(std::uint64_t correlationId, bool success, const std::string& error)
+{
+    const bool known = m_pending.erase(correlationId) > 0;
+    if (!m_running || (!known && m_policy.ignoreStaleReplies)) {
+        emitEvent(GuardEventKind::StaleReplyIgnored, correlationId, Duration{0}, error);
+        return;
+    }
+    const bool isLatest = m_inFlight == correlationId;
+    if (isLatest)
+        m_inFlight.reset();
+
+    if (success) {
+        if (m_timer != kNoTimer)
+            m_scheduler.cancel(m_timer);
+        m_timer = kNoTimer;
+        m_confirmed = true;
+        resetBackoff();
+        emitEvent(GuardEventKind::Confirmed, correlationId);
+        return;
+    }
+
+    emitEvent(GuardEventKind::Failed, correlationId, Duration{0}, error);
+    if (!isLatest && m_policy.ignoreStaleReplies)
+        return; // an older stacked request failed; the latest still governs
+    if (m_policy.inflightGuard || m_policy.backoff) {
+        // The slot is free: back off and re-arm at the new interval so the backoff is
+        // honoured on this very retry. Pre-fix, the already-armed timer just fires.
+        backOff();
+        arm();
+    }
+}
+
+void TagSubscribeGuard::onConnectionQuality(bool good)
+{
+    // A restore must not inherit a stretched interval: retry at the floor now if our
+    // subscribe is still unconfirmed. This does not release an in-flight request.
+    if (!good || !m_running || m_confirmed || !m_policy.backoff)
+        return;
+    resetBackoff();
+    arm();
+}
+
+void TagSubscribeGuard::backOff()
+{
+    if (!m_policy.backoff)
+        return;
+    setInterval(Backoff::next(m_interval, m_timing.floor, m_timing.max, m_jitter()));
+}
+
+void TagSubscribeGuard::resetBackoff()
+{
+    setInterval(m_timing.floor);
+}
+
+void TagSubscribeGuard::setInterval(Duration interval)
+{
+    if (interval == m_interval)
+        return;
+    m_interval = interval;
+    emitEvent(GuardEventKind::IntervalChanged);
+}
+
+void TagSubscribeGuard::emitEvent(GuardEventKind kind, std::uint64_t id, Duration age,
+                                  std::string detail)
+{
+    if (!m_observer)
+        return;
+    m_observer(GuardEvent{kind, m_scheduler.now(), id, outstanding(), m_interval, age,
+                          std::move(detail)});
+}
+
+} // namespace stormwatch

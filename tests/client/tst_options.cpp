@@ -1,0 +1,228 @@
+// ClientOptions: every validation rule at its boundary, JSON parsing and the command-line
+// setter, and the error messages that name key, value and rule.
+
+#include "client/options.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+using namespace stormwatch;
+
+class TestOptions : public QObject {
+    Q_OBJECT
+private slots:
+    void defaultsAreValid()
+    {
+        const ClientOptions o;
+        QVERIFY(validate(o).isEmpty());
+        QCOMPARE(o.tagSubscribeRetryIntervalMs, 5000);
+        QCOMPARE(o.tagSubscribeRetryMaxIntervalMs, 60000);
+        QCOMPARE(o.tagSubscribeInFlightCeilingMs, 45000);
+        QCOMPARE(o.mxSupervisoryAdviseParallelism, 16);
+    }
+
+    void ruleRejectsBoundaryBadValue_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("rule");
+        QTest::newRow("interval 0") << "TagSubscribeRetryIntervalMs" << "0" << "must be > 0";
+        QTest::newRow("interval -1") << "TagSubscribeRetryIntervalMs" << "-1" << "must be > 0";
+        QTest::newRow("max below interval") << "TagSubscribeRetryMaxIntervalMs" << "4999"
+                                            << "must be >= TagSubscribeRetryIntervalMs (5000)";
+        QTest::newRow("ceiling 0") << "TagSubscribeInFlightCeilingMs" << "0" << "must be > 0";
+        QTest::newRow("command timeout 0") << "MxCommandTimeoutMs" << "0" << "must be > 0";
+        QTest::newRow("parallelism 0") << "MxSupervisoryAdviseParallelism" << "0"
+                                       << "must be 1..256";
+        QTest::newRow("parallelism 257") << "MxSupervisoryAdviseParallelism" << "257"
+                                         << "must be 1..256";
+        QTest::newRow("recovery 0") << "RecoverySeconds" << "0" << "must be > 0";
+        QTest::newRow("recovery -0.5") << "RecoverySeconds" << "-0.5" << "must be > 0";
+        QTest::newRow("failures 0") << "FailuresToEnterRecovery" << "0" << "must be 1..1000";
+        QTest::newRow("failures 1001") << "FailuresToEnterRecovery" << "1001"
+                                       << "must be 1..1000";
+        QTest::newRow("window 0") << "FailuresWindowSeconds" << "0" << "must be > 0";
+        QTest::newRow("reconnect floor 0") << "ReconnectBackoffFloorMs" << "0" << "must be > 0";
+        QTest::newRow("reconnect max below floor") << "ReconnectBackoffMaxMs" << "999"
+                                                   << "must be >= ReconnectBackoffFloorMs (1000)";
+        QTest::newRow("alarm interval 0") << "AlarmSubscribeRetryIntervalMs" << "0"
+                                          << "must be > 0";
+    }
+    void ruleRejectsBoundaryBadValue()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(QString, rule);
+        ClientOptions o;
+        OptionError setError;
+        QVERIFY2(setOption(o, key, value, &setError), qPrintable(setError.message()));
+        const QList<OptionError> errors = validate(o);
+        QCOMPARE(errors.size(), 1);
+        QCOMPARE(errors[0].key, key);
+        QCOMPARE(errors[0].value, value);
+        QCOMPARE(errors[0].rule, rule);
+        QCOMPARE(errors[0].message(), key + " = " + value + " is invalid: " + rule);
+    }
+
+    void ruleAcceptsBoundaryGoodValue_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("interval 1") << "TagSubscribeRetryIntervalMs" << "1";
+        QTest::newRow("max == interval") << "TagSubscribeRetryMaxIntervalMs" << "5000";
+        QTest::newRow("ceiling 1") << "TagSubscribeInFlightCeilingMs" << "1";
+        QTest::newRow("command timeout 1") << "MxCommandTimeoutMs" << "1";
+        QTest::newRow("parallelism 1") << "MxSupervisoryAdviseParallelism" << "1";
+        QTest::newRow("parallelism 256") << "MxSupervisoryAdviseParallelism" << "256";
+        QTest::newRow("recovery 0.001") << "RecoverySeconds" << "0.001";
+        QTest::newRow("failures 1") << "FailuresToEnterRecovery" << "1";
+        QTest::newRow("failures 1000") << "FailuresToEnterRecovery" << "1000";
+        QTest::newRow("window 0.001") << "FailuresWindowSeconds" << "0.001";
+        QTest::newRow("reconnect floor 1") << "ReconnectBackoffFloorMs" << "1";
+        QTest::newRow("reconnect max == floor") << "ReconnectBackoffMaxMs" << "1000";
+        QTest::newRow("alarm interval 1") << "AlarmSubscribeRetryIntervalMs" << "1";
+    }
+    void ruleAcceptsBoundaryGoodValue()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        ClientOptions o;
+        QVERIFY(setOption(o, key, value, nullptr));
+        QVERIFY(o != ClientOptions{});
+        const QList<OptionError> errors = validate(o);
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.value(0).message()));
+    }
+
+    // Lever 1 plan, Task 1: the backoff ceiling below the floor is named in the message.
+    void maxIntervalBelowFloorMessageNamesBothKeys()
+    {
+        ClientOptions o;
+        o.tagSubscribeRetryMaxIntervalMs = 4999;
+        const QList<OptionError> errors = validate(o);
+        QCOMPARE(errors.size(), 1);
+        QCOMPARE(errors[0].message(),
+                 QString("TagSubscribeRetryMaxIntervalMs = 4999 is invalid: must be >= "
+                         "TagSubscribeRetryIntervalMs (5000)"));
+    }
+
+    void everyBrokenRuleIsReported()
+    {
+        ClientOptions o;
+        o.tagSubscribeInFlightCeilingMs = 0;
+        o.mxSupervisoryAdviseParallelism = 300;
+        o.failuresWindowSeconds = -1;
+        const QList<OptionError> errors = validate(o);
+        QCOMPARE(errors.size(), 3);
+        QCOMPARE(errors[0].key, QString("TagSubscribeInFlightCeilingMs"));
+        QCOMPARE(errors[1].key, QString("MxSupervisoryAdviseParallelism"));
+        QCOMPARE(errors[2].key, QString("FailuresWindowSeconds"));
+    }
+
+    void jsonStartsFromDefaultsAndAppliesKeys()
+    {
+        QList<OptionError> errors;
+        const auto o = optionsFromJson(
+            QJsonObject{{"TagSubscribeRetryIntervalMs", 200}, {"RecoverySeconds", 20.5}},
+            &errors);
+        QVERIFY(errors.isEmpty());
+        QVERIFY(o.has_value());
+        ClientOptions expected;
+        expected.tagSubscribeRetryIntervalMs = 200;
+        expected.recoverySeconds = 20.5;
+        QVERIFY(*o == expected);
+    }
+
+    void jsonUnknownKeyListsValidKeys()
+    {
+        QList<OptionError> errors;
+        const auto o = optionsFromJson(QJsonObject{{"TagSubscribeRetryMs", 200}}, &errors);
+        QVERIFY(!o.has_value());
+        QCOMPARE(errors.size(), 1);
+        QCOMPARE(errors[0].key, QString("TagSubscribeRetryMs"));
+        for (const QString& key : optionKeys())
+            QVERIFY2(errors[0].message().contains(key), qPrintable(errors[0].message()));
+    }
+
+    void jsonWrongTypeNamesKeyValueAndType()
+    {
+        QList<OptionError> errors;
+        const auto o = optionsFromJson(QJsonObject{{"TagSubscribeRetryIntervalMs", "5000"},
+                                                   {"MxCommandTimeoutMs", 1500.5},
+                                                   {"RecoverySeconds", true},
+                                                   {"FailuresWindowSeconds", QJsonArray{1}}},
+                                       &errors);
+        QVERIFY(!o.has_value());
+        QCOMPARE(errors.size(), 4);
+        QStringList messages;
+        for (const OptionError& e : errors)
+            messages << e.message();
+        QVERIFY(messages.contains(
+            "TagSubscribeRetryIntervalMs = \"5000\" is invalid: must be a whole number"));
+        QVERIFY(messages.contains("MxCommandTimeoutMs = 1500.5 is invalid: must be a whole number"));
+        QVERIFY(messages.contains("RecoverySeconds = true is invalid: must be a number"));
+        QVERIFY(messages.contains("FailuresWindowSeconds = [1] is invalid: must be a number"));
+    }
+
+    void jsonAppliesTheRules()
+    {
+        QList<OptionError> errors;
+        const auto o = optionsFromJson(QJsonObject{{"TagSubscribeRetryIntervalMs", 10000},
+                                                   {"TagSubscribeRetryMaxIntervalMs", 8000}},
+                                       &errors);
+        QVERIFY(!o.has_value());
+        QCOMPARE(errors.size(), 1);
+        QCOMPARE(errors[0].message(),
+                 QString("TagSubscribeRetryMaxIntervalMs = 8000 is invalid: must be >= "
+                         "TagSubscribeRetryIntervalMs (10000)"));
+    }
+
+    void jsonRoundTrip()
+    {
+        ClientOptions o;
+        o.tagSubscribeInFlightCeilingMs = 200;
+        o.failuresWindowSeconds = 30;
+        o.reconnectBackoffMaxMs = 5000;
+        const QJsonObject json = optionsToJson(o);
+        QCOMPARE(json.keys().size(), optionKeys().size());
+        for (const QString& key : optionKeys())
+            QVERIFY2(json.contains(key), qPrintable(key));
+        QList<OptionError> errors;
+        const auto back = optionsFromJson(json, &errors);
+        QVERIFY(errors.isEmpty());
+        QVERIFY(back.has_value() && *back == o);
+    }
+
+    void setOptionParsesCommandLineValues()
+    {
+        ClientOptions o;
+        QVERIFY(setOption(o, "TagSubscribeInFlightCeilingMs", "200", nullptr));
+        QVERIFY(setOption(o, "FailuresWindowSeconds", "12.5", nullptr));
+        QCOMPARE(o.tagSubscribeInFlightCeilingMs, 200);
+        QCOMPARE(o.failuresWindowSeconds, 12.5);
+
+        const ClientOptions before = o;
+        OptionError error;
+        QVERIFY(!setOption(o, "MxCommandTimeoutMs", "60s", &error));
+        QCOMPARE(error.message(), QString("MxCommandTimeoutMs = 60s is invalid: must be a whole number"));
+        QVERIFY(!setOption(o, "MxCommandTimeoutMs", "1.5", &error));
+        QVERIFY(!setOption(o, "RecoverySeconds", "abc", &error));
+        QCOMPARE(error.rule, QString("must be a number"));
+        QVERIFY(!setOption(o, "recoveryseconds", "20", &error)); // keys are exact
+        QVERIFY(error.message().contains("valid keys: TagSubscribeRetryIntervalMs,"));
+        QVERIFY(o == before);
+    }
+
+    void optionKeysAreTheDesignNames()
+    {
+        QCOMPARE(optionKeys(),
+                 QStringList({"TagSubscribeRetryIntervalMs", "TagSubscribeRetryMaxIntervalMs",
+                              "TagSubscribeInFlightCeilingMs", "MxCommandTimeoutMs",
+                              "MxSupervisoryAdviseParallelism", "RecoverySeconds",
+                              "FailuresToEnterRecovery", "FailuresWindowSeconds",
+                              "ReconnectBackoffFloorMs", "ReconnectBackoffMaxMs",
+                              "AlarmSubscribeRetryIntervalMs"}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOptions)
+#include "tst_options.moc"

@@ -1,0 +1,454 @@
+// Lever 1 on the VirtualScheduler: each test of the plan's Tasks 3–6, the confirmed flag,
+// the pre-fix actor with the lever off, and the seed's live-gate figure (22 vs 3).
+#include "client/tag_subscribe_guard.h"
+#include "client/virtual_scheduler.h"
+
+#include <QtTest>
+
+#include <memory>
+#include <random>
+#include <vector>
+
+using namespace stormwatch;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Sent {
+    Time at;
+    std::uint64_t id;
+};
+
+// One guard on a virtual clock, recording every request it sends and every event it reports.
+struct Harness {
+    VirtualScheduler sched;
+    std::vector<Sent> sent;
+    std::vector<GuardEvent> events;
+    std::mt19937_64 rng{1};
+    bool randomJitter = false;
+    int maxOutstanding = 0;
+    std::unique_ptr<TagSubscribeGuard> guard;
+
+    Harness(GuardTiming timing, GuardPolicy policy = {}, std::uint64_t seed = 0)
+    {
+        if (seed) {
+            randomJitter = true;
+            rng.seed(seed);
+        }
+        guard = std::make_unique<TagSubscribeGuard>(
+            sched, timing, policy, [this](std::uint64_t id) { sent.push_back({sched.now(), id}); },
+            [this] {
+                return randomJitter ? std::uniform_real_distribution<double>(0, 1)(rng) : 0.5;
+            });
+        guard->setObserver([this](const GuardEvent& e) {
+            events.push_back(e);
+            maxOutstanding = std::max(maxOutstanding, e.outstanding);
+        });
+    }
+
+    // Runs everything strictly before `end`: "for 110 s" means the instants [0, 110 s).
+    void runBefore(Duration end) { sched.runUntil(end - 1us); }
+    void reply(std::uint64_t id, bool ok, const std::string& error = "gateway busy")
+    {
+        guard->onReply(id, ok, error);
+    }
+    std::uint64_t lastId() const { return sent.back().id; }
+    int count(GuardEventKind kind) const
+    {
+        return int(std::count_if(events.begin(), events.end(),
+                                  [&](const GuardEvent& e) { return e.kind == kind; }));
+    }
+};
+
+GuardTiming timing(int floorMs, int maxMs, int ceilingMs)
+{
+    return {std::chrono::milliseconds(floorMs), std::chrono::milliseconds(maxMs),
+            std::chrono::milliseconds(ceilingMs)};
+}
+
+double ms(Duration d)
+{
+    return double(d.count()) / 1000.0;
+}
+
+} // namespace
+
+class TestTagSubscribeGuard : public QObject {
+    Q_OBJECT
+private slots:
+    void startSendsOneRequestImmediately()
+    {
+        Harness h(timing(200, 200, 2000));
+        h.guard->start();
+        QCOMPARE(h.sent.size(), std::size_t(1));
+        QCOMPARE(h.sent[0].at, Time(0));
+        QCOMPARE(h.guard->outstanding(), 1);
+    }
+
+    // Task 3: ticks every 200 ms, but an unanswered request blocks a duplicate for 2 s.
+    void slowSubscribeDoesNotStackDuplicatesWhileInFlight()
+    {
+        Harness h(timing(200, 200, 2000));
+        h.guard->start();
+        h.sched.runUntil(1000ms); // pre-Lever-1 this window carries ~5 more requests
+        QCOMPARE(h.sent.size(), std::size_t(1));
+        QVERIFY(h.count(GuardEventKind::SkippedInFlight) >= 4);
+        QCOMPARE(h.guard->outstanding(), 1);
+    }
+
+    void slowSubscribeReissuesAfterInFlightCeilingAndOnlyOnce()
+    {
+        Harness h(timing(200, 200, 600));
+        h.guard->start();
+        h.sched.runUntil(600ms);
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        QCOMPARE(h.sent[1].at, Time(600ms));
+        QVERIFY(h.sent[0].id != h.sent[1].id);
+        QCOMPARE(h.count(GuardEventKind::PresumedLost), 1);
+        // The new request is itself guarded: no third one inside its ceiling window.
+        h.runBefore(1200ms);
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        QCOMPARE(h.guard->outstanding(), 1);
+    }
+
+    void replyToSupersededRequestIsIgnoredAndLatestStillGoverns()
+    {
+        Harness h(timing(200, 200, 300));
+        h.guard->start();
+        h.sched.runUntil(400ms); // ceiling passed at the 400 ms tick
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        const auto first = h.sent[0].id, second = h.sent[1].id;
+
+        // A late Success for the FIRST id must not cancel the watchdog guarding the SECOND.
+        h.reply(first, true);
+        QCOMPARE(h.count(GuardEventKind::StaleReplyIgnored), 1);
+        QVERIFY(!h.guard->confirmed());
+        h.sched.runUntil(800ms);
+        QCOMPARE(h.sent.size(), std::size_t(3)); // second eventually re-sent
+        QCOMPARE(h.sent[1].id, second);
+
+        // Success for the live id stops everything.
+        h.reply(h.lastId(), true);
+        h.sched.runUntil(2000ms);
+        QCOMPARE(h.sent.size(), std::size_t(3));
+        QVERIFY(h.guard->confirmed());
+        QCOMPARE(h.guard->outstanding(), 0);
+    }
+
+    // Task 4.
+    void failureReplyReissuesEvenThoughGuardHasNotExpired()
+    {
+        Harness h(timing(200, 200, 60000));
+        h.guard->start();
+        h.sched.runUntil(50ms);
+        h.reply(h.lastId(), false, "Unknown connection: conn-1");
+        QCOMPARE(h.guard->outstanding(), 0);
+        h.sched.runUntil(250ms); // re-armed at the failure: retry at 50 + 200 ms
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        QCOMPARE(h.sent[1].at, Time(250ms));
+        QVERIFY(h.sent[0].id != h.sent[1].id);
+        QCOMPARE(h.count(GuardEventKind::Failed), 1);
+    }
+
+    void repeatedFailuresBackOffAndSuccessResetsToFloor()
+    {
+        // Floor 200 ms, max 800 ms: nominal gaps 400, 800 (cap), 800 (cap).
+        Harness h(timing(200, 800, 60000));
+        h.guard->start();
+        std::vector<double> gaps;
+        for (int i = 0; i < 3; ++i) {
+            const std::size_t before = h.sent.size();
+            const Time failedAt = h.sched.now();
+            h.reply(h.lastId(), false);
+            while (h.sent.size() == before)
+                QVERIFY(h.sched.runNext());
+            gaps.push_back(ms(h.sent.back().at - failedAt));
+        }
+        QCOMPARE(gaps, (std::vector<double>{400, 800, 800}));
+
+        h.reply(h.lastId(), true);
+        QCOMPARE(h.guard->interval(), Duration(200ms));
+        const std::size_t sent = h.sent.size();
+        h.sched.runFor(1200ms);
+        QCOMPARE(h.sent.size(), sent);
+    }
+
+    void repeatedFailureGapsStayWithinJitterBounds()
+    {
+        for (std::uint64_t seed = 1; seed <= 25; ++seed) {
+            Harness h(timing(200, 800, 60000), {}, seed);
+            h.guard->start();
+            std::vector<double> gaps;
+            for (int i = 0; i < 3; ++i) {
+                const std::size_t before = h.sent.size();
+                const Time failedAt = h.sched.now();
+                h.reply(h.lastId(), false);
+                while (h.sent.size() == before)
+                    QVERIFY(h.sched.runNext());
+                gaps.push_back(ms(h.sent.back().at - failedAt));
+            }
+            QVERIFY2(gaps[0] >= 320 && gaps[0] <= 480, qPrintable(QString::number(gaps[0])));
+            QVERIFY2(gaps[1] >= 512 && gaps[1] <= 800, qPrintable(QString::number(gaps[1])));
+            QVERIFY2(gaps[2] >= 640 && gaps[2] <= 800, qPrintable(QString::number(gaps[2])));
+        }
+    }
+
+    // Task 5.
+    void lateReplyForFailedAndReissuedRequestIsIgnored()
+    {
+        Harness h(timing(200, 200, 60000));
+        h.guard->start();
+        const auto first = h.lastId();
+        h.reply(first, false, "busy");
+        h.sched.runUntil(200ms);
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        const auto second = h.lastId();
+
+        // A late Success for the FIRST id is ignored: the watchdog guarding the SECOND stays.
+        h.reply(first, true);
+        QVERIFY(!h.guard->confirmed());
+        QCOMPARE(h.guard->inFlight(), std::optional<std::uint64_t>(second));
+        h.reply(second, false, "busy");
+        h.sched.runUntil(400ms);
+        QCOMPARE(h.sent.size(), std::size_t(3));
+        QVERIFY(h.lastId() != second);
+    }
+
+    // Task 6.
+    void connectionBackToGoodResetsBackoffAndRetriesPromptly()
+    {
+        Harness h(timing(200, 5000, 60000));
+        h.guard->start();
+        for (int i = 0; i < 3; ++i) { // 400, 800, 1600 nominal
+            const std::size_t before = h.sent.size();
+            h.reply(h.lastId(), false);
+            while (h.sent.size() == before)
+                QVERIFY(h.sched.runNext());
+        }
+        h.reply(h.lastId(), false); // the next wait would be ~3.2 s
+        QCOMPARE(h.guard->interval(), Duration(3200ms));
+        const Time restoredAt = h.sched.now();
+        h.guard->onConnectionQuality(true);
+        QCOMPARE(h.guard->interval(), Duration(200ms));
+        const std::size_t before = h.sent.size();
+        h.sched.runFor(200ms);
+        QCOMPARE(h.sent.size(), before + 1);
+        QCOMPARE(h.sent.back().at, restoredAt + Duration(200ms));
+    }
+
+    void goodQualityDoesNotReleaseAnInFlightRequest()
+    {
+        Harness h(timing(200, 5000, 60000));
+        h.guard->start();
+        h.sched.runUntil(1000ms);
+        h.guard->onConnectionQuality(true);
+        h.sched.runUntil(2000ms);
+        QCOMPARE(h.sent.size(), std::size_t(1));
+    }
+
+    void goodQualityAfterConfirmationDoesNothing()
+    {
+        Harness h(timing(200, 5000, 60000));
+        h.guard->start();
+        h.reply(h.lastId(), true);
+        h.guard->onConnectionQuality(true);
+        h.sched.runUntil(5000ms);
+        QCOMPARE(h.sent.size(), std::size_t(1));
+        QCOMPARE(h.sched.pending(), std::size_t(0));
+    }
+
+    // The cancel race: the watchdog tick is already in the mailbox when Success arrives.
+    void confirmedFlagSwallowsATickQueuedBeforeSuccess()
+    {
+        Harness h(timing(200, 200, 150)); // ceiling < interval: every tick would re-send
+        h.guard->start();
+        // The Success reply is delivered at the same instant the watchdog fires, after it.
+        h.sched.callAt(200ms, [&] { h.reply(h.lastId(), true); });
+        h.sched.runUntil(1000ms);
+        QCOMPARE(h.sent.size(), std::size_t(1));
+        QCOMPARE(h.count(GuardEventKind::TickIgnored), 1);
+        QVERIFY(h.guard->confirmed());
+    }
+
+    void withoutConfirmedFlagTheOneSpuriousResendIsObservable()
+    {
+        GuardPolicy policy;
+        policy.confirmedFlag = false;
+        Harness h(timing(200, 200, 150), policy);
+        h.guard->start();
+        h.sched.callAt(200ms, [&] { h.reply(h.lastId(), true); });
+        h.sched.runUntil(210ms);
+        QCOMPARE(h.sent.size(), std::size_t(2)); // the spurious full subscribe
+        QCOMPARE(h.sent[1].at, Time(200ms));
+        h.reply(h.lastId(), true); // it self-heals: bounded to one
+        h.sched.runUntil(2000ms);
+        QCOMPARE(h.sent.size(), std::size_t(2));
+    }
+
+    void leverOffReproducesThePreFixActor()
+    {
+        Harness h(timing(5000, 60000, 45000), GuardPolicy::preFix());
+        h.guard->start();
+        h.runBefore(30s);
+        // Fixed interval, a new request on every tick, all of them still outstanding.
+        QCOMPARE(h.sent.size(), std::size_t(6));
+        for (std::size_t i = 0; i < h.sent.size(); ++i)
+            QCOMPARE(h.sent[i].at, Time(std::chrono::seconds(5 * i)));
+        QCOMPARE(h.guard->outstanding(), 6);
+        QCOMPARE(h.guard->interval(), Duration(5s));
+        QCOMPARE(h.count(GuardEventKind::SkippedInFlight), 0);
+    }
+
+    void leverOffFailureLetsTheFixedTimerResend()
+    {
+        Harness h(timing(200, 800, 60000), GuardPolicy::preFix());
+        h.guard->start();
+        h.sched.runUntil(50ms);
+        h.reply(h.lastId(), false);
+        h.sched.runUntil(200ms);
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        QCOMPARE(h.sent[1].at, Time(200ms)); // on the original tick, not re-armed at 250
+        QCOMPARE(h.guard->interval(), Duration(200ms));
+    }
+
+    // The seed's live gate: a subscribe left unanswered for 110 s at the default options.
+    void liveGateLeverOffIssues22Requests()
+    {
+        Harness h(GuardTiming{}, GuardPolicy::preFix());
+        h.guard->start();
+        h.runBefore(110s);
+        QCOMPARE(h.sent.size(), std::size_t(22));
+        QCOMPARE(h.maxOutstanding, 22);
+    }
+
+    void liveGateLeverOnIssues3RequestsForAnyJitter()
+    {
+        for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+            Harness h(GuardTiming{}, GuardPolicy{}, seed);
+            h.guard->start();
+            h.runBefore(110s);
+            QCOMPARE(h.sent.size(), std::size_t(3));
+            QCOMPARE(h.maxOutstanding, 1);
+            QCOMPARE(h.sent[1].at, Time(45s)); // exactly one per in-flight ceiling
+            QVERIFY(h.sent[2].at - h.sent[1].at >= Duration(45s));
+            QCOMPARE(h.count(GuardEventKind::PresumedLost), 2);
+            QVERIFY(h.guard->interval() >= Duration(12800ms)); // 5 s ×2×0.8 ×2×0.8 at the least
+        }
+    }
+
+    void guardIsInertOnceIntervalReachesCeiling()
+    {
+        Harness h(timing(60000, 60000, 45000));
+        h.guard->start();
+        h.runBefore(180s);
+        QCOMPARE(h.sent.size(), std::size_t(3)); // every tick finds the request past the ceiling
+        QCOMPARE(h.maxOutstanding, 1);
+    }
+
+    void observerReportsEveryStateChange()
+    {
+        Harness h(timing(200, 800, 300));
+        h.guard->start();
+        h.sched.runUntil(400ms); // skip at 200, presumed lost + interval at 400
+        h.reply(h.sent[0].id, true);        // stale
+        h.reply(h.lastId(), false, "boom"); // failed + interval; retry at 1200 ms
+        h.sched.runUntil(1900ms);
+        h.reply(h.lastId(), true); // confirmed + interval reset
+        h.guard->stop();
+        QVERIFY(h.count(GuardEventKind::Sent) >= 3);
+        QVERIFY(h.count(GuardEventKind::SkippedInFlight) >= 1);
+        QCOMPARE(h.count(GuardEventKind::PresumedLost), 1);
+        QCOMPARE(h.count(GuardEventKind::StaleReplyIgnored), 1);
+        QCOMPARE(h.count(GuardEventKind::Failed), 1);
+        QCOMPARE(h.count(GuardEventKind::Confirmed), 1);
+        QVERIFY(h.count(GuardEventKind::IntervalChanged) >= 3);
+        QCOMPARE(h.count(GuardEventKind::Stopped), 1);
+        const auto failed = std::find_if(h.events.begin(), h.events.end(), [](const GuardEvent& e) {
+            return e.kind == GuardEventKind::Failed;
+        });
+        QCOMPARE(QString::fromStdString(failed->detail), QString("boom"));
+        QCOMPARE(h.events.back().outstanding, 0);
+    }
+
+    void sentEventsCarryOutstandingAndInterval()
+    {
+        Harness h(timing(5000, 60000, 45000), GuardPolicy::preFix());
+        h.guard->start();
+        h.runBefore(15s);
+        std::vector<int> outstanding;
+        for (const auto& e : h.events)
+            if (e.kind == GuardEventKind::Sent) {
+                outstanding.push_back(e.outstanding);
+                QCOMPARE(e.interval, Duration(5s));
+            }
+        QCOMPARE(outstanding, (std::vector<int>{1, 2, 3}));
+    }
+
+    void stopCancelsTheWatchdogAndLateRepliesAreStale()
+    {
+        Harness h(timing(200, 200, 60000));
+        h.guard->start();
+        const auto id = h.lastId();
+        h.guard->stop();
+        QCOMPARE(h.sched.pending(), std::size_t(0));
+        h.reply(id, true);
+        QVERIFY(!h.guard->confirmed());
+        QCOMPARE(h.count(GuardEventKind::StaleReplyIgnored), 1);
+    }
+
+    void destroyingTheGuardWithATickInTheMailboxIsSafe()
+    {
+        Harness h(timing(200, 200, 60000));
+        h.guard->start();
+        h.sched.runUntil(200ms - 1us);
+        h.sched.callAt(200ms, [&] { h.guard.reset(); }); // after the tick is posted
+        h.sched.runUntil(1000ms);
+        QCOMPARE(h.sent.size(), std::size_t(1));
+    }
+
+    // The pre-fix alarm actor never compared correlation ids: a stale reply governs.
+    void withoutStaleReplyCheckAnOldSuccessCancelsTheNewWatchdog()
+    {
+        GuardPolicy policy = GuardPolicy::preFix();
+        policy.ignoreStaleReplies = false;
+        Harness h(timing(10000, 10000, 45000), policy);
+        h.guard->start();
+        h.guard->stop();
+        h.guard->start(); // a fresh request; the first id is no longer pending
+        const auto newer = h.lastId();
+        h.reply(newer - 1, true);
+        QVERIFY(h.guard->confirmed());
+        h.sched.runUntil(60s);
+        QCOMPARE(h.sent.size(), std::size_t(2)); // the newer request is never retried
+    }
+
+    void turningTheGuardOnMidStormStopsStacking()
+    {
+        Harness h(GuardTiming{}, GuardPolicy::preFix());
+        h.guard->start();
+        h.runBefore(20s);
+        QCOMPARE(h.sent.size(), std::size_t(4));
+        h.guard->setPolicy(GuardPolicy{});
+        h.runBefore(60s); // latest went out at 15 s: next only at its 45 s ceiling
+        QCOMPARE(h.sent.size(), std::size_t(4));
+        h.sched.runUntil(60s);
+        QCOMPARE(h.sent.size(), std::size_t(5));
+        QCOMPARE(h.sent.back().at, Time(60s));
+    }
+
+    void restartAfterStopSendsAFreshUnconfirmedRequest()
+    {
+        Harness h(timing(200, 200, 60000));
+        h.guard->start();
+        h.reply(h.lastId(), true);
+        QVERIFY(h.guard->confirmed());
+        h.guard->stop();
+        h.guard->start();
+        QVERIFY(!h.guard->confirmed());
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        QCOMPARE(h.guard->outstanding(), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTagSubscribeGuard)
+#include "tst_tag_subscribe_guard.moc"

@@ -1,0 +1,67 @@
+#include "scenario/scenario.h"
+
+#include <algorithm>
+
+namespace stormwatch {
+
+namespace {
+// Indexed by TimelineAction.
+const char* const kActionNames[] = {
+    "wedge",        "slow",           "drop_replies", "restart_gateway", "end_event_streams",
+    "source_outage", "refuse_sessions", "redeploy",     "set_levers",      "set_capability",
+};
+}  // namespace
+
+QStringList timelineActionNames() {
+    QStringList names;
+    for (const char* n : kActionNames) names << QString::fromLatin1(n);
+    return names;
+}
+
+QString timelineActionName(TimelineAction action) {
+    return QString::fromLatin1(kActionNames[static_cast<int>(action)]);
+}
+
+std::optional<TimelineAction> timelineActionFromName(const QString& name) {
+    const int i = timelineActionNames().indexOf(name);
+    if (i < 0) return std::nullopt;
+    return static_cast<TimelineAction>(i);
+}
+
+bool TimelineEvent::isFault() const {
+    return action != TimelineAction::SetLevers && action != TimelineAction::SetCapability;
+}
+
+double TimelineEvent::endS(double scenarioDurationS) const {
+    double end = atS;
+    switch (action) {
+    case TimelineAction::Wedge:
+    case TimelineAction::Slow:
+    case TimelineAction::DropReplies:
+    case TimelineAction::SourceOutage:
+    case TimelineAction::RefuseSessions: end = atS + durationS; break;
+    case TimelineAction::RestartGateway: end = atS + downtimeS; break;
+    case TimelineAction::EndEventStreams:
+    case TimelineAction::Redeploy:
+    case TimelineAction::SetLevers:
+    case TimelineAction::SetCapability: break;
+    }
+    return std::min(end, scenarioDurationS);
+}
+
+std::optional<double> Scenario::lastFaultEndS() const {
+    std::optional<double> last;
+    for (const TimelineEvent& e : timeline) {
+        if (!e.isFault()) continue;
+        const double end = e.endS(durationS);
+        if (!last || end > *last) last = end;
+    }
+    return last;
+}
+
+QStringList defaultVariantNames() {
+    return {QStringLiteral("levers-off"), QStringLiteral("lever1"), QStringLiteral("lever1+2"),
+            QStringLiteral("all")};
+}
+
+}  // namespace stormwatch

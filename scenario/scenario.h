@@ -1,0 +1,110 @@
+#pragma once
+
+// A scenario: the gateway model, the instances deployed against it, a timeline of
+// faults and run-time changes, and the lever variants to compare. Parsed and validated
+// by scenario_parser.h; this header is plain data.
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace stormwatch {
+
+// The mock gateway's cost model and capability for the run (mock_control.proto's
+// configuration). Defaults match the real gateway's defaults where one exists.
+struct GatewaySpec {
+    bool advertiseBulkSupervisory = true;  // false = an "old gateway" (Lever 2 falls back)
+    double defaultCommandTimeoutS = 30;    // MxGateway:Sessions:DefaultCommandTimeoutSeconds
+    double commandMs = 2;                  // STA cost per command ...
+    double perItemMs = 0.5;                // ... plus this per item
+    double dataHz = 1;                     // data changes per advised item per second
+    double networkLatencyMs = 1;           // one way, in-process port
+    bool operator==(const GatewaySpec&) const = default;
+};
+
+struct ConnectionSpec {
+    QString name;
+    qint64 writeUserId = 0;  // 0 = supervisory advise (how the incident site ran)
+    bool operator==(const ConnectionSpec&) const = default;
+};
+
+struct InstanceSpec {
+    QString name;
+    QString connection;
+    int tags = 0;
+    QString tagPrefix;  // tag i is "<tagPrefix><i>"; defaults to "<name>.Attr"
+    bool alarms = false;
+    double startAtS = 0;  // deploy time
+    bool operator==(const InstanceSpec&) const = default;
+};
+
+enum class TimelineAction {
+    Wedge,            // STA stops running commands for duration_s
+    Slow,             // command cost × factor for duration_s
+    DropReplies,      // each reply lost with probability for duration_s
+    RestartGateway,   // gateway down for downtime_s, sessions lost
+    EndEventStreams,  // graceful end of every event stream (the da0bfe2b failure mode)
+    SourceOutage,     // tags report Bad for duration_s
+    RefuseSessions,   // OpenSession is refused for duration_s
+    Redeploy,         // instance is torn down and deployed again (re-subscribes)
+    SetLevers,        // switch every instance's levers at run time
+    SetCapability,    // gateway starts / stops advertising bulk-subscribe-supervisory
+};
+
+// File spelling of each action ("wedge", "drop_replies", ...), in enum order.
+QStringList timelineActionNames();
+QString timelineActionName(TimelineAction action);
+std::optional<TimelineAction> timelineActionFromName(const QString& name);
+
+struct TimelineEvent {
+    double atS = 0;
+    TimelineAction action = TimelineAction::Wedge;
+    // Parameters; only those of `action` are meaningful (and serialized).
+    double durationS = 0;       // wedge, slow, drop_replies, source_outage, refuse_sessions
+    double factor = 1;          // slow
+    double probability = 0;     // drop_replies
+    double downtimeS = 5;       // restart_gateway
+    QString instance;           // redeploy
+    QJsonValue levers;          // set_levers: preset name or inline lever object
+    bool advertiseBulkSupervisory = true;  // set_capability
+
+    // A fault disturbs the system (everything except set_levers / set_capability); its
+    // end is what time_to_all_good_s is measured from.
+    bool isFault() const;
+    // When the event's effect ends, clipped to the scenario's duration.
+    double endS(double scenarioDurationS) const;
+    bool operator==(const TimelineEvent&) const = default;
+};
+
+// One column of the comparison: a named lever set. `levers` is what the file said (a
+// preset name string or an inline lever object); the runner resolves it to a LeverSet.
+struct VariantSpec {
+    QString name;
+    QJsonValue levers;
+    bool operator==(const VariantSpec&) const = default;
+};
+
+struct Scenario {
+    QString name;
+    QString description;  // what to look for
+    double durationS = 0;
+    quint64 seed = 1;
+    GatewaySpec gateway;
+    QJsonObject options;  // client option overrides (DESIGN.md "Options"), checked by the client
+    QList<ConnectionSpec> connections;
+    QList<InstanceSpec> instances;
+    QList<TimelineEvent> timeline;  // stable-sorted by atS (file order among equal times)
+    QList<VariantSpec> variants;
+    bool operator==(const Scenario&) const = default;
+
+    // End of the last fault on the timeline (clipped), or nullopt when there is none.
+    std::optional<double> lastFaultEndS() const;
+};
+
+QStringList defaultVariantNames();  // levers-off, lever1, lever1+2, all
+
+}  // namespace stormwatch

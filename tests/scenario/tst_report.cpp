@@ -1,0 +1,408 @@
+#include "scenario/report.h"
+#include "scenario/report_writers.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace stormwatch;
+
+namespace {
+
+QJsonObject levers(bool guard, bool backoff, bool bulk = false, int timeoutMs = 0) {
+    return QJsonObject{{"inflight_guard", guard},           {"backoff", backoff},   {"confirmed_flag", guard},
+                       {"bulk_supervisory", bulk},          {"alarm_guard", false}, {"coalesce", false},
+                       {"session_command_timeout_ms", timeoutMs}, {"recovery", QJsonObject{}}};
+}
+
+VariantMetrics variant(const QString& name, const QJsonObject& l) {
+    VariantMetrics v;
+    v.name = name;
+    v.levers = l;
+    return v;
+}
+
+// The shape of the seed's live gate: levers off stacks 22 unanswered subscribes, Lever 1 sends 3.
+ScenarioReport liveGate() {
+    ScenarioReport r;
+    r.scenario = "live-gate-lever1";
+    r.description = "the subscribe goes unanswered";
+    r.durationS = 110;
+    r.seed = 1;
+    VariantMetrics off = variant("levers-off", levers(false, false));
+    off.subscribeRequests = 22;
+    off.maxOutstanding = 22;
+    off.badTagSeconds = 330;
+    off.wallMs = 12;
+    VariantMetrics l1 = variant("lever1", levers(true, true));
+    l1.subscribeRequests = 3;
+    l1.maxOutstanding = 1;
+    l1.badTagSeconds = 330;
+    l1.wallMs = 9;
+    r.variants = {off, l1};
+    return r;
+}
+
+// A storm on the fan-out path: 2 instances × 244 tags, then the bulk call.
+ScenarioReport bulkStorm() {
+    ScenarioReport r;
+    r.scenario = "storm";
+    r.durationS = 600;
+    VariantMetrics l1 = variant("lever1", levers(true, true));
+    l1.subscribeRequests = 2;
+    l1.maxOutstanding = 1;
+    l1.gatewayRpcs = 490;
+    l1.gatewayRpcsByKind = {{"add_item_bulk", 2}, {"advise_supervisory", 488}};
+    l1.deadlineExceeded = 120;
+    l1.maxStaQueueDepth = 400;
+    l1.badTagSeconds = 5000;
+    l1.timeToAllGoodS = 95.5;
+    VariantMetrics l12 = variant("lever1+2", levers(true, true, true));
+    l12.subscribeRequests = 2;
+    l12.maxOutstanding = 1;
+    l12.gatewayRpcs = 2;
+    l12.gatewayRpcsByKind = {{"subscribe_bulk", 2}};
+    l12.maxStaQueueDepth = 1;
+    l12.badTagSeconds = 40;
+    l12.timeToAllGoodS = 1.5;
+    r.variants = {l1, l12};
+    return r;
+}
+
+QString md(const ScenarioReport& r) { return QString::fromUtf8(reportToMarkdown(r)); }
+QStringList csvLines(const ScenarioReport& r) {
+    QStringList lines = QString::fromUtf8(reportToCsv(r)).split('\n');
+    if (lines.last().isEmpty()) lines.removeLast();
+    return lines;
+}
+
+// The section of the Markdown report about one variant.
+QString section(const QString& markdown, const QString& variantName) {
+    const qsizetype start = markdown.indexOf("### " + variantName + "\n");
+    if (start < 0) return {};
+    const qsizetype end = markdown.indexOf("\n### ", start + 1);
+    return markdown.mid(start, end < 0 ? -1 : end - start);
+}
+
+}  // namespace
+
+class TestReport : public QObject {
+    Q_OBJECT
+private slots:
+    void jsonHasExactlyTheDesignKeys();
+    void jsonTimeToAllGoodIsNullWhenNever();
+    void jsonByKindIsAnObjectOfCounts();
+    void jsonModeSaysLiveOrVirtual();
+    void jsonBytesWithoutWallMsAreDeterministic();
+    void jsonBytesParseBackToReportToJson();
+    void csvHasAHeaderAndOneRowPerVariant();
+    void csvQuotesCommasQuotesAndNewlines();
+    void csvWritesByKindAsKindEqualsCount();
+    void csvLeavesNeverEmpty();
+    void markdownHasTheMetricsTable();
+    void markdownGuardSentenceUsesTheNumbers();
+    void markdownGuardGetsNoCreditWhenNothingStacked();
+    void markdownExplainsFewerRequestsByGuardAndBackoff();
+    void markdownCreditsOnlyTheLeverThatDiffers();
+    void markdownExplainsStackingWhenGuardTurnedOff();
+    void markdownBulkSentenceDrivenByCallKinds();
+    void markdownBulkFallbackWhenCapabilityMissing();
+    void markdownDeadlineSentenceNamesTimeoutsAndQueue();
+    void markdownReadsWellForLargeRatiosAndZero();
+    void markdownRecoveryGateSentence();
+    void markdownTimeToAllGoodNever();
+    void markdownSameLeversSaysSo();
+    void markdownSingleVariantHasNothingToCompare();
+    void markdownEscapesPipesInTableCells();
+    void writeReportDirWritesThreeFiles();
+    void writeReportDirCreatesMissingDirectories();
+    void writeReportDirReportsAnUnwritableDirectory();
+};
+
+void TestReport::jsonHasExactlyTheDesignKeys() {
+    const QJsonObject o = reportToJson(liveGate());
+    QStringList top = o.keys();
+    top.sort();
+    QCOMPARE(top, QStringList({"description", "duration_s", "mode", "scenario", "seed", "variants"}));
+    QCOMPARE(o["scenario"].toString(), QString("live-gate-lever1"));
+    QCOMPARE(o["duration_s"].toDouble(), 110.0);
+    QCOMPARE(o["seed"].toInteger(), 1);
+    const QJsonArray variants = o["variants"].toArray();
+    QCOMPARE(variants.size(), 2);
+    QStringList keys = variants[0].toObject().keys();
+    keys.sort();
+    QCOMPARE(keys, QStringList({"bad_tag_seconds", "deadline_exceeded", "gateway_rpcs", "gateway_rpcs_by_kind",
+                                "levers", "max_outstanding", "max_sta_queue_depth", "name", "subscribe_requests",
+                                "suppressed_calls", "time_to_all_good_s", "wall_ms"}));
+    const QJsonObject l1 = variants[1].toObject();
+    QCOMPARE(l1["name"].toString(), QString("lever1"));
+    QCOMPARE(l1["subscribe_requests"].toInteger(), 3);
+    QCOMPARE(l1["max_outstanding"].toInteger(), 1);
+    QCOMPARE(l1["bad_tag_seconds"].toDouble(), 330.0);
+    QCOMPARE(l1["wall_ms"].toInteger(), 9);
+    QCOMPARE(l1["levers"].toObject()["inflight_guard"].toBool(), true);
+}
+
+void TestReport::jsonTimeToAllGoodIsNullWhenNever() {
+    const QJsonArray variants = reportToJson(bulkStorm())["variants"].toArray();
+    QCOMPARE(variants[0].toObject()["time_to_all_good_s"].toDouble(), 95.5);
+    const QJsonArray never = reportToJson(liveGate())["variants"].toArray();
+    QVERIFY(never[0].toObject().contains("time_to_all_good_s"));
+    QVERIFY(never[0].toObject()["time_to_all_good_s"].isNull());
+}
+
+void TestReport::jsonByKindIsAnObjectOfCounts() {
+    const QJsonObject byKind =
+        reportToJson(bulkStorm())["variants"].toArray()[0].toObject()["gateway_rpcs_by_kind"].toObject();
+    QCOMPARE(byKind.size(), 2);
+    QCOMPARE(byKind["add_item_bulk"].toInteger(), 2);
+    QCOMPARE(byKind["advise_supervisory"].toInteger(), 488);
+}
+
+void TestReport::jsonModeSaysLiveOrVirtual() {
+    ScenarioReport r = liveGate();
+    QCOMPARE(reportToJson(r)["mode"].toString(), QString("virtual"));
+    r.live = true;
+    QCOMPARE(reportToJson(r)["mode"].toString(), QString("live"));
+}
+
+void TestReport::jsonBytesWithoutWallMsAreDeterministic() {
+    ScenarioReport a = liveGate(), b = liveGate();
+    b.variants[0].wallMs = 999;
+    QCOMPARE(reportToJsonBytes(a, false), reportToJsonBytes(b, false));
+    QVERIFY(reportToJsonBytes(a, true) != reportToJsonBytes(b, true));
+    QVERIFY(!reportToJsonBytes(a, false).contains("wall_ms"));
+    b.variants[1].subscribeRequests = 4;  // a real difference still shows
+    QVERIFY(reportToJsonBytes(a, false) != reportToJsonBytes(b, false));
+}
+
+void TestReport::jsonBytesParseBackToReportToJson() {
+    const ScenarioReport r = bulkStorm();
+    QCOMPARE(QJsonDocument::fromJson(reportToJsonBytes(r, true)).object(), reportToJson(r));
+}
+
+void TestReport::csvHasAHeaderAndOneRowPerVariant() {
+    const QStringList lines = csvLines(liveGate());
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines[0], QString("scenario,variant,levers,subscribe_requests,max_outstanding,gateway_rpcs,"
+                               "gateway_rpcs_by_kind,deadline_exceeded,bad_tag_seconds,time_to_all_good_s,"
+                               "max_sta_queue_depth,suppressed_calls,wall_ms"));
+    QVERIFY2(lines[2].startsWith("live-gate-lever1,lever1,\"{"), qPrintable(lines[2]));
+    QVERIFY2(lines[2].endsWith(",3,1,0,,0,330,,0,0,9"), qPrintable(lines[2]));
+}
+
+void TestReport::csvQuotesCommasQuotesAndNewlines() {
+    ScenarioReport r = liveGate();
+    r.scenario = "plain";
+    r.variants[0].name = "guard, \"strict\"";
+    r.variants[1].name = "two\nlines";
+    const QString csv = QString::fromUtf8(reportToCsv(r));
+    QVERIFY2(csv.contains("\nplain,\"guard, \"\"strict\"\"\","), qPrintable(csv));
+    QVERIFY2(csv.contains("\nplain,\"two\nlines\","), qPrintable(csv));
+    // the levers JSON has commas and quotes, so it is quoted with doubled quotes
+    QVERIFY2(csv.contains(",\"{\"\"alarm_guard\"\":false,"), qPrintable(csv));
+}
+
+void TestReport::csvWritesByKindAsKindEqualsCount() {
+    const QStringList lines = csvLines(bulkStorm());
+    QVERIFY2(lines[1].contains(",490,add_item_bulk=2;advise_supervisory=488,120,"), qPrintable(lines[1]));
+    QVERIFY2(lines[2].contains(",2,subscribe_bulk=2,0,"), qPrintable(lines[2]));
+}
+
+void TestReport::csvLeavesNeverEmpty() {
+    const QStringList storm = csvLines(bulkStorm());
+    QVERIFY2(storm[1].contains(",5000,95.5,400,"), qPrintable(storm[1]));
+    const QStringList gate = csvLines(liveGate());
+    QVERIFY2(gate[1].contains(",330,,0,"), qPrintable(gate[1]));
+}
+
+void TestReport::markdownHasTheMetricsTable() {
+    const QString m = md(bulkStorm());
+    QVERIFY2(m.contains("| metric | lever1 | lever1+2 |\n| --- | ---: | ---: |"), qPrintable(m));
+    QVERIFY(m.contains("| subscribe_requests | 2 | 2 |"));
+    QVERIFY(m.contains("| gateway_rpcs | 490 | 2 |"));
+    QVERIFY(m.contains("| gateway_rpcs: advise_supervisory | 488 | 0 |"));
+    QVERIFY(m.contains("| gateway_rpcs: subscribe_bulk | 0 | 2 |"));
+    QVERIFY(m.contains("| time_to_all_good_s | 95.5 | 1.5 |"));
+    QVERIFY(md(liveGate()).contains("| time_to_all_good_s | never | never |"));
+}
+
+void TestReport::markdownGuardSentenceUsesTheNumbers() {
+    const QString s = section(md(liveGate()), "lever1");
+    QVERIFY2(s.contains("Each subscription kept at most 1 subscribe request outstanding (levers-off: 22)."),
+             qPrintable(s));
+    QVERIFY(s.contains("With the in-flight guard on, a subscription whose request is still unanswered does not send another"));
+    QVERIFY(s.contains("in-flight guard (Lever 1) off → on"));
+    QVERIFY(s.contains("retry backoff (Lever 1) off → on"));
+}
+
+void TestReport::markdownGuardGetsNoCreditWhenNothingStacked() {
+    ScenarioReport r = liveGate();
+    r.variants[0].maxOutstanding = 1;  // every subscribe was answered before the next tick
+    const QString s = section(md(r), "lever1");
+    QVERIFY2(s.contains("The largest number of outstanding subscribe requests was 1 in both"), qPrintable(s));
+    QVERIFY(s.contains("had nothing to hold back"));
+    QVERIFY(!s.contains("does not send another"));
+}
+
+void TestReport::markdownExplainsFewerRequestsByGuardAndBackoff() {
+    const QString s = section(md(liveGate()), "lever1");
+    QVERIFY2(s.contains("The instances sent 3 tag-subscribe requests instead of 22 (7.3× fewer), because the guard held "
+                        "back re-sends while a request was in flight and the backoff doubled the retry interval"),
+             qPrintable(s));
+}
+
+void TestReport::markdownCreditsOnlyTheLeverThatDiffers() {
+    ScenarioReport r = liveGate();
+    r.variants[0].levers = levers(true, false);  // baseline already has the guard
+    r.variants[0].name = "guard-only";
+    const QString s = section(md(r), "lever1");
+    QVERIFY2(s.contains("instead of 22 (7.3× fewer), because the backoff doubled"), qPrintable(s));
+    QVERIFY(!s.contains("the guard held back"));
+    QVERIFY(!s.contains("in-flight guard (Lever 1)"));  // not listed as a change
+}
+
+void TestReport::markdownExplainsStackingWhenGuardTurnedOff() {
+    ScenarioReport r = liveGate();
+    std::swap(r.variants[0], r.variants[1]);  // baseline lever1, then levers-off
+    const QString s = section(md(r), "levers-off");
+    QVERIFY2(s.contains("Up to 22 subscribe requests of one subscription were outstanding at once (lever1: 1)."),
+             qPrintable(s));
+    QVERIFY(s.contains("every retry tick sends a fresh request while earlier ones are still unanswered"));
+    QVERIFY(s.contains("(7.3× more), because without the guard every retry tick re-sent the subscribe and without "
+                       "backoff the retries came at the fixed interval."));
+}
+
+void TestReport::markdownBulkSentenceDrivenByCallKinds() {
+    const QString s = section(md(bulkStorm()), "lever1+2");
+    QVERIFY2(s.contains("The gateway received 2 Invoke calls instead of 490 (245× fewer). By kind: add_item_bulk 2 → 0, "
+                        "advise_supervisory 488 → 0, subscribe_bulk 0 → 2."),
+             qPrintable(s));
+    QVERIFY(s.contains("one subscribe is a single SubscribeBulk call"));
+    QVERIFY(!s.contains("Part of the drop follows from the fewer subscribe requests"));  // requests were equal
+    QVERIFY(s.contains("Tags were not Good for 40.0 tag-seconds in total instead of 5000.0 (99 % less)."));
+    QVERIFY(s.contains("All tags were Good, and stayed Good, 1.5 s after the last fault (lever1: 95.5 s)."));
+}
+
+void TestReport::markdownBulkFallbackWhenCapabilityMissing() {
+    ScenarioReport r = bulkStorm();
+    r.variants[1].gatewayRpcs = 490;
+    r.variants[1].gatewayRpcsByKind = r.variants[0].gatewayRpcsByKind;  // an old gateway: still the fan-out
+    const QString s = section(md(r), "lever1+2");
+    QVERIFY2(s.contains("Bulk supervisory subscribe was on, yet the gateway received no subscribe_bulk calls and 488 "
+                        "advise_supervisory calls"),
+             qPrintable(s));
+    QVERIFY(!s.contains("single SubscribeBulk call"));
+    QVERIFY(!s.contains("The gateway received 490"));  // unchanged count: no comparison sentence
+}
+
+void TestReport::markdownDeadlineSentenceNamesTimeoutsAndQueue() {
+    ScenarioReport r = bulkStorm();
+    r.variants[1].levers = levers(true, true, false, 60000);
+    r.variants[1].name = "lever1+3";
+    r.variants[1].deadlineExceeded = 7;
+    r.variants[1].maxStaQueueDepth = 350;
+    const QString s = section(md(r), "lever1+3");
+    QVERIFY2(s.contains("7 Invoke calls failed with DEADLINE_EXCEEDED instead of 120. The session command timeout was "
+                        "60 s instead of not sent (gateway default)"),
+             qPrintable(s));
+    QVERIFY(s.contains("The STA queue peaked at 350 commands instead of 400, so fewer commands waited past the timeout."));
+    QVERIFY(s.contains("session command timeout (Lever 3) not sent (gateway default) → 60 s"));
+}
+
+void TestReport::markdownReadsWellForLargeRatiosAndZero() {
+    ScenarioReport r = bulkStorm();
+    r.variants[0].gatewayRpcs = 53680;
+    r.variants[1].deadlineExceeded = 0;
+    r.variants[1].maxStaQueueDepth = 1;
+    const QString s = section(md(r), "lever1+2");
+    QVERIFY2(s.contains("instead of 53,680 (26,840× fewer)"), qPrintable(s));
+    QVERIFY(s.contains("No Invoke call failed with DEADLINE_EXCEEDED (lever1: 120)."));
+    QVERIFY(s.contains("The STA queue peaked at 1 command instead of 400, so fewer commands waited past the timeout."));
+}
+
+void TestReport::markdownRecoveryGateSentence() {
+    ScenarioReport r = liveGate();
+    r.variants[1].levers["recovery"] = QJsonObject{{"strategy", "simple"}, {"recovery_s", 30}};
+    r.variants[1].suppressedCalls = 1234;
+    const QString s = section(md(r), "lever1");
+    QVERIFY2(s.contains("The recovery gate refused 1,234 calls (levers-off: 0)."), qPrintable(s));
+    QVERIFY(s.contains("fail at once as temporarily unavailable"));
+    QVERIFY(s.contains("recovery gate off → on (simple)"));
+}
+
+void TestReport::markdownTimeToAllGoodNever() {
+    QVERIFY(md(liveGate()).contains("In neither variant were all tags Good to the end of the run."));
+    ScenarioReport r = bulkStorm();
+    r.variants[1].timeToAllGoodS.reset();
+    QVERIFY(section(md(r), "lever1+2").contains("The tags never all became Good and stayed Good (lever1: all Good after 95.5 s)."));
+}
+
+void TestReport::markdownSameLeversSaysSo() {
+    ScenarioReport r = liveGate();
+    r.variants[1].levers = r.variants[0].levers;
+    r.variants[1].name = "again";
+    r.variants[1].subscribeRequests = 22;
+    r.variants[1].maxOutstanding = 22;
+    const QString s = section(md(r), "again");
+    QVERIFY2(s.contains("Same levers as levers-off."), qPrintable(s));
+    QVERIFY(!s.contains("tag-subscribe"));  // no change, no retry lever changed: nothing to say
+    QVERIFY(!s.contains("outstanding"));
+}
+
+void TestReport::markdownSingleVariantHasNothingToCompare() {
+    ScenarioReport r = liveGate();
+    r.variants.removeLast();
+    const QString m = md(r);
+    QVERIFY(m.contains("Only one variant ran, so there is nothing to compare."));
+    QVERIFY(m.contains("| metric | levers-off |"));
+}
+
+void TestReport::markdownEscapesPipesInTableCells() {
+    ScenarioReport r = liveGate();
+    r.variants[1].name = "a|b";
+    QVERIFY(md(r).contains("| metric | levers-off | a\\|b |"));
+}
+
+void TestReport::writeReportDirWritesThreeFiles() {
+    QTemporaryDir tmp;
+    const ScenarioReport r = bulkStorm();
+    QString error;
+    QVERIFY2(writeReportDir(r, tmp.path(), &error), qPrintable(error));
+    QStringList files = QDir(tmp.path()).entryList(QDir::Files);
+    files.sort();
+    QCOMPARE(files, QStringList({"report.csv", "report.json", "report.md"}));
+    auto read = [&](const char* name) {
+        QFile f(QDir(tmp.path()).filePath(name));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    QCOMPARE(read("report.json"), reportToJsonBytes(r, true));
+    QCOMPARE(read("report.csv"), reportToCsv(r));
+    QCOMPARE(read("report.md"), reportToMarkdown(r));
+}
+
+void TestReport::writeReportDirCreatesMissingDirectories() {
+    QTemporaryDir tmp;
+    const QString dir = tmp.filePath("runs/2026-08-26/storm");
+    QString error;
+    QVERIFY2(writeReportDir(liveGate(), dir, &error), qPrintable(error));
+    QVERIFY(QFile::exists(dir + "/report.md"));
+}
+
+void TestReport::writeReportDirReportsAnUnwritableDirectory() {
+    QTemporaryDir tmp;
+    // A directory cannot be made below a regular file — holds even for root, unlike permissions.
+    const QString blocker = tmp.filePath("not-a-dir");
+    QFile f(blocker);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    QString error;
+    QVERIFY(!writeReportDir(liveGate(), blocker + "/report", &error));
+    QVERIFY2(error.contains(blocker + "/report"), qPrintable(error));
+}
+
+QTEST_GUILESS_MAIN(TestReport)
+#include "tst_report.moc"

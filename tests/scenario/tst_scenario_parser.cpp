@@ -1,0 +1,547 @@
+#include "scenario/scenario_parser.h"
+#include "scenario/variant_validation.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <optional>
+
+using namespace stormwatch;
+
+namespace {
+
+// A valid scenario that uses every action once, so each rule row mutates one value.
+QJsonObject baseScenario() {
+    const QJsonArray timeline{
+        QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 5}},
+        QJsonObject{{"at_s", 20}, {"action", "slow"}, {"factor", 2}, {"duration_s", 5}},
+        QJsonObject{{"at_s", 30}, {"action", "drop_replies"}, {"probability", 0.5}, {"duration_s", 5}},
+        QJsonObject{{"at_s", 40}, {"action", "restart_gateway"}},
+        QJsonObject{{"at_s", 50}, {"action", "end_event_streams"}},
+        QJsonObject{{"at_s", 60}, {"action", "source_outage"}, {"duration_s", 10}},
+        QJsonObject{{"at_s", 70}, {"action", "refuse_sessions"}, {"duration_s", 5}},
+        QJsonObject{{"at_s", 80}, {"action", "redeploy"}, {"instance", "i1"}},
+        QJsonObject{{"at_s", 90}, {"action", "set_levers"}, {"levers", "all"}},
+        QJsonObject{{"at_s", 95}, {"action", "set_capability"}, {"advertise_bulk_supervisory", false}},
+    };
+    return QJsonObject{
+        {"name", "base"},
+        {"description", "every action once"},
+        {"duration_s", 100},
+        {"connections", QJsonArray{QJsonObject{{"name", "gw1"}}}},
+        {"instances", QJsonArray{QJsonObject{{"name", "i1"}, {"connection", "gw1"}, {"tags", 3}}}},
+        {"timeline", timeline},
+    };
+}
+
+// `root` with the value at `path` replaced (or removed when `v` is nullopt); the path
+// is a list of object keys and array indices.
+QJsonValue withValue(const QJsonValue& root, QStringList path, const std::optional<QJsonValue>& v) {
+    const QString head = path.takeFirst();
+    if (root.isArray()) {
+        QJsonArray a = root.toArray();
+        const int i = head.toInt();
+        if (i == a.size()) a.append(QJsonValue());  // "one past the end" appends
+        if (path.isEmpty()) {
+            if (v) a[i] = *v; else a.removeAt(i);
+        } else {
+            a[i] = withValue(a.at(i), path, v);
+        }
+        return a;
+    }
+    QJsonObject o = root.toObject();
+    if (path.isEmpty()) {
+        if (v) o[head] = *v; else o.remove(head);
+    } else {
+        o[head] = withValue(o.value(head), path, v);
+    }
+    return o;
+}
+
+QByteArray bytes(const QJsonValue& v) { return QJsonDocument(v.toObject()).toJson(); }
+QByteArray set(const QString& path, const QJsonValue& v) {
+    return bytes(withValue(baseScenario(), path.split('/'), v));
+}
+QByteArray removed(const QString& path) { return bytes(withValue(baseScenario(), path.split('/'), std::nullopt)); }
+
+QString joined(const QList<ScenarioError>& errors) {
+    QStringList lines;
+    for (const ScenarioError& e : errors) lines << e.toString();
+    return lines.join('\n');
+}
+
+}  // namespace
+
+class TestScenarioParser : public QObject {
+    Q_OBJECT
+private slots:
+    void baseScenarioIsValid();
+    void validationRule_data();
+    void validationRule();
+    void invalidJsonReportsLineAndColumn();
+    void invalidJsonColumnCountsCharactersNotBytes();
+    void rootMustBeAnObject();
+    void reportsEveryErrorNotJustTheFirst();
+    void errorToStringNamesFileAndPathAndRule();
+    void defaultsApplied();
+    void variantsDefaultToTheFourPresets();
+    void inlineVariantKeepsItsSpec();
+    void timelineIsStableSortedByAt();
+    void faultPastTheEndIsClippedNotRejected();
+    void lastFaultEndIgnoresLeverAndCapabilityChanges();
+    void roundTripGivesTheSameScenario();
+    void optionsAreKeptVerbatim();
+    void unreadableFileIsAnError();
+    void loadScenarioAcceptsAFilePath();
+    void loadScenarioUnknownNameIsAnError();
+    void everyBundledScenarioParses();
+    void bundledLiveGateMatchesTheSeed();
+    void actionNamesMapBothWays();
+    void validateVariantAcceptsPresetsAndInlineObjects();
+    void validateVariantRejectsUnknownLeverAndWrongType();
+};
+
+void TestScenarioParser::baseScenarioIsValid() {
+    QList<ScenarioError> errors;
+    const auto s = parseScenario(bytes(baseScenario()), "base.json", &errors);
+    QVERIFY2(s.has_value(), qPrintable(joined(errors)));
+    QCOMPARE(s->timeline.size(), 10);
+}
+
+void TestScenarioParser::validationRule_data() {
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("rule");
+    auto row = [](const char* name, const QByteArray& json, const char* path, const char* rule) {
+        QTest::newRow(name) << json << QString(path) << QString(rule);
+    };
+    // top level
+    row("name required", removed("name"), "$.name", "required key missing");
+    row("name type", set("name", 5), "$.name", "expected string, got number");
+    row("name empty", set("name", ""), "$.name", "must not be empty");
+    row("description required", removed("description"), "$.description", "required key missing");
+    row("description empty", set("description", "  "), "$.description", "must not be empty");
+    row("duration required", removed("duration_s"), "$.duration_s", "required key missing");
+    row("duration type", set("duration_s", "100"), "$.duration_s", "expected number, got string");
+    row("duration > 0", set("duration_s", 0), "$.duration_s", "must be > 0 (got 0)");
+    row("duration <= 86400", set("duration_s", 86401), "$.duration_s", "must be <= 86400 (got 86401)");
+    row("seed >= 0", set("seed", -1), "$.seed", "must be >= 0 (got -1)");
+    row("seed integer", set("seed", 1.5), "$.seed", "must be an integer (got 1.5)");
+    row("unknown top key", set("foo", 1), "$.foo", "unknown key (valid: name, description, duration_s");
+    // gateway
+    row("gateway type", set("gateway", QJsonArray{}), "$.gateway", "expected object, got array");
+    row("gateway capability type", set("gateway/advertise_bulk_supervisory", "yes"),
+        "$.gateway.advertise_bulk_supervisory", "expected bool, got string");
+    row("gateway timeout > 0", set("gateway/default_command_timeout_s", 0), "$.gateway.default_command_timeout_s",
+        "must be > 0 (got 0)");
+    row("gateway command_ms >= 0", set("gateway/command_ms", -1), "$.gateway.command_ms", "must be >= 0 (got -1)");
+    row("gateway per_item_ms >= 0", set("gateway/per_item_ms", -0.5), "$.gateway.per_item_ms",
+        "must be >= 0 (got -0.5)");
+    row("gateway data_hz >= 0", set("gateway/data_hz", -1), "$.gateway.data_hz", "must be >= 0 (got -1)");
+    row("gateway data_hz <= 100", set("gateway/data_hz", 101), "$.gateway.data_hz", "must be <= 100 (got 101)");
+    row("gateway latency >= 0", set("gateway/network_latency_ms", -2), "$.gateway.network_latency_ms",
+        "must be >= 0 (got -2)");
+    row("gateway unknown key", set("gateway/foo", 1), "$.gateway.foo",
+        "unknown key (valid: advertise_bulk_supervisory, default_command_timeout_s");
+    // options
+    row("options type", set("options", QJsonArray{}), "$.options", "expected object, got array");
+    // connections
+    row("connections required", removed("connections"), "$.connections", "required key missing");
+    row("connections type", set("connections", QJsonObject{}), "$.connections", "expected array, got object");
+    row("connections non-empty", set("connections", QJsonArray{}), "$.connections", "at least 1 connection");
+    row("connection element type", set("connections/0", "gw1"), "$.connections[0]", "expected object, got string");
+    row("connection name required", removed("connections/0/name"), "$.connections[0].name", "required key missing");
+    row("connection name empty", set("connections/0/name", ""), "$.connections[0].name", "must not be empty");
+    row("connection name unique", set("connections/1", QJsonObject{{"name", "gw1"}}), "$.connections[1].name",
+        "duplicate connection name \"gw1\"");
+    row("write user >= 0", set("connections/0/write_user_id", -1), "$.connections[0].write_user_id",
+        "must be >= 0 (got -1)");
+    row("write user integer", set("connections/0/write_user_id", 0.5), "$.connections[0].write_user_id",
+        "must be an integer");
+    row("connection unknown key", set("connections/0/host", "x"), "$.connections[0].host",
+        "unknown key (valid: name, write_user_id)");
+    // instances
+    row("instances required", removed("instances"), "$.instances", "required key missing");
+    row("instances non-empty", set("instances", QJsonArray{}), "$.instances", "at least 1 instance");
+    row("instance element type", set("instances/0", 3), "$.instances[0]", "expected object, got number");
+    row("instance name required", removed("instances/0/name"), "$.instances[0].name", "required key missing");
+    row("instance name unique",
+        set("instances/1", QJsonObject{{"name", "i1"}, {"connection", "gw1"}, {"tags", 1}}),
+        "$.instances[1].name", "duplicate instance name \"i1\"");
+    row("instance connection required", removed("instances/0/connection"), "$.instances[0].connection",
+        "required key missing");
+    row("instance connection known", set("instances/0/connection", "plc9"), "$.instances[0].connection",
+        "unknown connection \"plc9\" (known: gw1)");
+    row("tags required", removed("instances/0/tags"), "$.instances[0].tags", "required key missing");
+    row("tags >= 1", set("instances/0/tags", 0), "$.instances[0].tags", "must be >= 1 (got 0)");
+    row("tags <= 10000", set("instances/0/tags", 10001), "$.instances[0].tags", "must be <= 10000 (got 10001)");
+    row("tags integer", set("instances/0/tags", 2.5), "$.instances[0].tags", "must be an integer (got 2.5)");
+    row("tag_prefix type", set("instances/0/tag_prefix", 1), "$.instances[0].tag_prefix",
+        "expected string, got number");
+    row("tag_prefix empty", set("instances/0/tag_prefix", ""), "$.instances[0].tag_prefix", "must not be empty");
+    row("alarms type", set("instances/0/alarms", "no"), "$.instances[0].alarms", "expected bool, got string");
+    row("start_at >= 0", set("instances/0/start_at_s", -1), "$.instances[0].start_at_s", "must be >= 0 (got -1)");
+    row("start_at <= duration", set("instances/0/start_at_s", 101), "$.instances[0].start_at_s",
+        "must be <= duration_s (100) (got 101)");
+    row("instance unknown key", set("instances/0/tag", 3), "$.instances[0].tag", "unknown key (valid: name");
+    // timeline
+    row("timeline type", set("timeline", QJsonObject{}), "$.timeline", "expected array, got object");
+    row("event element type", set("timeline/0", "wedge"), "$.timeline[0]", "expected object, got string");
+    row("at_s required", removed("timeline/0/at_s"), "$.timeline[0].at_s", "required key missing");
+    row("at_s >= 0", set("timeline/0/at_s", -1), "$.timeline[0].at_s", "must be >= 0 (got -1)");
+    row("at_s <= duration", set("timeline/0/at_s", 150), "$.timeline[0].at_s",
+        "must be <= duration_s (100) (got 150)");
+    row("action required", removed("timeline/0/action"), "$.timeline[0].action", "required key missing");
+    row("action type", set("timeline/0/action", 1), "$.timeline[0].action", "expected string, got number");
+    row("action known", set("timeline/1/action", "wedgee"), "$.timeline[1].action",
+        "unknown action \"wedgee\" (valid: wedge, slow, drop_replies, restart_gateway, end_event_streams, "
+        "source_outage, refuse_sessions, redeploy, set_levers, set_capability)");
+    row("wedge duration required", removed("timeline/0/duration_s"), "$.timeline[0].duration_s",
+        "required key missing");
+    row("wedge duration > 0", set("timeline/0/duration_s", -5), "$.timeline[0].duration_s", "must be > 0 (got -5)");
+    row("wedge rejects slow's factor", set("timeline/0/factor", 2), "$.timeline[0].factor",
+        "unknown key (valid: at_s, action, duration_s)");
+    row("slow factor required", removed("timeline/1/factor"), "$.timeline[1].factor", "required key missing");
+    row("slow factor >= 1", set("timeline/1/factor", 0.5), "$.timeline[1].factor", "must be >= 1 (got 0.5)");
+    row("slow duration > 0", set("timeline/1/duration_s", 0), "$.timeline[1].duration_s", "must be > 0 (got 0)");
+    row("drop probability required", removed("timeline/2/probability"), "$.timeline[2].probability",
+        "required key missing");
+    row("drop probability >= 0", set("timeline/2/probability", -0.1), "$.timeline[2].probability",
+        "must be >= 0 (got -0.1)");
+    row("drop probability <= 1", set("timeline/2/probability", 1.5), "$.timeline[2].probability",
+        "must be <= 1 (got 1.5)");
+    row("drop duration > 0", set("timeline/2/duration_s", -1), "$.timeline[2].duration_s", "must be > 0 (got -1)");
+    row("restart downtime >= 0", set("timeline/3/downtime_s", -1), "$.timeline[3].downtime_s",
+        "must be >= 0 (got -1)");
+    row("end_event_streams takes no params", set("timeline/4/duration_s", 3), "$.timeline[4].duration_s",
+        "unknown key (valid: at_s, action)");
+    row("source_outage duration required", removed("timeline/5/duration_s"), "$.timeline[5].duration_s",
+        "required key missing");
+    row("source_outage has no active flag", set("timeline/5/active", true), "$.timeline[5].active",
+        "unknown key (valid: at_s, action, duration_s)");
+    row("refuse duration > 0", set("timeline/6/duration_s", 0), "$.timeline[6].duration_s", "must be > 0 (got 0)");
+    row("redeploy instance required", removed("timeline/7/instance"), "$.timeline[7].instance",
+        "required key missing");
+    row("redeploy instance known", set("timeline/7/instance", "ghost"), "$.timeline[7].instance",
+        "unknown instance \"ghost\" (known: i1)");
+    row("set_levers levers required", removed("timeline/8/levers"), "$.timeline[8].levers", "required key missing");
+    row("set_levers unknown preset", set("timeline/8/levers", "lever9"), "$.timeline[8].levers",
+        "unknown lever preset \"lever9\"");
+    row("set_levers unknown inline lever", set("timeline/8/levers", QJsonObject{{"warp_drive", true}}),
+        "$.timeline[8].levers", "warp_drive");
+    row("set_levers wrong type", set("timeline/8/levers", 7), "$.timeline[8].levers",
+        "expected a lever preset name or a lever object");
+    row("set_capability flag required", removed("timeline/9/advertise_bulk_supervisory"),
+        "$.timeline[9].advertise_bulk_supervisory", "required key missing");
+    row("set_capability flag type", set("timeline/9/advertise_bulk_supervisory", 1),
+        "$.timeline[9].advertise_bulk_supervisory", "expected bool, got number");
+    // variants
+    row("variants type", set("variants", "all"), "$.variants", "expected array, got string");
+    row("variants non-empty", set("variants", QJsonArray{}), "$.variants", "at least 1 variant");
+    row("variant unknown preset", set("variants", QJsonArray{"lever9"}), "$.variants[0]",
+        "unknown lever preset \"lever9\" (valid: levers-off, lever1, lever1+2, all)");
+    row("variant element type", set("variants", QJsonArray{3}), "$.variants[0]",
+        "expected a preset name or {name, levers} object, got number");
+    row("variant names unique", set("variants", QJsonArray{"lever1", "lever1"}), "$.variants[1]",
+        "duplicate variant name \"lever1\"");
+    row("inline variant name unique",
+        set("variants", QJsonArray{"all", QJsonObject{{"name", "all"}, {"levers", "lever1"}}}), "$.variants[1].name",
+        "duplicate variant name \"all\"");
+    row("inline variant name required", set("variants", QJsonArray{QJsonObject{{"levers", "all"}}}),
+        "$.variants[0].name", "required key missing");
+    row("inline variant name empty", set("variants", QJsonArray{QJsonObject{{"name", ""}, {"levers", "all"}}}),
+        "$.variants[0].name", "must not be empty");
+    row("inline variant levers required", set("variants", QJsonArray{QJsonObject{{"name", "x"}}}),
+        "$.variants[0].levers", "required key missing");
+    row("inline variant lever type",
+        set("variants", QJsonArray{QJsonObject{{"name", "x"}, {"levers", QJsonObject{{"backoff", 1}}}}}),
+        "$.variants[0].levers", "backoff: expected bool");
+    row("inline variant unknown key",
+        set("variants", QJsonArray{QJsonObject{{"name", "x"}, {"levers", "all"}, {"colour", "red"}}}),
+        "$.variants[0].colour", "unknown key (valid: name, levers)");
+}
+
+void TestScenarioParser::validationRule() {
+    QFETCH(QByteArray, json);
+    QFETCH(QString, path);
+    QFETCH(QString, rule);
+    QList<ScenarioError> errors;
+    const auto s = parseScenario(json, "rules.json", &errors);
+    QVERIFY(!s.has_value());
+    QVERIFY2(errors.size() == 1, qPrintable(joined(errors)));
+    QCOMPARE(errors[0].file, QString("rules.json"));
+    QCOMPARE(errors[0].path, path);
+    QVERIFY2(errors[0].rule.contains(rule), qPrintable(errors[0].rule));
+}
+
+void TestScenarioParser::invalidJsonReportsLineAndColumn() {
+    const QByteArray json = "{\n  \"name\": \"x\",\n  \"duration_s\": ,\n}";
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(json, "broken.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors[0].path, QString("$"));
+    QVERIFY2(errors[0].rule.startsWith("invalid JSON at line 3, column 17"), qPrintable(errors[0].rule));
+}
+
+void TestScenarioParser::invalidJsonColumnCountsCharactersNotBytes() {
+    // "é" is two bytes in UTF-8 but one column for the reader.
+    const QByteArray json = QString("{\"name\": \"é\" \"x\"}").toUtf8();
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(json, "u.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QVERIFY2(errors[0].rule.startsWith("invalid JSON at line 1, column 14"), qPrintable(errors[0].rule));
+}
+
+void TestScenarioParser::rootMustBeAnObject() {
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario("[1, 2]", "a.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors[0].path, QString("$"));
+    QCOMPARE(errors[0].rule, QString("expected object, got array"));
+}
+
+void TestScenarioParser::reportsEveryErrorNotJustTheFirst() {
+    QJsonValue v = baseScenario();
+    v = withValue(v, {"duration_s"}, QJsonValue(-1));
+    v = withValue(v, {"instances", "0", "connection"}, QJsonValue("plc9"));
+    v = withValue(v, {"timeline", "2", "probability"}, QJsonValue(2));
+    v = withValue(v, {"gateway"}, QJsonObject{{"foo", 1}});
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(bytes(v), "many.json", &errors));
+    QStringList paths;
+    for (const ScenarioError& e : errors) paths << e.path;
+    QCOMPARE(paths.size(), 4);
+    QVERIFY(paths.contains("$.duration_s"));
+    QVERIFY(paths.contains("$.instances[0].connection"));
+    QVERIFY(paths.contains("$.timeline[2].probability"));
+    QVERIFY(paths.contains("$.gateway.foo"));
+}
+
+void TestScenarioParser::errorToStringNamesFileAndPathAndRule() {
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(set("timeline/2/duration_s", -5), "live-gate.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors[0].toString(), QString("live-gate.json: $.timeline[2].duration_s: must be > 0 (got -5)"));
+}
+
+void TestScenarioParser::defaultsApplied() {
+    const QJsonObject minimal{
+        {"name", "m"}, {"description", "d"}, {"duration_s", 60},
+        {"connections", QJsonArray{QJsonObject{{"name", "gw1"}}}},
+        {"instances", QJsonArray{QJsonObject{{"name", "pump-7"}, {"connection", "gw1"}, {"tags", 4}}}},
+    };
+    QList<ScenarioError> errors;
+    const auto s = parseScenario(bytes(minimal), "m.json", &errors);
+    QVERIFY2(s, qPrintable(joined(errors)));
+    QCOMPARE(s->seed, quint64(1));
+    QCOMPARE(s->gateway.advertiseBulkSupervisory, true);
+    QCOMPARE(s->gateway.defaultCommandTimeoutS, 30.0);
+    QCOMPARE(s->gateway.commandMs, 2.0);
+    QCOMPARE(s->gateway.perItemMs, 0.5);
+    QCOMPARE(s->gateway.dataHz, 1.0);
+    QCOMPARE(s->gateway.networkLatencyMs, 1.0);
+    QVERIFY(s->options.isEmpty());
+    QCOMPARE(s->connections[0].writeUserId, qint64(0));
+    QCOMPARE(s->instances[0].tagPrefix, QString("pump-7.Attr"));
+    QCOMPARE(s->instances[0].alarms, false);
+    QCOMPARE(s->instances[0].startAtS, 0.0);
+    QVERIFY(s->timeline.isEmpty());
+    // restart_gateway without downtime_s gets 5 s
+    const auto b = parseScenario(bytes(baseScenario()), "b.json", &errors);
+    QVERIFY(b);
+    QCOMPARE(b->timeline[3].action, TimelineAction::RestartGateway);
+    QCOMPARE(b->timeline[3].downtimeS, 5.0);
+}
+
+void TestScenarioParser::variantsDefaultToTheFourPresets() {
+    const auto s = parseScenario(bytes(baseScenario()), "b.json", nullptr);
+    QVERIFY(s);
+    QStringList names;
+    for (const VariantSpec& v : s->variants) {
+        names << v.name;
+        QCOMPARE(v.levers, QJsonValue(v.name));
+    }
+    QCOMPARE(names, QStringList({"levers-off", "lever1", "lever1+2", "all"}));
+}
+
+void TestScenarioParser::inlineVariantKeepsItsSpec() {
+    const QJsonObject inlineLevers{{"inflight_guard", true}, {"backoff", false}};
+    const auto s = parseScenario(
+        set("variants", QJsonArray{"levers-off", QJsonObject{{"name", "guard-only"}, {"levers", inlineLevers}}}),
+        "v.json", nullptr);
+    QVERIFY(s);
+    QCOMPARE(s->variants.size(), 2);
+    QCOMPARE(s->variants[1].name, QString("guard-only"));
+    QCOMPARE(s->variants[1].levers, QJsonValue(inlineLevers));
+}
+
+void TestScenarioParser::timelineIsStableSortedByAt() {
+    const QJsonArray timeline{
+        QJsonObject{{"at_s", 30}, {"action", "wedge"}, {"duration_s", 1}},
+        QJsonObject{{"at_s", 10}, {"action", "set_levers"}, {"levers", "lever1"}},
+        QJsonObject{{"at_s", 30}, {"action", "end_event_streams"}},
+        QJsonObject{{"at_s", 10}, {"action", "set_levers"}, {"levers", "all"}},
+    };
+    const auto s = parseScenario(set("timeline", timeline), "t.json", nullptr);
+    QVERIFY(s);
+    QCOMPARE(s->timeline.size(), 4);
+    QCOMPARE(s->timeline[0].levers, QJsonValue("lever1"));  // file order kept among equal times
+    QCOMPARE(s->timeline[1].levers, QJsonValue("all"));
+    QCOMPARE(s->timeline[2].action, TimelineAction::Wedge);
+    QCOMPARE(s->timeline[3].action, TimelineAction::EndEventStreams);
+}
+
+void TestScenarioParser::faultPastTheEndIsClippedNotRejected() {
+    const auto s = parseScenario(
+        set("timeline", QJsonArray{QJsonObject{{"at_s", 90}, {"action", "wedge"}, {"duration_s", 60}}}), "c.json",
+        nullptr);
+    QVERIFY(s);
+    QCOMPARE(s->timeline[0].durationS, 60.0);  // kept as written ...
+    QCOMPARE(s->timeline[0].endS(s->durationS), 100.0);  // ... but its effect ends with the run
+    QCOMPARE(s->lastFaultEndS(), std::optional<double>(100.0));
+}
+
+void TestScenarioParser::lastFaultEndIgnoresLeverAndCapabilityChanges() {
+    const QJsonArray timeline{
+        QJsonObject{{"at_s", 5}, {"action", "restart_gateway"}, {"downtime_s", 7}},
+        QJsonObject{{"at_s", 50}, {"action", "set_levers"}, {"levers", "all"}},
+        QJsonObject{{"at_s", 60}, {"action", "set_capability"}, {"advertise_bulk_supervisory", false}},
+    };
+    const auto s = parseScenario(set("timeline", timeline), "f.json", nullptr);
+    QVERIFY(s);
+    QCOMPARE(s->lastFaultEndS(), std::optional<double>(12.0));
+    const auto none = parseScenario(set("timeline", QJsonArray{timeline[1]}), "f.json", nullptr);
+    QVERIFY(none);
+    QCOMPARE(none->lastFaultEndS(), std::nullopt);
+}
+
+void TestScenarioParser::roundTripGivesTheSameScenario() {
+    QJsonObject o = baseScenario();
+    o["seed"] = 42;
+    o["gateway"] = QJsonObject{{"advertise_bulk_supervisory", false}, {"data_hz", 10}};
+    o["options"] = QJsonObject{{"TagSubscribeRetryIntervalMs", 2000}};
+    o["variants"] = QJsonArray{"levers-off", QJsonObject{{"name", "guard"}, {"levers", QJsonObject{{"inflight_guard", true}}}}};
+    const auto first = parseScenario(bytes(o), "r.json", nullptr);
+    QVERIFY(first);
+    QList<ScenarioError> errors;
+    const auto second = parseScenario(QJsonDocument(scenarioToJson(*first)).toJson(), "r2.json", &errors);
+    QVERIFY2(second, qPrintable(joined(errors)));
+    QVERIFY(*first == *second);
+    QCOMPARE(second->seed, quint64(42));
+    QCOMPARE(second->gateway.dataHz, 10.0);
+    QCOMPARE(second->timeline[9].advertiseBulkSupervisory, false);
+}
+
+void TestScenarioParser::optionsAreKeptVerbatim() {
+    // Option names and values are the client's business; the schema only checks the type.
+    const QJsonObject options{{"TagSubscribeInFlightCeilingMs", 45000}, {"MxSupervisoryAdviseParallelism", 16}};
+    const auto s = parseScenario(set("options", options), "o.json", nullptr);
+    QVERIFY(s);
+    QCOMPARE(s->options, options);
+}
+
+void TestScenarioParser::unreadableFileIsAnError() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("missing.json");
+    QList<ScenarioError> errors;
+    QVERIFY(!loadScenarioFile(path, &errors));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors[0].file, path);
+    QCOMPARE(errors[0].path, QString("$"));
+    QVERIFY2(errors[0].rule.startsWith("cannot read file"), qPrintable(errors[0].rule));
+}
+
+void TestScenarioParser::loadScenarioAcceptsAFilePath() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("mine.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes(baseScenario()));
+    f.close();
+    QList<ScenarioError> errors;
+    const auto s = loadScenario(path, &errors);
+    QVERIFY2(s, qPrintable(joined(errors)));
+    QCOMPARE(s->name, QString("base"));
+    // and errors in it name the path
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(set("duration_s", 0));
+    f.close();
+    QVERIFY(!loadScenario(path, &errors));
+    QCOMPARE(errors.last().file, path);
+}
+
+void TestScenarioParser::loadScenarioUnknownNameIsAnError() {
+    QList<ScenarioError> errors;
+    QVERIFY(!loadScenario("no-such-scenario", &errors));
+    QCOMPARE(errors.size(), 1);
+    QVERIFY2(errors[0].rule.contains("live-gate-lever1"), qPrintable(errors[0].rule));  // lists the bundled ones
+}
+
+void TestScenarioParser::everyBundledScenarioParses() {
+    const QStringList names = bundledScenarioNames();
+    QVERIFY(names.contains("live-gate-lever1"));
+    for (const QString& name : names) {
+        QList<ScenarioError> errors;
+        const auto s = loadScenario(name, &errors);
+        QVERIFY2(s, qPrintable(joined(errors)));
+        QCOMPARE(s->name, name);  // the file name and the scenario's name agree
+        QVERIFY(!s->description.isEmpty());
+    }
+}
+
+void TestScenarioParser::bundledLiveGateMatchesTheSeed() {
+    const auto s = loadScenario("live-gate-lever1", nullptr);
+    QVERIFY(s);
+    QCOMPARE(s->durationS, 110.0);
+    QCOMPARE(s->connections.size(), 1);
+    QCOMPARE(s->connections[0].writeUserId, qint64(0));
+    QCOMPARE(s->instances.size(), 1);
+    QCOMPARE(s->instances[0].name, QString("rig-probe-1"));
+    QCOMPARE(s->instances[0].tags, 3);
+    QCOMPARE(s->timeline.size(), 1);
+    QCOMPARE(s->timeline[0].action, TimelineAction::RefuseSessions);
+    QCOMPARE(s->timeline[0].atS, 0.0);
+    QCOMPARE(s->timeline[0].endS(s->durationS), 110.0);
+    QCOMPARE(s->variants.size(), 2);
+    QCOMPARE(s->variants[0].name, QString("levers-off"));
+    QCOMPARE(s->variants[1].name, QString("lever1"));
+    QVERIFY(s->description.contains("22 requests"));
+    QVERIFY(s->description.contains("3 requests"));
+}
+
+void TestScenarioParser::actionNamesMapBothWays() {
+    const QStringList names = timelineActionNames();
+    QCOMPARE(names.size(), 10);
+    for (int i = 0; i < names.size(); ++i) {
+        const auto a = timelineActionFromName(names[i]);
+        QVERIFY(a);
+        QCOMPARE(int(*a), i);
+        QCOMPARE(timelineActionName(*a), names[i]);
+    }
+    QCOMPARE(timelineActionFromName("Wedge"), std::nullopt);
+}
+
+void TestScenarioParser::validateVariantAcceptsPresetsAndInlineObjects() {
+    QString why;
+    for (const QString& preset : defaultVariantNames()) QVERIFY2(validateVariant(preset, &why), qPrintable(why));
+    QVERIFY2(validateVariant(QJsonObject{{"inflight_guard", true}, {"backoff", true},
+                                         {"session_command_timeout_ms", 60000}},
+                             &why),
+             qPrintable(why));
+}
+
+void TestScenarioParser::validateVariantRejectsUnknownLeverAndWrongType() {
+    QString why;
+    QVERIFY(!validateVariant(QJsonObject{{"turbo", true}}, &why));
+    QVERIFY2(why.contains("turbo"), qPrintable(why));
+    QVERIFY(!validateVariant(QJsonObject{{"session_command_timeout_ms", -1}}, &why));
+    QVERIFY2(why.contains("session_command_timeout_ms"), qPrintable(why));
+    QVERIFY(!validateVariant(QJsonValue(true), &why));
+    QVERIFY(!validateVariant(QString("Lever1"), &why));
+}
+
+QTEST_GUILESS_MAIN(TestScenarioParser)
+#include "tst_scenario_parser.moc"

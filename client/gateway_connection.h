@@ -182,6 +182,7 @@ private:
     void pumpAdvises(const OpPtr& op);
     void finishOp(const OpPtr& op);
     void applyResult(SubscriberId id, TagResult& result);
+    void eraseRoute(std::int32_t handle, SubscriberId id, std::optional<int> index);
     void runHeld();
 
     Scheduler& m_scheduler;

@@ -214,27 +214,30 @@ void GatewayConnection::pumpAdvises(const OpPtr& op)
         finishOp(op);
 }
 
+void GatewayConnection::eraseRoute(std::int32_t handle, SubscriberId id, std::optional<int> index)
+{
+    auto it = m_routes.find(handle);
+    if (it == m_routes.end())
+        return;
+    std::erase_if(it->second, [&](const Route& r) {
+        return r.subscriber == id && (!index || r.index == *index);
+    });
+    if (it->second.empty())
+        m_routes.erase(it);
+}
+
 void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
 {
     auto& sub = m_subscribers.at(id);
     std::int32_t& handle = sub.handles[std::size_t(result.index)];
-    if (result.ok) {
-        handle = result.itemHandle;
-        m_routes[result.itemHandle].push_back(Route{id, result.index});
-        return;
-    }
+    if (result.ok && handle == result.itemHandle)
+        return; // a repeated subscribe of an item already routed
     // A failed item evicts its handle so a later retry re-adds it cleanly.
-    if (handle != 0) {
-        auto it = m_routes.find(handle);
-        if (it != m_routes.end()) {
-            std::erase_if(it->second, [&](const Route& r) {
-                return r.subscriber == id && r.index == result.index;
-            });
-            if (it->second.empty())
-                m_routes.erase(it);
-        }
-        handle = 0;
-    }
+    if (handle != 0)
+        eraseRoute(handle, id, result.index);
+    handle = result.ok ? result.itemHandle : 0;
+    if (result.ok)
+        m_routes[handle].push_back(Route{id, result.index});
 }
 
 void GatewayConnection::finishOp(const OpPtr& op)
@@ -287,14 +290,9 @@ void GatewayConnection::removeSubscriber(SubscriberId id)
     auto it = m_subscribers.find(id);
     if (it == m_subscribers.end())
         return;
-    for (std::int32_t handle : it->second.handles) {
-        auto r = m_routes.find(handle);
-        if (r == m_routes.end())
-            continue;
-        std::erase_if(r->second, [&](const Route& route) { return route.subscriber == id; });
-        if (r->second.empty())
-            m_routes.erase(r);
-    }
+    for (std::int32_t handle : it->second.handles)
+        if (handle != 0)
+            eraseRoute(handle, id, std::nullopt);
     m_subscribers.erase(it);
     m_everSubscribed.erase(id);
     for (auto& op : m_held)
@@ -317,12 +315,7 @@ void GatewayConnection::removeItems(SubscriberId id)
             command.mutable_remove_item()->set_item_handle(handle);
             invoke(std::move(command), [](RpcStatus, MxCommandReply) {});
         }
-        auto r = m_routes.find(handle);
-        if (r != m_routes.end()) {
-            std::erase_if(r->second, [&](const Route& route) { return route.subscriber == id; });
-            if (r->second.empty())
-                m_routes.erase(r);
-        }
+        eraseRoute(handle, id, std::nullopt);
         handle = 0;
     }
 }

@@ -1,0 +1,238 @@
+#include "client_engine.h"
+
+#include <set>
+
+namespace stormwatch {
+
+namespace {
+Duration millis(int ms)
+{
+    return std::chrono::milliseconds(ms);
+}
+} // namespace
+
+InstanceSettings instanceSettings(const LeverSet& levers, const ClientOptions& options)
+{
+    InstanceSettings s;
+    s.tagTiming = GuardTiming{millis(options.tagSubscribeRetryIntervalMs),
+                              millis(options.tagSubscribeRetryMaxIntervalMs),
+                              millis(options.tagSubscribeInFlightCeilingMs)};
+    s.tagPolicy = GuardPolicy{levers.inflightGuard, levers.backoff, levers.confirmedFlag, true};
+    if (levers.alarmGuard) {
+        s.alarmTiming = GuardTiming{millis(options.alarmSubscribeRetryIntervalMs),
+                                    millis(options.tagSubscribeRetryMaxIntervalMs),
+                                    millis(options.tagSubscribeInFlightCeilingMs)};
+        s.alarmPolicy = GuardPolicy{};
+    } else {
+        // The pre-fix alarm actor: fixed 2× interval, no in-flight check, ids not compared.
+        const Duration twice = millis(2 * options.alarmSubscribeRetryIntervalMs);
+        s.alarmTiming = GuardTiming{twice, twice, millis(options.tagSubscribeInFlightCeilingMs)};
+        s.alarmPolicy = GuardPolicy{false, false, false, false};
+    }
+    return s;
+}
+
+ConnectionConfig connectionConfig(const ConnectionSpec& spec, const LeverSet& levers,
+                                  const ClientOptions& options, const std::string& clientName)
+{
+    ConnectionConfig c;
+    c.name = spec.name;
+    c.writeUserId = spec.writeUserId;
+    c.clientName = clientName;
+    c.bulkSupervisory = levers.bulkSupervisory;
+    c.sessionCommandTimeout = millis(levers.sessionCommandTimeoutMs);
+    c.adviseParallelism = options.mxSupervisoryAdviseParallelism;
+    c.coalesce = levers.coalesce;
+    c.reconnectFloor = millis(options.reconnectBackoffFloorMs);
+    c.reconnectMax = millis(options.reconnectBackoffMaxMs);
+    return c;
+}
+
+std::string ClientEngine::validate(const EngineConfig& config)
+{
+    const auto errors = stormwatch::validate(config.options);
+    if (!errors.isEmpty())
+        return errors.front().message().toStdString();
+    std::set<std::string> connections;
+    for (const auto& c : config.connections) {
+        if (c.name.empty())
+            return "a connection has no name";
+        if (!connections.insert(c.name).second)
+            return "duplicate connection \"" + c.name + "\"";
+    }
+    std::set<std::string> instances;
+    for (const auto& i : config.instances) {
+        if (!instances.insert(i.name).second)
+            return "duplicate instance \"" + i.name + "\"";
+        if (!connections.count(i.connection))
+            return "instance \"" + i.name + "\" names unknown connection \"" + i.connection + "\"";
+    }
+    return {};
+}
+
+ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig config)
+    : m_scheduler(scheduler), m_port(port), m_config(std::move(config)), m_rng(m_config.seed)
+{
+    m_gate = std::make_unique<RecoveryGate>(m_scheduler, m_config.levers.recovery);
+    m_gate->setObserver([this](RecoveryGate::State state, const std::string& cause) {
+        log(state == RecoveryGate::State::Normal ? Severity::Info : Severity::Warning, "gateway",
+            std::string("recovery ") + toString(state) + ": " + cause);
+        if (m_observer)
+            m_observer->onRecoveryState(state, cause);
+    });
+
+    for (const auto& spec : m_config.connections) {
+        auto connection = std::make_unique<GatewayConnection>(
+            m_scheduler, m_port,
+            connectionConfig(spec, m_config.levers, m_config.options, m_config.clientName),
+            m_gate.get(), [this] { return jitter(); });
+        GatewayConnection* raw = connection.get();
+        connection->setLogger([this, raw](Severity severity, const std::string& message) {
+            log(severity, raw->name(), message);
+        });
+        connection->setStateObserver([this, raw](ConnectionState state) {
+            if (m_observer)
+                m_observer->onConnectionState(*raw, state);
+        });
+        m_connections.push_back(std::move(connection));
+    }
+
+    const InstanceSettings settings = instanceSettings(m_config.levers, m_config.options);
+    InstanceCallbacks callbacks;
+    callbacks.onGuardEvent = [this](Instance& instance, GatewayConnection& connection,
+                                    const GuardEvent& event, bool alarm) {
+        if (m_observer)
+            m_observer->onGuardEvent(instance, connection, event, alarm);
+    };
+    callbacks.onTagsChanged = [this](Instance& instance, const std::vector<int>& tags) {
+        if (m_observer)
+            m_observer->onTagsChanged(instance, instanceIndex(instance.name()), tags);
+    };
+    callbacks.onLog = [this](Instance& instance, Severity severity, const std::string& message) {
+        log(severity, instance.name(), message);
+    };
+    for (const auto& spec : m_config.instances) {
+        GatewayConnection* connection = nullptr;
+        for (auto& c : m_connections)
+            if (c->name() == spec.connection)
+                connection = c.get();
+        std::vector<int> indices(spec.tags.size());
+        for (std::size_t i = 0; i < indices.size(); ++i)
+            indices[i] = int(i);
+        std::vector<Instance::Group> groups;
+        if (connection)
+            groups.push_back(Instance::Group{connection, std::move(indices)});
+        m_instances.push_back(std::make_unique<Instance>(
+            m_scheduler, spec.name, spec.tags, std::move(groups), spec.alarms, settings,
+            [this] { return jitter(); }, callbacks));
+    }
+}
+
+ClientEngine::~ClientEngine()
+{
+    m_observer = nullptr;
+    m_instances.clear(); // before the connections they subscribe through
+    m_connections.clear();
+}
+
+void ClientEngine::log(Severity severity, const std::string& subject, const std::string& message)
+{
+    if (m_observer)
+        m_observer->onLog(severity, subject, message);
+}
+
+int ClientEngine::instanceIndex(const std::string& name) const
+{
+    for (std::size_t i = 0; i < m_instances.size(); ++i)
+        if (m_instances[i]->name() == name)
+            return int(i);
+    return -1;
+}
+
+void ClientEngine::startConnections()
+{
+    log(Severity::Info, "engine", "levers: " + describeLevers(m_config.levers).toStdString());
+    for (auto& c : m_connections)
+        c->start();
+}
+
+void ClientEngine::deploy(int instance)
+{
+    if (instance >= 0 && std::size_t(instance) < m_instances.size())
+        m_instances[std::size_t(instance)]->start();
+}
+
+void ClientEngine::deployAll()
+{
+    for (auto& i : m_instances)
+        i->start();
+}
+
+void ClientEngine::stop()
+{
+    for (auto& i : m_instances)
+        i->stop();
+    for (auto& c : m_connections)
+        c->stop();
+}
+
+bool ClientEngine::redeploy(const std::string& name)
+{
+    const int index = instanceIndex(name);
+    if (index < 0)
+        return false;
+    log(Severity::Info, name, "redeploy");
+    m_instances[std::size_t(index)]->redeploy();
+    return true;
+}
+
+void ClientEngine::applyLevers(const LeverSet& levers)
+{
+    if (levers == m_config.levers)
+        return;
+    const LeverSet before = m_config.levers;
+    m_config.levers = levers;
+    log(Severity::Info, "engine", "levers changed: " + describeLevers(levers).toStdString());
+    if (!(levers.recovery == before.recovery))
+        m_gate->reconfigure(levers.recovery);
+    const InstanceSettings settings = instanceSettings(levers, m_config.options);
+    for (auto& i : m_instances)
+        i->setSettings(settings);
+    for (std::size_t c = 0; c < m_connections.size(); ++c)
+        m_connections[c]->setConfig(connectionConfig(m_config.connections[c], levers,
+                                                     m_config.options, m_config.clientName));
+}
+
+QualityCounts ClientEngine::deployedCounts() const
+{
+    QualityCounts total;
+    for (const auto& i : m_instances) {
+        if (!i->deployed())
+            continue;
+        const QualityCounts c = i->counts();
+        total.good += c.good;
+        total.uncertain += c.uncertain;
+        total.bad += c.bad;
+    }
+    return total;
+}
+
+int ClientEngine::deployedTags() const
+{
+    int n = 0;
+    for (const auto& i : m_instances)
+        if (i->deployed())
+            n += int(i->tags().size());
+    return n;
+}
+
+std::int64_t ClientEngine::subscribeRequests() const
+{
+    std::int64_t n = 0;
+    for (const auto& i : m_instances)
+        for (std::size_t g = 0; g < i->groupCount(); ++g)
+            n += i->requestsSent(g);
+    return n;
+}
+
+} // namespace stormwatch

@@ -1,0 +1,108 @@
+#pragma once
+// The client without its window: owns the gateway connections and instances, maps a
+// LeverSet + options onto them (switchable at run time), and reports guard events, tag
+// changes, connection and recovery states and log lines to one observer. Runs on one
+// Scheduler: virtual in replay, QtScheduler on the worker thread in live mode.
+
+#include "gateway_connection.h"
+#include "instance.h"
+#include "lever_set.h"
+#include "options.h"
+#include "recovery_gate.h"
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace stormwatch {
+
+struct ConnectionSpec {
+    std::string name;
+    int writeUserId = 0;
+};
+
+struct InstanceSpec {
+    std::string name;
+    std::string connection;
+    std::vector<std::string> tags;
+    bool alarms = false;
+};
+
+struct EngineConfig {
+    ClientOptions options;
+    LeverSet levers;
+    std::vector<ConnectionSpec> connections;
+    std::vector<InstanceSpec> instances;
+    std::uint64_t seed = 1;
+    std::string clientName = "stormwatch";
+};
+
+class EngineObserver {
+public:
+    virtual ~EngineObserver() = default;
+    virtual void onGuardEvent(const Instance&, const GatewayConnection&, const GuardEvent&,
+                              bool /*alarm*/) {}
+    virtual void onTagsChanged(const Instance&, int /*instance*/, const std::vector<int>& /*tags*/) {}
+    virtual void onConnectionState(const GatewayConnection&, ConnectionState) {}
+    virtual void onRecoveryState(RecoveryGate::State, const std::string& /*cause*/) {}
+    // subject: "engine", a connection name or an instance name.
+    virtual void onLog(Severity, const std::string& /*subject*/, const std::string& /*message*/) {}
+};
+
+// The guard settings a lever set and options give (shared by the engine and the console).
+InstanceSettings instanceSettings(const LeverSet& levers, const ClientOptions& options);
+ConnectionConfig connectionConfig(const ConnectionSpec& spec, const LeverSet& levers,
+                                  const ClientOptions& options, const std::string& clientName);
+
+class ClientEngine {
+public:
+    // Returns "" when valid, else what is wrong (unknown connection, duplicate name, options).
+    static std::string validate(const EngineConfig& config);
+
+    ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig config);
+    ~ClientEngine();
+    ClientEngine(const ClientEngine&) = delete;
+    ClientEngine& operator=(const ClientEngine&) = delete;
+
+    void setObserver(EngineObserver* observer) { m_observer = observer; }
+
+    void startConnections();
+    void deploy(int instance);  // start one instance (its first subscribe goes out now)
+    void deployAll();
+    void stop();
+    bool redeploy(const std::string& instance);
+    void applyLevers(const LeverSet& levers);
+
+    const LeverSet& levers() const { return m_config.levers; }
+    const ClientOptions& options() const { return m_config.options; }
+    const EngineConfig& config() const { return m_config; }
+    Scheduler& scheduler() const { return m_scheduler; }
+    RecoveryGate& gate() { return *m_gate; }
+    const RecoveryGate& gate() const { return *m_gate; }
+    const std::vector<std::unique_ptr<GatewayConnection>>& connections() const { return m_connections; }
+    const std::vector<std::unique_ptr<Instance>>& instances() const { return m_instances; }
+    int instanceIndex(const std::string& name) const;
+
+    // Counts over the tags of deployed instances.
+    QualityCounts deployedCounts() const;
+    int deployedTags() const;
+    // Tag-subscribe requests sent by all instances (alarm ones apart).
+    std::int64_t subscribeRequests() const;
+
+private:
+    void log(Severity severity, const std::string& subject, const std::string& message);
+    double jitter() { return m_uniform(m_rng); }
+
+    Scheduler& m_scheduler;
+    GatewayPort& m_port;
+    EngineConfig m_config;
+    EngineObserver* m_observer = nullptr;
+    std::mt19937_64 m_rng;
+    std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
+    std::unique_ptr<RecoveryGate> m_gate;
+    std::vector<std::unique_ptr<GatewayConnection>> m_connections;
+    std::vector<std::unique_ptr<Instance>> m_instances;
+};
+
+} // namespace stormwatch

@@ -1,0 +1,422 @@
+// GatewayConnection against the mock model through the in-process port, in virtual time:
+// Lever 2 and its capability fallback, Lever 3, per-tag results, held subscribes,
+// reconnect, the recovery gate and coalescing.
+#include "support_virtual_gateway.h"
+
+#include <QtTest>
+
+using namespace stormwatch;
+using namespace stormwatch::testing;
+using namespace std::chrono_literals;
+using gateway::CommandKind;
+
+namespace {
+
+gateway::GatewayConfig gatewayConfig(bool advertise = true, double dataHz = 1)
+{
+    gateway::GatewayConfig c;
+    c.advertiseBulkSupervisory = advertise;
+    c.commandMs = 2;
+    c.perItemMs = 0.1;
+    c.dataHz = dataHz;
+    return c;
+}
+
+int supervisoryItems(const gateway::GatewayModel& model, const std::string& session)
+{
+    int n = 0;
+    for (const auto& [handle, item] : model.session(session)->items)
+        n += item.advise.supervisory;
+    return n;
+}
+
+int plainOnlyItems(const gateway::GatewayModel& model, const std::string& session)
+{
+    int n = 0;
+    for (const auto& [handle, item] : model.session(session)->items)
+        n += item.advise.plain && !item.advise.supervisory;
+    return n;
+}
+
+} // namespace
+
+class TestGatewayConnection : public QObject {
+    Q_OBJECT
+private slots:
+    void opensASessionAndCapturesCapabilities()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        QVERIFY(h.connection.connected());
+        QCOMPARE(h.connection.capabilities().size(), std::size_t(10));
+        QVERIFY(h.connection.supportsSupervisoryBulk());
+        QCOMPARE(h.qualityEvents.size(), std::size_t(0)); // no subscriber yet
+    }
+
+    void oldGatewayHasNineCapabilities()
+    {
+        VirtualGateway gw(gatewayConfig(false));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        QCOMPARE(h.connection.capabilities().size(), std::size_t(9));
+        QVERIFY(!h.connection.supportsSupervisoryBulk());
+    }
+
+    void withCapabilityOneSubscribeBulkFor244SupervisoryTags()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        const auto sub = h.addSubscriber(makeTags("Z28061.Attr", 244));
+        auto outcome = h.subscribe(sub);
+        gw.sched.runFor(2s);
+        QVERIFY(outcome->has_value());
+        QVERIFY((*outcome)->success);
+        QCOMPARE((*outcome)->tags.size(), std::size_t(244));
+        for (const auto& t : (*outcome)->tags)
+            QVERIFY(t.ok && t.itemHandle != 0);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(1));
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::AddItemBulk), std::int64_t(0));
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::AdviseSupervisory), std::int64_t(0));
+        QCOMPARE(supervisoryItems(gw.model, h.connection.sessionId()), 244);
+        QCOMPARE(h.goodTags(sub), 244); // data flows to every tag
+    }
+
+    void withoutCapabilityFansOutAtMost16InFlight()
+    {
+        VirtualGateway gw(gatewayConfig(false));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        const auto sub = h.addSubscriber(makeTags("Z28061.Attr", 244));
+        auto outcome = h.subscribe(sub);
+        gw.sched.runFor(5s);
+        QVERIFY(outcome->has_value() && (*outcome)->success);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::AddItemBulk), std::int64_t(1));
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::AdviseSupervisory), std::int64_t(244));
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(0));
+        QCOMPARE(h.connection.stats().maxAdviseInFlight, 16);
+        QCOMPARE(supervisoryItems(gw.model, h.connection.sessionId()), 244);
+        QCOMPARE(h.goodTags(sub), 244);
+    }
+
+    void parallelismOptionBoundsTheFanOut()
+    {
+        VirtualGateway gw(gatewayConfig(false));
+        ConnectionConfig config;
+        config.adviseParallelism = 3;
+        ConnectionHarness h(gw, config);
+        h.connection.start();
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 20)));
+        gw.sched.runFor(5s);
+        QVERIFY(outcome->has_value() && (*outcome)->success);
+        QCOMPARE(h.connection.stats().maxAdviseInFlight, 3);
+    }
+
+    void lever2OffFansOutEvenWhenAdvertised()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionConfig config;
+        config.bulkSupervisory = false;
+        ConnectionHarness h(gw, config);
+        h.connection.start();
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 244)));
+        gw.sched.runFor(5s);
+        QVERIFY(outcome->has_value() && (*outcome)->success);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(0));
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::AdviseSupervisory), std::int64_t(244));
+    }
+
+    void writeUserUsesPlainSubscribeBulk()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionConfig config;
+        config.writeUserId = 7;
+        ConnectionHarness h(gw, config);
+        h.connection.start();
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 10)));
+        gw.sched.runFor(2s);
+        QVERIFY(outcome->has_value() && (*outcome)->success);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(1));
+        QCOMPARE(plainOnlyItems(gw.model, h.connection.sessionId()), 10);
+        QCOMPARE(supervisoryItems(gw.model, h.connection.sessionId()), 0);
+    }
+
+    void handleBookkeepingIsTheSameOnBothPaths()
+    {
+        std::vector<std::int32_t> handles[2];
+        for (int path = 0; path < 2; ++path) {
+            VirtualGateway gw(gatewayConfig(path == 0));
+            ConnectionHarness h(gw);
+            h.connection.start();
+            auto tags = makeTags("A", 30);
+            tags[4] = "A.missing.5";
+            const auto sub = h.addSubscriber(tags);
+            auto first = h.subscribe(sub);
+            gw.sched.runFor(2s);
+            QVERIFY(first->has_value() && (*first)->success);
+            auto second = h.subscribe(sub); // a retry re-adds cleanly, same items
+            gw.sched.runFor(2s);
+            QVERIFY(second->has_value() && (*second)->success);
+            for (const auto& t : (*second)->tags)
+                handles[path].push_back(t.itemHandle);
+            QCOMPARE(h.goodTags(sub), 29);
+            QVERIFY(!(*second)->tags[4].ok);
+            QVERIFY(QString::fromStdString((*second)->tags[4].error).contains("missing"));
+            QCOMPARE(h.quality[sub][4], kQualityUncertain); // never routed
+        }
+        QCOMPARE(handles[0], handles[1]);
+    }
+
+    void partialFailureKeepsPerTagResults()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        auto tags = makeTags("A", 5);
+        tags[1] = "A.missing.2";
+        tags[3] = "A.missing.4";
+        auto outcome = h.subscribe(h.addSubscriber(tags));
+        gw.sched.runFor(2s);
+        QVERIFY(outcome->has_value());
+        QVERIFY((*outcome)->success); // partial success is normal
+        QList<bool> ok;
+        for (const auto& t : (*outcome)->tags)
+            ok << t.ok;
+        QCOMPARE(ok, (QList<bool>{true, false, true, false, true}));
+        QVERIFY(!(*outcome)->tags[1].error.empty());
+    }
+
+    void lever3SendsTheCommandTimeoutAndRecordsTheEcho()
+    {
+        VirtualGateway gw(gatewayConfig());
+        ConnectionConfig config;
+        config.sessionCommandTimeout = 60s;
+        ConnectionHarness h(gw, config);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        QCOMPARE(h.connection.echoedCommandTimeout(), std::optional<Duration>(60s));
+        QCOMPARE(gw.model.session(h.connection.sessionId())->commandTimeout, Duration(60s));
+    }
+
+    void withoutLever3TheGatewayDefaultApplies()
+    {
+        VirtualGateway gw(gatewayConfig());
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        QCOMPARE(h.connection.echoedCommandTimeout(), std::optional<Duration>(30s));
+    }
+
+    void lever3ChangeAppliesAtTheNextSessionOpen()
+    {
+        VirtualGateway gw(gatewayConfig());
+        ConnectionHarness h(gw);
+        std::vector<std::string> logs;
+        h.connection.setLogger([&](Severity, const std::string& m) { logs.push_back(m); });
+        h.connection.start();
+        gw.sched.runFor(1s);
+        ConnectionConfig config = h.connection.config();
+        config.sessionCommandTimeout = 45s;
+        h.connection.setConfig(config);
+        QCOMPARE(h.connection.echoedCommandTimeout(), std::optional<Duration>(30s));
+        QVERIFY(std::any_of(logs.begin(), logs.end(), [](const std::string& m) {
+            return m.find("next session open") != std::string::npos;
+        }));
+        gw.model.restart(1s);
+        gw.sched.runFor(10s);
+        QVERIFY(h.connection.connected());
+        QCOMPARE(h.connection.echoedCommandTimeout(), std::optional<Duration>(45s));
+    }
+
+    void restartReconnectsAndAllTagsAreGoodAgain()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        const auto sub = h.addSubscriber(makeTags("A", 244));
+        auto outcome = h.subscribe(sub);
+        gw.sched.runFor(2s);
+        QCOMPARE(h.goodTags(sub), 244);
+        const std::string firstSession = h.connection.sessionId();
+
+        gw.model.restart(5s);
+        gw.sched.runFor(1s);
+        QVERIFY(!h.connection.connected());
+        QCOMPARE(h.qualityEvents.back(), false);
+        gw.sched.runFor(30s);
+        QVERIFY(h.connection.connected());
+        QVERIFY(h.connection.sessionId() != firstSession);
+        QCOMPARE(h.qualityEvents.back(), true);
+        QCOMPARE(h.connection.stats().reconnects, std::int64_t(1));
+        QCOMPARE(h.goodTags(sub), 244); // re-subscribed transparently on the new session
+        QCOMPARE(supervisoryItems(gw.model, h.connection.sessionId()), 244);
+    }
+
+    void gracefulStreamEndAlsoReconnects()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        const auto sub = h.addSubscriber(makeTags("A", 10));
+        h.subscribe(sub);
+        gw.sched.runFor(2s);
+        gw.model.endEventStreams();
+        gw.sched.runFor(10s);
+        QVERIFY(h.connection.connected());
+        QCOMPARE(h.connection.stats().sessionsOpened, std::int64_t(2));
+        QCOMPARE(h.goodTags(sub), 10);
+    }
+
+    void subscribeIsHeldUnansweredWhileNotConnected()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        gw.model.refuseSessions(60s);
+        ConnectionHarness h(gw);
+        h.connection.start();
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 3)));
+        gw.sched.runFor(59s);
+        QVERIFY(!outcome->has_value());
+        QCOMPARE(h.connection.heldRequests(), std::size_t(1));
+        QCOMPARE(gw.model.invokeRpcs(), std::int64_t(0));
+        gw.sched.runFor(60s); // refusal over; the reconnect backoff (≤ 30 s) opens a session
+        QVERIFY(h.connection.connected());
+        QVERIFY(outcome->has_value() && (*outcome)->success);
+        QCOMPARE(h.connection.heldRequests(), std::size_t(0));
+    }
+
+    void subscribeInFlightWhenTheSessionDropsIsAnsweredAfterReconnect()
+    {
+        auto config = gatewayConfig(true);
+        config.commandMs = 3000; // the subscribe is still on the STA when the gateway restarts
+        VirtualGateway gw(config);
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 3)));
+        gw.sched.runFor(1s);
+        gw.model.restart(2s);
+        gw.sched.runFor(1s);
+        QVERIFY(!outcome->has_value());
+        QCOMPARE(h.connection.heldRequests(), std::size_t(1));
+        gw.sched.runFor(60s);
+        QVERIFY(outcome->has_value() && (*outcome)->success);
+    }
+
+    void wedgePastTheCommandTimeoutFailsWithDeadlineExceeded()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        gw.model.wedge(40s);
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 10)));
+        gw.sched.runFor(35s);
+        QVERIFY(outcome->has_value());
+        QVERIFY(!(*outcome)->success);
+        QVERIFY(QString::fromStdString((*outcome)->error).contains("DEADLINE_EXCEEDED"));
+        QCOMPARE(h.connection.stats().deadlineExceeded, std::int64_t(1));
+        QCOMPARE(gw.model.deadlineExceeded(), std::int64_t(1));
+    }
+
+    void recoveryGateRefusesCallsDuringRecovery()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        RecoveryConfig rc;
+        rc.enabled = true;
+        rc.strategy = RecoveryConfig::Strategy::Simple;
+        rc.failHandler = RecoveryConfig::FailHandler::Simple;
+        rc.recoverySeconds = 20;
+        RecoveryGate gate(gw.sched, rc);
+        ConnectionHarness h(gw, {}, &gate);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        gw.model.wedge(40s);
+        const auto sub = h.addSubscriber(makeTags("A", 10));
+        auto failed = h.subscribe(sub);
+        gw.sched.runFor(35s); // DEADLINE_EXCEEDED at ~31 s enters recovery for 20 s
+        QVERIFY(failed->has_value() && !(*failed)->success);
+        QVERIFY(gate.recovering());
+        const auto invokes = gw.model.invokeRpcs();
+        auto refused = h.subscribe(sub);
+        gw.sched.runFor(1ms);
+        QVERIFY(refused->has_value());
+        QVERIFY((*refused)->suppressed);
+        QVERIFY(QString::fromStdString((*refused)->error).contains("temporarily unavailable"));
+        QCOMPARE(gw.model.invokeRpcs(), invokes); // never reached the gateway
+        QCOMPARE(gate.suppressedCalls(), std::uint64_t(1));
+        gw.sched.runFor(30s); // recovery over, wedge over
+        auto later = h.subscribe(sub);
+        gw.sched.runFor(2s);
+        QVERIFY(later->has_value() && (*later)->success);
+    }
+
+    void coalescingMergesIdenticalConcurrentSubscribes()
+    {
+        auto config = gatewayConfig(true);
+        config.commandMs = 500;
+        VirtualGateway gw(config);
+        ConnectionConfig cc;
+        cc.coalesce = true;
+        ConnectionHarness h(gw, cc);
+        h.connection.start();
+        gw.sched.runFor(2s);
+        const auto a = h.addSubscriber(makeTags("A", 10));
+        const auto b = h.addSubscriber(makeTags("A", 10)); // identical tag set
+        auto first = h.subscribe(a);
+        auto second = h.subscribe(a); // a stacked retry of the same instance
+        auto third = h.subscribe(b);
+        gw.sched.runFor(3s);
+        QVERIFY(first->has_value() && second->has_value() && third->has_value());
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(1));
+        QCOMPARE(h.connection.stats().coalescedSubscribes, std::int64_t(2));
+        QCOMPARE(h.goodTags(a), 10);
+        QCOMPARE(h.goodTags(b), 10);
+    }
+
+    void withoutCoalescingEachSubscribeIsForwarded()
+    {
+        auto config = gatewayConfig(true);
+        config.commandMs = 500;
+        VirtualGateway gw(config);
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(2s);
+        const auto a = h.addSubscriber(makeTags("A", 10));
+        h.subscribe(a);
+        h.subscribe(a);
+        gw.sched.runFor(3s);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(2));
+    }
+
+    void removeItemsSendsOneRemovePerItem()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        const auto sub = h.addSubscriber(makeTags("A", 12));
+        h.subscribe(sub);
+        gw.sched.runFor(2s);
+        h.connection.removeItems(sub);
+        gw.sched.runFor(2s);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::RemoveItem), std::int64_t(12));
+        QCOMPARE(gw.model.session(h.connection.sessionId())->items.size(), std::size_t(0));
+    }
+
+    void alarmSubscribeIsAnsweredOnceConnected()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        std::optional<bool> ok;
+        h.connection.subscribeAlarms("Z28061", [&](bool success, const std::string&) { ok = success; });
+        h.connection.start();
+        gw.sched.runFor(2s);
+        QCOMPARE(ok, std::optional<bool>(true));
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeAlarms), std::int64_t(1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGatewayConnection)
+#include "tst_gateway_connection.moc"

@@ -148,6 +148,14 @@ void TestScenarioParser::validationRule_data() {
         "unknown key (valid: advertise_bulk_supervisory, default_command_timeout_s");
     // options
     row("options type", set("options", QJsonArray{}), "$.options", "expected object, got array");
+    // option names and rules are the client's (client/options.h); the path points into the file
+    row("option unknown", set("options/TagSubscribeRetryMs", 5000), "$.options.TagSubscribeRetryMs",
+        "TagSubscribeRetryIntervalMs");
+    row("option rule", set("options/TagSubscribeInFlightCeilingMs", 0), "$.options.TagSubscribeInFlightCeilingMs",
+        "must be > 0 (got 0)");
+    row("option cross-key rule",
+        set("options", QJsonObject{{"TagSubscribeRetryIntervalMs", 10000}, {"TagSubscribeRetryMaxIntervalMs", 5000}}),
+        "$.options.TagSubscribeRetryMaxIntervalMs", "must be >= TagSubscribeRetryIntervalMs (10000) (got 5000)");
     // connections
     row("connections required", removed("connections"), "$.connections", "required key missing");
     row("connections type", set("connections", QJsonObject{}), "$.connections", "expected array, got object");
@@ -436,7 +444,7 @@ void TestScenarioParser::roundTripGivesTheSameScenario() {
 }
 
 void TestScenarioParser::optionsAreKeptVerbatim() {
-    // Option names and values are the client's business; the schema only checks the type.
+    // Kept exactly as written: the runner hands them to the client.
     const QJsonObject options{{"TagSubscribeInFlightCeilingMs", 45000}, {"MxSupervisoryAdviseParallelism", 16}};
     const auto s = parseScenario(set("options", options), "o.json", nullptr);
     QVERIFY(s);

@@ -3,7 +3,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonValue>
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -121,8 +120,8 @@ QList<OptionError> validate(const ClientOptions& o)
     };
     auto atLeast = [&](const char* key, double v, const char* otherKey, double other) {
         if (!(v >= other))
-            errors.append({key, number(v),
-                           QString("must be >= %1 (%2)").arg(otherKey, number(other))});
+            errors.append(
+                {key, number(v), QString("must be >= %1 (%2)").arg(otherKey, number(other))});
     };
     auto between = [&](const char* key, int v, int lo, int hi) {
         if (v < lo || v > hi)
@@ -171,8 +170,7 @@ std::optional<ClientOptions> optionsFromJson(const QJsonObject& json, QList<Opti
     return o;
 }
 
-bool setOption(ClientOptions& options, const QString& key, const QString& value,
-               OptionError* error)
+bool setOption(ClientOptions& options, const QString& key, const QString& value, OptionError* error)
 {
     const Key* k = findKey(key);
     if (!k) {

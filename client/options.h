@@ -7,7 +7,6 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
-
 #include <optional>
 
 namespace stormwatch {
@@ -15,9 +14,10 @@ namespace stormwatch {
 struct ClientOptions {
     int tagSubscribeRetryIntervalMs = 5000;     // backoff floor (and fixed interval, lever off)
     int tagSubscribeRetryMaxIntervalMs = 60000; // backoff ceiling; == floor makes it fixed
-    int tagSubscribeInFlightCeilingMs = 45000;  // an unanswered subscribe blocks a duplicate this long
+    // How long an unanswered subscribe blocks a duplicate for the same connection.
+    int tagSubscribeInFlightCeilingMs = 45000;
     int mxCommandTimeoutMs = 60000;
-    int mxSupervisoryAdviseParallelism = 16;    // legacy fan-out: AdviseSupervisory in flight
+    int mxSupervisoryAdviseParallelism = 16; // legacy fan-out: AdviseSupervisory in flight
     double recoverySeconds = 60;
     int failuresToEnterRecovery = 10;
     double failuresWindowSeconds = 100;
@@ -32,7 +32,8 @@ struct OptionError {
     QString key;
     QString value;
     QString rule;
-    // "TagSubscribeRetryMaxIntervalMs = 4999 is invalid: must be >= TagSubscribeRetryIntervalMs (5000)"
+    // "<key> = <value> is invalid: <rule>", e.g. "TagSubscribeRetryMaxIntervalMs = 4999 is
+    // invalid: must be >= TagSubscribeRetryIntervalMs (5000)"
     QString message() const;
 };
 

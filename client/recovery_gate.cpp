@@ -1,7 +1,6 @@
 #include "client/recovery_gate.h"
 
 #include <QLoggingCategory>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

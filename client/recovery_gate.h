@@ -51,10 +51,10 @@ std::optional<RecoveryConfig::FailHandler> failHandlerFromString(const std::stri
 // The answer to "may I send now?". A refusal is a temporarily-unavailable outcome.
 struct GateDecision {
     bool allowed = true;
-    std::string cause;        // most recent failure's text (when refused)
-    Time recoveryEndsAt{0};   // Time::max() when closed until reset ('none' strategy)
-    Time decidedAt{0};        // now() at the check, for "x s left"
-    Time lastFailureAt{0};    // when `cause` was recorded, for "x s ago"
+    std::string cause;      // most recent failure's text (when refused)
+    Time recoveryEndsAt{0}; // Time::max() when closed until reset ('none' strategy)
+    Time decidedAt{0};      // now() at the check, for "x s left"
+    Time lastFailureAt{0};  // when `cause` was recorded, for "x s ago"
 
     bool untilReset() const { return !allowed && recoveryEndsAt == Time::max(); }
     // "temporarily unavailable: in recovery after 'CAUSE' 19.2 s ago, until t=42.2 s
@@ -118,19 +118,19 @@ private:
     RecoveryConfig m_config;
 
     // Strategy state.
-    bool m_closed = false;              // 'none' tripped
-    std::optional<Time> m_endsAt;       // end of the current/last period (simple, exponential)
-    int m_periods = 0;                  // periods entered since reset
-    bool m_enteredSinceReset = false;   // a period has started since the last reset
+    bool m_closed = false;            // 'none' tripped
+    std::optional<Time> m_endsAt;     // end of the current/last period (simple, exponential)
+    int m_periods = 0;                // periods entered since reset
+    bool m_enteredSinceReset = false; // a period has started since the last reset
 
     // Fail handler state.
-    std::deque<Time> m_window;          // windowed: recent failure times, oldest first
+    std::deque<Time> m_window; // windowed: recent failure times, oldest first
 
     std::string m_lastCause;
     Time m_lastFailureAt{0};
     std::uint64_t m_suppressed = 0;
 
-    State m_reported = State::Normal;   // last state given to the observer
+    State m_reported = State::Normal; // last state given to the observer
     TimerId m_endTimer = kNoTimer;
     Observer m_observer;
 };

@@ -26,26 +26,50 @@ private slots:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("rule");
-        QTest::newRow("interval 0") << "TagSubscribeRetryIntervalMs" << "0" << "must be > 0";
-        QTest::newRow("interval -1") << "TagSubscribeRetryIntervalMs" << "-1" << "must be > 0";
-        QTest::newRow("max below interval") << "TagSubscribeRetryMaxIntervalMs" << "4999"
+        QTest::newRow("interval 0") << "TagSubscribeRetryIntervalMs"
+                                    << "0"
+                                    << "must be > 0";
+        QTest::newRow("interval -1") << "TagSubscribeRetryIntervalMs"
+                                     << "-1"
+                                     << "must be > 0";
+        QTest::newRow("max below interval") << "TagSubscribeRetryMaxIntervalMs"
+                                            << "4999"
                                             << "must be >= TagSubscribeRetryIntervalMs (5000)";
-        QTest::newRow("ceiling 0") << "TagSubscribeInFlightCeilingMs" << "0" << "must be > 0";
-        QTest::newRow("command timeout 0") << "MxCommandTimeoutMs" << "0" << "must be > 0";
-        QTest::newRow("parallelism 0") << "MxSupervisoryAdviseParallelism" << "0"
+        QTest::newRow("ceiling 0") << "TagSubscribeInFlightCeilingMs"
+                                   << "0"
+                                   << "must be > 0";
+        QTest::newRow("command timeout 0") << "MxCommandTimeoutMs"
+                                           << "0"
+                                           << "must be > 0";
+        QTest::newRow("parallelism 0") << "MxSupervisoryAdviseParallelism"
+                                       << "0"
                                        << "must be 1..256";
-        QTest::newRow("parallelism 257") << "MxSupervisoryAdviseParallelism" << "257"
+        QTest::newRow("parallelism 257") << "MxSupervisoryAdviseParallelism"
+                                         << "257"
                                          << "must be 1..256";
-        QTest::newRow("recovery 0") << "RecoverySeconds" << "0" << "must be > 0";
-        QTest::newRow("recovery -0.5") << "RecoverySeconds" << "-0.5" << "must be > 0";
-        QTest::newRow("failures 0") << "FailuresToEnterRecovery" << "0" << "must be 1..1000";
-        QTest::newRow("failures 1001") << "FailuresToEnterRecovery" << "1001"
+        QTest::newRow("recovery 0") << "RecoverySeconds"
+                                    << "0"
+                                    << "must be > 0";
+        QTest::newRow("recovery -0.5") << "RecoverySeconds"
+                                       << "-0.5"
+                                       << "must be > 0";
+        QTest::newRow("failures 0") << "FailuresToEnterRecovery"
+                                    << "0"
+                                    << "must be 1..1000";
+        QTest::newRow("failures 1001") << "FailuresToEnterRecovery"
+                                       << "1001"
                                        << "must be 1..1000";
-        QTest::newRow("window 0") << "FailuresWindowSeconds" << "0" << "must be > 0";
-        QTest::newRow("reconnect floor 0") << "ReconnectBackoffFloorMs" << "0" << "must be > 0";
-        QTest::newRow("reconnect max below floor") << "ReconnectBackoffMaxMs" << "999"
+        QTest::newRow("window 0") << "FailuresWindowSeconds"
+                                  << "0"
+                                  << "must be > 0";
+        QTest::newRow("reconnect floor 0") << "ReconnectBackoffFloorMs"
+                                           << "0"
+                                           << "must be > 0";
+        QTest::newRow("reconnect max below floor") << "ReconnectBackoffMaxMs"
+                                                   << "999"
                                                    << "must be >= ReconnectBackoffFloorMs (1000)";
-        QTest::newRow("alarm interval 0") << "AlarmSubscribeRetryIntervalMs" << "0"
+        QTest::newRow("alarm interval 0") << "AlarmSubscribeRetryIntervalMs"
+                                          << "0"
                                           << "must be > 0";
     }
     void ruleRejectsBoundaryBadValue()
@@ -68,19 +92,32 @@ private slots:
     {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
-        QTest::newRow("interval 1") << "TagSubscribeRetryIntervalMs" << "1";
-        QTest::newRow("max == interval") << "TagSubscribeRetryMaxIntervalMs" << "5000";
-        QTest::newRow("ceiling 1") << "TagSubscribeInFlightCeilingMs" << "1";
-        QTest::newRow("command timeout 1") << "MxCommandTimeoutMs" << "1";
-        QTest::newRow("parallelism 1") << "MxSupervisoryAdviseParallelism" << "1";
-        QTest::newRow("parallelism 256") << "MxSupervisoryAdviseParallelism" << "256";
-        QTest::newRow("recovery 0.001") << "RecoverySeconds" << "0.001";
-        QTest::newRow("failures 1") << "FailuresToEnterRecovery" << "1";
-        QTest::newRow("failures 1000") << "FailuresToEnterRecovery" << "1000";
-        QTest::newRow("window 0.001") << "FailuresWindowSeconds" << "0.001";
-        QTest::newRow("reconnect floor 1") << "ReconnectBackoffFloorMs" << "1";
-        QTest::newRow("reconnect max == floor") << "ReconnectBackoffMaxMs" << "1000";
-        QTest::newRow("alarm interval 1") << "AlarmSubscribeRetryIntervalMs" << "1";
+        QTest::newRow("interval 1") << "TagSubscribeRetryIntervalMs"
+                                    << "1";
+        QTest::newRow("max == interval") << "TagSubscribeRetryMaxIntervalMs"
+                                         << "5000";
+        QTest::newRow("ceiling 1") << "TagSubscribeInFlightCeilingMs"
+                                   << "1";
+        QTest::newRow("command timeout 1") << "MxCommandTimeoutMs"
+                                           << "1";
+        QTest::newRow("parallelism 1") << "MxSupervisoryAdviseParallelism"
+                                       << "1";
+        QTest::newRow("parallelism 256") << "MxSupervisoryAdviseParallelism"
+                                         << "256";
+        QTest::newRow("recovery 0.001") << "RecoverySeconds"
+                                        << "0.001";
+        QTest::newRow("failures 1") << "FailuresToEnterRecovery"
+                                    << "1";
+        QTest::newRow("failures 1000") << "FailuresToEnterRecovery"
+                                       << "1000";
+        QTest::newRow("window 0.001") << "FailuresWindowSeconds"
+                                      << "0.001";
+        QTest::newRow("reconnect floor 1") << "ReconnectBackoffFloorMs"
+                                           << "1";
+        QTest::newRow("reconnect max == floor") << "ReconnectBackoffMaxMs"
+                                                << "1000";
+        QTest::newRow("alarm interval 1") << "AlarmSubscribeRetryIntervalMs"
+                                          << "1";
     }
     void ruleAcceptsBoundaryGoodValue()
     {
@@ -122,8 +159,7 @@ private slots:
     {
         QList<OptionError> errors;
         const auto o = optionsFromJson(
-            QJsonObject{{"TagSubscribeRetryIntervalMs", 200}, {"RecoverySeconds", 20.5}},
-            &errors);
+            QJsonObject{{"TagSubscribeRetryIntervalMs", 200}, {"RecoverySeconds", 20.5}}, &errors);
         QVERIFY(errors.isEmpty());
         QVERIFY(o.has_value());
         ClientOptions expected;
@@ -158,7 +194,8 @@ private slots:
             messages << e.message();
         QVERIFY(messages.contains(
             "TagSubscribeRetryIntervalMs = \"5000\" is invalid: must be a whole number"));
-        QVERIFY(messages.contains("MxCommandTimeoutMs = 1500.5 is invalid: must be a whole number"));
+        QVERIFY(
+            messages.contains("MxCommandTimeoutMs = 1500.5 is invalid: must be a whole number"));
         QVERIFY(messages.contains("RecoverySeconds = true is invalid: must be a number"));
         QVERIFY(messages.contains("FailuresWindowSeconds = [1] is invalid: must be a number"));
     }
@@ -203,7 +240,8 @@ private slots:
         const ClientOptions before = o;
         OptionError error;
         QVERIFY(!setOption(o, "MxCommandTimeoutMs", "60s", &error));
-        QCOMPARE(error.message(), QString("MxCommandTimeoutMs = 60s is invalid: must be a whole number"));
+        QCOMPARE(error.message(),
+                 QString("MxCommandTimeoutMs = 60s is invalid: must be a whole number"));
         QVERIFY(!setOption(o, "MxCommandTimeoutMs", "1.5", &error));
         QVERIFY(!setOption(o, "RecoverySeconds", "abc", &error));
         QCOMPARE(error.rule, QString("must be a number"));

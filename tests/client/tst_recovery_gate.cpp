@@ -5,7 +5,6 @@
 #include "client/virtual_scheduler.h"
 
 #include <QTest>
-
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -66,8 +65,8 @@ private slots:
 
     void instantStrategyAlwaysAllows()
     {
-        for (auto handler : {RecoveryConfig::FailHandler::Simple,
-                             RecoveryConfig::FailHandler::Windowed}) {
+        for (auto handler :
+             {RecoveryConfig::FailHandler::Simple, RecoveryConfig::FailHandler::Windowed}) {
             VirtualScheduler sched;
             RecoveryConfig c = direct(RecoveryConfig::Strategy::Instant);
             c.failHandler = handler;
@@ -187,7 +186,8 @@ private slots:
         const GateDecision d = gate.check();
         QVERIFY(!d.allowed);
         const QString msg = QString::fromStdString(d.message());
-        QVERIFY2(msg.contains("19.2 s ago"), qPrintable(msg)); // "within recovery due to error 19.1968s ago"
+        QVERIFY2(msg.contains("19.2 s ago"),
+                 qPrintable(msg)); // "within recovery due to error 19.1968s ago"
         QVERIFY2(msg.contains("until t=42.2 s"), qPrintable(msg));
         sched.runUntil(at(51.07));
         QVERIFY(gate.check().allowed);
@@ -240,7 +240,7 @@ private slots:
         sched.runUntil(at(2));
         failTimes(gate, 5, "in-flight replies failing");
         QCOMPARE(gate.recoveryEndsAt(), std::optional<Time>(at(5))); // not lengthened
-        QCOMPARE(gate.recoveryPeriods(), 1);                          // not re-counted
+        QCOMPARE(gate.recoveryPeriods(), 1);                         // not re-counted
         sched.runUntil(at(6));
         gate.recordFailure("b");
         QCOMPARE(gate.recoveryEndsAt(), std::optional<Time>(at(16))); // second period: 10 s
@@ -378,9 +378,8 @@ private slots:
         VirtualScheduler sched;
         RecoveryGate gate(sched, windowed(2, 100, 10));
         std::vector<std::pair<RecoveryGate::State, std::string>> seen;
-        gate.setObserver([&](RecoveryGate::State s, const std::string& cause) {
-            seen.emplace_back(s, cause);
-        });
+        gate.setObserver(
+            [&](RecoveryGate::State s, const std::string& cause) { seen.emplace_back(s, cause); });
         gate.recordFailure("a");
         QVERIFY(seen.empty());
         gate.recordFailure("b");

@@ -1,0 +1,393 @@
+#include "gateway_connection.h"
+
+#include "backoff.h"
+
+#include <google/protobuf/descriptor.h>
+
+#include <QLoggingCategory>
+
+#include <algorithm>
+#include <sstream>
+
+Q_LOGGING_CATEGORY(lcConnection, "stormwatch.client")
+
+namespace stormwatch {
+
+using namespace mxgateway::v1;
+
+namespace {
+
+std::string kindOf(const MxCommand& command)
+{
+    const auto* field = MxCommand::descriptor()->FindFieldByNumber(command.kind_case());
+    return field ? field->name() : std::string("unknown");
+}
+
+Duration fromProto(const google::protobuf::Duration& d)
+{
+    return std::chrono::duration_cast<Duration>(std::chrono::seconds(d.seconds()) +
+                                                std::chrono::nanoseconds(d.nanos()));
+}
+
+std::string seconds(Duration d)
+{
+    std::ostringstream s;
+    s << double(d.count()) / 1e6 << " s";
+    return s.str();
+}
+
+} // namespace
+
+const char* toString(ConnectionState state)
+{
+    switch (state) {
+    case ConnectionState::Stopped: return "stopped";
+    case ConnectionState::Connecting: return "connecting";
+    case ConnectionState::Connected: return "connected";
+    case ConnectionState::WaitingToReconnect: return "waiting to reconnect";
+    }
+    return "?";
+}
+
+const char* toString(Severity severity)
+{
+    switch (severity) {
+    case Severity::Debug: return "debug";
+    case Severity::Info: return "info";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+    }
+    return "?";
+}
+
+GatewayConnection::GatewayConnection(Scheduler& scheduler, GatewayPort& port,
+                                     ConnectionConfig config, RecoveryGate* gate, JitterFn jitter)
+    : m_scheduler(scheduler), m_port(port), m_config(std::move(config)), m_gate(gate),
+      m_jitter(std::move(jitter)), m_reconnectInterval(m_config.reconnectFloor)
+{
+}
+
+GatewayConnection::~GatewayConnection()
+{
+    if (m_reconnectTimer != kNoTimer)
+        m_scheduler.cancel(m_reconnectTimer);
+    if (m_stream)
+        m_port.cancelStream(*m_stream);
+}
+
+void GatewayConnection::log(Severity severity, const std::string& message) const
+{
+    const std::string text = m_config.name + ": " + message;
+    switch (severity) {
+    case Severity::Debug: qCDebug(lcConnection, "%s", text.c_str()); break;
+    case Severity::Info: qCInfo(lcConnection, "%s", text.c_str()); break;
+    case Severity::Warning:
+    case Severity::Error: qCWarning(lcConnection, "%s", text.c_str()); break;
+    }
+    if (m_log)
+        m_log(severity, message);
+}
+
+void GatewayConnection::setState(ConnectionState state)
+{
+    if (state == m_state)
+        return;
+    m_state = state;
+    if (m_stateObserver)
+        m_stateObserver(state);
+}
+
+void GatewayConnection::publishQuality(bool good)
+{
+    std::vector<SubscriberId> ids;
+    for (const auto& [id, sub] : m_subscribers)
+        ids.push_back(id);
+    for (SubscriberId id : ids) {
+        auto it = m_subscribers.find(id);
+        if (it != m_subscribers.end() && it->second.onQuality)
+            it->second.onQuality(good);
+    }
+}
+
+bool GatewayConnection::supportsSupervisoryBulk() const
+{
+    return std::find(m_capabilities.begin(), m_capabilities.end(), "bulk-subscribe-supervisory") !=
+           m_capabilities.end();
+}
+
+void GatewayConnection::start()
+{
+    if (m_state != ConnectionState::Stopped)
+        return;
+    openSession();
+}
+
+void GatewayConnection::stop()
+{
+    if (m_state == ConnectionState::Stopped)
+        return;
+    ++m_epoch;
+    if (m_reconnectTimer != kNoTimer)
+        m_scheduler.cancel(m_reconnectTimer);
+    m_reconnectTimer = kNoTimer;
+    if (m_stream)
+        m_port.cancelStream(*m_stream);
+    m_stream.reset();
+    if (!m_sessionId.empty()) {
+        CloseSessionRequest request;
+        request.set_session_id(m_sessionId);
+        m_port.closeSession(request, [](RpcStatus) {});
+    }
+    m_sessionId.clear();
+    for (auto& op : m_running)
+        op->aborted = true;
+    m_running.clear();
+    m_held.clear();
+    m_heldAlarms.clear();
+    setState(ConnectionState::Stopped);
+}
+
+void GatewayConnection::setConfig(const ConnectionConfig& config)
+{
+    if (config.sessionCommandTimeout != m_config.sessionCommandTimeout) {
+        log(Severity::Info,
+            "Lever 3: session command timeout " +
+                (config.sessionCommandTimeout.count() > 0 ? seconds(config.sessionCommandTimeout)
+                                                          : std::string("not sent")) +
+                " applies at the next session open");
+    }
+    const std::string name = m_config.name;
+    m_config = config;
+    m_config.name = name;
+}
+
+void GatewayConnection::openSession()
+{
+    setState(ConnectionState::Connecting);
+    OpenSessionRequest request;
+    request.set_client_name(m_config.clientName + "/" + m_config.name);
+    if (m_config.sessionCommandTimeout.count() > 0) {
+        const auto us = m_config.sessionCommandTimeout.count();
+        request.mutable_command_timeout()->set_seconds(us / 1000000);
+        request.mutable_command_timeout()->set_nanos(int(us % 1000000) * 1000);
+    }
+    std::weak_ptr<int> life = m_life;
+    const auto epoch = m_epoch;
+    const Duration requested = m_config.sessionCommandTimeout;
+    m_port.openSession(request, [this, life, epoch, requested](RpcStatus status,
+                                                                OpenSessionReply reply) {
+        if (life.expired() || epoch != m_epoch || m_state != ConnectionState::Connecting)
+            return;
+        if (!status.ok()) {
+            log(Severity::Warning, "OpenSession failed: " + status.toString());
+            scheduleReconnect();
+            return;
+        }
+        m_sessionId = reply.session_id();
+        m_capabilities.assign(reply.capabilities().begin(), reply.capabilities().end());
+        m_protocolVersion = reply.gateway_protocol_version();
+        m_echoedTimeout = reply.has_default_command_timeout()
+                              ? std::optional<Duration>(fromProto(reply.default_command_timeout()))
+                              : std::nullopt;
+        ++m_stats.sessionsOpened;
+        std::string text = "session " + m_sessionId + " opened on " + m_port.describe() +
+                           ": protocol v" + std::to_string(m_protocolVersion) + ", " +
+                           std::to_string(m_capabilities.size()) + " capabilities (" +
+                           (supportsSupervisoryBulk() ? "bulk-subscribe-supervisory advertised"
+                                                      : "no bulk-subscribe-supervisory") +
+                           "), command timeout " +
+                           (m_echoedTimeout ? seconds(*m_echoedTimeout) : std::string("not echoed"));
+        if (requested.count() > 0)
+            text += " (Lever 3 requested " + seconds(requested) + ")";
+        log(Severity::Info, text);
+        if (requested.count() > 0 && m_echoedTimeout && *m_echoedTimeout != requested)
+            log(Severity::Warning, "the gateway resolved the command timeout to " +
+                                       seconds(*m_echoedTimeout) + " instead of the requested " +
+                                       seconds(requested) + ": it clamps or ignores Lever 3");
+        MxCommand command;
+        command.mutable_register_()->set_client_name(m_config.clientName + "/" + m_config.name);
+        invoke(command, [this](RpcStatus st, MxCommandReply reply) {
+            if (!st.ok() || !reply.success()) {
+                connectionLost("Register failed: " +
+                               (st.ok() ? reply.error_message() : st.toString()));
+                return;
+            }
+            onRegistered(reply.register_().server_handle());
+        });
+    });
+}
+
+void GatewayConnection::onRegistered(std::int32_t serverHandle)
+{
+    m_serverHandle = serverHandle;
+    StreamEventsRequest request;
+    request.set_session_id(m_sessionId);
+    std::weak_ptr<int> life = m_life;
+    const auto epoch = m_epoch;
+    m_stream = m_port.streamEvents(
+        request,
+        [this, life, epoch](const MxEvent& event) {
+            if (!life.expired() && epoch == m_epoch)
+                onEvent(event);
+        },
+        [this, life, epoch](RpcStatus status) {
+            if (life.expired() || epoch != m_epoch)
+                return;
+            m_stream.reset();
+            connectionLost("event stream ended: " + status.toString());
+        });
+    m_reconnectInterval = m_config.reconnectFloor;
+    setState(ConnectionState::Connected);
+    publishQuality(true);
+    if (m_state != ConnectionState::Connected)
+        return; // a quality observer stopped us
+    for (const auto& [id, subscribed] : m_everSubscribed)
+        if (subscribed)
+            ensureSubscribed(id);
+    runHeld();
+}
+
+void GatewayConnection::connectionLost(const std::string& why)
+{
+    if (m_state == ConnectionState::Stopped)
+        return;
+    log(Severity::Warning, "connection lost: " + why);
+    ++m_epoch;
+    if (m_stream)
+        m_port.cancelStream(*m_stream);
+    m_stream.reset();
+    if (!m_sessionId.empty()) {
+        CloseSessionRequest request; // best effort: the session may already be gone
+        request.set_session_id(m_sessionId);
+        m_port.closeSession(request, [](RpcStatus) {});
+    }
+    m_sessionId.clear();
+    m_routes.clear();
+    for (auto& [id, sub] : m_subscribers)
+        std::fill(sub.handles.begin(), sub.handles.end(), 0);
+    // Subscribes in flight lose their replies with the session; they are held and run
+    // again once connected, so their callers are answered then (as the DCL does).
+    std::vector<OpPtr> requeue;
+    for (auto& op : m_running) {
+        op->aborted = true;
+        if (!op->dones.empty()) {
+            auto again = std::make_shared<SubscribeOp>();
+            again->subscribers = op->subscribers;
+            again->dones = std::move(op->dones);
+            requeue.push_back(again);
+        }
+    }
+    m_running.clear();
+    m_held.insert(m_held.begin(), requeue.begin(), requeue.end());
+    ++m_stats.reconnects;
+    publishQuality(false);
+    scheduleReconnect();
+}
+
+void GatewayConnection::scheduleReconnect()
+{
+    if (m_state == ConnectionState::Stopped)
+        return;
+    setState(ConnectionState::WaitingToReconnect);
+    const Duration delay = m_reconnectInterval;
+    m_reconnectInterval =
+        Backoff::next(m_reconnectInterval, m_config.reconnectFloor, m_config.reconnectMax, m_jitter());
+    log(Severity::Info, "reconnecting in " + seconds(delay));
+    std::weak_ptr<int> life = m_life;
+    m_reconnectTimer = m_scheduler.callAfter(delay, [this, life] {
+        if (life.expired())
+            return;
+        m_reconnectTimer = kNoTimer;
+        openSession();
+    });
+}
+
+void GatewayConnection::onEvent(const MxEvent& event)
+{
+    if (event.has_notice()) {
+        log(Severity::Info, "gateway notice: " + event.notice().kind() + " " + event.notice().message());
+        return;
+    }
+    if (!event.has_data_changes())
+        return;
+    std::vector<SubscriberId> touched;
+    for (const DataChange& change : event.data_changes().changes()) {
+        ++m_stats.dataChanges;
+        auto it = m_routes.find(change.item_handle());
+        if (it == m_routes.end())
+            continue;
+        for (const Route& route : it->second) {
+            auto sub = m_subscribers.find(route.subscriber);
+            if (sub == m_subscribers.end())
+                continue;
+            if (sub->second.batch.empty())
+                touched.push_back(route.subscriber);
+            TagUpdate& u = sub->second.batch.emplace_back();
+            u.index = route.index;
+            u.quality = change.quality();
+            u.itemHandle = change.item_handle();
+            const MxValue& v = change.value();
+            switch (v.kind_case()) {
+            case MxValue::kDoubleValue: u.value = v.double_value(); break;
+            case MxValue::kIntValue: u.value = double(v.int_value()); break;
+            case MxValue::kBoolValue: u.value = v.bool_value() ? 1 : 0; break;
+            case MxValue::kStringValue: u.text = v.string_value(); break;
+            default: break;
+            }
+            u.sourceTimestampUs = change.source_timestamp().seconds() * 1000000 +
+                                  change.source_timestamp().nanos() / 1000;
+        }
+    }
+    for (SubscriberId id : touched) {
+        auto sub = m_subscribers.find(id);
+        if (sub == m_subscribers.end())
+            continue;
+        if (sub->second.onData)
+            sub->second.onData(sub->second.batch);
+        sub->second.batch.clear();
+    }
+}
+
+void GatewayConnection::invoke(MxCommand command, InvokeDone done)
+{
+    std::weak_ptr<int> life = m_life;
+    if (m_gate) {
+        const GateDecision decision = m_gate->check();
+        if (!decision.allowed) {
+            ++m_stats.suppressedCalls;
+            RpcStatus refused{grpc::StatusCode::UNAVAILABLE, decision.message(), true};
+            m_scheduler.post([life, done = std::move(done), refused] {
+                if (!life.expired())
+                    done(refused, MxCommandReply{});
+            });
+            return;
+        }
+    }
+    MxCommandRequest request;
+    request.set_session_id(m_sessionId);
+    request.set_client_correlation_id(m_config.name + "-" + std::to_string(++m_nextCorrelation));
+    ++m_stats.invokes;
+    ++m_stats.invokesByKind[kindOf(command)];
+    *request.mutable_command() = std::move(command);
+    const auto epoch = m_epoch;
+    m_port.invoke(request, [this, life, epoch, done = std::move(done)](RpcStatus status,
+                                                                        MxCommandReply reply) {
+        if (life.expired() || epoch != m_epoch)
+            return; // the session is gone; its work was re-queued or dropped
+        if (status.code == grpc::StatusCode::DEADLINE_EXCEEDED)
+            ++m_stats.deadlineExceeded;
+        if (m_gate) {
+            if (status.transient())
+                m_gate->recordFailure(status.toString());
+            else if (status.ok())
+                m_gate->recordSuccess();
+        }
+        if (status.code == grpc::StatusCode::NOT_FOUND) {
+            connectionLost("the gateway no longer knows session " + m_sessionId);
+            return;
+        }
+        done(status, reply);
+    });
+}
+
+} // namespace stormwatch

@@ -1,0 +1,219 @@
+#pragma once
+// The bridge's data-connection layer for one connection (one gateway session): session
+// open with capabilities and Lever 3, the event stream, reconnect with its own backoff,
+// and subscribes — Lever 2's single SubscribeBulk{supervisory} when enabled and
+// advertised, else the legacy AddItemBulk + N × AdviseSupervisory fan-out with at most
+// `adviseParallelism` in flight. Subscribes are held, unanswered, while not connected.
+// One implementation for both ports: all I/O goes through GatewayPort on one Scheduler.
+
+#include "gateway_port.h"
+#include "recovery_gate.h"
+#include "scheduler.h"
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stormwatch {
+
+struct ConnectionConfig {
+    std::string name = "gw1";
+    int writeUserId = 0;                 // 0 = supervisory mode
+    std::string clientName = "stormwatch";
+    bool bulkSupervisory = true;         // Lever 2 (used only when advertised)
+    Duration sessionCommandTimeout{0};   // Lever 3: sent at OpenSession when > 0
+    int adviseParallelism = 16;          // MxSupervisoryAdviseParallelism
+    bool coalesce = false;               // merge identical concurrent subscribes
+    Duration reconnectFloor = std::chrono::seconds(1);
+    Duration reconnectMax = std::chrono::seconds(30);
+};
+
+enum class ConnectionState { Stopped, Connecting, Connected, WaitingToReconnect };
+const char* toString(ConnectionState state);
+
+enum class Severity { Debug, Info, Warning, Error };
+const char* toString(Severity severity);
+
+// OPC quality codes carried by data changes.
+inline constexpr int kQualityGood = 192;
+inline constexpr int kQualityUncertain = 64;
+inline constexpr int kQualityBad = 0;
+
+struct TagUpdate {
+    int index = 0; // into the subscriber's tag list
+    int quality = kQualityBad;
+    double value = 0;
+    std::string text; // string values
+    std::int64_t sourceTimestampUs = 0;
+    std::int32_t itemHandle = 0;
+};
+
+struct TagResult {
+    int index = 0;
+    bool ok = false;
+    std::int32_t itemHandle = 0;
+    std::string error;
+};
+
+struct SubscribeOutcome {
+    bool success = false;
+    bool suppressed = false; // refused by the recovery gate without reaching the gateway
+    std::string error;
+    std::vector<TagResult> tags; // one per tag, in the subscriber's order
+};
+
+struct ConnectionStats {
+    std::map<std::string, std::int64_t> invokesByKind; // Invoke RPCs this connection sent
+    std::int64_t invokes = 0;
+    std::int64_t deadlineExceeded = 0;
+    std::int64_t suppressedCalls = 0;
+    std::int64_t sessionsOpened = 0;
+    std::int64_t reconnects = 0;
+    std::int64_t subscribeOperations = 0; // gateway subscribe operations actually run
+    std::int64_t coalescedSubscribes = 0;
+    std::int64_t dataChanges = 0;
+    int maxAdviseInFlight = 0;
+};
+
+class GatewayConnection {
+public:
+    using SubscriberId = std::uint64_t;
+    using DataFn = std::function<void(const std::vector<TagUpdate>&)>;
+    using QualityFn = std::function<void(bool good)>;
+    using SubscribeDone = std::function<void(const SubscribeOutcome&)>;
+    using AlarmDone = std::function<void(bool success, const std::string& error)>;
+    using LogFn = std::function<void(Severity, const std::string& message)>;
+    using StateFn = std::function<void(ConnectionState)>;
+    using JitterFn = std::function<double()>;
+
+    GatewayConnection(Scheduler& scheduler, GatewayPort& port, ConnectionConfig config,
+                      RecoveryGate* gate, JitterFn jitter);
+    ~GatewayConnection();
+    GatewayConnection(const GatewayConnection&) = delete;
+    GatewayConnection& operator=(const GatewayConnection&) = delete;
+
+    void setLogger(LogFn log) { m_log = std::move(log); }
+    void setStateObserver(StateFn fn) { m_stateObserver = std::move(fn); }
+
+    void start();
+    void stop();
+
+    // A subscriber owns a fixed tag list (an instance's tags on this connection).
+    SubscriberId addSubscriber(std::vector<std::string> tags, DataFn onData, QualityFn onQuality);
+    void removeSubscriber(SubscriberId id);
+    // Subscribes all of the subscriber's tags; `done` runs once when the gateway answered
+    // (never while not connected: the request is held until the session is up).
+    void subscribe(SubscriberId id, SubscribeDone done);
+    // Removes the subscriber's items on the gateway (redeploy); fire and forget.
+    void removeItems(SubscriberId id);
+    void subscribeAlarms(const std::string& area, AlarmDone done);
+
+    // Levers switch at run time; Lever 3 applies at the next session open.
+    void setConfig(const ConnectionConfig& config);
+    const ConnectionConfig& config() const { return m_config; }
+    void setGate(RecoveryGate* gate) { m_gate = gate; }
+
+    ConnectionState state() const { return m_state; }
+    bool connected() const { return m_state == ConnectionState::Connected; }
+    const std::string& name() const { return m_config.name; }
+    const std::string& sessionId() const { return m_sessionId; }
+    const std::vector<std::string>& capabilities() const { return m_capabilities; }
+    bool supportsSupervisoryBulk() const;
+    // The gateway's resolved command timeout, echoed at OpenSession (nullopt before one).
+    std::optional<Duration> echoedCommandTimeout() const { return m_echoedTimeout; }
+    int protocolVersion() const { return m_protocolVersion; }
+    std::size_t heldRequests() const { return m_held.size(); }
+    const ConnectionStats& stats() const { return m_stats; }
+    std::string describePort() const { return m_port.describe(); }
+
+private:
+    struct Subscriber {
+        std::vector<std::string> tags;
+        std::string signature; // identical tag sets coalesce
+        DataFn onData;
+        QualityFn onQuality;
+        std::vector<std::int32_t> handles; // per tag, 0 = none
+        std::vector<TagUpdate> batch;      // reused per event
+    };
+    struct Route {
+        SubscriberId subscriber;
+        int index;
+    };
+    // One gateway subscribe operation; coalesced callers share it.
+    struct SubscribeOp {
+        std::vector<SubscriberId> subscribers;
+        std::vector<SubscribeDone> dones; // empty for the transparent re-subscribe
+        bool aborted = false;             // the session was lost while it ran
+        bool failed = false;              // the primary call failed as a whole
+        bool transientFailure = false;    // some tag failed for a retryable reason
+        bool suppressed = false;
+        std::string error;
+        std::vector<TagResult> results;
+        std::deque<int> toAdvise; // fan-out: indices still to advise
+        int advisesInFlight = 0;
+    };
+    using OpPtr = std::shared_ptr<SubscribeOp>;
+    using InvokeDone = GatewayPort::InvokeDone;
+
+    // session lifecycle (gateway_connection.cpp)
+    void openSession();
+    void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);
+    void onRegistered(std::int32_t serverHandle);
+    void connectionLost(const std::string& why);
+    void scheduleReconnect();
+    void setState(ConnectionState state);
+    void publishQuality(bool good);
+    void onEvent(const mxgateway::v1::MxEvent& event);
+    void log(Severity severity, const std::string& message) const;
+
+    // gateway calls (gateway_connection.cpp)
+    void invoke(mxgateway::v1::MxCommand command, InvokeDone done);
+    void ensureSubscribed(SubscriberId id); // transparent re-subscribe after reconnect
+
+    // subscribe paths (subscribe_operation.cpp)
+    void startOp(const OpPtr& op);
+    void runBulk(const OpPtr& op, bool supervisory);
+    void runFanOut(const OpPtr& op);
+    void pumpAdvises(const OpPtr& op);
+    void finishOp(const OpPtr& op);
+    void applyResult(SubscriberId id, TagResult& result);
+    void runHeld();
+
+    Scheduler& m_scheduler;
+    GatewayPort& m_port;
+    ConnectionConfig m_config;
+    RecoveryGate* m_gate;
+    JitterFn m_jitter;
+    LogFn m_log;
+    StateFn m_stateObserver;
+
+    ConnectionState m_state = ConnectionState::Stopped;
+    std::uint64_t m_epoch = 0; // bumps on every session loss: stale completions are dropped
+    std::string m_sessionId;
+    std::int32_t m_serverHandle = 0;
+    std::vector<std::string> m_capabilities;
+    std::optional<Duration> m_echoedTimeout;
+    int m_protocolVersion = 0;
+    std::optional<GatewayPort::StreamId> m_stream;
+    Duration m_reconnectInterval;
+    TimerId m_reconnectTimer = kNoTimer;
+    std::uint64_t m_nextCorrelation = 0;
+
+    std::map<SubscriberId, Subscriber> m_subscribers;
+    SubscriberId m_nextSubscriber = 1;
+    std::unordered_map<std::int32_t, std::vector<Route>> m_routes; // item handle → tags
+    std::map<SubscriberId, bool> m_everSubscribed;                  // re-subscribe after reconnect
+    std::deque<OpPtr> m_held;
+    std::vector<OpPtr> m_running;
+    std::deque<std::pair<std::string, AlarmDone>> m_heldAlarms;
+
+    ConnectionStats m_stats;
+    std::shared_ptr<int> m_life = std::make_shared<int>(0);
+};
+
+} // namespace stormwatch

@@ -1,0 +1,59 @@
+#pragma once
+// The only way the client reaches a gateway. Two implementations serve the same
+// connection logic: GrpcGatewayPort (live, a real or mock gateway over gRPC) and the
+// in-process port (scenario/, the mock model on the same VirtualScheduler).
+//
+// Contract: every callback runs on the owning scheduler's thread, never from inside the
+// call that registered it; invoke/open/close callbacks are called exactly once (unless
+// the port is destroyed first); a stream's onEnd at most once, never after cancelStream.
+
+#include "mxaccess_gateway.pb.h"
+
+#include <grpcpp/support/status_code_enum.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace stormwatch {
+
+struct RpcStatus {
+    grpc::StatusCode code = grpc::StatusCode::OK;
+    std::string message;
+    bool suppressed = false; // refused by the recovery gate, never sent
+
+    bool ok() const { return code == grpc::StatusCode::OK; }
+    // Worth a retry later: the gateway is slow, busy, restarting or unreachable.
+    bool transient() const
+    {
+        return code == grpc::StatusCode::DEADLINE_EXCEEDED ||
+               code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::CANCELLED ||
+               code == grpc::StatusCode::RESOURCE_EXHAUSTED;
+    }
+    std::string toString() const;
+};
+
+const char* statusCodeName(grpc::StatusCode code);
+
+class GatewayPort {
+public:
+    using StreamId = std::uint64_t;
+    using OpenDone = std::function<void(RpcStatus, mxgateway::v1::OpenSessionReply)>;
+    using CloseDone = std::function<void(RpcStatus)>;
+    using InvokeDone = std::function<void(RpcStatus, mxgateway::v1::MxCommandReply)>;
+    using EventFn = std::function<void(const mxgateway::v1::MxEvent&)>;
+    using EndFn = std::function<void(RpcStatus)>;
+
+    virtual ~GatewayPort() = default;
+
+    virtual void openSession(const mxgateway::v1::OpenSessionRequest& request, OpenDone done) = 0;
+    virtual void closeSession(const mxgateway::v1::CloseSessionRequest& request, CloseDone done) = 0;
+    virtual void invoke(const mxgateway::v1::MxCommandRequest& request, InvokeDone done) = 0;
+    virtual StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request,
+                                  EventFn onEvent, EndFn onEnd) = 0;
+    virtual void cancelStream(StreamId id) = 0;
+    // Where the port goes, for the status bar and the event log ("127.0.0.1:50051", "in-process").
+    virtual std::string describe() const = 0;
+};
+
+} // namespace stormwatch

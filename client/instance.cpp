@@ -1,0 +1,258 @@
+#include "instance.h"
+
+namespace stormwatch {
+
+namespace {
+
+int& bucket(QualityCounts& counts, int quality)
+{
+    if (quality == kQualityGood)
+        return counts.good;
+    if (quality == kQualityBad)
+        return counts.bad;
+    return counts.uncertain; // anything else is not Good and not plainly Bad
+}
+
+int normalised(int quality)
+{
+    // OPC quality: the top two bits say Good (0xC0), Uncertain (0x40) or Bad (0x00).
+    switch (quality & 0xC0) {
+    case 0xC0: return kQualityGood;
+    case 0x40: return kQualityUncertain;
+    default: return kQualityBad;
+    }
+}
+
+} // namespace
+
+Instance::Instance(Scheduler& scheduler, std::string name, std::vector<std::string> tags,
+                   std::vector<Group> groups, bool alarms, InstanceSettings settings,
+                   std::function<double()> jitter, InstanceCallbacks callbacks)
+    : m_scheduler(scheduler), m_name(std::move(name)), m_tagNames(std::move(tags)),
+      m_tags(m_tagNames.size()), m_alarms(alarms), m_settings(settings),
+      m_jitter(std::move(jitter)), m_callbacks(std::move(callbacks))
+{
+    for (auto& g : groups)
+    {
+        GroupState& state = m_groups.emplace_back();
+        state.connection = g.connection;
+        state.tagIndices = std::move(g.tagIndices);
+    }
+    m_counts.uncertain = int(m_tags.size());
+}
+
+Instance::~Instance()
+{
+    m_deployment.reset();
+    for (auto& g : m_groups)
+        if (g.subscriber)
+            g.connection->removeSubscriber(g.subscriber);
+}
+
+void Instance::log(Severity severity, const std::string& message)
+{
+    if (m_callbacks.onLog)
+        m_callbacks.onLog(*this, severity, message);
+}
+
+const TagSubscribeGuard* Instance::guard(std::size_t group) const
+{
+    return m_groups[group].guard.get();
+}
+
+QualityCounts Instance::counts(std::size_t group) const
+{
+    QualityCounts c;
+    for (int t : m_groups[group].tagIndices)
+        ++bucket(c, m_tags[std::size_t(t)].quality);
+    return c;
+}
+
+void Instance::setQuality(int tag, int quality, std::vector<int>& changed)
+{
+    TagState& state = m_tags[std::size_t(tag)];
+    quality = normalised(quality);
+    if (state.quality != quality) {
+        --bucket(m_counts, state.quality);
+        ++bucket(m_counts, quality);
+        state.quality = quality;
+    }
+    changed.push_back(tag);
+}
+
+void Instance::start()
+{
+    if (m_deployed)
+        return;
+    m_deployed = true;
+    m_deployment = std::make_shared<int>(0);
+    for (auto& tag : m_tags)
+        tag = TagState{};
+    m_counts = QualityCounts{0, int(m_tags.size()), 0};
+    log(Severity::Info, "deployed with " + std::to_string(m_tags.size()) + " tags");
+    for (std::size_t g = 0; g < m_groups.size(); ++g)
+        deployGroup(g);
+
+    if (m_alarms && !m_groups.empty()) {
+        GatewayConnection* connection = m_groups.front().connection;
+        std::weak_ptr<int> life = m_deployment;
+        m_alarmGuard = std::make_unique<TagSubscribeGuard>(
+            m_scheduler, m_settings.alarmTiming, m_settings.alarmPolicy,
+            [this, connection, life](std::uint64_t id) {
+                connection->subscribeAlarms(m_name, [this, life, id](bool ok, const std::string& error) {
+                    if (!life.expired() && m_alarmGuard)
+                        m_alarmGuard->onReply(id, ok, error);
+                });
+            },
+            m_jitter);
+        m_alarmGuard->setObserver([this, connection](const GuardEvent& e) {
+            if (e.kind == GuardEventKind::Sent)
+                ++m_alarmRequestsSent;
+            if (m_callbacks.onGuardEvent)
+                m_callbacks.onGuardEvent(*this, *connection, e, true);
+        });
+        m_alarmGuard->start();
+    }
+}
+
+void Instance::deployGroup(std::size_t g)
+{
+    GroupState& group = m_groups[g];
+    std::vector<std::string> tags;
+    tags.reserve(group.tagIndices.size());
+    for (int t : group.tagIndices)
+        tags.push_back(m_tagNames[std::size_t(t)]);
+    std::weak_ptr<int> life = m_deployment;
+    group.subscriber = group.connection->addSubscriber(
+        std::move(tags),
+        [this, g, life](const std::vector<TagUpdate>& updates) {
+            if (!life.expired())
+                onData(g, updates);
+        },
+        [this, g, life](bool good) {
+            if (!life.expired())
+                onQuality(g, good);
+        });
+    GatewayConnection* connection = group.connection;
+    const auto subscriber = group.subscriber;
+    group.guard = std::make_unique<TagSubscribeGuard>(
+        m_scheduler, m_settings.tagTiming, m_settings.tagPolicy,
+        [this, g, connection, subscriber, life](std::uint64_t id) {
+            connection->subscribe(subscriber, [this, g, id, life](const SubscribeOutcome& outcome) {
+                if (!life.expired())
+                    onSubscribeOutcome(g, id, outcome);
+            });
+        },
+        m_jitter);
+    group.guard->setObserver([this, g](const GuardEvent& e) {
+        if (e.kind == GuardEventKind::Sent)
+            ++m_groups[g].requestsSent;
+        if (m_callbacks.onGuardEvent)
+            m_callbacks.onGuardEvent(*this, *m_groups[g].connection, e, false);
+    });
+    group.guard->start();
+}
+
+void Instance::onSubscribeOutcome(std::size_t g, std::uint64_t id, const SubscribeOutcome& outcome)
+{
+    GroupState& group = m_groups[g];
+    std::vector<int> changed;
+    for (const TagResult& r : outcome.tags) {
+        const int tag = group.tagIndices[std::size_t(r.index)];
+        TagState& state = m_tags[std::size_t(tag)];
+        if (r.ok) {
+            state.itemHandle = r.itemHandle;
+            state.error.clear();
+            changed.push_back(tag);
+        } else {
+            state.error = r.error;
+            // A failure never downgrades a tag whose data says Good (an older request
+            // may have advised it); a tag still waiting goes Bad with the reason.
+            if (state.quality != kQualityGood)
+                setQuality(tag, kQualityBad, changed);
+            else
+                changed.push_back(tag);
+        }
+    }
+    if (!outcome.success)
+        log(Severity::Warning, "tag subscribe on " + group.connection->name() +
+                                   " failed: " + outcome.error);
+    if (!changed.empty() && m_callbacks.onTagsChanged)
+        m_callbacks.onTagsChanged(*this, changed);
+    if (group.guard)
+        group.guard->onReply(id, outcome.success, outcome.error);
+}
+
+void Instance::onData(std::size_t g, const std::vector<TagUpdate>& updates)
+{
+    const GroupState& group = m_groups[g];
+    std::vector<int> changed;
+    changed.reserve(updates.size());
+    for (const TagUpdate& u : updates) {
+        const int tag = group.tagIndices[std::size_t(u.index)];
+        TagState& state = m_tags[std::size_t(tag)];
+        state.value = u.value;
+        state.text = u.text;
+        state.sourceTimestampUs = u.sourceTimestampUs;
+        state.itemHandle = u.itemHandle;
+        setQuality(tag, u.quality, changed);
+    }
+    if (m_callbacks.onTagsChanged)
+        m_callbacks.onTagsChanged(*this, changed);
+}
+
+void Instance::onQuality(std::size_t g, bool good)
+{
+    GroupState& group = m_groups[g];
+    if (group.guard)
+        group.guard->onConnectionQuality(good);
+    if (g == 0 && m_alarmGuard)
+        m_alarmGuard->onConnectionQuality(good);
+    if (good)
+        return;
+    std::vector<int> changed;
+    for (int t : group.tagIndices)
+        setQuality(t, kQualityBad, changed);
+    if (m_callbacks.onTagsChanged)
+        m_callbacks.onTagsChanged(*this, changed);
+}
+
+void Instance::stop()
+{
+    if (!m_deployed)
+        return;
+    m_deployed = false;
+    m_deployment.reset();
+    for (auto& group : m_groups) {
+        if (group.guard)
+            group.guard->stop();
+        group.connection->removeItems(group.subscriber);
+        group.connection->removeSubscriber(group.subscriber);
+        group.subscriber = 0;
+    }
+    if (m_alarmGuard)
+        m_alarmGuard->stop();
+    log(Severity::Info, "stopped");
+}
+
+void Instance::redeploy()
+{
+    stop();
+    start();
+}
+
+void Instance::setSettings(const InstanceSettings& settings)
+{
+    m_settings = settings;
+    for (auto& group : m_groups)
+        if (group.guard) {
+            group.guard->setPolicy(settings.tagPolicy);
+            group.guard->setTiming(settings.tagTiming);
+        }
+    if (m_alarmGuard) {
+        m_alarmGuard->setPolicy(settings.alarmPolicy);
+        m_alarmGuard->setTiming(settings.alarmTiming);
+    }
+}
+
+} // namespace stormwatch

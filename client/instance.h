@@ -1,0 +1,117 @@
+#pragma once
+// An instance (the bridge's InstanceActor): tags grouped by connection, one Lever 1 guard
+// per (instance, connection), and optionally an alarm subscription guarded the same way
+// (lever alarm_guard; off = the pre-fix alarm retry). Redeploy = stop and start with a
+// fresh guard, removing and then re-adding its items.
+
+#include "gateway_connection.h"
+#include "tag_subscribe_guard.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stormwatch {
+
+struct TagState {
+    int quality = kQualityUncertain; // no value yet
+    double value = 0;
+    std::string text;
+    std::int64_t sourceTimestampUs = 0;
+    std::int32_t itemHandle = 0;
+    std::string error; // the last per-tag subscribe error, if any
+};
+
+struct QualityCounts {
+    int good = 0;
+    int uncertain = 0;
+    int bad = 0;
+    int notGood() const { return uncertain + bad; }
+    bool operator==(const QualityCounts&) const = default;
+};
+
+
+struct InstanceSettings {
+    GuardTiming tagTiming;
+    GuardPolicy tagPolicy;
+    GuardTiming alarmTiming;
+    GuardPolicy alarmPolicy;
+    bool operator==(const InstanceSettings&) const = default;
+};
+
+class Instance;
+
+struct InstanceCallbacks {
+    std::function<void(Instance&, GatewayConnection&, const GuardEvent&, bool alarm)> onGuardEvent;
+    // After the tag states changed (value or quality); `indices` are into tags().
+    std::function<void(Instance&, const std::vector<int>& indices)> onTagsChanged;
+    std::function<void(Instance&, Severity, const std::string&)> onLog;
+};
+
+class Instance {
+public:
+    struct Group { // the tags of this instance on one connection
+        GatewayConnection* connection = nullptr;
+        std::vector<int> tagIndices;
+    };
+
+    Instance(Scheduler& scheduler, std::string name, std::vector<std::string> tags,
+             std::vector<Group> groups, bool alarms, InstanceSettings settings,
+             std::function<double()> jitter, InstanceCallbacks callbacks);
+    ~Instance();
+    Instance(const Instance&) = delete;
+    Instance& operator=(const Instance&) = delete;
+
+    void start();
+    void stop();
+    void redeploy();
+    void setSettings(const InstanceSettings& settings);
+
+    const std::string& name() const { return m_name; }
+    bool deployed() const { return m_deployed; }
+    const std::vector<std::string>& tagNames() const { return m_tagNames; }
+    const std::vector<TagState>& tags() const { return m_tags; }
+    QualityCounts counts() const { return m_counts; }
+    QualityCounts counts(std::size_t group) const;
+    std::size_t groupCount() const { return m_groups.size(); }
+    GatewayConnection& connection(std::size_t group) const { return *m_groups[group].connection; }
+    const TagSubscribeGuard* guard(std::size_t group) const;
+    const TagSubscribeGuard* alarmGuard() const { return m_alarmGuard.get(); }
+    // Tag-subscribe requests sent over the instance's lifetime, across redeploys.
+    std::int64_t requestsSent(std::size_t group) const { return m_groups[group].requestsSent; }
+    std::int64_t alarmRequestsSent() const { return m_alarmRequestsSent; }
+
+private:
+    struct GroupState {
+        GatewayConnection* connection = nullptr;
+        std::vector<int> tagIndices;
+        GatewayConnection::SubscriberId subscriber = 0;
+        std::unique_ptr<TagSubscribeGuard> guard;
+        std::int64_t requestsSent = 0;
+    };
+
+    void deployGroup(std::size_t g);
+    void setQuality(int tag, int quality, std::vector<int>& changed);
+    void onData(std::size_t g, const std::vector<TagUpdate>& updates);
+    void onQuality(std::size_t g, bool good);
+    void onSubscribeOutcome(std::size_t g, std::uint64_t id, const SubscribeOutcome& outcome);
+    void log(Severity severity, const std::string& message);
+
+    Scheduler& m_scheduler;
+    std::string m_name;
+    std::vector<std::string> m_tagNames;
+    std::vector<TagState> m_tags;
+    QualityCounts m_counts;
+    std::vector<GroupState> m_groups;
+    bool m_alarms;
+    InstanceSettings m_settings;
+    std::function<double()> m_jitter;
+    InstanceCallbacks m_callbacks;
+    bool m_deployed = false;
+    std::unique_ptr<TagSubscribeGuard> m_alarmGuard;
+    std::int64_t m_alarmRequestsSent = 0;
+    std::shared_ptr<int> m_deployment; // replies from an earlier deployment are dropped
+};
+
+} // namespace stormwatch

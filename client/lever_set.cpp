@@ -1,0 +1,331 @@
+#include "client/lever_set.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <climits>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace stormwatch {
+
+namespace {
+
+LeverSet leversOff()
+{
+    LeverSet s;
+    s.inflightGuard = false;
+    s.backoff = false;
+    s.confirmedFlag = false;
+    s.bulkSupervisory = false;
+    s.sessionCommandTimeoutMs = 0;
+    s.recovery = RecoveryConfig{};
+    s.alarmGuard = false;
+    s.coalesce = false;
+    return s;
+}
+
+std::vector<std::pair<QString, LeverSet>> presets()
+{
+    LeverSet lever1 = leversOff();
+    lever1.inflightGuard = true;
+    lever1.backoff = true;
+    lever1.confirmedFlag = true;
+    LeverSet lever12 = lever1;
+    lever12.bulkSupervisory = true;
+    return {{"levers-off", leversOff()}, {"lever1", lever1}, {"lever1+2", lever12}, {"all", {}}};
+}
+
+// Bool-valued levers: JSON key and member.
+const std::pair<const char*, bool LeverSet::*> kBoolLevers[] = {
+    {"inflight_guard", &LeverSet::inflightGuard}, {"backoff", &LeverSet::backoff},
+    {"confirmed_flag", &LeverSet::confirmedFlag}, {"bulk_supervisory", &LeverSet::bulkSupervisory},
+    {"alarm_guard", &LeverSet::alarmGuard},       {"coalesce", &LeverSet::coalesce},
+};
+
+QString jsonText(const QJsonValue& v)
+{
+    if (v.isString())
+        return '"' + v.toString() + '"';
+    if (v.isDouble())
+        return QString::number(v.toDouble(), 'g', 12);
+    if (v.isBool())
+        return v.toBool() ? "true" : "false";
+    if (v.isArray())
+        return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
+    if (v.isObject())
+        return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+    return "null";
+}
+
+bool readInt(const QJsonValue& v, int lo, int hi, int* out)
+{
+    if (!v.isDouble())
+        return false;
+    const double d = v.toDouble();
+    if (!std::isfinite(d) || d != std::floor(d) || d < lo || d > hi)
+        return false;
+    *out = static_cast<int>(d);
+    return true;
+}
+
+QString secondsText(double s)
+{
+    return QString::number(s, 'g', 6) + " s";
+}
+
+// Applies a recovery object on top of `cfg`; problems go to `errors`.
+void applyRecovery(const QJsonObject& obj, RecoveryConfig& cfg, QStringList& errors)
+{
+    cfg.enabled = true;
+    const QStringList valid = recoveryLeverKeys();
+    auto number = [&](const QString& key, const QJsonValue& v, double* out) {
+        if (v.isDouble() && std::isfinite(v.toDouble()))
+            *out = v.toDouble();
+        else
+            errors << QString("recovery.%1 must be a number (got %2)").arg(key, jsonText(v));
+    };
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        const QString key = it.key();
+        const QJsonValue v = it.value();
+        if (key == "enabled") {
+            if (v.isBool())
+                cfg.enabled = v.toBool();
+            else
+                errors
+                    << QString("recovery.enabled must be true or false (got %1)").arg(jsonText(v));
+        } else if (key == "strategy") {
+            const auto s = strategyFromString(v.toString().toStdString());
+            if (v.isString() && s)
+                cfg.strategy = *s;
+            else
+                errors << QString("recovery.strategy %1 is invalid; valid strategies: instant, "
+                                  "none, simple, exponential")
+                              .arg(jsonText(v));
+        } else if (key == "fail_handler") {
+            const auto h = failHandlerFromString(v.toString().toStdString());
+            if (v.isString() && h)
+                cfg.failHandler = *h;
+            else
+                errors << QString("recovery.fail_handler %1 is invalid; valid fail handlers: "
+                                  "simple, windowed")
+                              .arg(jsonText(v));
+        } else if (key == "recovery_seconds") {
+            number(key, v, &cfg.recoverySeconds);
+        } else if (key == "initial_seconds") {
+            number(key, v, &cfg.initialSeconds);
+        } else if (key == "max_seconds") {
+            number(key, v, &cfg.maxSeconds);
+        } else if (key == "multiplier") {
+            number(key, v, &cfg.multiplier);
+        } else if (key == "failures_window_seconds") {
+            number(key, v, &cfg.failuresWindowSeconds);
+        } else if (key == "failures_to_enter_recovery") {
+            if (!readInt(v, 1, 1000, &cfg.failuresToEnterRecovery))
+                errors << QString("recovery.failures_to_enter_recovery must be a whole number "
+                                  "1..1000 (got %1)")
+                              .arg(jsonText(v));
+        } else {
+            errors
+                << QString("unknown recovery key '%1'; valid keys: %2").arg(key, valid.join(", "));
+        }
+    }
+    // Ranges, checked on the result so a partial override is judged with its base.
+    auto positive = [&](const char* key, double v) {
+        if (!(v > 0))
+            errors << QString("recovery.%1 must be > 0 (got %2)").arg(key).arg(v);
+    };
+    positive("recovery_seconds", cfg.recoverySeconds);
+    positive("initial_seconds", cfg.initialSeconds);
+    positive("failures_window_seconds", cfg.failuresWindowSeconds);
+    if (!(cfg.maxSeconds >= cfg.initialSeconds))
+        errors << QString("recovery.max_seconds must be >= initial_seconds (%1) (got %2)")
+                      .arg(cfg.initialSeconds)
+                      .arg(cfg.maxSeconds);
+    if (!(cfg.multiplier >= 1))
+        errors << QString("recovery.multiplier must be >= 1 (got %1)").arg(cfg.multiplier);
+}
+
+} // namespace
+
+QStringList leverPresetNames()
+{
+    QStringList names;
+    for (const auto& [name, set] : presets())
+        names << name;
+    return names;
+}
+
+std::optional<LeverSet> leverPreset(const QString& name, QString* error)
+{
+    for (const auto& [n, set] : presets()) {
+        if (n == name)
+            return set;
+    }
+    if (error)
+        *error = QString("unknown lever preset '%1'; valid presets: %2")
+                     .arg(name, leverPresetNames().join(", "));
+    return std::nullopt;
+}
+
+QStringList leverKeys()
+{
+    return {"preset",         "inflight_guard",   "backoff",
+            "confirmed_flag", "bulk_supervisory", "session_command_timeout_ms",
+            "recovery",       "alarm_guard",      "coalesce"};
+}
+
+QStringList recoveryLeverKeys()
+{
+    return {"enabled",
+            "strategy",
+            "fail_handler",
+            "recovery_seconds",
+            "initial_seconds",
+            "max_seconds",
+            "multiplier",
+            "failures_to_enter_recovery",
+            "failures_window_seconds"};
+}
+
+std::optional<LeverSet> leverSetFromJson(const QJsonValue& json, QString* error)
+{
+    if (json.isString())
+        return leverPreset(json.toString(), error);
+    if (!json.isObject()) {
+        if (error)
+            *error = QString("levers must be a preset name (%1) or an object (got %2)")
+                         .arg(leverPresetNames().join(", "), jsonText(json));
+        return std::nullopt;
+    }
+    const QJsonObject obj = json.toObject();
+    QStringList errors;
+
+    LeverSet set = leversOff();
+    if (obj.contains("preset")) {
+        const QJsonValue p = obj.value("preset");
+        QString presetError;
+        const auto base = p.isString() ? leverPreset(p.toString(), &presetError) : std::nullopt;
+        if (base)
+            set = *base;
+        else
+            errors << (p.isString()
+                           ? presetError
+                           : QString("preset must be a preset name (got %1)").arg(jsonText(p)));
+    }
+
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        const QString key = it.key();
+        const QJsonValue v = it.value();
+        if (key == "preset")
+            continue;
+        bool known = false;
+        for (const auto& [name, member] : kBoolLevers) {
+            if (key != QLatin1String(name))
+                continue;
+            known = true;
+            if (v.isBool())
+                set.*member = v.toBool();
+            else
+                errors << QString("%1 must be true or false (got %2)").arg(key, jsonText(v));
+        }
+        if (known)
+            continue;
+        if (key == "session_command_timeout_ms") {
+            if (!readInt(v, 0, INT_MAX, &set.sessionCommandTimeoutMs))
+                errors << QString("session_command_timeout_ms must be a whole number >= 0 "
+                                  "(0 = not sent) (got %1)")
+                              .arg(jsonText(v));
+        } else if (key == "recovery") {
+            if (v.isBool()) {
+                if (v.toBool())
+                    set.recovery.enabled = true;
+                else
+                    set.recovery = RecoveryConfig{};
+            } else if (v.isObject()) {
+                applyRecovery(v.toObject(), set.recovery, errors);
+            } else {
+                errors << QString("recovery must be true, false or an object (got %1)")
+                              .arg(jsonText(v));
+            }
+        } else {
+            errors << QString("unknown lever key '%1'; valid keys: %2")
+                          .arg(key, leverKeys().join(", "));
+        }
+    }
+
+    if (!errors.isEmpty()) {
+        if (error)
+            *error = errors.join("; ");
+        return std::nullopt;
+    }
+    return set;
+}
+
+QJsonObject leverSetToJson(const LeverSet& levers)
+{
+    QJsonObject json;
+    for (const auto& [name, member] : kBoolLevers)
+        json.insert(name, levers.*member);
+    json.insert("session_command_timeout_ms", levers.sessionCommandTimeoutMs);
+    const RecoveryConfig& r = levers.recovery;
+    if (r == RecoveryConfig{}) {
+        json.insert("recovery", false);
+    } else {
+        json.insert("recovery", QJsonObject{
+                                    {"enabled", r.enabled},
+                                    {"strategy", toString(r.strategy)},
+                                    {"fail_handler", toString(r.failHandler)},
+                                    {"recovery_seconds", r.recoverySeconds},
+                                    {"initial_seconds", r.initialSeconds},
+                                    {"max_seconds", r.maxSeconds},
+                                    {"multiplier", r.multiplier},
+                                    {"failures_to_enter_recovery", r.failuresToEnterRecovery},
+                                    {"failures_window_seconds", r.failuresWindowSeconds},
+                                });
+    }
+    return json;
+}
+
+QString describeLevers(const LeverSet& s)
+{
+    auto onOff = [](bool b) { return b ? QStringLiteral("on") : QStringLiteral("off"); };
+    QStringList parts;
+    parts << "guard " + onOff(s.inflightGuard) << "backoff " + onOff(s.backoff)
+          << "confirmed " + onOff(s.confirmedFlag) << "bulk " + onOff(s.bulkSupervisory);
+    parts << (s.sessionCommandTimeoutMs > 0
+                  ? "cmd-timeout " + secondsText(s.sessionCommandTimeoutMs / 1000.0)
+                  : QStringLiteral("cmd-timeout not sent"));
+
+    const RecoveryConfig& r = s.recovery;
+    if (!r.enabled) {
+        parts << "recovery off";
+    } else {
+        QString handler = toString(r.failHandler);
+        if (r.failHandler == RecoveryConfig::FailHandler::Windowed)
+            handler += QString("(%1 in %2)")
+                           .arg(r.failuresToEnterRecovery)
+                           .arg(secondsText(r.failuresWindowSeconds));
+        QString strategy = toString(r.strategy);
+        if (r.strategy == RecoveryConfig::Strategy::Simple)
+            strategy += "(" + secondsText(r.recoverySeconds) + ")";
+        else if (r.strategy == RecoveryConfig::Strategy::Exponential)
+            strategy += QString("(%1..%2 x%3)")
+                            .arg(QString::number(r.initialSeconds, 'g', 6),
+                                 secondsText(r.maxSeconds), QString::number(r.multiplier, 'g', 6));
+        parts << "recovery " + handler + "/" + strategy;
+    }
+    parts << "alarm guard " + onOff(s.alarmGuard) << "coalesce " + onOff(s.coalesce);
+    return parts.join(", ");
+}
+
+std::optional<QString> presetNameOf(const LeverSet& levers)
+{
+    for (const auto& [name, set] : presets()) {
+        if (set == levers)
+            return name;
+    }
+    return std::nullopt;
+}
+
+} // namespace stormwatch

@@ -1,0 +1,59 @@
+#pragma once
+// The protective levers (DESIGN.md "Levers"), switchable at run time and named by preset.
+// JSON form: a preset name ("lever1"), or an object that starts from "preset" (from
+// "levers-off" when absent, so an inline set says exactly what it turns on) and overrides
+// single levers:
+//   {"preset": "lever1", "bulk_supervisory": true, "session_command_timeout_ms": 30000,
+//    "recovery": false | true | {"strategy": "simple|exponential|instant|none",
+//                                "fail_handler": "simple|windowed", "recovery_seconds": 20,
+//                                "initial_seconds": 5, "max_seconds": 300, "multiplier": 2,
+//                                "failures_to_enter_recovery": 10,
+//                                "failures_window_seconds": 100, "enabled": true}}
+// A recovery object overrides the base set's recovery parameters and turns the gate on
+// unless it says "enabled": false; `true` turns it on with the base parameters.
+
+#include "client/recovery_gate.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace stormwatch {
+
+struct LeverSet {
+    bool inflightGuard = true;           // Lever 1: one outstanding subscribe until the ceiling
+    bool backoff = true;                 // Lever 1: exponential backoff + jitter
+    bool confirmedFlag = true;           // closes the cancel race
+    bool bulkSupervisory = true;         // Lever 2: SubscribeBulk{supervisory} when advertised
+    int sessionCommandTimeoutMs = 60000; // Lever 3: sent at OpenSession; 0 = not sent
+    // Default-constructed LeverSet is the "all" preset, so the gate is on here (a bare
+    // RecoveryConfig is off).
+    RecoveryConfig recovery{.enabled = true};
+    bool alarmGuard = true; // guard + backoff on the alarm subscription too
+    bool coalesce = true;   // connection layer merges identical concurrent subscribes
+
+    bool operator==(const LeverSet&) const = default;
+};
+
+QStringList leverPresetNames(); // levers-off, lever1, lever1+2, all
+// Unknown name ⇒ nullopt and an error listing the valid names.
+std::optional<LeverSet> leverPreset(const QString& name, QString* error);
+
+QStringList leverKeys();         // the object form's keys, "preset" first
+QStringList recoveryLeverKeys(); // the recovery object's keys
+
+// Unknown key ⇒ an error listing the valid keys; wrong type or range ⇒ an error naming the
+// key. All problems found are joined with "; ".
+std::optional<LeverSet> leverSetFromJson(const QJsonValue& json, QString* error);
+// Every lever spelled out (no "preset"), so it round-trips through leverSetFromJson.
+QJsonObject leverSetToJson(const LeverSet& levers);
+
+// One line for logs and reports: "guard on, backoff on, confirmed on, bulk on,
+// cmd-timeout 60 s, recovery windowed(10 in 100 s)/simple(60 s), alarm guard on, coalesce on"
+QString describeLevers(const LeverSet& levers);
+// The preset this set equals, if any.
+std::optional<QString> presetNameOf(const LeverSet& levers);
+
+} // namespace stormwatch

@@ -1,0 +1,347 @@
+// The subscribe paths of GatewayConnection: Lever 2's single SubscribeBulk{supervisory},
+// plain SubscribeBulk for a write user, and the legacy AddItemBulk + N × AdviseSupervisory
+// fan-out (bounded in flight). Handle bookkeeping is shared by all paths.
+#include "gateway_connection.h"
+
+namespace stormwatch {
+
+using namespace mxgateway::v1;
+
+void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
+{
+    auto sub = m_subscribers.find(id);
+    if (sub == m_subscribers.end()) {
+        std::weak_ptr<int> life = m_life;
+        m_scheduler.post([life, done = std::move(done)] {
+            if (!life.expired())
+                done(SubscribeOutcome{false, false, "unknown subscriber", {}});
+        });
+        return;
+    }
+    if (m_config.coalesce) {
+        // An identical subscribe already running or held answers this caller too.
+        const std::string& signature = sub->second.signature;
+        auto join = [&](auto& ops) {
+            for (auto& op : ops) {
+                if (op->aborted || op->subscribers.empty() ||
+                    m_subscribers.at(op->subscribers.front()).signature != signature)
+                    continue;
+                if (std::find(op->subscribers.begin(), op->subscribers.end(), id) ==
+                    op->subscribers.end())
+                    op->subscribers.push_back(id);
+                op->dones.push_back(std::move(done));
+                ++m_stats.coalescedSubscribes;
+                return true;
+            }
+            return false;
+        };
+        if (join(m_running) || join(m_held))
+            return;
+    }
+    auto op = std::make_shared<SubscribeOp>();
+    op->subscribers.push_back(id);
+    op->dones.push_back(std::move(done));
+    if (connected()) {
+        startOp(op);
+    } else {
+        m_held.push_back(op);
+        log(Severity::Debug, "subscribe held while " + std::string(toString(m_state)) + " (" +
+                                 std::to_string(m_held.size()) + " held)");
+    }
+}
+
+void GatewayConnection::ensureSubscribed(SubscriberId id)
+{
+    for (const auto& op : m_held)
+        if (std::find(op->subscribers.begin(), op->subscribers.end(), id) != op->subscribers.end())
+            return; // a held request for it runs anyway
+    auto op = std::make_shared<SubscribeOp>();
+    op->subscribers.push_back(id);
+    startOp(op);
+}
+
+void GatewayConnection::runHeld()
+{
+    std::deque<OpPtr> held;
+    held.swap(m_held);
+    for (auto& op : held) {
+        if (!connected()) {
+            m_held.push_back(op);
+            continue;
+        }
+        startOp(op);
+    }
+    auto alarms = std::move(m_heldAlarms);
+    m_heldAlarms.clear();
+    for (auto& [area, done] : alarms)
+        subscribeAlarms(area, std::move(done));
+}
+
+void GatewayConnection::startOp(const OpPtr& op)
+{
+    const auto& sub = m_subscribers.at(op->subscribers.front());
+    op->results.assign(sub.tags.size(), TagResult{});
+    for (std::size_t i = 0; i < op->results.size(); ++i)
+        op->results[i].index = int(i);
+    m_running.push_back(op);
+    ++m_stats.subscribeOperations;
+    if (m_config.writeUserId != 0)
+        runBulk(op, false); // a write user needs only plain advises
+    else if (m_config.bulkSupervisory && supportsSupervisoryBulk())
+        runBulk(op, true); // Lever 2: never sent without the capability
+    else
+        runFanOut(op);
+}
+
+namespace {
+
+// Bulk replies list one result per tag in request order; fall back to matching by
+// address in case a gateway reorders them.
+void mapBulkResults(const BulkItemReply& reply, const std::vector<std::string>& tags,
+                    std::vector<TagResult>& results)
+{
+    const bool inOrder = reply.results_size() == int(tags.size());
+    for (int r = 0; r < reply.results_size(); ++r) {
+        const ItemResult& item = reply.results(r);
+        int index = -1;
+        if (inOrder && item.tag_address() == tags[std::size_t(r)])
+            index = r;
+        else
+            for (std::size_t i = 0; i < tags.size(); ++i)
+                if (tags[i] == item.tag_address()) {
+                    index = int(i);
+                    break;
+                }
+        if (index < 0)
+            continue;
+        TagResult& t = results[std::size_t(index)];
+        t.ok = item.ok();
+        t.itemHandle = item.ok() ? item.item_handle() : 0;
+        t.error = item.ok() ? std::string() : item.error();
+    }
+    for (TagResult& t : results)
+        if (!t.ok && t.error.empty())
+            t.error = "no result from the gateway";
+}
+
+} // namespace
+
+void GatewayConnection::runBulk(const OpPtr& op, bool supervisory)
+{
+    const auto& tags = m_subscribers.at(op->subscribers.front()).tags;
+    MxCommand command;
+    auto* bulk = command.mutable_subscribe_bulk();
+    bulk->set_server_handle(m_serverHandle);
+    for (const auto& tag : tags)
+        bulk->add_tag_addresses(tag);
+    bulk->set_supervisory(supervisory);
+    invoke(std::move(command), [this, op](RpcStatus status, MxCommandReply reply) {
+        if (op->aborted)
+            return;
+        if (!status.ok() || !reply.success()) {
+            op->failed = true;
+            op->suppressed = status.suppressed;
+            op->error = status.ok() ? reply.error_message() : status.toString();
+        } else {
+            mapBulkResults(reply.subscribe_bulk(), m_subscribers.at(op->subscribers.front()).tags,
+                           op->results);
+        }
+        finishOp(op);
+    });
+}
+
+void GatewayConnection::runFanOut(const OpPtr& op)
+{
+    const auto& tags = m_subscribers.at(op->subscribers.front()).tags;
+    MxCommand command;
+    auto* add = command.mutable_add_item_bulk();
+    add->set_server_handle(m_serverHandle);
+    for (const auto& tag : tags)
+        add->add_tag_addresses(tag);
+    invoke(std::move(command), [this, op](RpcStatus status, MxCommandReply reply) {
+        if (op->aborted)
+            return;
+        if (!status.ok() || !reply.success()) {
+            op->failed = true;
+            op->suppressed = status.suppressed;
+            op->error = status.ok() ? reply.error_message() : status.toString();
+            finishOp(op);
+            return;
+        }
+        mapBulkResults(reply.add_item_bulk(), m_subscribers.at(op->subscribers.front()).tags,
+                       op->results);
+        for (TagResult& t : op->results)
+            if (t.ok) {
+                t.ok = false; // not subscribed until its advise succeeds
+                op->toAdvise.push_back(t.index);
+            }
+        pumpAdvises(op);
+    });
+}
+
+void GatewayConnection::pumpAdvises(const OpPtr& op)
+{
+    while (op->advisesInFlight < std::max(1, m_config.adviseParallelism) && !op->toAdvise.empty()) {
+        const int index = op->toAdvise.front();
+        op->toAdvise.pop_front();
+        ++op->advisesInFlight;
+        m_stats.maxAdviseInFlight = std::max(m_stats.maxAdviseInFlight, op->advisesInFlight);
+        MxCommand command;
+        auto* advise = command.mutable_advise_supervisory();
+        advise->set_server_handle(m_serverHandle);
+        advise->set_item_handle(op->results[std::size_t(index)].itemHandle);
+        invoke(std::move(command), [this, op, index](RpcStatus status, MxCommandReply reply) {
+            if (op->aborted)
+                return;
+            --op->advisesInFlight;
+            TagResult& t = op->results[std::size_t(index)];
+            if (!status.ok()) {
+                t.error = status.toString();
+                op->transientFailure = op->transientFailure || status.transient();
+                op->suppressed = op->suppressed || status.suppressed;
+                if (op->error.empty())
+                    op->error = "AdviseSupervisory: " + status.toString();
+            } else if (!reply.success()) {
+                t.error = reply.error_message();
+            } else {
+                t.ok = true;
+                t.error.clear();
+            }
+            pumpAdvises(op);
+        });
+    }
+    if (op->toAdvise.empty() && op->advisesInFlight == 0)
+        finishOp(op);
+}
+
+void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
+{
+    auto& sub = m_subscribers.at(id);
+    std::int32_t& handle = sub.handles[std::size_t(result.index)];
+    if (result.ok) {
+        handle = result.itemHandle;
+        m_routes[result.itemHandle].push_back(Route{id, result.index});
+        return;
+    }
+    // A failed item evicts its handle so a later retry re-adds it cleanly.
+    if (handle != 0) {
+        auto it = m_routes.find(handle);
+        if (it != m_routes.end()) {
+            std::erase_if(it->second, [&](const Route& r) {
+                return r.subscriber == id && r.index == result.index;
+            });
+            if (it->second.empty())
+                m_routes.erase(it);
+        }
+        handle = 0;
+    }
+}
+
+void GatewayConnection::finishOp(const OpPtr& op)
+{
+    std::erase(m_running, op);
+    if (op->aborted)
+        return;
+    SubscribeOutcome outcome;
+    outcome.success = !op->failed && !op->transientFailure;
+    outcome.suppressed = op->suppressed;
+    outcome.error = op->error;
+    if (op->failed)
+        for (TagResult& t : op->results) {
+            t.ok = false;
+            t.itemHandle = 0;
+            t.error = op->error;
+        }
+    for (SubscriberId id : op->subscribers) {
+        if (!m_subscribers.count(id))
+            continue;
+        for (TagResult& t : op->results)
+            applyResult(id, t);
+        if (outcome.success)
+            m_everSubscribed[id] = true;
+    }
+    outcome.tags = std::move(op->results);
+    if (!outcome.success)
+        log(Severity::Warning, "subscribe failed: " + outcome.error);
+    for (auto& done : op->dones)
+        done(outcome);
+}
+
+GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std::string> tags,
+                                                                  DataFn onData, QualityFn onQuality)
+{
+    const SubscriberId id = m_nextSubscriber++;
+    Subscriber sub;
+    for (const auto& tag : tags)
+        sub.signature += tag + '\n';
+    sub.handles.assign(tags.size(), 0);
+    sub.tags = std::move(tags);
+    sub.onData = std::move(onData);
+    sub.onQuality = std::move(onQuality);
+    m_subscribers.emplace(id, std::move(sub));
+    return id;
+}
+
+void GatewayConnection::removeSubscriber(SubscriberId id)
+{
+    auto it = m_subscribers.find(id);
+    if (it == m_subscribers.end())
+        return;
+    for (std::int32_t handle : it->second.handles) {
+        auto r = m_routes.find(handle);
+        if (r == m_routes.end())
+            continue;
+        std::erase_if(r->second, [&](const Route& route) { return route.subscriber == id; });
+        if (r->second.empty())
+            m_routes.erase(r);
+    }
+    m_subscribers.erase(it);
+    m_everSubscribed.erase(id);
+    for (auto& op : m_held)
+        std::erase(op->subscribers, id);
+    std::erase_if(m_held, [](const OpPtr& op) { return op->subscribers.empty(); });
+}
+
+void GatewayConnection::removeItems(SubscriberId id)
+{
+    auto it = m_subscribers.find(id);
+    if (it == m_subscribers.end())
+        return;
+    m_everSubscribed.erase(id);
+    for (std::int32_t& handle : it->second.handles) {
+        if (handle == 0)
+            continue;
+        if (connected()) {
+            MxCommand command;
+            command.mutable_remove_item()->set_server_handle(m_serverHandle);
+            command.mutable_remove_item()->set_item_handle(handle);
+            invoke(std::move(command), [](RpcStatus, MxCommandReply) {});
+        }
+        auto r = m_routes.find(handle);
+        if (r != m_routes.end()) {
+            std::erase_if(r->second, [&](const Route& route) { return route.subscriber == id; });
+            if (r->second.empty())
+                m_routes.erase(r);
+        }
+        handle = 0;
+    }
+}
+
+void GatewayConnection::subscribeAlarms(const std::string& area, AlarmDone done)
+{
+    if (!connected()) {
+        m_heldAlarms.emplace_back(area, std::move(done));
+        return;
+    }
+    MxCommand command;
+    command.mutable_subscribe_alarms()->set_server_handle(m_serverHandle);
+    command.mutable_subscribe_alarms()->set_area(area);
+    invoke(std::move(command), [done = std::move(done)](RpcStatus status, MxCommandReply reply) {
+        if (!status.ok())
+            done(false, status.toString());
+        else
+            done(reply.success(), reply.error_message());
+    });
+}
+
+} // namespace stormwatch

@@ -1,0 +1,145 @@
+// The data source: every advised item changes at data_hz, batched per session per tick
+// into one MxEvent on the session's event streams. The tick path reuses each session's
+// batch message, so a long virtual replay stays cheap.
+#include "gateway_model.h"
+
+#include <google/protobuf/timestamp.pb.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace stormwatch::gateway {
+
+using namespace mxgateway::v1;
+using grpc::StatusCode;
+
+GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& request, EventFn onEvent, EndFn onEnd)
+{
+    const StreamId id = m_nextStream++;
+    m_streams.emplace(id, Stream{request.session_id(), std::move(onEvent), std::move(onEnd)});
+    CallStatus refused;
+    Session* s = findSession(request.session_id());
+    if (m_down)
+        refused = CallStatus::error(StatusCode::UNAVAILABLE, m_shutdown ? "gateway shut down" : "gateway restarting");
+    else if (!s)
+        refused = CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
+    if (!refused.ok()) {
+        // Ended on the next turn (not from inside this call); cancelStream before then wins.
+        post([this, id, refused] {
+            auto it = m_streams.find(id);
+            if (it == m_streams.end())
+                return;
+            auto onEnd = std::move(it->second.onEnd);
+            m_streams.erase(it);
+            onEnd(refused);
+        });
+        return id;
+    }
+    s->streams.push_back(id);
+    return id;
+}
+
+void GatewayModel::cancelStream(StreamId id)
+{
+    auto it = m_streams.find(id);
+    if (it == m_streams.end())
+        return;
+    if (Session* s = findSession(it->second.sessionId))
+        std::erase(s->streams, id);
+    m_streams.erase(it);
+}
+
+void GatewayModel::endStreams(const std::vector<StreamId>& ids, const CallStatus& status)
+{
+    for (StreamId id : ids) {
+        auto it = m_streams.find(id);
+        if (it == m_streams.end())
+            continue;
+        if (Session* s = findSession(it->second.sessionId))
+            std::erase(s->streams, id);
+        post([onEnd = std::move(it->second.onEnd), status] { onEnd(status); });
+        m_streams.erase(it);
+    }
+}
+
+void GatewayModel::armDataTick()
+{
+    m_scheduler.cancel(m_tickTimer);
+    m_tickTimer = kNoTimer;
+    if (m_config.dataHz <= 0 || m_shutdown)
+        return;
+    m_tickTimer = m_scheduler.callAt(m_nextTick, [this] { onDataTick(); });
+}
+
+void GatewayModel::onDataTick()
+{
+    m_tickTimer = kNoTimer;
+    const auto period = Duration(std::max<std::int64_t>(1, std::llround(1e6 / m_config.dataHz)));
+    m_nextTick += period;
+    armDataTick();
+    if (m_down)
+        return;
+    // Snapshot: a stream callback may open or close sessions while we emit.
+    std::vector<std::shared_ptr<Session>> sessions;
+    sessions.reserve(m_sessions.size());
+    for (auto& [id, s] : m_sessions)
+        if (!s->streams.empty())
+            sessions.push_back(s);
+    for (auto& s : sessions)
+        if (findSession(s->id) == s.get())
+            emitBatch(*s, true);
+}
+
+void GatewayModel::flushInitialValues(const std::string& sessionId)
+{
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end())
+        return;
+    const std::shared_ptr<Session> s = it->second; // kept alive while its callbacks run
+    s->initialFlushPosted = false;
+    emitBatch(*s, false);
+}
+
+void GatewayModel::emitBatch(Session& s, bool allAdvised)
+{
+    if (s.streams.empty()) {
+        // Nobody listens: nothing is sent, and a value first seen later counts as initial.
+        return;
+    }
+    const int quality = m_sourceOutage ? kQualityBad : kQualityGood;
+    const auto stampUs = m_config.timestampEpochUs + m_scheduler.now().count();
+    auto* changes = s.batch.mutable_data_changes()->mutable_changes();
+    // Elements are overwritten in place: Clear() would free every sub-message each tick.
+    int used = 0;
+    for (auto& [handle, item] : s.items) {
+        if (!item.advise.any() || !(allAdvised || item.initialPending))
+            continue;
+        item.initialPending = false;
+        // A bounded random walk: enough to make every change a new value.
+        const double step = unitRandom() - 0.5;
+        item.value = std::clamp(item.value + step, -1000.0, 1000.0);
+        auto* c = used < changes->size() ? changes->Mutable(used) : changes->Add();
+        ++used;
+        c->set_server_handle(item.serverHandle);
+        c->set_item_handle(handle);
+        c->mutable_value()->set_double_value(item.value);
+        c->set_quality(quality);
+        auto* ts = c->mutable_source_timestamp();
+        ts->set_seconds(stampUs / 1'000'000);
+        ts->set_nanos(static_cast<std::int32_t>(stampUs % 1'000'000) * 1000);
+    }
+    if (used < changes->size())
+        changes->DeleteSubrange(used, changes->size() - used);
+    if (used == 0)
+        return;
+    // A stream's callback may cancel streams: walk a copy of the ids.
+    const auto streams = s.streams;
+    m_dataChangesSent += static_cast<std::int64_t>(changes->size()) * static_cast<std::int64_t>(streams.size());
+    for (StreamId id : streams) {
+        auto it = m_streams.find(id);
+        if (it != m_streams.end())
+            it->second.onEvent(s.batch);
+    }
+}
+
+} // namespace stormwatch::gateway

@@ -1,0 +1,129 @@
+// Injectable faults. Each is a window (active until a time) or a switch; a new request of
+// the same kind replaces the previous one, and a zero duration ends it at once.
+#include "gateway_model.h"
+
+#include "logging.h"
+
+#include <algorithm>
+
+namespace stormwatch::gateway {
+
+using grpc::StatusCode;
+
+void GatewayModel::setWindow(Window& w, Duration duration, std::function<void()> onEnd)
+{
+    m_scheduler.cancel(w.timer);
+    w.timer = kNoTimer;
+    w.until = m_scheduler.now() + std::max(duration, Duration::zero());
+    if (duration > Duration::zero())
+        w.timer = m_scheduler.callAt(w.until, [&w, onEnd = std::move(onEnd)] {
+            w.timer = kNoTimer;
+            if (onEnd)
+                onEnd();
+        });
+    else if (onEnd)
+        onEnd();
+}
+
+void GatewayModel::wedge(Duration duration)
+{
+    qCInfo(lcGateway) << "fault: STA wedged for" << duration.count() / 1000 << "ms";
+    setWindow(m_wedge, duration, nullptr);
+    m_sta.wedgeUntil(m_wedge.until);
+}
+
+void GatewayModel::slow(double factor, Duration duration)
+{
+    qCInfo(lcGateway) << "fault: STA slowed x" << factor << "for" << duration.count() / 1000 << "ms";
+    m_sta.setSlowFactor(duration > Duration::zero() ? std::max(factor, 0.0) : 1.0);
+    setWindow(m_slow, duration, [this] { m_sta.setSlowFactor(1.0); });
+}
+
+void GatewayModel::dropReplies(double probability, Duration duration)
+{
+    qCInfo(lcGateway) << "fault: dropping replies with p =" << probability << "for" << duration.count() / 1000 << "ms";
+    m_dropProbability = std::clamp(probability, 0.0, 1.0);
+    setWindow(m_drop, duration, nullptr);
+}
+
+void GatewayModel::refuseSessions(Duration duration)
+{
+    qCInfo(lcGateway) << "fault: refusing sessions for" << duration.count() / 1000 << "ms";
+    setWindow(m_refuse, duration, nullptr);
+}
+
+void GatewayModel::setAdvertiseBulkSupervisory(bool advertise)
+{
+    qCInfo(lcGateway) << "capability bulk-subscribe-supervisory" << (advertise ? "advertised" : "withdrawn");
+    m_config.advertiseBulkSupervisory = advertise;
+}
+
+void GatewayModel::restart(Duration downtime)
+{
+    if (m_shutdown)
+        return;
+    qCInfo(lcGateway) << "fault: restart, down for" << downtime.count() / 1000 << "ms";
+    m_down = true;
+    // A restarted process has no wedge, slowness or reply loss left.
+    setWindow(m_wedge, Duration::zero(), nullptr);
+    m_sta.wedgeUntil(m_wedge.until);
+    m_sta.setSlowFactor(1.0);
+    setWindow(m_slow, Duration::zero(), nullptr);
+    setWindow(m_drop, Duration::zero(), nullptr);
+    dropEverything(CallStatus::error(StatusCode::UNAVAILABLE, "gateway restarted"));
+    m_scheduler.cancel(m_downTimer);
+    m_downTimer = m_scheduler.callAfter(std::max(downtime, Duration::zero()), [this] {
+        m_downTimer = kNoTimer;
+        m_down = false;
+        m_upSince = m_scheduler.now();
+        qCInfo(lcGateway) << "gateway back up after restart";
+    });
+}
+
+void GatewayModel::shutdown()
+{
+    if (m_shutdown)
+        return;
+    m_shutdown = true;
+    m_down = true;
+    m_scheduler.cancel(m_downTimer);
+    m_downTimer = kNoTimer;
+    const CallStatus why = CallStatus::error(StatusCode::UNAVAILABLE, "gateway shut down");
+    dropEverything(why);
+    for (auto& [id, w] : m_watches) {
+        m_scheduler.cancel(w.timer);
+        post([onEnd = std::move(w.onEnd), why] { onEnd(why); });
+    }
+    m_watches.clear();
+    armDataTick(); // disarms: nothing ticks after shutdown
+}
+
+void GatewayModel::endEventStreams()
+{
+    qCInfo(lcGateway) << "fault: ending" << m_streams.size() << "event streams gracefully";
+    std::vector<StreamId> ids;
+    ids.reserve(m_streams.size());
+    for (auto& [id, stream] : m_streams)
+        ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    endStreams(ids, {});
+}
+
+void GatewayModel::setSourceOutage(bool active)
+{
+    if (active == m_sourceOutage)
+        return;
+    qCInfo(lcGateway) << "fault: source outage" << (active ? "on" : "off");
+    m_sourceOutage = active;
+    // Every advised item reports its new quality at once (next turn, not from inside this call).
+    post([this] {
+        std::vector<std::shared_ptr<Session>> sessions;
+        for (auto& [id, s] : m_sessions)
+            sessions.push_back(s);
+        for (auto& s : sessions)
+            if (findSession(s->id) == s.get())
+                emitBatch(*s, true);
+    });
+}
+
+} // namespace stormwatch::gateway

@@ -1,0 +1,305 @@
+#include "gateway_model.h"
+
+#include "logging.h"
+
+#include <google/protobuf/duration.pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace stormwatch::gateway {
+
+using namespace mxgateway::v1;
+using grpc::StatusCode;
+
+namespace {
+std::string seconds(Duration d)
+{
+    const double s = std::chrono::duration<double>(d).count();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", s);
+    return buf;
+}
+} // namespace
+
+GatewayModel::GatewayModel(Scheduler& scheduler, GatewayConfig config)
+    : m_scheduler(scheduler)
+    , m_config(config)
+    , m_rng(config.seed)
+    , m_sta(scheduler, [this](const StaJobPtr& job) { runCommand(job); })
+{
+    m_sta.setCost(m_config.commandMs, m_config.perItemMs);
+    m_upSince = m_scheduler.now();
+    m_nextTick = m_scheduler.now();
+    armDataTick();
+}
+
+GatewayModel::~GatewayModel()
+{
+    for (auto& [id, job] : m_unanswered)
+        m_scheduler.cancel(job->deadlineTimer);
+    for (Window* w : {&m_wedge, &m_slow, &m_drop, &m_refuse})
+        m_scheduler.cancel(w->timer);
+    for (auto& [id, w] : m_watches)
+        m_scheduler.cancel(w.timer);
+    m_scheduler.cancel(m_downTimer);
+    m_scheduler.cancel(m_tickTimer);
+}
+
+Session* GatewayModel::findSession(const std::string& id)
+{
+    auto it = m_sessions.find(id);
+    return it == m_sessions.end() ? nullptr : it->second.get();
+}
+
+const Session* GatewayModel::session(const std::string& id) const
+{
+    auto it = m_sessions.find(id);
+    return it == m_sessions.end() ? nullptr : it->second.get();
+}
+
+std::optional<AdviseState> GatewayModel::adviseState(const std::string& sessionId, std::int32_t itemHandle) const
+{
+    const Session* s = session(sessionId);
+    if (!s)
+        return std::nullopt;
+    auto it = s->items.find(itemHandle);
+    if (it == s->items.end())
+        return std::nullopt;
+    return it->second.advise;
+}
+
+std::string GatewayModel::setConfig(const GatewayConfig& config)
+{
+    if (auto error = validateConfig(config); !error.empty())
+        return error;
+    const bool rateChanged = config.dataHz != m_config.dataHz;
+    m_config = config;
+    m_sta.setCost(config.commandMs, config.perItemMs);
+    if (rateChanged) {
+        m_nextTick = m_scheduler.now();
+        armDataTick();
+    }
+    return {};
+}
+
+// ---------------------------------------------------------------- sessions
+
+void GatewayModel::openSession(const OpenSessionRequest& request, OpenDone done)
+{
+    auto fail = [&](StatusCode code, std::string message) {
+        post([done = std::move(done), st = CallStatus::error(code, std::move(message))] { done(st, {}); });
+    };
+    if (m_down)
+        return fail(StatusCode::UNAVAILABLE, m_shutdown ? "gateway shut down" : "gateway restarting");
+    if (active(m_refuse))
+        return fail(StatusCode::UNAVAILABLE, "gateway refusing sessions");
+
+    Duration timeout = m_config.defaultCommandTimeout;
+    if (request.has_command_timeout()) {
+        const auto& d = request.command_timeout();
+        timeout = std::chrono::duration_cast<Duration>(std::chrono::seconds(d.seconds()) +
+                                                       std::chrono::nanoseconds(d.nanos()));
+        if (timeout <= Duration::zero())
+            return fail(StatusCode::INVALID_ARGUMENT, "command_timeout must be > 0");
+    }
+
+    auto s = std::make_shared<Session>();
+    s->id = "session-" + std::to_string(m_nextSession++);
+    s->clientName = request.client_name();
+    s->commandTimeout = timeout;
+    s->supervisoryBulk = m_config.advertiseBulkSupervisory;
+
+    OpenSessionReply reply;
+    reply.set_session_id(s->id);
+    for (auto cap : kBaseCapabilities)
+        reply.add_capabilities(std::string(cap));
+    if (s->supervisoryBulk)
+        reply.add_capabilities(std::string(kCapabilityBulkSupervisory));
+    const auto us = timeout.count();
+    reply.mutable_default_command_timeout()->set_seconds(us / 1'000'000);
+    reply.mutable_default_command_timeout()->set_nanos(static_cast<std::int32_t>(us % 1'000'000) * 1000);
+    reply.set_gateway_protocol_version(kGatewayProtocolVersion);
+
+    qCDebug(lcGateway) << "session" << s->id.c_str() << "opened by" << s->clientName.c_str()
+                       << "command timeout" << seconds(timeout).c_str();
+    m_sessions.emplace(s->id, std::move(s));
+    post([done = std::move(done), reply = std::move(reply)] { done({}, reply); });
+}
+
+void GatewayModel::closeSession(const CloseSessionRequest& request, CloseDone done)
+{
+    CallStatus status;
+    if (m_down) {
+        status = CallStatus::error(StatusCode::UNAVAILABLE, "gateway restarting");
+    } else if (auto it = m_sessions.find(request.session_id()); it == m_sessions.end()) {
+        status = CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
+    } else {
+        const auto streams = it->second->streams;
+        m_sessions.erase(it);
+        endStreams(streams, {});
+    }
+    post([done = std::move(done), status] { done(status); });
+}
+
+// ---------------------------------------------------------------- invoke and the STA
+
+void GatewayModel::invoke(const MxCommandRequest& request, InvokeDone done)
+{
+    auto fail = [&](StatusCode code, std::string message) {
+        post([done = std::move(done), st = CallStatus::error(code, std::move(message))] { done(st, {}); });
+    };
+    if (m_down)
+        return fail(StatusCode::UNAVAILABLE, m_shutdown ? "gateway shut down" : "gateway restarting");
+    const CommandKind kind = commandKind(request.command());
+    if (kind == CommandKind::None)
+        return fail(StatusCode::INVALID_ARGUMENT, "command has no kind");
+    ++m_invokeTotal;
+    ++m_invokeRpcs[index(kind)];
+    Session* s = findSession(request.session_id());
+    if (!s)
+        return fail(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
+
+    auto job = std::make_shared<StaJob>();
+    job->id = m_nextJob++;
+    job->sessionId = s->id;
+    job->request = request;
+    job->kind = kind;
+    job->items = commandItemCount(request.command());
+    job->arrived = m_scheduler.now();
+    job->deadline = job->arrived + s->commandTimeout;
+    job->done = std::move(done);
+    job->deadlineTimer = m_scheduler.callAt(job->deadline, [this, job] { onDeadline(job); });
+    m_unanswered.emplace(job->id, job);
+    m_sta.enqueue(std::move(job));
+}
+
+void GatewayModel::onDeadline(const StaJobPtr& job)
+{
+    job->deadlineTimer = kNoTimer;
+    if (!job->done)
+        return;
+    m_unanswered.erase(job->id);
+    ++m_deadlineExceeded;
+    if (!job->ran)
+        ++m_commandsExpired[index(job->kind)];
+    auto done = std::move(job->done);
+    job->done = nullptr;
+    const auto timeout = job->deadline - job->arrived;
+    done(CallStatus::error(StatusCode::DEADLINE_EXCEEDED,
+                           std::string(commandKindName(job->kind)) + " not answered within the session command timeout of " +
+                               seconds(timeout)),
+         {});
+}
+
+void GatewayModel::runCommand(const StaJobPtr& job)
+{
+    ++m_commandsRun[index(job->kind)];
+    MxCommandReply reply;
+    reply.set_client_correlation_id(job->request.client_correlation_id());
+    if (Session* s = findSession(job->sessionId)) {
+        reply.set_success(true);
+        execute(*s, job->request.command(), reply);
+    } else {
+        reply.set_success(false);
+        reply.set_error_message("session " + job->sessionId + " was closed");
+    }
+    if (!job->done)
+        return; // expired: the caller already has DEADLINE_EXCEEDED, the work was wasted
+    if (active(m_drop) && unitRandom() < m_dropProbability) {
+        job->dropped = true; // the deadline timer answers it
+        return;
+    }
+    m_scheduler.cancel(job->deadlineTimer);
+    job->deadlineTimer = kNoTimer;
+    m_unanswered.erase(job->id);
+    auto done = std::move(job->done);
+    job->done = nullptr;
+    done({}, std::move(reply));
+}
+
+void GatewayModel::dropEverything(const CallStatus& why)
+{
+    for (auto& dropped : m_sta.clear())
+        (void)dropped; // their callers are in m_unanswered (or were answered already)
+    auto unanswered = std::move(m_unanswered);
+    m_unanswered.clear();
+    for (auto& [id, job] : unanswered) {
+        m_scheduler.cancel(job->deadlineTimer);
+        job->deadlineTimer = kNoTimer;
+        post([done = std::move(job->done), why] { done(why, {}); });
+        job->done = nullptr;
+    }
+    std::vector<StreamId> streams;
+    streams.reserve(m_streams.size());
+    for (auto& [id, stream] : m_streams)
+        streams.push_back(id);
+    std::sort(streams.begin(), streams.end());
+    m_sessions.clear();
+    endStreams(streams, why);
+}
+
+// ---------------------------------------------------------------- statistics
+
+mxgateway::mock::v1::GatewayStats GatewayModel::stats() const
+{
+    mxgateway::mock::v1::GatewayStats st;
+    st.set_uptime_s(m_down ? 0.0 : std::chrono::duration<double>(m_scheduler.now() - m_upSince).count());
+    st.set_sta_queue_depth(static_cast<std::int64_t>(m_sta.depth()));
+    st.set_max_sta_queue_depth(static_cast<std::int64_t>(m_sta.maxDepth()));
+    st.set_invoke_rpcs(m_invokeTotal);
+    for (std::size_t i = 0; i < kCommandKindCount; ++i) {
+        const std::string name(commandKindName(static_cast<CommandKind>(i)));
+        if (m_invokeRpcs[i])
+            (*st.mutable_invoke_rpcs_by_kind())[name] = m_invokeRpcs[i];
+        if (m_commandsRun[i])
+            (*st.mutable_commands_run_by_kind())[name] = m_commandsRun[i];
+        if (m_commandsExpired[i])
+            (*st.mutable_commands_expired_by_kind())[name] = m_commandsExpired[i];
+    }
+    st.set_deadline_exceeded(m_deadlineExceeded);
+    st.set_sessions(static_cast<std::int32_t>(m_sessions.size()));
+    st.set_data_changes_sent(m_dataChangesSent);
+    st.set_wedged(m_sta.wedged());
+    st.set_slow_factor(m_sta.slowFactor());
+    st.set_source_outage(m_sourceOutage);
+    st.set_advertise_bulk_supervisory(m_config.advertiseBulkSupervisory);
+    return st;
+}
+
+GatewayModel::WatchId GatewayModel::watchStats(Duration interval, StatsFn onStats, EndFn onEnd)
+{
+    const WatchId id = m_nextWatch++;
+    if (m_shutdown) {
+        post([onEnd = std::move(onEnd)] { onEnd(CallStatus::error(StatusCode::UNAVAILABLE, "gateway shut down")); });
+        return id;
+    }
+    if (interval <= Duration::zero())
+        interval = std::chrono::milliseconds(250);
+    m_watches.emplace(id, Watch{interval, std::move(onStats), std::move(onEnd)});
+    auto& w = m_watches.at(id);
+    w.timer = m_scheduler.callAfter(Duration::zero(), [this, id] { armStatsWatch(id); });
+    return id;
+}
+
+void GatewayModel::armStatsWatch(WatchId id)
+{
+    auto it = m_watches.find(id);
+    if (it == m_watches.end())
+        return;
+    it->second.timer = m_scheduler.callAfter(it->second.interval, [this, id] { armStatsWatch(id); });
+    auto onStats = it->second.onStats; // the callback may cancel the watch
+    onStats(stats());
+}
+
+void GatewayModel::cancelWatch(WatchId id)
+{
+    auto it = m_watches.find(id);
+    if (it == m_watches.end())
+        return;
+    m_scheduler.cancel(it->second.timer);
+    m_watches.erase(it);
+}
+
+} // namespace stormwatch::gateway

@@ -1,0 +1,189 @@
+#pragma once
+// The mock MXAccess gateway as a model on a Scheduler: sessions, one STA running commands
+// FIFO at a modelled cost, per-session command deadlines, advised items emitting data, and
+// injectable faults. Single-threaded and never blocking; the same object serves the
+// in-process port (virtual time) and the gRPC server (wall time, its own thread).
+//
+// Callback contract:
+// - Every callback runs on the scheduler, never from inside the call that registered it.
+// - invoke(): `done` is called exactly once. A command the STA does not finish within the
+//   session's command timeout (counted from the Invoke's arrival) is answered
+//   DEADLINE_EXCEEDED at the deadline, and the STA still runs it later. A dropped reply
+//   (fault) is answered DEADLINE_EXCEEDED at the deadline too, as a real gRPC deadline
+//   would be. A restart or shutdown answers pending invokes UNAVAILABLE. Only destroying
+//   the model drops callbacks unanswered.
+// - streamEvents(): onEnd is called at most once, never after cancelStream(). The event
+//   passed to onEvent is reused by the next batch: copy it to keep it.
+
+#include "gateway_types.h"
+#include "session.h"
+#include "sta.h"
+
+#include "mock_control.pb.h"
+#include "mxaccess_gateway.pb.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <unordered_map>
+
+namespace stormwatch::gateway {
+
+class GatewayModel {
+public:
+    using StreamId = std::uint64_t;
+    using WatchId = std::uint64_t;
+    using OpenDone = std::function<void(CallStatus, mxgateway::v1::OpenSessionReply)>;
+    using CloseDone = std::function<void(CallStatus)>;
+    using InvokeDone = StaJob::Done;
+    using EventFn = std::function<void(const mxgateway::v1::MxEvent&)>;
+    using EndFn = std::function<void(CallStatus)>;
+    using StatsFn = std::function<void(const mxgateway::mock::v1::GatewayStats&)>;
+
+    GatewayModel(Scheduler& scheduler, GatewayConfig config = {});
+    ~GatewayModel();
+    GatewayModel(const GatewayModel&) = delete;
+    GatewayModel& operator=(const GatewayModel&) = delete;
+
+    Scheduler& scheduler() const { return m_scheduler; }
+
+    // --- the gateway contract ---
+    void openSession(const mxgateway::v1::OpenSessionRequest& request, OpenDone done);
+    void closeSession(const mxgateway::v1::CloseSessionRequest& request, CloseDone done);
+    void invoke(const mxgateway::v1::MxCommandRequest& request, InvokeDone done);
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent, EndFn onEnd);
+    // The client went away: forget the stream; its onEnd is not called.
+    void cancelStream(StreamId id);
+
+    // --- faults (each call replaces the previous fault of its kind; duration 0 ends it) ---
+    void wedge(Duration duration);
+    void slow(double factor, Duration duration);
+    void dropReplies(double probability, Duration duration);
+    // Drops every session (streams end UNAVAILABLE, pending invokes fail UNAVAILABLE) and
+    // answers everything UNAVAILABLE for `downtime`. Clears wedge, slow and drop faults.
+    void restart(Duration downtime);
+    // Ends every event stream with OK; sessions stay valid and may stream again.
+    void endEventStreams();
+    void setSourceOutage(bool active);
+    void refuseSessions(Duration duration);
+    void setAdvertiseBulkSupervisory(bool advertise); // applies to sessions opened later
+
+    // Final stop (server shutdown): like a restart that never comes back.
+    void shutdown();
+
+    // --- configuration ---
+    const GatewayConfig& config() const { return m_config; }
+    // Returns the validation error (and changes nothing) when `config` is invalid.
+    std::string setConfig(const GatewayConfig& config);
+
+    // --- statistics ---
+    mxgateway::mock::v1::GatewayStats stats() const;
+    // Calls onStats now (next scheduler turn) and then every `interval` until cancelled
+    // or shutdown (onEnd UNAVAILABLE).
+    WatchId watchStats(Duration interval, StatsFn onStats, EndFn onEnd);
+    void cancelWatch(WatchId id);
+
+    // --- read access for tests and reports ---
+    std::size_t sessionCount() const { return m_sessions.size(); }
+    const Session* session(const std::string& id) const;
+    std::optional<AdviseState> adviseState(const std::string& sessionId, std::int32_t itemHandle) const;
+    std::size_t staQueueDepth() const { return m_sta.depth(); }
+    std::size_t maxStaQueueDepth() const { return m_sta.maxDepth(); }
+    std::int64_t commandsRun(CommandKind kind) const { return m_commandsRun[index(kind)]; }
+    std::int64_t commandsExpired(CommandKind kind) const { return m_commandsExpired[index(kind)]; }
+    std::int64_t invokeRpcs(CommandKind kind) const { return m_invokeRpcs[index(kind)]; }
+    std::int64_t invokeRpcs() const { return m_invokeTotal; }
+    std::int64_t deadlineExceeded() const { return m_deadlineExceeded; }
+    std::int64_t dataChangesSent() const { return m_dataChangesSent; }
+    std::size_t streamCount() const { return m_streams.size(); }
+    bool down() const { return m_down; }
+    bool sourceOutage() const { return m_sourceOutage; }
+    double slowFactor() const { return m_sta.slowFactor(); }
+    bool wedged() const { return m_sta.wedged(); }
+    Duration staCost(int items) const { return m_sta.cost(items); }
+
+private:
+    struct Stream {
+        std::string sessionId;
+        EventFn onEvent;
+        EndFn onEnd;
+    };
+    struct Watch {
+        Duration interval;
+        StatsFn onStats;
+        EndFn onEnd;
+        TimerId timer = kNoTimer;
+    };
+    struct Window { // a fault active until `until`
+        Time until{0};
+        TimerId timer = kNoTimer;
+    };
+
+    static std::size_t index(CommandKind k) { return static_cast<std::size_t>(k); }
+    Session* findSession(const std::string& id);
+    void post(std::function<void()> task) { m_scheduler.post(std::move(task)); }
+    // Uniform in [0, 1) from the seeded engine (53 random bits; cheaper than generate_canonical).
+    double unitRandom() { return static_cast<double>(m_rng() >> 11) * 0x1.0p-53; }
+
+    // STA side (gateway_model.cpp)
+    void onDeadline(const StaJobPtr& job);
+    void runCommand(const StaJobPtr& job);
+    void dropEverything(const CallStatus& why);
+
+    // command execution (gateway_commands.cpp)
+    void execute(Session& session, const mxgateway::v1::MxCommand& command, mxgateway::v1::MxCommandReply& reply);
+    std::int32_t addItem(Session& session, std::int32_t serverHandle, const std::string& tag, std::string& error);
+    Item* findItem(Session& session, std::int32_t serverHandle, std::int32_t itemHandle, std::string& error);
+    void adviseItem(Session& session, Item& item, bool supervisory);
+
+    // data source (gateway_data.cpp)
+    void armDataTick();
+    void onDataTick();
+    void emitBatch(Session& session, bool allAdvised);
+    void flushInitialValues(const std::string& sessionId);
+    void endStreams(const std::vector<StreamId>& ids, const CallStatus& status);
+
+    // faults (gateway_faults.cpp)
+    bool active(const Window& w) const { return m_scheduler.now() < w.until; }
+    void setWindow(Window& w, Duration duration, std::function<void()> onEnd);
+    void armStatsWatch(WatchId id);
+
+    Scheduler& m_scheduler;
+    GatewayConfig m_config;
+    std::mt19937_64 m_rng;
+    Sta m_sta;
+
+    std::map<std::string, std::shared_ptr<Session>> m_sessions; // shared: a callback may close one mid-batch
+    std::uint64_t m_nextSession = 1;
+    std::unordered_map<StreamId, Stream> m_streams;
+    StreamId m_nextStream = 1;
+    std::unordered_map<std::uint64_t, StaJobPtr> m_unanswered;
+    std::uint64_t m_nextJob = 1;
+    std::map<WatchId, Watch> m_watches;
+    WatchId m_nextWatch = 1;
+
+    // faults
+    bool m_down = false;      // restarting (or shut down): everything is UNAVAILABLE
+    bool m_shutdown = false;
+    TimerId m_downTimer = kNoTimer;
+    Time m_upSince{0};
+    Window m_wedge, m_slow, m_drop, m_refuse;
+    double m_dropProbability = 0;
+    bool m_sourceOutage = false;
+
+    // data
+    TimerId m_tickTimer = kNoTimer;
+    Time m_nextTick{0};
+
+    // stats
+    std::array<std::int64_t, kCommandKindCount> m_invokeRpcs{};
+    std::array<std::int64_t, kCommandKindCount> m_commandsRun{};
+    std::array<std::int64_t, kCommandKindCount> m_commandsExpired{};
+    std::int64_t m_invokeTotal = 0;
+    std::int64_t m_deadlineExceeded = 0;
+    std::int64_t m_dataChangesSent = 0;
+};
+
+} // namespace stormwatch::gateway

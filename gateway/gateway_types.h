@@ -1,0 +1,90 @@
+#pragma once
+// Vocabulary shared by the mock gateway model, its gRPC services and in-process callers.
+
+#include "client/scheduler.h"
+
+#include <grpcpp/support/status_code_enum.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mxgateway::v1 {
+class MxCommand;
+}
+
+namespace stormwatch::gateway {
+
+// The outcome of a model call, shaped like a gRPC status so the server can pass it on
+// unchanged and an in-process port can treat it exactly as it would a real RPC's.
+struct CallStatus {
+    grpc::StatusCode code = grpc::StatusCode::OK;
+    std::string message;
+
+    bool ok() const { return code == grpc::StatusCode::OK; }
+    static CallStatus error(grpc::StatusCode c, std::string m) { return {c, std::move(m)}; }
+};
+
+struct GatewayConfig {
+    // Whether new sessions get the bulk-subscribe-supervisory capability (off = "old gateway").
+    bool advertiseBulkSupervisory = true;
+    // STA cost of one command: commandMs + perItemMs * items (× the slow factor).
+    double commandMs = 2;
+    double perItemMs = 0.5;
+    // Used when OpenSession carries no command_timeout.
+    Duration defaultCommandTimeout = std::chrono::seconds(30);
+    // Data changes per second for every advised item (0 = initial values only).
+    double dataHz = 1;
+    std::uint64_t seed = 1;
+    // Wall-clock microseconds since the Unix epoch at scheduler time 0; only used for
+    // DataChange source timestamps (0 keeps virtual runs fully deterministic).
+    std::int64_t timestampEpochUs = 0;
+};
+
+// Empty when valid, else "<field> = <value>: <rule>".
+std::string validateConfig(const GatewayConfig& config);
+
+inline constexpr int kGatewayProtocolVersion = 3;
+inline constexpr int kQualityGood = 192;
+inline constexpr int kQualityBad = 0;
+inline constexpr std::string_view kCapabilityBulkSupervisory = "bulk-subscribe-supervisory";
+
+// The nine capabilities every session gets (bulk-subscribe-supervisory is added when advertised).
+inline constexpr std::array<std::string_view, 9> kBaseCapabilities = {
+    "unary-open-session",      "unary-close-session",     "unary-invoke",
+    "server-stream-events",    "bulk-subscribe-commands", "bulk-read-commands",
+    "bulk-write-commands",     "unary-acknowledge-alarm", "server-stream-active-alarms",
+};
+
+// One value per MxCommand oneof member; names are the oneof field names (stats keys).
+enum class CommandKind : std::uint8_t {
+    Register,
+    AddItem,
+    AddItemBulk,
+    Advise,
+    RemoveItem,
+    UnAdvise,
+    Write,
+    AdviseSupervisory,
+    AdviseItemBulk,
+    SubscribeBulk,
+    SubscribeAlarms,
+    Count,
+    None = Count,
+};
+inline constexpr std::size_t kCommandKindCount = static_cast<std::size_t>(CommandKind::Count);
+
+CommandKind commandKind(const mxgateway::v1::MxCommand& command);
+std::string_view commandKindName(CommandKind kind);
+// Tags or handles the command touches: 1 for single-item commands, 0 for register.
+int commandItemCount(const mxgateway::v1::MxCommand& command);
+
+// How an item is advised. An item may hold both advises at once.
+struct AdviseState {
+    bool plain = false;
+    bool supervisory = false;
+    bool any() const { return plain || supervisory; }
+};
+
+} // namespace stormwatch::gateway

@@ -1,0 +1,47 @@
+#pragma once
+// One gateway session: its resolved command timeout, the capabilities it was opened with,
+// its registered server handles, items (with their advise state) and event streams.
+
+#include "gateway_types.h"
+#include "mxaccess_gateway.pb.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stormwatch::gateway {
+
+struct Item {
+    std::int32_t serverHandle = 0;
+    std::string tag;
+    AdviseState advise;
+    bool initialPending = false; // advised since the last batch: its first value is due
+    double value = 0;
+};
+
+struct Session {
+    std::string id;
+    std::string clientName;
+    Duration commandTimeout{0};
+    bool supervisoryBulk = false; // bulk-subscribe-supervisory was advertised at open
+
+    std::int32_t nextServerHandle = 1;
+    std::set<std::int32_t> serverHandles;
+    std::int32_t nextItemHandle = 1;
+    std::map<std::int32_t, Item> items; // by item handle; ordered so batches are deterministic
+    std::unordered_map<std::string, std::int32_t> itemByKey; // serverHandle + '\n' + tag
+    std::int32_t nextAlarmSubscription = 1;
+
+    std::vector<std::uint64_t> streams;
+    bool initialFlushPosted = false;
+    mxgateway::v1::MxEvent batch; // reused every tick so the data path allocates nothing
+
+    static std::string itemKey(std::int32_t serverHandle, const std::string& tag)
+    {
+        return std::to_string(serverHandle) + '\n' + tag;
+    }
+};
+
+} // namespace stormwatch::gateway

@@ -1,0 +1,87 @@
+#include "sta.h"
+
+#include <cmath>
+
+namespace stormwatch::gateway {
+
+Sta::Sta(Scheduler& scheduler, std::function<void(const StaJobPtr&)> run)
+    : m_scheduler(scheduler), m_run(std::move(run))
+{
+}
+
+Sta::~Sta()
+{
+    m_scheduler.cancel(m_wedgeTimer);
+    m_scheduler.cancel(m_runningTimer);
+}
+
+void Sta::setCost(double commandMs, double perItemMs)
+{
+    m_commandMs = commandMs;
+    m_perItemMs = perItemMs;
+}
+
+Duration Sta::cost(int items) const
+{
+    const double ms = (m_commandMs + m_perItemMs * items) * m_slowFactor;
+    return Duration(std::llround(ms * 1000.0));
+}
+
+void Sta::enqueue(StaJobPtr job)
+{
+    m_queue.push_back(std::move(job));
+    m_maxDepth = std::max(m_maxDepth, depth());
+    startNext();
+}
+
+void Sta::wedgeUntil(Time until)
+{
+    m_scheduler.cancel(m_wedgeTimer);
+    m_wedgeTimer = kNoTimer;
+    m_wedgedUntil = until;
+    if (wedged())
+        m_wedgeTimer = m_scheduler.callAt(until, [this] {
+            m_wedgeTimer = kNoTimer;
+            startNext();
+        });
+    else
+        startNext();
+}
+
+std::deque<StaJobPtr> Sta::clear()
+{
+    std::deque<StaJobPtr> dropped;
+    if (m_running) {
+        m_scheduler.cancel(m_runningTimer);
+        m_runningTimer = kNoTimer;
+        dropped.push_back(std::move(m_running));
+        m_running.reset();
+    }
+    for (auto& job : m_queue)
+        dropped.push_back(std::move(job));
+    m_queue.clear();
+    return dropped;
+}
+
+void Sta::startNext()
+{
+    if (m_running || m_queue.empty() || wedged())
+        return;
+    m_running = std::move(m_queue.front());
+    m_queue.pop_front();
+    m_runningTimer = m_scheduler.callAfter(cost(m_running->items), [this] { finishRunning(); });
+}
+
+void Sta::finishRunning()
+{
+    m_runningTimer = kNoTimer;
+    StaJobPtr job = std::move(m_running);
+    m_running.reset();
+    job->ran = true;
+    // The run callback may answer a caller who invokes again at once: the STA is idle by
+    // now, so that enqueue starts the next command itself and FIFO order is kept.
+    m_run(job);
+    startNext();
+}
+
+} // namespace stormwatch::gateway

@@ -1,0 +1,78 @@
+#pragma once
+// The gateway's single-threaded apartment: one command at a time, FIFO, each command
+// holding the STA for command_ms + per_item_ms × items (× the slow factor). A wedge stops
+// the STA from starting anything until it ends; queued commands wait (and may expire).
+
+#include "gateway_types.h"
+#include "mxaccess_gateway.pb.h"
+
+#include <deque>
+#include <functional>
+#include <memory>
+
+namespace stormwatch::gateway {
+
+// One Invoke on its way through the STA. It outlives its reply when the caller's deadline
+// passes first: the STA still runs it later (wasted work).
+struct StaJob {
+    using Done = std::function<void(CallStatus, mxgateway::v1::MxCommandReply)>;
+
+    std::uint64_t id = 0;
+    std::string sessionId;
+    mxgateway::v1::MxCommandRequest request;
+    CommandKind kind = CommandKind::None;
+    int items = 0;
+    Time arrived{0};
+    Time deadline{0};
+    TimerId deadlineTimer = kNoTimer;
+    Done done;           // empty once the caller has been answered
+    bool ran = false;    // the STA finished it
+    bool dropped = false; // ran, but its reply was dropped (fault)
+};
+using StaJobPtr = std::shared_ptr<StaJob>;
+
+class Sta {
+public:
+    // `run` executes a finished command's effects and answers its caller.
+    Sta(Scheduler& scheduler, std::function<void(const StaJobPtr&)> run);
+    ~Sta();
+    Sta(const Sta&) = delete;
+    Sta& operator=(const Sta&) = delete;
+
+    void setCost(double commandMs, double perItemMs);
+    Duration cost(int items) const; // at the current slow factor
+
+    void enqueue(StaJobPtr job);
+
+    // Nothing starts before `until` (a command already running finishes).
+    void wedgeUntil(Time until);
+    bool wedged() const { return m_scheduler.now() < m_wedgedUntil; }
+    void setSlowFactor(double factor) { m_slowFactor = factor; }
+    double slowFactor() const { return m_slowFactor; }
+
+    // Drops every queued command and the running one (gateway restart); returns them.
+    std::deque<StaJobPtr> clear();
+
+    // Commands not yet finished: queued plus the running one.
+    std::size_t depth() const { return m_queue.size() + (m_running ? 1 : 0); }
+    std::size_t maxDepth() const { return m_maxDepth; }
+    bool busy() const { return m_running != nullptr; }
+
+private:
+    void startNext();
+    void finishRunning();
+
+    Scheduler& m_scheduler;
+    std::function<void(const StaJobPtr&)> m_run;
+    double m_commandMs = 0;
+    double m_perItemMs = 0;
+    double m_slowFactor = 1;
+    Time m_wedgedUntil{0};
+    TimerId m_wedgeTimer = kNoTimer;
+    std::deque<StaJobPtr> m_queue;
+    StaJobPtr m_running;
+    TimerId m_runningTimer = kNoTimer;
+    std::size_t m_maxDepth = 0;
+};
+
+} // namespace stormwatch::gateway

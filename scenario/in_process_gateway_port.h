@@ -1,0 +1,45 @@
+#pragma once
+// The client's GatewayPort straight onto the mock gateway model on the same scheduler
+// (virtual replay, A/B comparison, tests), with a modelled one-way network latency on
+// every request, reply and event. The connection logic above it is the live one.
+
+#include "client/gateway_port.h"
+#include "gateway/gateway_model.h"
+
+#include <memory>
+#include <unordered_map>
+
+namespace stormwatch {
+
+class InProcessGatewayPort final : public GatewayPort {
+public:
+    InProcessGatewayPort(Scheduler& scheduler, gateway::GatewayModel& model, Duration latency);
+    ~InProcessGatewayPort() override;
+
+    void openSession(const mxgateway::v1::OpenSessionRequest& request, OpenDone done) override;
+    void closeSession(const mxgateway::v1::CloseSessionRequest& request, CloseDone done) override;
+    void invoke(const mxgateway::v1::MxCommandRequest& request, InvokeDone done) override;
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent,
+                          EndFn onEnd) override;
+    void cancelStream(StreamId id) override;
+    std::string describe() const override { return "in-process mock"; }
+
+    void setLatency(Duration latency) { m_latency = latency; }
+
+private:
+    struct Stream {
+        gateway::GatewayModel::StreamId modelId = 0; // 0 until the request reached the model
+        bool cancelled = false;
+    };
+    static RpcStatus convert(const gateway::CallStatus& s) { return RpcStatus{s.code, s.message}; }
+    void afterLatency(std::function<void()> task);
+
+    Scheduler& m_scheduler;
+    gateway::GatewayModel& m_model;
+    Duration m_latency;
+    StreamId m_nextStream = 1;
+    std::unordered_map<StreamId, Stream> m_streams;
+    std::shared_ptr<int> m_life = std::make_shared<int>(0);
+};
+
+} // namespace stormwatch

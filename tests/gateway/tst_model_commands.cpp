@@ -1,0 +1,424 @@
+// GatewayModel on the VirtualScheduler: sessions, command semantics, STA cost and queue
+// arithmetic, FIFO order and command deadlines.
+#include "support_model.h"
+
+#include <QTest>
+
+#include <algorithm>
+
+using namespace testsupport;
+using namespace mxgateway::v1;
+using grpc::StatusCode;
+
+namespace {
+GatewayConfig costConfig(double commandMs = 2, double perItemMs = 0.5)
+{
+    GatewayConfig c;
+    c.commandMs = commandMs;
+    c.perItemMs = perItemMs;
+    c.dataHz = 0; // no data ticks: only the STA schedules events
+    return c;
+}
+Duration ms(double v) { return Duration(static_cast<std::int64_t>(v * 1000)); }
+} // namespace
+
+class TestModelCommands : public QObject {
+    Q_OBJECT
+private slots:
+    void openSessionDefaultsTo30sAndTenCapabilities();
+    void openSessionEchoesRequestedCommandTimeout();
+    void openSessionRejectsNonPositiveCommandTimeout();
+    void oldGatewayAdvertisesNineCapabilities();
+    void closeSessionForgetsTheSession();
+    void unknownSessionIsNotFound();
+    void unknownServerHandleFailsTheCommand();
+    void legacySupervisorySubscribeCostsOnePlusNCommands();
+    void bulkSupervisorySubscribeIsOneCommand();
+    void staRunsCommandsFifoAcrossSessions();
+    void queueDepthCountsWaitingAndRunning();
+    void expiredCommandStillRunsAndAddsItems();
+    void deadlineCountsByKindInStats();
+    void partialSuccessPerItem();
+    void supervisoryFlagIgnoredByOldGateway();
+    void writeWithoutUserNeedsSupervisoryAdvise();
+    void addingATagTwiceReturnsItsHandle();
+    void removeAndUnAdvise();
+};
+
+void TestModelCommands::openSessionDefaultsTo30sAndTenCapabilities()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto o = open(model, sched);
+    QVERIFY(o.status.ok());
+    QVERIFY(!o.id().empty());
+    QCOMPARE(o.reply.default_command_timeout().seconds(), 30);
+    QCOMPARE(o.reply.default_command_timeout().nanos(), 0);
+    QCOMPARE(o.reply.capabilities_size(), 10);
+    const auto& caps = o.reply.capabilities();
+    QVERIFY(std::find(caps.begin(), caps.end(), "bulk-subscribe-supervisory") != caps.end());
+    QVERIFY(std::find(caps.begin(), caps.end(), "server-stream-events") != caps.end());
+    QCOMPARE(o.reply.gateway_protocol_version(), kGatewayProtocolVersion);
+    QCOMPARE(model.sessionCount(), std::size_t(1));
+    QCOMPARE(model.session(o.id())->commandTimeout, Duration(30s));
+}
+
+void TestModelCommands::openSessionEchoesRequestedCommandTimeout()
+{
+    VirtualScheduler sched;
+    GatewayConfig config = costConfig();
+    config.defaultCommandTimeout = 12s;
+    GatewayModel model(sched, config);
+    const auto def = open(model, sched);
+    QCOMPARE(def.reply.default_command_timeout().seconds(), 12);
+    const auto o = open(model, sched, Duration(60'500'000));
+    QVERIFY(o.status.ok());
+    QCOMPARE(o.reply.default_command_timeout().seconds(), 60);
+    QCOMPARE(o.reply.default_command_timeout().nanos(), 500'000'000);
+    QCOMPARE(model.session(o.id())->commandTimeout, Duration(60'500'000));
+}
+
+void TestModelCommands::openSessionRejectsNonPositiveCommandTimeout()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    QCOMPARE(open(model, sched, Duration(0)).status.code, StatusCode::INVALID_ARGUMENT);
+    QCOMPARE(open(model, sched, Duration(-1'000'000)).status.code, StatusCode::INVALID_ARGUMENT);
+    QCOMPARE(model.sessionCount(), std::size_t(0));
+}
+
+void TestModelCommands::oldGatewayAdvertisesNineCapabilities()
+{
+    VirtualScheduler sched;
+    GatewayConfig config = costConfig();
+    config.advertiseBulkSupervisory = false;
+    GatewayModel model(sched, config);
+    const auto o = open(model, sched);
+    QCOMPARE(o.reply.capabilities_size(), 9);
+    const auto& caps = o.reply.capabilities();
+    QVERIFY(std::find(caps.begin(), caps.end(), "bulk-subscribe-supervisory") == caps.end());
+}
+
+void TestModelCommands::closeSessionForgetsTheSession()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    auto stream = listen(model, id);
+    CallStatus closed{StatusCode::UNKNOWN, "not called"};
+    CloseSessionRequest req;
+    req.set_session_id(id);
+    model.closeSession(req, [&](CallStatus st) { closed = st; });
+    sched.runFor(1ms);
+    QVERIFY(closed.ok());
+    QCOMPARE(model.sessionCount(), std::size_t(0));
+    QCOMPARE(stream->ends, 1);
+    QVERIFY(stream->endStatus.ok());
+    model.closeSession(req, [&](CallStatus st) { closed = st; });
+    sched.runFor(1ms);
+    QCOMPARE(closed.code, StatusCode::NOT_FOUND);
+}
+
+void TestModelCommands::unknownSessionIsNotFound()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    auto a = send(model, "no-such-session", registerCommand());
+    QVERIFY(!a->answered()); // never from inside the call
+    QVERIFY(runUntilAnswered(sched, a));
+    QCOMPARE(a->status.code, StatusCode::NOT_FOUND);
+    QCOMPARE(a->calls, 1);
+    QCOMPARE(model.invokeRpcs(CommandKind::Register), 1);
+}
+
+void TestModelCommands::unknownServerHandleFailsTheCommand()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    auto a = send(model, id, addItem(42, "Tag.A"), "corr-7");
+    QVERIFY(runUntilAnswered(sched, a));
+    QVERIFY(a->status.ok());
+    QVERIFY(!a->reply.success());
+    QVERIFY(QString::fromStdString(a->reply.error_message()).contains("server handle 42"));
+    QCOMPARE(a->reply.client_correlation_id(), std::string("corr-7"));
+}
+
+void TestModelCommands::legacySupervisorySubscribeCostsOnePlusNCommands()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig(2, 0.5));
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    QVERIFY(sh > 0);
+
+    const Time t0 = sched.now();
+    auto bulk = send(model, id, addItemBulk(sh, tagNames(244)));
+    QVERIFY(runUntilAnswered(sched, bulk));
+    QCOMPARE(bulk->at - t0, ms(2 + 0.5 * 244));
+    QCOMPARE(bulk->reply.add_item_bulk().results_size(), 244);
+
+    // The fan-out: every handle advised supervisory, one STA command each.
+    std::vector<AnswerPtr> advises;
+    for (const auto& r : bulk->reply.add_item_bulk().results())
+        advises.push_back(send(model, id, adviseSupervisory(sh, r.item_handle())));
+    QCOMPARE(model.staQueueDepth(), std::size_t(244));
+    QVERIFY(runUntilAnswered(sched, advises.back()));
+    QCOMPARE(advises.back()->at - t0, ms((2 + 0.5 * 244) + 244 * (2 + 0.5)));
+    for (const auto& a : advises) {
+        QVERIFY(a->status.ok());
+        QVERIFY(a->reply.success());
+    }
+    for (const auto& r : bulk->reply.add_item_bulk().results())
+        QVERIFY(model.adviseState(id, r.item_handle())->supervisory);
+    QCOMPARE(model.commandsRun(CommandKind::AdviseSupervisory), 244);
+    QCOMPARE(model.invokeRpcs(), 1 + 1 + 244);
+}
+
+void TestModelCommands::bulkSupervisorySubscribeIsOneCommand()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig(2, 0.5));
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    const Time t0 = sched.now();
+    auto a = send(model, id, subscribeBulk(sh, tagNames(244), true));
+    QVERIFY(runUntilAnswered(sched, a));
+    QCOMPARE(a->at - t0, ms(2 + 244 * 0.5));
+    QCOMPARE(a->reply.subscribe_bulk().results_size(), 244);
+    for (const auto& r : a->reply.subscribe_bulk().results()) {
+        QVERIFY(r.ok());
+        const auto state = model.adviseState(id, r.item_handle());
+        QVERIFY(state && state->supervisory && !state->plain);
+    }
+    QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 1);
+}
+
+void TestModelCommands::staRunsCommandsFifoAcrossSessions()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig(10, 1));
+    const auto a = open(model, sched).id();
+    const auto b = open(model, sched).id();
+    const int sha = registerClient(model, sched, a);
+    const int shb = registerClient(model, sched, b);
+    const Time t0 = sched.now();
+    // Costs 11, 13, 10+5=15, 11 ms: each finishes after the previous one.
+    std::vector<AnswerPtr> answers = {
+        send(model, a, addItem(sha, "A.1"), "1"),
+        send(model, b, addItemBulk(shb, tagNames(3)), "2"),
+        send(model, a, addItemBulk(sha, tagNames(5)), "3"),
+        send(model, b, addItem(shb, "B.1"), "4"),
+    };
+    sched.runFor(1s);
+    const std::vector<double> finishes = {11, 11 + 13, 11 + 13 + 15, 11 + 13 + 15 + 11};
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        QVERIFY(answers[i]->answered());
+        QCOMPARE(answers[i]->reply.client_correlation_id(), std::to_string(i + 1));
+        QCOMPARE(answers[i]->at - t0, ms(finishes[i]));
+    }
+}
+
+void TestModelCommands::queueDepthCountsWaitingAndRunning()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig(5, 0));
+    const auto id = open(model, sched).id();
+    QCOMPARE(model.staQueueDepth(), std::size_t(0));
+    std::vector<AnswerPtr> answers;
+    for (int i = 0; i < 10; ++i)
+        answers.push_back(send(model, id, registerCommand()));
+    QCOMPARE(model.staQueueDepth(), std::size_t(10));
+    sched.runFor(ms(12)); // two finished
+    QCOMPARE(model.staQueueDepth(), std::size_t(8));
+    sched.runFor(1s);
+    QCOMPARE(model.staQueueDepth(), std::size_t(0));
+    QCOMPARE(model.maxStaQueueDepth(), std::size_t(10));
+    const auto st = model.stats();
+    QCOMPARE(st.sta_queue_depth(), 0);
+    QCOMPARE(st.max_sta_queue_depth(), 10);
+    QCOMPARE(st.sessions(), 1);
+}
+
+void TestModelCommands::expiredCommandStillRunsAndAddsItems()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig(400, 0));
+    const auto id = open(model, sched, 1s).id();
+    const int sh = registerClient(model, sched, id);
+    const Time t0 = sched.now();
+    // Finish at 400, 800, 1200, 1600 ms; the session allows 1000 ms.
+    std::vector<AnswerPtr> answers;
+    for (int i = 0; i < 4; ++i)
+        answers.push_back(send(model, id, addItem(sh, "Tag." + std::to_string(i))));
+    sched.runUntil(t0 + ms(1000));
+    QVERIFY(answers[0]->status.ok() && answers[1]->status.ok());
+    for (int i : {2, 3}) {
+        QCOMPARE(answers[i]->status.code, StatusCode::DEADLINE_EXCEEDED);
+        QCOMPARE(answers[i]->at - t0, ms(1000)); // at the deadline, not when the STA gets to it
+    }
+    QCOMPARE(model.session(id)->items.size(), std::size_t(2));
+    QCOMPARE(model.commandsRun(CommandKind::AddItem), 2);
+    QCOMPARE(model.staQueueDepth(), std::size_t(2)); // the expired work is still queued
+
+    sched.runUntil(t0 + ms(1600));
+    QCOMPARE(model.commandsRun(CommandKind::AddItem), 4); // wasted work, done anyway
+    QCOMPARE(model.session(id)->items.size(), std::size_t(4));
+    QCOMPARE(model.commandsExpired(CommandKind::AddItem), 2);
+    QCOMPARE(model.deadlineExceeded(), 2);
+    for (const auto& a : answers)
+        QCOMPARE(a->calls, 1);
+}
+
+void TestModelCommands::deadlineCountsByKindInStats()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig(600, 0));
+    const auto id = open(model, sched, 1s).id();
+    const int sh = registerClient(model, sched, id);
+    auto a1 = send(model, id, subscribeBulk(sh, {"T.1"}, true));
+    auto a2 = send(model, id, adviseSupervisory(sh, 1));
+    sched.runFor(5s);
+    QVERIFY(a1->status.ok());
+    QCOMPARE(a2->status.code, StatusCode::DEADLINE_EXCEEDED);
+    const auto st = model.stats();
+    QCOMPARE(st.invoke_rpcs(), 3);
+    QCOMPARE(st.invoke_rpcs_by_kind().at("subscribe_bulk"), 1);
+    QCOMPARE(st.invoke_rpcs_by_kind().at("advise_supervisory"), 1);
+    QCOMPARE(st.invoke_rpcs_by_kind().at("register"), 1);
+    QCOMPARE(st.commands_run_by_kind().at("advise_supervisory"), 1);
+    QCOMPARE(st.commands_expired_by_kind().at("advise_supervisory"), 1);
+    QVERIFY(!st.commands_expired_by_kind().contains("subscribe_bulk"));
+    QCOMPARE(st.deadline_exceeded(), 1);
+}
+
+void TestModelCommands::partialSuccessPerItem()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto sub = send(model, id, subscribeBulk(sh, {"T.a", "T.missing.b", "T.c"}, false));
+    QVERIFY(runUntilAnswered(sched, sub));
+    QVERIFY(sub->reply.success());
+    const auto& r = sub->reply.subscribe_bulk().results();
+    QCOMPARE(r.size(), 3);
+    QVERIFY(r[0].ok() && r[0].item_handle() > 0);
+    QVERIFY(!r[1].ok());
+    QCOMPARE(r[1].item_handle(), 0);
+    QCOMPARE(r[1].tag_address(), std::string("T.missing.b"));
+    QVERIFY(QString::fromStdString(r[1].error()).contains("does not resolve"));
+    QVERIFY(r[2].ok());
+    QCOMPARE(model.session(id)->items.size(), std::size_t(2));
+
+    auto adv = send(model, id, adviseItemBulk(sh, {r[0].item_handle(), 999}));
+    QVERIFY(runUntilAnswered(sched, adv));
+    const auto& ar = adv->reply.advise_item_bulk().results();
+    QCOMPARE(ar.size(), 2);
+    QVERIFY(ar[0].ok());
+    QVERIFY(!ar[1].ok());
+    QVERIFY(QString::fromStdString(ar[1].error()).contains("unknown item handle 999"));
+
+    auto single = send(model, id, addItem(sh, "missing.tag"));
+    QVERIFY(runUntilAnswered(sched, single));
+    QVERIFY(!single->reply.success());
+    QVERIFY(QString::fromStdString(single->reply.error_message()).contains("does not resolve"));
+}
+
+void TestModelCommands::supervisoryFlagIgnoredByOldGateway()
+{
+    VirtualScheduler sched;
+    GatewayConfig config = costConfig();
+    config.advertiseBulkSupervisory = false;
+    GatewayModel model(sched, config);
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto sub = send(model, id, subscribeBulk(sh, tagNames(3), true));
+    QVERIFY(runUntilAnswered(sched, sub));
+    for (const auto& r : sub->reply.subscribe_bulk().results()) {
+        const auto state = model.adviseState(id, r.item_handle());
+        QVERIFY(state->plain);
+        QVERIFY(!state->supervisory);
+    }
+    // ... so a write without a user now fails: the reason a client must not send it blind.
+    auto w = send(model, id, write(sh, sub->reply.subscribe_bulk().results(0).item_handle(), 1.5, 0));
+    QVERIFY(runUntilAnswered(sched, w));
+    QVERIFY(!w->reply.success());
+}
+
+void TestModelCommands::writeWithoutUserNeedsSupervisoryAdvise()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto plain = send(model, id, subscribeBulk(sh, {"P.1"}, false));
+    auto sup = send(model, id, subscribeBulk(sh, {"S.1"}, true));
+    QVERIFY(runUntilAnswered(sched, sup));
+    const int hp = plain->reply.subscribe_bulk().results(0).item_handle();
+    const int hs = sup->reply.subscribe_bulk().results(0).item_handle();
+
+    auto w1 = send(model, id, write(sh, hp, 1, 0));
+    auto w2 = send(model, id, write(sh, hs, 1, 0));
+    auto w3 = send(model, id, write(sh, hp, 1, 17));
+    QVERIFY(runUntilAnswered(sched, w3));
+    QVERIFY(w1->status.ok());
+    QVERIFY(!w1->reply.success());
+    QVERIFY(QString::fromStdString(w1->reply.error_message()).contains("supervisory advise"));
+    QVERIFY(QString::fromStdString(w1->reply.error_message()).contains("plainly"));
+    QVERIFY(w2->reply.success());
+    QVERIFY(w3->reply.success());
+
+    // Adding the supervisory advise to the plain item makes the write legal.
+    auto adv = send(model, id, adviseSupervisory(sh, hp));
+    auto w4 = send(model, id, write(sh, hp, 2, 0));
+    QVERIFY(runUntilAnswered(sched, w4));
+    QVERIFY(adv->reply.success());
+    QVERIFY(w4->reply.success());
+    QVERIFY(model.adviseState(id, hp)->plain && model.adviseState(id, hp)->supervisory);
+}
+
+void TestModelCommands::addingATagTwiceReturnsItsHandle()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto first = send(model, id, subscribeBulk(sh, tagNames(4), true));
+    auto again = send(model, id, subscribeBulk(sh, tagNames(4), true));
+    QVERIFY(runUntilAnswered(sched, again));
+    for (int i = 0; i < 4; ++i)
+        QCOMPARE(again->reply.subscribe_bulk().results(i).item_handle(),
+                 first->reply.subscribe_bulk().results(i).item_handle());
+    QCOMPARE(model.session(id)->items.size(), std::size_t(4));
+    QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 2);
+}
+
+void TestModelCommands::removeAndUnAdvise()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto sub = send(model, id, subscribeBulk(sh, {"A", "B"}, true));
+    QVERIFY(runUntilAnswered(sched, sub));
+    const int ha = sub->reply.subscribe_bulk().results(0).item_handle();
+    const int hb = sub->reply.subscribe_bulk().results(1).item_handle();
+    MxCommand un;
+    un.mutable_un_advise()->set_server_handle(sh);
+    un.mutable_un_advise()->set_item_handle(ha);
+    MxCommand rm;
+    rm.mutable_remove_item()->set_server_handle(sh);
+    rm.mutable_remove_item()->set_item_handle(hb);
+    auto a1 = send(model, id, un);
+    auto a2 = send(model, id, rm);
+    auto a3 = send(model, id, rm); // already gone
+    QVERIFY(runUntilAnswered(sched, a3));
+    QVERIFY(a1->reply.success() && a2->reply.success());
+    QVERIFY(!a3->reply.success());
+    QVERIFY(!model.adviseState(id, ha)->any());
+    QVERIFY(!model.adviseState(id, hb).has_value());
+}
+
+QTEST_GUILESS_MAIN(TestModelCommands)
+#include "tst_model_commands.moc"

@@ -1,0 +1,165 @@
+// GatewayModel data source: rate, batching per session per tick, initial values, stream
+// cancellation, and the cost of a long virtual replay.
+#include "support_model.h"
+
+#include <QElapsedTimer>
+#include <QTest>
+
+using namespace testsupport;
+using namespace mxgateway::v1;
+
+class TestModelData : public QObject {
+    Q_OBJECT
+private slots:
+    void advisedItemsChangeAtDataHzInOneBatchPerTick();
+    void firstValueArrivesPromptlyAfterAdvise();
+    void zeroRateGivesOneInitialValuePerAdvise();
+    void sessionsGetSeparateBatches();
+    void cancelledStreamGetsNothingMore();
+    void unknownSessionStreamEndsNotFound();
+    void replayOf30MinutesIsCheap();
+};
+
+namespace {
+struct Fixture {
+    VirtualScheduler sched;
+    GatewayModel model;
+    explicit Fixture(double hz) : model(sched, [hz] {
+        GatewayConfig c;
+        c.dataHz = hz;
+        return c;
+    }()) {}
+    std::string subscribed(int tags, std::shared_ptr<StreamLog>& log)
+    {
+        const auto id = open(model, sched).id();
+        const int sh = registerClient(model, sched, id);
+        log = listen(model, id);
+        auto a = send(model, id, subscribeBulk(sh, tagNames(tags), true));
+        runUntilAnswered(sched, a);
+        return id;
+    }
+};
+} // namespace
+
+void TestModelData::advisedItemsChangeAtDataHzInOneBatchPerTick()
+{
+    Fixture f(2);
+    std::shared_ptr<StreamLog> log;
+    f.subscribed(3, log);
+    f.sched.runFor(1ms); // the initial batch
+    log->clear();
+    f.sched.runFor(10s);
+    QCOMPARE(log->events.size(), std::size_t(20));
+    for (const auto& e : log->events) {
+        QCOMPARE(e.data_changes().changes_size(), 3);
+        for (const auto& c : e.data_changes().changes())
+            QCOMPARE(c.quality(), kQualityGood);
+    }
+    for (std::size_t i = 1; i < log->times.size(); ++i)
+        QCOMPARE(log->times[i] - log->times[i - 1], Duration(500ms));
+    // Every change is a new value.
+    QVERIFY(log->events[0].data_changes().changes(0).value().double_value() !=
+            log->events[1].data_changes().changes(0).value().double_value());
+    QCOMPARE(f.model.dataChangesSent(), std::int64_t(3 + 60));
+}
+
+void TestModelData::firstValueArrivesPromptlyAfterAdvise()
+{
+    Fixture f(0.1); // ticks every 10 s
+    std::shared_ptr<StreamLog> log;
+    f.sched.runFor(1s); // past the tick at 0
+    f.subscribed(5, log);
+    const Time advisedAt = f.sched.now();
+    f.sched.runFor(1ms);
+    QCOMPARE(log->events.size(), std::size_t(1));
+    QCOMPARE(log->times[0], advisedAt);
+    QCOMPARE(log->events[0].data_changes().changes_size(), 5);
+}
+
+void TestModelData::zeroRateGivesOneInitialValuePerAdvise()
+{
+    Fixture f(0);
+    std::shared_ptr<StreamLog> log;
+    const auto id = f.subscribed(4, log);
+    f.sched.runFor(60s);
+    QCOMPARE(log->changes(), std::size_t(4));
+    // Advising one again emits its value once more.
+    auto a = send(f.model, id, adviseSupervisory(1, 1));
+    QVERIFY(runUntilAnswered(f.sched, a));
+    f.sched.runFor(60s);
+    QCOMPARE(log->changes(), std::size_t(5));
+}
+
+void TestModelData::sessionsGetSeparateBatches()
+{
+    Fixture f(1);
+    std::shared_ptr<StreamLog> a, b;
+    f.subscribed(2, a);
+    f.subscribed(7, b);
+    f.sched.runFor(1ms);
+    a->clear();
+    b->clear();
+    f.sched.runFor(5s);
+    QCOMPARE(a->events.size(), std::size_t(5));
+    QCOMPARE(b->events.size(), std::size_t(5));
+    QCOMPARE(a->events[0].data_changes().changes_size(), 2);
+    QCOMPARE(b->events[0].data_changes().changes_size(), 7);
+}
+
+void TestModelData::cancelledStreamGetsNothingMore()
+{
+    Fixture f(1);
+    std::shared_ptr<StreamLog> log;
+    f.subscribed(2, log);
+    f.sched.runFor(2s);
+    f.model.cancelStream(log->id);
+    const auto seen = log->events.size();
+    f.sched.runFor(5s);
+    QCOMPARE(log->events.size(), seen);
+    QCOMPARE(log->ends, 0);
+    QCOMPARE(f.model.streamCount(), std::size_t(0));
+}
+
+void TestModelData::unknownSessionStreamEndsNotFound()
+{
+    Fixture f(1);
+    auto log = listen(f.model, "nope");
+    QCOMPARE(log->ends, 0); // never from inside the call
+    f.sched.runFor(1ms);
+    QCOMPARE(log->ends, 1);
+    QCOMPARE(log->endStatus.code, grpc::StatusCode::NOT_FOUND);
+}
+
+void TestModelData::replayOf30MinutesIsCheap()
+{
+    Fixture f(1);
+    std::shared_ptr<StreamLog> a, b;
+    f.subscribed(244, a);
+    f.subscribed(244, b);
+    f.sched.runFor(1ms); // initial values out of the way
+    // Count rather than copy, like a client that reads each batch once.
+    std::size_t changes = 0;
+    StreamEventsRequest req;
+    for (const auto& log : {a, b}) {
+        f.model.cancelStream(log->id);
+    }
+    for (const auto& id : {std::string("session-1"), std::string("session-2")}) {
+        req.set_session_id(id);
+        f.model.streamEvents(req, [&](const MxEvent& e) { changes += std::size_t(e.data_changes().changes_size()); },
+                             [](CallStatus) {});
+    }
+    QElapsedTimer wall;
+    wall.start();
+    f.sched.runFor(30min);
+    const auto elapsedMs = wall.elapsed();
+    QCOMPARE(changes, std::size_t(2 * 244 * 1800));
+    qInfo("30 min virtual replay, 2 x 244 tags at 1 Hz: %lld ms wall", static_cast<long long>(elapsedMs));
+#ifdef NDEBUG
+    QVERIFY2(elapsedMs < 300, "the per-tick path must stay cheap");
+#else
+    QVERIFY2(elapsedMs < 3000, "the per-tick path must stay cheap");
+#endif
+}
+
+QTEST_GUILESS_MAIN(TestModelData)
+#include "tst_model_data.moc"

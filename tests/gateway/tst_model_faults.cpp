@@ -1,0 +1,321 @@
+// GatewayModel faults on the VirtualScheduler: wedge, slow, drop replies, restart, end
+// streams, source outage, refuse sessions, capability toggle; and seed determinism.
+#include "support_model.h"
+
+#include <QTest>
+
+using namespace testsupport;
+using namespace mxgateway::v1;
+using grpc::StatusCode;
+
+namespace {
+GatewayConfig quietConfig()
+{
+    GatewayConfig c;
+    c.commandMs = 2;
+    c.perItemMs = 0.5;
+    c.dataHz = 0;
+    return c;
+}
+Duration ms(double v) { return Duration(static_cast<std::int64_t>(v * 1000)); }
+} // namespace
+
+class TestModelFaults : public QObject {
+    Q_OBJECT
+private slots:
+    void wedgeHoldsTheStaUntilItEnds();
+    void wedgedCommandsExpireAndRunAfterwards();
+    void slowMultipliesCostForItsDuration();
+    void droppedReplyFailsAtTheDeadlineAfterRunning();
+    void dropRepliesIsDeterministicForASeed();
+    void restartDropsSessionsStreamsAndPendingInvokes();
+    void endEventStreamsKeepsTheSession();
+    void sourceOutageTurnsAdvisedItemsBad();
+    void refuseSessionsForADuration();
+    void capabilityToggleAppliesToNewSessions();
+    void watchStatsReportsAtTheInterval();
+    void shutdownAnswersEverythingUnavailable();
+};
+
+void TestModelFaults::wedgeHoldsTheStaUntilItEnds()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    const Time t0 = sched.now();
+    model.wedge(5s);
+    QVERIFY(model.wedged());
+    QVERIFY(model.stats().wedged());
+    auto a = send(model, id, addItem(sh, "T"));
+    sched.runUntil(t0 + ms(4999));
+    QVERIFY(!a->answered());
+    QCOMPARE(model.staQueueDepth(), std::size_t(1));
+    QVERIFY(runUntilAnswered(sched, a));
+    QCOMPARE(a->at - t0, ms(5000 + 2.5));
+    QVERIFY(a->status.ok());
+    QVERIFY(!model.wedged());
+}
+
+void TestModelFaults::wedgedCommandsExpireAndRunAfterwards()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched, 1s).id();
+    const int sh = registerClient(model, sched, id);
+    const Time t0 = sched.now();
+    model.wedge(10s);
+    auto a = send(model, id, subscribeBulk(sh, tagNames(10), true));
+    QVERIFY(runUntilAnswered(sched, a));
+    QCOMPARE(a->status.code, StatusCode::DEADLINE_EXCEEDED);
+    QCOMPARE(a->at - t0, ms(1000));
+    QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 0);
+    sched.runUntil(t0 + 11s);
+    QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 1);
+    QCOMPARE(model.session(id)->items.size(), std::size_t(10));
+    QCOMPARE(model.commandsExpired(CommandKind::SubscribeBulk), 1);
+    QCOMPARE(a->calls, 1);
+}
+
+void TestModelFaults::slowMultipliesCostForItsDuration()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    model.slow(4, 10s);
+    QCOMPARE(model.stats().slow_factor(), 4.0);
+    Time t0 = sched.now();
+    auto a = send(model, id, addItem(sh, "T"));
+    QVERIFY(runUntilAnswered(sched, a));
+    QCOMPARE(a->at - t0, ms(2.5 * 4));
+    sched.runFor(10s);
+    QCOMPARE(model.slowFactor(), 1.0);
+    t0 = sched.now();
+    auto b = send(model, id, addItem(sh, "U"));
+    QVERIFY(runUntilAnswered(sched, b));
+    QCOMPARE(b->at - t0, ms(2.5));
+}
+
+void TestModelFaults::droppedReplyFailsAtTheDeadlineAfterRunning()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched, 2s).id();
+    const int sh = registerClient(model, sched, id);
+    model.dropReplies(1.0, 5s);
+    const Time t0 = sched.now();
+    auto a = send(model, id, addItem(sh, "T"));
+    sched.runUntil(t0 + ms(100));
+    QCOMPARE(model.commandsRun(CommandKind::AddItem), 1); // it ran ...
+    QCOMPARE(model.session(id)->items.size(), std::size_t(1));
+    QVERIFY(!a->answered()); // ... but no reply came
+    QVERIFY(runUntilAnswered(sched, a));
+    QCOMPARE(a->status.code, StatusCode::DEADLINE_EXCEEDED);
+    QCOMPARE(a->at - t0, ms(2000));
+    QCOMPARE(model.deadlineExceeded(), 1);
+    QCOMPARE(model.commandsExpired(CommandKind::AddItem), 0); // it ran in time
+
+    sched.runUntil(t0 + 5s);
+    auto b = send(model, id, addItem(sh, "U"));
+    QVERIFY(runUntilAnswered(sched, b));
+    QVERIFY(b->status.ok());
+}
+
+void TestModelFaults::dropRepliesIsDeterministicForASeed()
+{
+    auto outcomes = [](std::uint64_t seed) {
+        VirtualScheduler sched;
+        GatewayConfig config = quietConfig();
+        config.seed = seed;
+        GatewayModel model(sched, config);
+        const auto id = open(model, sched, 1s).id();
+        const int sh = registerClient(model, sched, id);
+        model.dropReplies(0.5, 1000s);
+        std::vector<AnswerPtr> answers;
+        for (int i = 0; i < 64; ++i)
+            answers.push_back(send(model, id, addItem(sh, "T" + std::to_string(i))));
+        sched.runFor(10s);
+        std::string pattern;
+        for (const auto& a : answers)
+            pattern += a->status.ok() ? '1' : '0';
+        return pattern;
+    };
+    const auto a = outcomes(7);
+    QCOMPARE(outcomes(7), a);
+    QVERIFY(a.find('0') != std::string::npos);
+    QVERIFY(a.find('1') != std::string::npos);
+    QVERIFY(outcomes(8) != a);
+}
+
+void TestModelFaults::restartDropsSessionsStreamsAndPendingInvokes()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto stream = listen(model, id);
+    model.wedge(100s);
+    auto pending = send(model, id, addItem(sh, "T"));
+    sched.runFor(1s);
+    model.restart(3s);
+    QVERIFY(model.down());
+    QCOMPARE(model.sessionCount(), std::size_t(0));
+    QCOMPARE(model.staQueueDepth(), std::size_t(0));
+    QVERIFY(!model.wedged()); // a restarted process is not wedged
+    sched.runFor(1ms);
+    QCOMPARE(pending->status.code, StatusCode::UNAVAILABLE);
+    QCOMPARE(stream->ends, 1);
+    QCOMPARE(stream->endStatus.code, StatusCode::UNAVAILABLE);
+
+    QCOMPARE(open(model, sched).status.code, StatusCode::UNAVAILABLE);
+    auto during = send(model, id, registerCommand());
+    QVERIFY(runUntilAnswered(sched, during));
+    QCOMPARE(during->status.code, StatusCode::UNAVAILABLE);
+
+    sched.runFor(3s);
+    QVERIFY(!model.down());
+    auto old = send(model, id, registerCommand());
+    QVERIFY(runUntilAnswered(sched, old));
+    QCOMPARE(old->status.code, StatusCode::NOT_FOUND);
+    const auto reopened = open(model, sched);
+    QVERIFY(reopened.status.ok());
+    QVERIFY(reopened.id() != id);
+    sched.runFor(200s); // the cancelled wedge/deadline timers answer nobody twice
+    QCOMPARE(pending->calls, 1);
+}
+
+void TestModelFaults::endEventStreamsKeepsTheSession()
+{
+    VirtualScheduler sched;
+    GatewayConfig config = quietConfig();
+    config.dataHz = 1;
+    GatewayModel model(sched, config);
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto first = listen(model, id);
+    auto sub = send(model, id, subscribeBulk(sh, tagNames(2), true));
+    QVERIFY(runUntilAnswered(sched, sub));
+    model.endEventStreams();
+    sched.runFor(1ms);
+    QCOMPARE(first->ends, 1);
+    QVERIFY(first->endStatus.ok());
+    QCOMPARE(model.sessionCount(), std::size_t(1));
+    const auto before = first->events.size();
+
+    auto second = listen(model, id);
+    sched.runFor(3s);
+    QCOMPARE(first->events.size(), before);
+    QVERIFY(second->changes() >= 4); // the advises survive: data flows on the new stream
+    auto again = send(model, id, registerCommand());
+    QVERIFY(runUntilAnswered(sched, again));
+    QVERIFY(again->reply.success());
+}
+
+void TestModelFaults::sourceOutageTurnsAdvisedItemsBad()
+{
+    VirtualScheduler sched;
+    GatewayConfig config = quietConfig(); // data_hz 0: only initial values and outage changes
+    GatewayModel model(sched, config);
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto stream = listen(model, id);
+    auto sub = send(model, id, subscribeBulk(sh, tagNames(3), true));
+    QVERIFY(runUntilAnswered(sched, sub));
+    sched.runFor(1ms);
+    QCOMPARE(stream->events.size(), std::size_t(1));
+    QCOMPARE(stream->events[0].data_changes().changes(0).quality(), kQualityGood);
+
+    model.setSourceOutage(true);
+    sched.runFor(1ms);
+    QCOMPARE(stream->events.size(), std::size_t(2));
+    QCOMPARE(stream->events[1].data_changes().changes_size(), 3);
+    for (const auto& c : stream->events[1].data_changes().changes())
+        QCOMPARE(c.quality(), kQualityBad);
+    QVERIFY(model.stats().source_outage());
+
+    model.setSourceOutage(false);
+    sched.runFor(1ms);
+    QCOMPARE(stream->events.size(), std::size_t(3));
+    for (const auto& c : stream->events[2].data_changes().changes())
+        QCOMPARE(c.quality(), kQualityGood);
+}
+
+void TestModelFaults::refuseSessionsForADuration()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto existing = open(model, sched).id();
+    model.refuseSessions(10s);
+    QCOMPARE(open(model, sched).status.code, StatusCode::UNAVAILABLE);
+    auto a = send(model, existing, registerCommand());
+    QVERIFY(runUntilAnswered(sched, a));
+    QVERIFY(a->status.ok()); // open sessions keep working
+    sched.runFor(10s);
+    QVERIFY(open(model, sched).status.ok());
+}
+
+void TestModelFaults::capabilityToggleAppliesToNewSessions()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto modern = open(model, sched).id();
+    model.setAdvertiseBulkSupervisory(false);
+    const auto old = open(model, sched);
+    QCOMPARE(old.reply.capabilities_size(), 9);
+    QVERIFY(!model.stats().advertise_bulk_supervisory());
+
+    const int shm = registerClient(model, sched, modern);
+    const int sho = registerClient(model, sched, old.id());
+    auto m = send(model, modern, subscribeBulk(shm, {"T"}, true));
+    auto o = send(model, old.id(), subscribeBulk(sho, {"T"}, true));
+    QVERIFY(runUntilAnswered(sched, o));
+    QVERIFY(model.adviseState(modern, m->reply.subscribe_bulk().results(0).item_handle())->supervisory);
+    const auto oldState = model.adviseState(old.id(), o->reply.subscribe_bulk().results(0).item_handle());
+    QVERIFY(oldState->plain && !oldState->supervisory);
+
+    model.setAdvertiseBulkSupervisory(true);
+    QCOMPARE(open(model, sched).reply.capabilities_size(), 10);
+}
+
+void TestModelFaults::watchStatsReportsAtTheInterval()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    std::vector<mxgateway::mock::v1::GatewayStats> seen;
+    int ends = 0;
+    const auto w = model.watchStats(500ms, [&](const auto& st) { seen.push_back(st); }, [&](CallStatus) { ++ends; });
+    sched.runFor(ms(1999)); // at 0, 500, 1000, 1500 ms
+    QCOMPARE(seen.size(), std::size_t(4));
+    open(model, sched);
+    sched.runFor(ms(600));
+    QCOMPARE(seen.back().sessions(), 1);
+    model.cancelWatch(w);
+    const auto count = seen.size();
+    sched.runFor(5s);
+    QCOMPARE(seen.size(), count);
+    QCOMPARE(ends, 0);
+}
+
+void TestModelFaults::shutdownAnswersEverythingUnavailable()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched).id();
+    auto stream = listen(model, id);
+    int watchEnds = 0;
+    model.watchStats(1s, [](const auto&) {}, [&](CallStatus st) { watchEnds += st.code == StatusCode::UNAVAILABLE; });
+    model.wedge(100s);
+    auto pending = send(model, id, registerCommand());
+    model.shutdown();
+    sched.runFor(1ms);
+    QCOMPARE(pending->status.code, StatusCode::UNAVAILABLE);
+    QCOMPARE(stream->endStatus.code, StatusCode::UNAVAILABLE);
+    QCOMPARE(watchEnds, 1);
+    QCOMPARE(open(model, sched).status.code, StatusCode::UNAVAILABLE);
+    sched.runAll();
+    QCOMPARE(sched.pending(), std::size_t(0)); // nothing keeps ticking after a shutdown
+}
+
+QTEST_GUILESS_MAIN(TestModelFaults)
+#include "tst_model_faults.moc"

@@ -237,11 +237,11 @@ void TestScenarioParser::validationRule_data() {
         "unknown instance \"ghost\" (known: i1)");
     row("set_levers levers required", removed("timeline/8/levers"), "$.timeline[8].levers", "required key missing");
     row("set_levers unknown preset", set("timeline/8/levers", "lever9"), "$.timeline[8].levers",
-        "unknown lever preset \"lever9\"");
+        "unknown lever preset 'lever9'");
     row("set_levers unknown inline lever", set("timeline/8/levers", QJsonObject{{"warp_drive", true}}),
         "$.timeline[8].levers", "warp_drive");
     row("set_levers wrong type", set("timeline/8/levers", 7), "$.timeline[8].levers",
-        "expected a lever preset name or a lever object");
+        "must be a preset name");
     row("set_capability flag required", removed("timeline/9/advertise_bulk_supervisory"),
         "$.timeline[9].advertise_bulk_supervisory", "required key missing");
     row("set_capability flag type", set("timeline/9/advertise_bulk_supervisory", 1),
@@ -250,7 +250,7 @@ void TestScenarioParser::validationRule_data() {
     row("variants type", set("variants", "all"), "$.variants", "expected array, got string");
     row("variants non-empty", set("variants", QJsonArray{}), "$.variants", "at least 1 variant");
     row("variant unknown preset", set("variants", QJsonArray{"lever9"}), "$.variants[0]",
-        "unknown lever preset \"lever9\" (valid: levers-off, lever1, lever1+2, all)");
+        "unknown lever preset 'lever9'; valid presets: levers-off, lever1, lever1+2, all");
     row("variant element type", set("variants", QJsonArray{3}), "$.variants[0]",
         "expected a preset name or {name, levers} object, got number");
     row("variant names unique", set("variants", QJsonArray{"lever1", "lever1"}), "$.variants[1]",
@@ -266,7 +266,7 @@ void TestScenarioParser::validationRule_data() {
         "$.variants[0].levers", "required key missing");
     row("inline variant lever type",
         set("variants", QJsonArray{QJsonObject{{"name", "x"}, {"levers", QJsonObject{{"backoff", 1}}}}}),
-        "$.variants[0].levers", "backoff: expected bool");
+        "$.variants[0].levers", "backoff must be true or false");
     row("inline variant unknown key",
         set("variants", QJsonArray{QJsonObject{{"name", "x"}, {"levers", "all"}, {"colour", "red"}}}),
         "$.variants[0].colour", "unknown key (valid: name, levers)");

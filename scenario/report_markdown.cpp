@@ -75,6 +75,9 @@ QString leverValue(const QString& key, const QJsonValue& v) {
                        : QStringLiteral("not sent (gateway default)");
     if (v.isObject() && isOn(v)) {
         const QJsonObject o = v.toObject();
+        if (o.contains("strategy") && o.contains("fail_handler"))
+            return QStringLiteral("on (%1 fail handler, %2 recovery)")
+                .arg(o.value("fail_handler").toString(), o.value("strategy").toString());
         if (o.contains("strategy")) return QStringLiteral("on (%1)").arg(o.value("strategy").toString());
         return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
     }

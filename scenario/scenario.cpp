@@ -1,5 +1,7 @@
 #include "scenario/scenario.h"
 
+#include "client/lever_set.h"
+
 #include <algorithm>
 
 namespace stormwatch {
@@ -59,9 +61,6 @@ std::optional<double> Scenario::lastFaultEndS() const {
     return last;
 }
 
-QStringList defaultVariantNames() {
-    return {QStringLiteral("levers-off"), QStringLiteral("lever1"), QStringLiteral("lever1+2"),
-            QStringLiteral("all")};
-}
+QStringList defaultVariantNames() { return leverPresetNames(); }
 
 }  // namespace stormwatch

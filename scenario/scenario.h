@@ -105,6 +105,6 @@ struct Scenario {
     std::optional<double> lastFaultEndS() const;
 };
 
-QStringList defaultVariantNames();  // levers-off, lever1, lever1+2, all
+QStringList defaultVariantNames();  // every lever preset: levers-off, lever1, lever1+2, all
 
 }  // namespace stormwatch

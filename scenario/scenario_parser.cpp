@@ -2,6 +2,8 @@
 
 #include "scenario/variant_validation.h"
 
+#include "client/options.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -422,7 +424,16 @@ std::optional<Scenario> parseScenario(const QByteArray& json, const QString& fil
         duration = s.durationS = *d;
     if (auto n = r.integer("seed", Need::Optional); n && r.atLeast("seed", double(*n), 0)) s.seed = quint64(*n);
     if (auto g = r.object("gateway", Need::Optional)) readGateway(errors, *g, &s.gateway);
-    if (auto o = r.object("options", Need::Optional)) s.options = *o;
+    if (auto o = r.object("options", Need::Optional)) {
+        // Checked by the client's own options parser, so a scenario and --option agree on
+        // names and rules; kept as written so the runner applies exactly what the file says.
+        QList<OptionError> optionErrors;
+        optionsFromJson(*o, &optionErrors);
+        for (const OptionError& e : optionErrors)
+            errors.add(r.pathOf("options") + QLatin1Char('.') + e.key,
+                       QStringLiteral("%1 (got %2)").arg(e.rule, e.value));
+        s.options = *o;
+    }
     // Names other sections may refer to, when their own section read without error.
     auto namesIfClean = [&errors](int errorsBefore, const auto& list) -> std::optional<QStringList> {
         if (errors.count() != errorsBefore) return std::nullopt;

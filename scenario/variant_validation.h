@@ -2,7 +2,8 @@
 
 // The one place the scenario layer asks "is this a lever set?". Variants and
 // set_levers events keep the file's JSON (a preset name or an inline lever object) and
-// are checked here, so the schema does not depend on LeverSet's internals.
+// are checked here by the client's own LeverSet parser, so a file and the console accept
+// exactly the same lever sets.
 
 #include <QJsonValue>
 #include <QString>

@@ -1,4 +1,5 @@
 #include "scenario/report.h"
+#include "client/lever_set.h"
 #include "scenario/report_writers.h"
 
 #include <QDir>
@@ -12,10 +13,15 @@ using namespace stormwatch;
 
 namespace {
 
+// Lever sets in the client's own JSON form (leverSetToJson), as the runner will report them.
 QJsonObject levers(bool guard, bool backoff, bool bulk = false, int timeoutMs = 0) {
-    return QJsonObject{{"inflight_guard", guard},           {"backoff", backoff},   {"confirmed_flag", guard},
-                       {"bulk_supervisory", bulk},          {"alarm_guard", false}, {"coalesce", false},
-                       {"session_command_timeout_ms", timeoutMs}, {"recovery", QJsonObject{}}};
+    LeverSet l = *leverPreset("levers-off", nullptr);
+    l.inflightGuard = guard;
+    l.confirmedFlag = guard;
+    l.backoff = backoff;
+    l.bulkSupervisory = bulk;
+    l.sessionCommandTimeoutMs = timeoutMs;
+    return leverSetToJson(l);
 }
 
 VariantMetrics variant(const QString& name, const QJsonObject& l) {
@@ -326,12 +332,14 @@ void TestReport::markdownReadsWellForLargeRatiosAndZero() {
 
 void TestReport::markdownRecoveryGateSentence() {
     ScenarioReport r = liveGate();
-    r.variants[1].levers["recovery"] = QJsonObject{{"strategy", "simple"}, {"recovery_s", 30}};
+    LeverSet withGate = *leverSetFromJson(r.variants[1].levers, nullptr);
+    withGate.recovery = RecoveryConfig{.enabled = true, .strategy = RecoveryConfig::Strategy::Simple};
+    r.variants[1].levers = leverSetToJson(withGate);
     r.variants[1].suppressedCalls = 1234;
     const QString s = section(md(r), "lever1");
     QVERIFY2(s.contains("The recovery gate refused 1,234 calls (levers-off: 0)."), qPrintable(s));
     QVERIFY(s.contains("fail at once as temporarily unavailable"));
-    QVERIFY(s.contains("recovery gate off → on (simple)"));
+    QVERIFY(s.contains("recovery gate off → on (windowed fail handler, simple recovery)"));
 }
 
 void TestReport::markdownTimeToAllGoodNever() {

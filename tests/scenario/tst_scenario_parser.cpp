@@ -148,6 +148,14 @@ void TestScenarioParser::validationRule_data() {
         "unknown key (valid: advertise_bulk_supervisory, default_command_timeout_s");
     // options
     row("options type", set("options", QJsonArray{}), "$.options", "expected object, got array");
+    // option names and rules are the client's (client/options.h); the path points into the file
+    row("option unknown", set("options/TagSubscribeRetryMs", 5000), "$.options.TagSubscribeRetryMs",
+        "TagSubscribeRetryIntervalMs");
+    row("option rule", set("options/TagSubscribeInFlightCeilingMs", 0), "$.options.TagSubscribeInFlightCeilingMs",
+        "must be > 0 (got 0)");
+    row("option cross-key rule",
+        set("options", QJsonObject{{"TagSubscribeRetryIntervalMs", 10000}, {"TagSubscribeRetryMaxIntervalMs", 5000}}),
+        "$.options.TagSubscribeRetryMaxIntervalMs", "must be >= TagSubscribeRetryIntervalMs (10000) (got 5000)");
     // connections
     row("connections required", removed("connections"), "$.connections", "required key missing");
     row("connections type", set("connections", QJsonObject{}), "$.connections", "expected array, got object");
@@ -229,11 +237,11 @@ void TestScenarioParser::validationRule_data() {
         "unknown instance \"ghost\" (known: i1)");
     row("set_levers levers required", removed("timeline/8/levers"), "$.timeline[8].levers", "required key missing");
     row("set_levers unknown preset", set("timeline/8/levers", "lever9"), "$.timeline[8].levers",
-        "unknown lever preset \"lever9\"");
+        "unknown lever preset 'lever9'");
     row("set_levers unknown inline lever", set("timeline/8/levers", QJsonObject{{"warp_drive", true}}),
         "$.timeline[8].levers", "warp_drive");
     row("set_levers wrong type", set("timeline/8/levers", 7), "$.timeline[8].levers",
-        "expected a lever preset name or a lever object");
+        "must be a preset name");
     row("set_capability flag required", removed("timeline/9/advertise_bulk_supervisory"),
         "$.timeline[9].advertise_bulk_supervisory", "required key missing");
     row("set_capability flag type", set("timeline/9/advertise_bulk_supervisory", 1),
@@ -242,7 +250,7 @@ void TestScenarioParser::validationRule_data() {
     row("variants type", set("variants", "all"), "$.variants", "expected array, got string");
     row("variants non-empty", set("variants", QJsonArray{}), "$.variants", "at least 1 variant");
     row("variant unknown preset", set("variants", QJsonArray{"lever9"}), "$.variants[0]",
-        "unknown lever preset \"lever9\" (valid: levers-off, lever1, lever1+2, all)");
+        "unknown lever preset 'lever9'; valid presets: levers-off, lever1, lever1+2, all");
     row("variant element type", set("variants", QJsonArray{3}), "$.variants[0]",
         "expected a preset name or {name, levers} object, got number");
     row("variant names unique", set("variants", QJsonArray{"lever1", "lever1"}), "$.variants[1]",
@@ -258,7 +266,7 @@ void TestScenarioParser::validationRule_data() {
         "$.variants[0].levers", "required key missing");
     row("inline variant lever type",
         set("variants", QJsonArray{QJsonObject{{"name", "x"}, {"levers", QJsonObject{{"backoff", 1}}}}}),
-        "$.variants[0].levers", "backoff: expected bool");
+        "$.variants[0].levers", "backoff must be true or false");
     row("inline variant unknown key",
         set("variants", QJsonArray{QJsonObject{{"name", "x"}, {"levers", "all"}, {"colour", "red"}}}),
         "$.variants[0].colour", "unknown key (valid: name, levers)");
@@ -436,7 +444,7 @@ void TestScenarioParser::roundTripGivesTheSameScenario() {
 }
 
 void TestScenarioParser::optionsAreKeptVerbatim() {
-    // Option names and values are the client's business; the schema only checks the type.
+    // Kept exactly as written: the runner hands them to the client.
     const QJsonObject options{{"TagSubscribeInFlightCeilingMs", 45000}, {"MxSupervisoryAdviseParallelism", 16}};
     const auto s = parseScenario(set("options", options), "o.json", nullptr);
     QVERIFY(s);

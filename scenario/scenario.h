@@ -26,20 +26,20 @@ struct GatewaySpec {
     bool operator==(const GatewaySpec&) const = default;
 };
 
-struct ConnectionSpec {
+struct ScenarioConnection {
     QString name;
     qint64 writeUserId = 0;  // 0 = supervisory advise (how the incident site ran)
-    bool operator==(const ConnectionSpec&) const = default;
+    bool operator==(const ScenarioConnection&) const = default;
 };
 
-struct InstanceSpec {
+struct ScenarioInstance {
     QString name;
     QString connection;
     int tags = 0;
     QString tagPrefix;  // tag i is "<tagPrefix><i>"; defaults to "<name>.Attr"
     bool alarms = false;
     double startAtS = 0;  // deploy time
-    bool operator==(const InstanceSpec&) const = default;
+    bool operator==(const ScenarioInstance&) const = default;
 };
 
 enum class TimelineAction {
@@ -95,8 +95,8 @@ struct Scenario {
     quint64 seed = 1;
     GatewaySpec gateway;
     QJsonObject options;  // client option overrides (DESIGN.md "Options"), checked by the client
-    QList<ConnectionSpec> connections;
-    QList<InstanceSpec> instances;
+    QList<ScenarioConnection> connections;
+    QList<ScenarioInstance> instances;
     QList<TimelineEvent> timeline;  // stable-sorted by atS (file order among equal times)
     QList<VariantSpec> variants;
     bool operator==(const Scenario&) const = default;

@@ -179,7 +179,7 @@ void readGateway(Errors& errors, const QJsonObject& o, GatewaySpec* g) {
     r.finish();
 }
 
-void readConnections(Errors& errors, const QJsonArray& a, QList<ConnectionSpec>* out) {
+void readConnections(Errors& errors, const QJsonArray& a, QList<ScenarioConnection>* out) {
     const QString base = QStringLiteral("$.connections");
     if (a.isEmpty()) errors.add(base, QStringLiteral("must list at least 1 connection"));
     QSet<QString> seen;
@@ -188,7 +188,7 @@ void readConnections(Errors& errors, const QJsonArray& a, QList<ConnectionSpec>*
         auto o = asObject(errors, a.at(i), path);
         if (!o) continue;
         ObjectReader r(errors, *o, path, {"name", "write_user_id"});
-        ConnectionSpec c;
+        ScenarioConnection c;
         if (auto s = r.string("name", Need::Required)) {
             if (r.check("name", !s->isEmpty(), QStringLiteral("must not be empty")) &&
                 r.check("name", !seen.contains(*s), QStringLiteral("duplicate connection name \"%1\"").arg(*s))) {
@@ -206,7 +206,7 @@ void readConnections(Errors& errors, const QJsonArray& a, QList<ConnectionSpec>*
 // `known` lists the connection names, or is nullopt when the connections themselves had
 // errors: then a reference cannot be judged and would only echo the first error.
 void readInstances(Errors& errors, const QJsonArray& a, const std::optional<QStringList>& known,
-                   std::optional<double> durationS, QList<InstanceSpec>* out) {
+                   std::optional<double> durationS, QList<ScenarioInstance>* out) {
     const QString base = QStringLiteral("$.instances");
     if (a.isEmpty()) errors.add(base, QStringLiteral("must list at least 1 instance"));
     QSet<QString> seen;
@@ -215,7 +215,7 @@ void readInstances(Errors& errors, const QJsonArray& a, const std::optional<QStr
         auto o = asObject(errors, a.at(i), path);
         if (!o) continue;
         ObjectReader r(errors, *o, path, {"name", "connection", "tags", "tag_prefix", "alarms", "start_at_s"});
-        InstanceSpec inst;
+        ScenarioInstance inst;
         if (auto s = r.string("name", Need::Required)) {
             if (r.check("name", !s->isEmpty(), QStringLiteral("must not be empty")) &&
                 r.check("name", !seen.contains(*s), QStringLiteral("duplicate instance name \"%1\"").arg(*s)))
@@ -508,10 +508,10 @@ QJsonObject scenarioToJson(const Scenario& s) {
                         {"data_hz", s.gateway.dataHz},
                         {"network_latency_ms", s.gateway.networkLatencyMs}};
     QJsonArray connections;
-    for (const ConnectionSpec& c : s.connections)
+    for (const ScenarioConnection& c : s.connections)
         connections.append(QJsonObject{{"name", c.name}, {"write_user_id", double(c.writeUserId)}});
     QJsonArray instances;
-    for (const InstanceSpec& i : s.instances)
+    for (const ScenarioInstance& i : s.instances)
         instances.append(QJsonObject{{"name", i.name}, {"connection", i.connection}, {"tags", i.tags},
                                      {"tag_prefix", i.tagPrefix}, {"alarms", i.alarms}, {"start_at_s", i.startAtS}});
     QJsonArray timeline;

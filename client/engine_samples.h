@@ -1,0 +1,76 @@
+#pragma once
+// What the engine reports to the console, as plain values that cross threads in batches.
+
+#include <QDateTime>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace stormwatch {
+
+// Per subscription (instance × connection, or an instance's alarm subscription).
+struct SubscriptionSample {
+    double tS = 0; // scheduler time, seconds
+    int instance = -1;
+    int group = 0;
+    bool alarm = false;
+    QString instanceName;
+    QString connection;
+    int outstanding = 0;
+    double intervalMs = 0;
+    int good = 0;
+    int uncertain = 0;
+    int bad = 0;
+    qint64 requestsSent = 0;
+    bool confirmed = false;
+};
+
+struct TagChange {
+    int instance = -1;
+    int tag = -1;
+    QString instanceName;
+    QString tagName;
+    double value = 0;
+    QString text;
+    int quality = 0;
+    qint64 sourceTimestampUs = 0;
+    int itemHandle = 0;
+    QString error;
+};
+
+struct LogEntry {
+    double tS = 0;
+    QDateTime wall;
+    int severity = 1; // stormwatch::Severity
+    QString subject;
+    QString message;
+};
+
+struct ConnectionInfo {
+    QString name;
+    QString state; // "connected", "waiting to reconnect", ...
+    QString address;
+    QString sessionId;
+    QStringList capabilities;
+    int protocolVersion = 0;
+    double echoedCommandTimeoutS = -1; // -1: not echoed yet
+    bool supportsSupervisoryBulk = false;
+};
+
+// Client-side view of the gateway, for live runs against a gateway without mock control.
+struct GatewaySample {
+    double tS = 0;
+    qint64 invokes = 0;
+    qint64 deadlineExceeded = 0;
+    qint64 suppressedCalls = 0;
+    QString recoveryState; // "normal", "recovering", "closed"
+};
+
+} // namespace stormwatch
+
+Q_DECLARE_METATYPE(stormwatch::SubscriptionSample)
+Q_DECLARE_METATYPE(stormwatch::TagChange)
+Q_DECLARE_METATYPE(stormwatch::LogEntry)
+Q_DECLARE_METATYPE(stormwatch::ConnectionInfo)
+Q_DECLARE_METATYPE(stormwatch::GatewaySample)

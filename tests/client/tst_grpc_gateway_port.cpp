@@ -1,6 +1,7 @@
 // GrpcGatewayPort against a scripted in-test gRPC gateway on 127.0.0.1 (ephemeral port):
 // round trips, owner-thread callbacks, status pass-through, event stream order and end,
 // cancellation, destruction with calls in flight, bearer token, validation, TLS.
+#include "client/gateway_connection.h"
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
 #include "mxaccess_gateway.grpc.pb.h"
@@ -33,7 +34,7 @@ const char* const kToken = "s3cret-token-123";
 // Invoke by correlation id prefix: "hold…" waits until released, "deadline…" fails with
 // DEADLINE_EXCEEDED, "unavailable…" with UNAVAILABLE, anything else succeeds.
 // StreamEvents by session id "ok:N" / "fail:N" / "hold:N": N events (item_handle 0..N-1),
-// then OK, UNAVAILABLE, or stay open until the client cancels.
+// then OK, UNAVAILABLE, or stay open until the client cancels (also any other session id).
 class FakeGateway final : public MxAccessGateway::CallbackService {
 public:
     std::string expectedAuthorization; // empty: no check
@@ -240,10 +241,11 @@ grpc::ServerWriteReactor<MxEvent>* FakeGateway::StreamEvents(grpc::CallbackServe
     const std::string& script = request->session_id();
     const auto colon = script.find(':');
     const std::string mode = script.substr(0, colon);
-    const int count = colon == std::string::npos ? 0 : std::stoi(script.substr(colon + 1));
-    const auto ending = mode == "hold"   ? EventWriter::Ending::Hold
+    const int count = colon == std::string::npos ? 0 : std::atoi(script.c_str() + colon + 1);
+    // Any other session id (a real session's) gets a quiet stream that stays open.
+    const auto ending = mode == "ok"     ? EventWriter::Ending::Ok
                         : mode == "fail" ? EventWriter::Ending::Unavailable
-                                         : EventWriter::Ending::Ok;
+                                         : EventWriter::Ending::Hold;
     return new EventWriter(*this, count, ending);
 }
 
@@ -741,6 +743,31 @@ private slots:
             QCOMPARE(s->message, port.setupError());
         }
         QCOMPARE(port.callsInFlight(), std::size_t(0));
+    }
+
+    void gatewayConnectionConnectsThroughThePort()
+    {
+        // The port's main consumer, end to end: session, Register, event stream, close.
+        TestServer server;
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, optionsFor(server.address()));
+        ConnectionConfig config;
+        config.sessionCommandTimeout = 20s;
+        {
+            GatewayConnection connection(owner, port, config, nullptr, [] { return 0.5; });
+            connection.start();
+            QTRY_VERIFY_WITH_TIMEOUT(connection.connected(), kWaitMs);
+            QCOMPARE(connection.sessionId(), std::string("session-stormwatch/gw1"));
+            QVERIFY(connection.supportsSupervisoryBulk());
+            QCOMPARE(connection.echoedCommandTimeout(), std::optional<Duration>(20s));
+            QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsStarted.load(), 1, kWaitMs);
+            QCOMPARE(connection.describePort(), server.address());
+            connection.stop();
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(server.gateway.closed(),
+                                  std::vector<std::string>{"session-stormwatch/gw1"}, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsCancelled.load(), 1, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(port.callsInFlight(), std::size_t(0), kWaitMs);
     }
 
     void tlsOptionsBuildAnSslChannel()

@@ -1,0 +1,100 @@
+#pragma once
+// The live GatewayPort: a real (or mock) MXAccess gateway over gRPC, on the callback API.
+// Completions arrive on gRPC threads; they only hand the result over to the owning
+// scheduler (Scheduler::post), so user callbacks are stored, run and destroyed on the
+// owner's thread only (the client worker). All calls of a port share one channel. The
+// bearer token is sent as metadata and never appears in a log line, an error or describe().
+//
+// Threading: construct, call and destroy on the owner's thread. Destroying the port
+// cancels every call in flight and waits (bounded) until gRPC is done with each of them;
+// results already posted to the scheduler are dropped once the port is gone.
+
+#include "gateway_port.h"
+#include "scheduler.h"
+
+#include <QString>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace grpc {
+class ClientContext;
+}
+
+namespace stormwatch {
+
+// PEM files for a TLS channel. An empty caFile trusts the system roots; certFile and
+// keyFile (both or neither) present a client certificate (mutual TLS).
+struct TlsFiles {
+    std::string caFile;
+    std::string certFile;
+    std::string keyFile;
+};
+
+struct GrpcPortOptions {
+    std::string address;         // host:port or [v6]:port
+    std::optional<TlsFiles> tls; // nullopt = insecure channel (the loopback mock)
+    std::string tokenFile;       // bearer token, sent as "authorization: Bearer …"; empty = none
+    Duration invokeDeadline{0};  // gRPC deadline on Invoke; 0 = none (the session timeout rules)
+    Duration connectTimeout = std::chrono::seconds(10); // deadline on Open/CloseSession; 0 = none
+};
+
+class GrpcGatewayPort final : public GatewayPort {
+public:
+    GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options);
+    ~GrpcGatewayPort() override;
+    GrpcGatewayPort(const GrpcGatewayPort&) = delete;
+    GrpcGatewayPort& operator=(const GrpcGatewayPort&) = delete;
+
+    // Empty when the options can be used; otherwise one sentence naming the bad address,
+    // duration or the file that is missing or unreadable (never a file's contents).
+    static QString validate(const GrpcPortOptions& options);
+
+    void openSession(const mxgateway::v1::OpenSessionRequest& request, OpenDone done) override;
+    void closeSession(const mxgateway::v1::CloseSessionRequest& request, CloseDone done) override;
+    void invoke(const mxgateway::v1::MxCommandRequest& request, InvokeDone done) override;
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent,
+                          EndFn onEnd) override;
+    void cancelStream(StreamId id) override;
+    std::string describe() const override;
+
+    // Why the port could not be set up (a TLS or token file unreadable at construction);
+    // empty when fine. While set, every call fails with FAILED_PRECONDITION and this text.
+    const std::string& setupError() const { return m_setupError; }
+    // gRPC calls started and not yet released by gRPC (streams included). Any thread.
+    std::size_t callsInFlight() const;
+
+    struct Shared; // state shared with gRPC threads
+    struct Call;   // one gRPC call: its ClientContext, request and reply
+
+private:
+    using Complete = std::function<void(const RpcStatus&, Call&)>;
+    struct StreamHandlers {
+        EventFn onEvent;
+        EndFn onEnd;
+        std::uint64_t key = 0; // the stream's call, for TryCancel
+    };
+
+    void prepare(grpc::ClientContext& context, Duration deadline) const;
+    template <class Request, class Reply, class Issue>
+    void startUnary(const Request& request, Duration deadline,
+                    std::function<void(RpcStatus, Reply)> done, Issue issue);
+    void failLater(Complete complete);
+    // Owner-thread halves of a completion (posted by gRPC threads).
+    void completeCall(std::uint64_t key, const RpcStatus& status, Call& call);
+    void deliverEvent(StreamId id, const mxgateway::v1::MxEvent& event);
+    void deliverEnd(StreamId id, const RpcStatus& status);
+
+    Scheduler& m_owner;
+    GrpcPortOptions m_options;
+    std::string m_setupError;
+    std::string m_authorization; // "Bearer <token>"; empty when no token
+    std::shared_ptr<Shared> m_shared;
+    std::unordered_map<std::uint64_t, Complete> m_pending; // unary call key → completion
+    std::unordered_map<StreamId, std::shared_ptr<StreamHandlers>> m_streams;
+    StreamId m_nextStream = 1;
+};
+
+} // namespace stormwatch

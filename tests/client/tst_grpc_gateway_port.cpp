@@ -1,0 +1,850 @@
+// GrpcGatewayPort against a scripted in-test gRPC gateway on 127.0.0.1 (ephemeral port):
+// round trips, owner-thread callbacks, status pass-through, event stream order and end,
+// cancellation, destruction with calls in flight, bearer token, validation, TLS.
+#include "client/gateway_connection.h"
+#include "client/grpc_gateway_port.h"
+#include "client/qt_scheduler.h"
+#include "mxaccess_gateway.grpc.pb.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+#include <algorithm>
+#include <atomic>
+#include <grpcpp/grpcpp.h>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace stormwatch;
+using namespace mxgateway::v1;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kWaitMs = 5000;
+const char* const kToken = "s3cret-token-123";
+
+// ---- the scripted gateway -----------------------------------------------------------------
+// Invoke by correlation id prefix: "hold…" waits until released, "deadline…" fails with
+// DEADLINE_EXCEEDED, "unavailable…" with UNAVAILABLE, anything else succeeds.
+// StreamEvents by session id "ok:N" / "fail:N" / "hold:N": N events (item_handle 0..N-1),
+// then OK, UNAVAILABLE, or stay open until the client cancels (also any other session id).
+class FakeGateway final : public MxAccessGateway::CallbackService {
+public:
+    std::string expectedAuthorization; // empty: no check
+
+    grpc::ServerUnaryReactor* OpenSession(grpc::CallbackServerContext* context,
+                                          const OpenSessionRequest* request,
+                                          OpenSessionReply* reply) override
+    {
+        auto* reactor = context->DefaultReactor();
+        if (!authorized(context)) {
+            reactor->Finish(unauthenticated());
+            return reactor;
+        }
+        reply->set_session_id("session-" + request->client_name());
+        for (const char* capability : {"unary-open-session", "unary-invoke", "server-stream-events",
+                                       "bulk-subscribe-supervisory"})
+            reply->add_capabilities(capability);
+        if (request->has_command_timeout())
+            *reply->mutable_default_command_timeout() = request->command_timeout();
+        else
+            reply->mutable_default_command_timeout()->set_seconds(30);
+        reply->set_gateway_protocol_version(3);
+        reactor->Finish(grpc::Status::OK);
+        return reactor;
+    }
+
+    grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context,
+                                           const CloseSessionRequest* request,
+                                           CloseSessionReply*) override
+    {
+        auto* reactor = context->DefaultReactor();
+        if (!authorized(context)) {
+            reactor->Finish(unauthenticated());
+            return reactor;
+        }
+        {
+            std::lock_guard lock(m_mutex);
+            m_closed.push_back(request->session_id());
+        }
+        reactor->Finish(grpc::Status::OK);
+        return reactor;
+    }
+
+    grpc::ServerUnaryReactor* Invoke(grpc::CallbackServerContext* context,
+                                     const MxCommandRequest* request,
+                                     MxCommandReply* reply) override
+    {
+        auto* reactor = context->DefaultReactor();
+        const std::string& id = request->client_correlation_id();
+        if (!authorized(context)) {
+            reactor->Finish(unauthenticated());
+        } else if (id.rfind("hold", 0) == 0) {
+            reply->set_client_correlation_id(id);
+            reply->set_success(true);
+            std::lock_guard lock(m_mutex);
+            m_held.push_back(reactor);
+        } else if (id.rfind("deadline", 0) == 0) {
+            reactor->Finish(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                                         "command not run within the session command timeout"));
+        } else if (id.rfind("unavailable", 0) == 0) {
+            reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "gateway restarting"));
+        } else {
+            reply->set_client_correlation_id(id);
+            reply->set_success(true);
+            if (request->command().has_register_())
+                reply->mutable_register_()->set_server_handle(7);
+            reactor->Finish(grpc::Status::OK);
+        }
+        return reactor;
+    }
+
+    grpc::ServerWriteReactor<MxEvent>* StreamEvents(grpc::CallbackServerContext* context,
+                                                    const StreamEventsRequest* request) override;
+
+    int heldInvokes() const
+    {
+        std::lock_guard lock(m_mutex);
+        return int(m_held.size());
+    }
+    void releaseHeld()
+    {
+        std::vector<grpc::ServerUnaryReactor*> held;
+        {
+            std::lock_guard lock(m_mutex);
+            held.swap(m_held);
+        }
+        for (auto* reactor : held)
+            reactor->Finish(grpc::Status::OK);
+    }
+    std::vector<std::string> authorizations() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_authorizations;
+    }
+    std::vector<std::string> closed() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_closed;
+    }
+
+    std::atomic<int> streamsStarted{0};
+    std::atomic<int> streamsCancelled{0};
+    std::atomic<int> streamsDone{0};
+
+private:
+    bool authorized(grpc::CallbackServerContext* context)
+    {
+        const auto& metadata = context->client_metadata();
+        auto it = metadata.find("authorization");
+        const std::string seen = it == metadata.end()
+                                     ? std::string()
+                                     : std::string(it->second.data(), it->second.size());
+        std::lock_guard lock(m_mutex);
+        m_authorizations.push_back(seen);
+        return expectedAuthorization.empty() || seen == expectedAuthorization;
+    }
+    static grpc::Status unauthenticated()
+    {
+        return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "missing or wrong bearer token");
+    }
+
+    mutable std::mutex m_mutex;
+    std::vector<grpc::ServerUnaryReactor*> m_held;
+    std::vector<std::string> m_authorizations;
+    std::vector<std::string> m_closed;
+};
+
+class EventWriter final : public grpc::ServerWriteReactor<MxEvent> {
+public:
+    enum class Ending { Ok, Unavailable, Hold };
+
+    EventWriter(FakeGateway& gateway, int count, Ending ending)
+        : m_gateway(gateway), m_count(count), m_ending(ending)
+    {
+        ++m_gateway.streamsStarted;
+        std::lock_guard lock(m_mutex);
+        next();
+    }
+
+    void OnWriteDone(bool ok) override
+    {
+        std::lock_guard lock(m_mutex);
+        m_writing = false;
+        if (!ok)
+            finish(grpc::Status::CANCELLED);
+        else
+            next();
+    }
+    void OnCancel() override
+    {
+        ++m_gateway.streamsCancelled;
+        std::lock_guard lock(m_mutex);
+        if (!m_writing) // a pending write fails and finishes instead
+            finish(grpc::Status::CANCELLED);
+    }
+    void OnDone() override
+    {
+        ++m_gateway.streamsDone;
+        delete this;
+    }
+
+private:
+    void next()
+    {
+        if (m_sent < m_count) {
+            m_event.Clear();
+            auto* change = m_event.mutable_data_changes()->add_changes();
+            change->set_item_handle(m_sent++);
+            change->set_quality(192);
+            change->mutable_value()->set_double_value(m_sent * 1.5);
+            m_writing = true;
+            StartWrite(&m_event);
+        } else if (m_ending == Ending::Ok) {
+            finish(grpc::Status::OK);
+        } else if (m_ending == Ending::Unavailable) {
+            finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "event source restarting"));
+        } // Hold: finished by OnCancel
+    }
+    void finish(const grpc::Status& status)
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        Finish(status);
+    }
+
+    FakeGateway& m_gateway;
+    std::mutex m_mutex;
+    MxEvent m_event;
+    int m_count;
+    int m_sent = 0;
+    Ending m_ending;
+    bool m_writing = false;
+    bool m_finished = false;
+};
+
+grpc::ServerWriteReactor<MxEvent>* FakeGateway::StreamEvents(grpc::CallbackServerContext* context,
+                                                             const StreamEventsRequest* request)
+{
+    if (!authorized(context)) {
+        auto* reactor = new EventWriter(*this, 0, EventWriter::Ending::Unavailable);
+        return reactor;
+    }
+    const std::string& script = request->session_id();
+    const auto colon = script.find(':');
+    const std::string mode = script.substr(0, colon);
+    const int count = colon == std::string::npos ? 0 : std::atoi(script.c_str() + colon + 1);
+    // Any other session id (a real session's) gets a quiet stream that stays open.
+    const auto ending = mode == "ok"     ? EventWriter::Ending::Ok
+                        : mode == "fail" ? EventWriter::Ending::Unavailable
+                                         : EventWriter::Ending::Hold;
+    return new EventWriter(*this, count, ending);
+}
+
+class TestServer {
+public:
+    explicit TestServer(
+        std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials())
+    {
+        grpc::ServerBuilder builder;
+        builder.AddListeningPort("127.0.0.1:0", credentials, &m_port);
+        builder.RegisterService(&gateway);
+        m_server = builder.BuildAndStart();
+    }
+    ~TestServer() { stop(); }
+    void stop()
+    {
+        if (!m_server)
+            return;
+        gateway.releaseHeld();
+        m_server->Shutdown(std::chrono::system_clock::now() + 2s);
+        m_server.reset();
+    }
+    bool running() const { return m_server && m_port > 0; }
+    int port() const { return m_port; }
+    std::string address() const { return "127.0.0.1:" + std::to_string(m_port); }
+
+    FakeGateway gateway;
+
+private:
+    std::unique_ptr<grpc::Server> m_server;
+    int m_port = 0;
+};
+
+GrpcPortOptions optionsFor(const std::string& address)
+{
+    GrpcPortOptions options;
+    options.address = address;
+    return options;
+}
+
+MxCommandRequest command(const std::string& correlationId)
+{
+    MxCommandRequest request;
+    request.set_session_id("s");
+    request.set_client_correlation_id(correlationId);
+    request.mutable_command()->mutable_register_()->set_client_name("test");
+    return request;
+}
+
+StreamEventsRequest streamScript(const std::string& script)
+{
+    StreamEventsRequest request;
+    request.set_session_id(script);
+    return request;
+}
+
+bool writeFile(const QString& path, const QByteArray& data)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(data) == data.size();
+}
+
+// Everything logged while alive (all stormwatch categories enabled).
+QStringList g_logged;
+std::mutex g_logMutex;
+void captureMessage(QtMsgType, const QMessageLogContext&, const QString& message)
+{
+    std::lock_guard lock(g_logMutex);
+    g_logged << message;
+}
+
+} // namespace
+
+class TestGrpcGatewayPort : public QObject {
+    Q_OBJECT
+
+    // Lets every task already posted to the owner run (posts are FIFO).
+    void drainOwner(QtScheduler& owner)
+    {
+        bool drained = false;
+        owner.post([&] { drained = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(drained, kWaitMs);
+    }
+
+private slots:
+    void openInvokeCloseRoundTripOnTheOwnerThread()
+    {
+        TestServer server;
+        QVERIFY(server.running());
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, optionsFor(server.address()));
+        QVERIFY(port.setupError().empty());
+        QThread* const testThread = QThread::currentThread();
+
+        OpenSessionRequest open;
+        open.set_client_name("stormwatch/gw1");
+        open.mutable_command_timeout()->set_seconds(12);
+        bool returned = false, opened = false, calledInline = false;
+        OpenSessionReply openReply;
+        port.openSession(open, [&](RpcStatus status, OpenSessionReply reply) {
+            calledInline = !returned;
+            QCOMPARE(QThread::currentThread(), testThread);
+            QVERIFY2(status.ok(), status.toString().c_str());
+            openReply = std::move(reply);
+            opened = true;
+        });
+        returned = true;
+        QTRY_VERIFY_WITH_TIMEOUT(opened, kWaitMs);
+        QVERIFY(!calledInline);
+        QCOMPARE(openReply.session_id(), std::string("session-stormwatch/gw1"));
+        QCOMPARE(openReply.capabilities_size(), 4);
+        QCOMPARE(openReply.capabilities(3), std::string("bulk-subscribe-supervisory"));
+        QCOMPARE(openReply.default_command_timeout().seconds(), std::int64_t(12));
+        QCOMPARE(openReply.gateway_protocol_version(), 3);
+
+        bool invoked = false;
+        MxCommandReply invokeReply;
+        returned = false;
+        port.invoke(command("gw1-1"), [&](RpcStatus status, MxCommandReply reply) {
+            calledInline = !returned;
+            QCOMPARE(QThread::currentThread(), testThread);
+            QVERIFY2(status.ok(), status.toString().c_str());
+            invokeReply = std::move(reply);
+            invoked = true;
+        });
+        returned = true;
+        QTRY_VERIFY_WITH_TIMEOUT(invoked, kWaitMs);
+        QVERIFY(!calledInline);
+        QCOMPARE(invokeReply.client_correlation_id(), std::string("gw1-1"));
+        QVERIFY(invokeReply.success());
+        QCOMPARE(invokeReply.register_().server_handle(), 7);
+
+        CloseSessionRequest close;
+        close.set_session_id(openReply.session_id());
+        bool closed = false;
+        port.closeSession(close, [&](RpcStatus status) {
+            QCOMPARE(QThread::currentThread(), testThread);
+            QVERIFY(status.ok());
+            closed = true;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(closed, kWaitMs);
+        QCOMPARE(server.gateway.closed(), std::vector<std::string>{"session-stormwatch/gw1"});
+        QTRY_COMPARE_WITH_TIMEOUT(port.callsInFlight(), std::size_t(0), kWaitMs);
+        QCOMPARE(port.describe(), server.address());
+    }
+
+    void errorStatusesPassThroughWithCodeAndMessage()
+    {
+        TestServer server;
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, optionsFor(server.address()));
+        std::optional<RpcStatus> deadline, unavailable;
+        port.invoke(command("deadline-1"), [&](RpcStatus s, MxCommandReply) { deadline = s; });
+        port.invoke(command("unavailable-1"),
+                    [&](RpcStatus s, MxCommandReply) { unavailable = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(deadline && unavailable, kWaitMs);
+        QCOMPARE(deadline->code, grpc::StatusCode::DEADLINE_EXCEEDED);
+        QCOMPARE(deadline->message,
+                 std::string("command not run within the session command timeout"));
+        QVERIFY(deadline->transient());
+        QCOMPARE(unavailable->code, grpc::StatusCode::UNAVAILABLE);
+        QCOMPARE(unavailable->message, std::string("gateway restarting"));
+    }
+
+    void invokeDeadlineEndsASlowCallOnTheClient()
+    {
+        TestServer server;
+        QtScheduler owner;
+        auto options = optionsFor(server.address());
+        options.invokeDeadline = 150ms;
+        GrpcGatewayPort port(owner, options);
+        std::optional<RpcStatus> slow;
+        QElapsedTimer clock;
+        clock.start();
+        port.invoke(command("hold-1"), [&](RpcStatus s, MxCommandReply) { slow = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(slow.has_value(), kWaitMs);
+        QCOMPARE(slow->code, grpc::StatusCode::DEADLINE_EXCEEDED);
+        QVERIFY(clock.elapsed() >= 140);
+        QCOMPARE(server.gateway.heldInvokes(), 1); // the gateway never answered
+    }
+
+    void streamDeliversEventsInOrderThenEnd()
+    {
+        TestServer server;
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, optionsFor(server.address()));
+        QThread* const testThread = QThread::currentThread();
+
+        std::vector<int> handles;
+        std::vector<RpcStatus> ends;
+        bool eventAfterEnd = false, offThread = false;
+        port.streamEvents(
+            streamScript("ok:200"),
+            [&](const MxEvent& event) {
+                offThread |= QThread::currentThread() != testThread;
+                eventAfterEnd |= !ends.empty();
+                handles.push_back(event.data_changes().changes(0).item_handle());
+            },
+            [&](RpcStatus status) {
+                offThread |= QThread::currentThread() != testThread;
+                ends.push_back(status);
+            });
+        QTRY_COMPARE_WITH_TIMEOUT(ends.size(), std::size_t(1), kWaitMs);
+        QVERIFY(!offThread);
+        QVERIFY(!eventAfterEnd);
+        QVERIFY(ends[0].ok());
+        QCOMPARE(handles.size(), std::size_t(200));
+        for (int i = 0; i < 200; ++i)
+            QCOMPARE(handles[std::size_t(i)], i);
+
+        // A stream the gateway ends with an error: its events, then the status.
+        int failedEvents = 0;
+        std::optional<RpcStatus> failedEnd;
+        port.streamEvents(
+            streamScript("fail:5"), [&](const MxEvent&) { ++failedEvents; },
+            [&](RpcStatus status) { failedEnd = status; });
+        QTRY_VERIFY_WITH_TIMEOUT(failedEnd.has_value(), kWaitMs);
+        QCOMPARE(failedEvents, 5);
+        QCOMPARE(failedEnd->code, grpc::StatusCode::UNAVAILABLE);
+        QCOMPARE(failedEnd->message, std::string("event source restarting"));
+        drainOwner(owner);
+        QCOMPARE(ends.size(), std::size_t(1)); // onEnd at most once
+        QTRY_COMPARE_WITH_TIMEOUT(port.callsInFlight(), std::size_t(0), kWaitMs);
+    }
+
+    void cancelStreamEndsTheCallWithoutOnEnd()
+    {
+        TestServer server;
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, optionsFor(server.address()));
+        int events = 0;
+        bool ended = false;
+        const auto id = port.streamEvents(
+            streamScript("hold:3"), [&](const MxEvent&) { ++events; },
+            [&](RpcStatus) { ended = true; });
+        QTRY_COMPARE_WITH_TIMEOUT(events, 3, kWaitMs);
+        QCOMPARE(port.callsInFlight(), std::size_t(1));
+        port.cancelStream(id);
+        // The gateway sees the cancel and gRPC releases the reactor...
+        QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsCancelled.load(), 1, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(port.callsInFlight(), std::size_t(0), kWaitMs);
+        drainOwner(owner); // ...and the end it posted is dropped
+        QVERIFY(!ended);
+        QCOMPARE(events, 3);
+        port.cancelStream(id);      // twice: harmless
+        port.cancelStream(id + 99); // unknown: harmless
+    }
+
+    void cancelStreamFromInsideOnEventStopsDelivery()
+    {
+        TestServer server;
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, optionsFor(server.address()));
+        int events = 0;
+        bool ended = false;
+        GatewayPort::StreamId id = 0;
+        id = port.streamEvents(
+            streamScript("ok:500"),
+            [&](const MxEvent&) {
+                if (++events == 2)
+                    port.cancelStream(id);
+            },
+            [&](RpcStatus) { ended = true; });
+        QTRY_COMPARE_WITH_TIMEOUT(port.callsInFlight(), std::size_t(0), kWaitMs);
+        drainOwner(owner);
+        QCOMPARE(events, 2); // events already posted when it was cancelled are dropped
+        QVERIFY(!ended);
+    }
+
+    void destroyingThePortWithCallsInFlightIsSafe()
+    {
+        TestServer server;
+        QtScheduler owner;
+        auto port = std::make_unique<GrpcGatewayPort>(owner, optionsFor(server.address()));
+        int callbacks = 0;
+        port->invoke(command("hold-1"), [&](RpcStatus, MxCommandReply) { ++callbacks; });
+        port->invoke(command("hold-2"), [&](RpcStatus, MxCommandReply) { ++callbacks; });
+        port->streamEvents(
+            streamScript("hold:0"), [&](const MxEvent&) { ++callbacks; },
+            [&](RpcStatus) { ++callbacks; });
+        QTRY_COMPARE_WITH_TIMEOUT(server.gateway.heldInvokes(), 2, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsStarted.load(), 1, kWaitMs);
+        QCOMPARE(port->callsInFlight(), std::size_t(3));
+
+        QElapsedTimer clock;
+        clock.start();
+        port.reset(); // cancels and waits for gRPC to release all three
+        QVERIFY2(clock.elapsed() < 2000, "destruction waited for the shutdown bound");
+        QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsCancelled.load(), 1, kWaitMs);
+        server.gateway.releaseHeld(); // late answers reach no one
+        drainOwner(owner);
+        QCOMPARE(callbacks, 0);
+    }
+
+    void resultsPostedBeforeDestructionAreDropped()
+    {
+        TestServer server;
+        QtScheduler owner;
+        auto port = std::make_unique<GrpcGatewayPort>(owner, optionsFor(server.address()));
+        bool called = false;
+        port->invoke(command("gw1-1"), [&](RpcStatus, MxCommandReply) { called = true; });
+        // Without running the owner's loop: wait until gRPC has posted the completion.
+        QElapsedTimer clock;
+        clock.start();
+        while (port->callsInFlight() != 0 && clock.elapsed() < kWaitMs)
+            std::this_thread::yield();
+        QCOMPARE(port->callsInFlight(), std::size_t(0));
+        QVERIFY(!called);
+        port.reset();
+        drainOwner(owner);
+        QVERIFY(!called);
+    }
+
+    void noServerGivesUnavailable()
+    {
+        int port = 0;
+        {
+            TestServer closed; // bind an ephemeral port, then free it
+            QVERIFY(closed.running());
+            port = closed.port();
+        }
+        QtScheduler owner;
+        GrpcGatewayPort gateway(owner, optionsFor("127.0.0.1:" + std::to_string(port)));
+        std::optional<RpcStatus> open;
+        gateway.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) { open = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(open.has_value(), kWaitMs);
+        QCOMPARE(open->code, grpc::StatusCode::UNAVAILABLE);
+        QVERIFY(open->transient());
+        std::optional<RpcStatus> end;
+        gateway.streamEvents(
+            streamScript("ok:1"), [](const MxEvent&) {}, [&](RpcStatus s) { end = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(end.has_value(), kWaitMs);
+        QCOMPARE(end->code, grpc::StatusCode::UNAVAILABLE);
+    }
+
+    void bearerTokenIsSentAndNeverShown()
+    {
+        QTemporaryDir dir;
+        const QString tokenPath = dir.filePath("token");
+        QVERIFY(writeFile(tokenPath, QByteArray(kToken) + "\n"));
+        TestServer server;
+        server.gateway.expectedAuthorization = std::string("Bearer ") + kToken;
+
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*=true"));
+        g_logged.clear();
+        const QtMessageHandler previous = qInstallMessageHandler(captureMessage);
+        std::vector<std::string> produced;
+        {
+            QtScheduler owner;
+            auto options = optionsFor(server.address());
+            options.tokenFile = tokenPath.toStdString();
+            QVERIFY(GrpcGatewayPort::validate(options).isEmpty());
+            GrpcGatewayPort port(owner, options);
+            produced.push_back(port.describe());
+            produced.push_back(port.setupError());
+
+            std::optional<RpcStatus> open, failed, end;
+            port.openSession(OpenSessionRequest{},
+                             [&](RpcStatus s, OpenSessionReply) { open = s; });
+            port.invoke(command("unavailable-1"), [&](RpcStatus s, MxCommandReply) { failed = s; });
+            port.streamEvents(
+                streamScript("fail:1"), [](const MxEvent&) {}, [&](RpcStatus s) { end = s; });
+            QTRY_VERIFY_WITH_TIMEOUT(open && failed && end, kWaitMs);
+            QVERIFY2(open->ok(), open->toString().c_str());
+            for (const RpcStatus* s : {&*open, &*failed, &*end})
+                produced.push_back(s->toString());
+
+            // Unusable options: messages name the file, never the token.
+            auto bad = options;
+            bad.tls = TlsFiles{dir.filePath("missing-ca.pem").toStdString(), {}, {}};
+            produced.push_back(GrpcGatewayPort::validate(bad).toStdString());
+            GrpcGatewayPort unusable(owner, bad);
+            produced.push_back(unusable.setupError());
+            produced.push_back(unusable.describe());
+        }
+        qInstallMessageHandler(previous);
+        QLoggingCategory::setFilterRules(QString());
+
+        const auto seen = server.gateway.authorizations();
+        QCOMPARE(seen.size(), std::size_t(3));
+        for (const auto& authorization : seen)
+            QCOMPARE(authorization, std::string("Bearer ") + kToken);
+        QVERIFY(!g_logged.isEmpty()); // the port did log (so the scan below means something)
+        for (const QString& line : std::as_const(g_logged))
+            QVERIFY2(!line.contains(QLatin1String(kToken)), qPrintable(line));
+        for (const std::string& text : produced)
+            QVERIFY2(text.find(kToken) == std::string::npos, text.c_str());
+    }
+
+    void wrongOrMissingTokenPassesUnauthenticatedThrough()
+    {
+        QTemporaryDir dir;
+        const QString tokenPath = dir.filePath("token");
+        QVERIFY(writeFile(tokenPath, "not-the-token"));
+        TestServer server;
+        server.gateway.expectedAuthorization = std::string("Bearer ") + kToken;
+        QtScheduler owner;
+        auto options = optionsFor(server.address());
+        GrpcGatewayPort without(owner, options);
+        options.tokenFile = tokenPath.toStdString();
+        GrpcGatewayPort wrong(owner, options);
+        std::optional<RpcStatus> a, b;
+        without.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) { a = s; });
+        wrong.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) { b = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(a && b, kWaitMs);
+        QCOMPARE(a->code, grpc::StatusCode::UNAUTHENTICATED);
+        QCOMPARE(b->code, grpc::StatusCode::UNAUTHENTICATED);
+        QCOMPARE(b->message, std::string("missing or wrong bearer token"));
+        auto seen = server.gateway.authorizations(); // the two calls race: compare as a set
+        std::sort(seen.begin(), seen.end());
+        QCOMPARE(seen, (std::vector<std::string>{"", "Bearer not-the-token"}));
+    }
+
+    void validateNamesTheBadAddressOrFile()
+    {
+        QTemporaryDir dir;
+        const QString pem = dir.filePath("ok.pem");
+        const QString notPem = dir.filePath("plain.txt");
+        const QString emptyToken = dir.filePath("empty-token");
+        const QString token = dir.filePath("token");
+        QVERIFY(writeFile(pem, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"));
+        QVERIFY(writeFile(notPem, "hello"));
+        QVERIFY(writeFile(emptyToken, " \n"));
+        QVERIFY(writeFile(token, "abc\n"));
+        const std::string missing = dir.filePath("nope.pem").toStdString();
+
+        GrpcPortOptions good = optionsFor("127.0.0.1:50051");
+        good.tokenFile = token.toStdString();
+        good.tls = TlsFiles{pem.toStdString(), pem.toStdString(), pem.toStdString()};
+        QCOMPARE(GrpcGatewayPort::validate(good), QString());
+        QCOMPARE(GrpcGatewayPort::validate(optionsFor("[::1]:443")), QString());
+        QCOMPARE(GrpcGatewayPort::validate(optionsFor("gateway.site-3.local:50051")), QString());
+
+        for (const char* address :
+             {"", "localhost", ":50051", "host:0", "host:65536", "a b:1", "host:port"}) {
+            const QString error = GrpcGatewayPort::validate(optionsFor(address));
+            QVERIFY2(error.contains(QStringLiteral("'%1' is not host:port").arg(address)),
+                     qPrintable(error));
+        }
+
+        auto expectError = [](const GrpcPortOptions& options, const QString& file,
+                              const QString& what) {
+            const QString error = GrpcGatewayPort::validate(options);
+            return error.contains(file) && error.contains(what);
+        };
+        auto withToken = [&](const std::string& path) {
+            auto o = good;
+            o.tokenFile = path;
+            return o;
+        };
+        QVERIFY(expectError(withToken(missing), QString::fromStdString(missing), "does not exist"));
+        QVERIFY(expectError(withToken(dir.path().toStdString()), dir.path(), "not a regular file"));
+        QVERIFY(expectError(withToken(emptyToken.toStdString()), emptyToken, "is empty"));
+
+        auto ca = good;
+        ca.tls->caFile = missing;
+        QVERIFY(expectError(ca, QString::fromStdString(missing), "TLS CA file"));
+        auto cert = good;
+        cert.tls->certFile = notPem.toStdString();
+        QVERIFY(expectError(cert, notPem, "not a PEM file"));
+        auto key = good;
+        key.tls->keyFile = dir.path().toStdString();
+        QVERIFY(expectError(key, dir.path(), "TLS key file"));
+        auto lonely = good;
+        lonely.tls->keyFile.clear();
+        QVERIFY(expectError(lonely, pem, "without a key file"));
+
+        auto negative = good;
+        negative.invokeDeadline = Duration(-1);
+        QVERIFY(GrpcGatewayPort::validate(negative).contains("Invoke deadline"));
+    }
+
+    void unreadableFilesAtConstructionFailEveryCall()
+    {
+        QtScheduler owner;
+        auto options = optionsFor("127.0.0.1:1");
+        options.tokenFile = "/nonexistent/stormwatch-token";
+        GrpcGatewayPort port(owner, options);
+        QVERIFY(port.setupError().find("/nonexistent/stormwatch-token") != std::string::npos);
+        std::optional<RpcStatus> open, invoke, close, end;
+        bool returned = false, inlineCall = false;
+        port.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) {
+            inlineCall |= !returned;
+            open = s;
+        });
+        returned = true;
+        port.invoke(command("x"), [&](RpcStatus s, MxCommandReply) { invoke = s; });
+        port.closeSession(CloseSessionRequest{}, [&](RpcStatus s) { close = s; });
+        port.streamEvents(
+            streamScript("ok:1"), [](const MxEvent&) {}, [&](RpcStatus s) { end = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(open && invoke && close && end, kWaitMs);
+        QVERIFY(!inlineCall);
+        for (const RpcStatus* s : {&*open, &*invoke, &*close, &*end}) {
+            QCOMPARE(s->code, grpc::StatusCode::FAILED_PRECONDITION);
+            QCOMPARE(s->message, port.setupError());
+        }
+        QCOMPARE(port.callsInFlight(), std::size_t(0));
+    }
+
+    void gatewayConnectionConnectsThroughThePort()
+    {
+        // The port's main consumer, end to end: session, Register, event stream, close.
+        TestServer server;
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, optionsFor(server.address()));
+        ConnectionConfig config;
+        config.sessionCommandTimeout = 20s;
+        {
+            GatewayConnection connection(owner, port, config, nullptr, [] { return 0.5; });
+            connection.start();
+            QTRY_VERIFY_WITH_TIMEOUT(connection.connected(), kWaitMs);
+            QCOMPARE(connection.sessionId(), std::string("session-stormwatch/gw1"));
+            QVERIFY(connection.supportsSupervisoryBulk());
+            QCOMPARE(connection.echoedCommandTimeout(), std::optional<Duration>(20s));
+            QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsStarted.load(), 1, kWaitMs);
+            QCOMPARE(connection.describePort(), server.address());
+            connection.stop();
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(server.gateway.closed(),
+                                  std::vector<std::string>{"session-stormwatch/gw1"}, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsCancelled.load(), 1, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(port.callsInFlight(), std::size_t(0), kWaitMs);
+    }
+
+    void tlsOptionsBuildAnSslChannel()
+    {
+        // An insecure channel would reach this plaintext gateway; a channel built from the
+        // TLS options never does (here not even a handshake: the CA file is a dummy PEM).
+        QTemporaryDir dir;
+        const QString pem = dir.filePath("ca.pem");
+        QVERIFY(writeFile(pem, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"));
+        TestServer server;
+        QtScheduler owner;
+        auto options = optionsFor(server.address());
+        options.tls = TlsFiles{pem.toStdString(), {}, {}};
+        GrpcGatewayPort port(owner, options);
+        QVERIFY(port.setupError().empty());
+        QCOMPARE(port.describe(), server.address() + " (TLS)");
+        std::optional<RpcStatus> open;
+        port.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) { open = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(open.has_value(), kWaitMs);
+        QCOMPARE(open->code, grpc::StatusCode::UNAVAILABLE);
+        QVERIFY(server.gateway.authorizations().empty()); // nothing reached the gateway
+    }
+
+    void mutualTlsRoundTripWithASelfSignedCertificate()
+    {
+        const QString openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
+        QVERIFY2(!openssl.isEmpty(), "the openssl CLI is needed to make a test certificate");
+        QTemporaryDir dir;
+        const QString cert = dir.filePath("cert.pem");
+        const QString key = dir.filePath("key.pem");
+        QProcess make;
+        make.start(openssl,
+                   {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert});
+        QVERIFY(make.waitForFinished(10000));
+        QVERIFY2(make.exitCode() == 0, make.readAllStandardError().constData());
+        auto read = [](const QString& path) {
+            QFile file(path);
+            return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+        };
+
+        grpc::SslServerCredentialsOptions serverTls(
+            GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+        serverTls.pem_root_certs = read(cert); // the client presents the same certificate
+        serverTls.pem_key_cert_pairs.push_back({read(key), read(cert)});
+        TestServer server(grpc::SslServerCredentials(serverTls));
+        QVERIFY(server.running());
+
+        QtScheduler owner;
+        auto options = optionsFor(server.address());
+        options.tls = TlsFiles{cert.toStdString(), cert.toStdString(), key.toStdString()};
+        QCOMPARE(GrpcGatewayPort::validate(options), QString());
+        GrpcGatewayPort port(owner, options);
+        QCOMPARE(port.describe(), server.address() + " (TLS)");
+        OpenSessionRequest request;
+        request.set_client_name("tls");
+        std::optional<RpcStatus> open;
+        OpenSessionReply reply;
+        port.openSession(request, [&](RpcStatus s, OpenSessionReply r) {
+            open = s;
+            reply = std::move(r);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(open.has_value(), kWaitMs);
+        QVERIFY2(open->ok(), open->toString().c_str());
+        QCOMPARE(reply.session_id(), std::string("session-tls"));
+
+        // Without the client certificate the gateway refuses the handshake.
+        auto anonymous = options;
+        anonymous.tls = TlsFiles{cert.toStdString(), {}, {}};
+        GrpcGatewayPort refused(owner, anonymous);
+        std::optional<RpcStatus> denied;
+        refused.openSession(request, [&](RpcStatus s, OpenSessionReply) { denied = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(denied.has_value(), kWaitMs);
+        QCOMPARE(denied->code, grpc::StatusCode::UNAVAILABLE);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGrpcGatewayPort)
+#include "tst_grpc_gateway_port.moc"

@@ -69,10 +69,7 @@ GatewayConnection::GatewayConnection(Scheduler& scheduler, GatewayPort& port,
 
 GatewayConnection::~GatewayConnection()
 {
-    if (m_reconnectTimer != kNoTimer)
-        m_scheduler.cancel(m_reconnectTimer);
-    if (m_stream)
-        m_port.cancelStream(*m_stream);
+    stop(); // closes the session so the gateway does not keep it until its own timeout
 }
 
 void GatewayConnection::log(Severity severity, const std::string& message) const
@@ -139,6 +136,11 @@ void GatewayConnection::stop()
         m_port.closeSession(request, [](RpcStatus) {});
     }
     m_sessionId.clear();
+    m_routes.clear();
+    for (auto& [id, sub] : m_subscribers)
+        std::fill(sub.handles.begin(), sub.handles.end(), 0);
+    // Callers waiting on a subscribe are not answered: their guards treat it as a lost
+    // reply, exactly as when a bridge node stops mid-request.
     for (auto& op : m_running)
         op->aborted = true;
     m_running.clear();
@@ -386,7 +388,7 @@ void GatewayConnection::invoke(MxCommand command, InvokeDone done)
             connectionLost("the gateway no longer knows session " + m_sessionId);
             return;
         }
-        done(status, reply);
+        done(status, std::move(reply));
     });
 }
 

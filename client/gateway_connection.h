@@ -147,6 +147,8 @@ private:
     // One gateway subscribe operation; coalesced callers share it.
     struct SubscribeOp {
         std::vector<SubscriberId> subscribers;
+        std::vector<std::string> tags; // copied: a subscriber may go away while this runs
+        std::string signature;
         std::vector<SubscribeDone> dones; // empty for the transparent re-subscribe
         bool aborted = false;             // the session was lost while it ran
         bool failed = false;              // the primary call failed as a whole
@@ -176,6 +178,7 @@ private:
     void ensureSubscribed(SubscriberId id); // transparent re-subscribe after reconnect
 
     // subscribe paths (subscribe_operation.cpp)
+    OpPtr newOp(SubscriberId id) const;
     void startOp(const OpPtr& op);
     void runBulk(const OpPtr& op, bool supervisory);
     void runFanOut(const OpPtr& op);

@@ -23,8 +23,7 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
         const std::string& signature = sub->second.signature;
         auto join = [&](auto& ops) {
             for (auto& op : ops) {
-                if (op->aborted || op->subscribers.empty() ||
-                    m_subscribers.at(op->subscribers.front()).signature != signature)
+                if (op->aborted || op->signature != signature)
                     continue;
                 if (std::find(op->subscribers.begin(), op->subscribers.end(), id) ==
                     op->subscribers.end())
@@ -38,8 +37,7 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
         if (join(m_running) || join(m_held))
             return;
     }
-    auto op = std::make_shared<SubscribeOp>();
-    op->subscribers.push_back(id);
+    auto op = newOp(id);
     op->dones.push_back(std::move(done));
     if (connected()) {
         startOp(op);
@@ -55,9 +53,7 @@ void GatewayConnection::ensureSubscribed(SubscriberId id)
     for (const auto& op : m_held)
         if (std::find(op->subscribers.begin(), op->subscribers.end(), id) != op->subscribers.end())
             return; // a held request for it runs anyway
-    auto op = std::make_shared<SubscribeOp>();
-    op->subscribers.push_back(id);
-    startOp(op);
+    startOp(newOp(id));
 }
 
 void GatewayConnection::runHeld()
@@ -77,10 +73,19 @@ void GatewayConnection::runHeld()
         subscribeAlarms(area, std::move(done));
 }
 
+GatewayConnection::OpPtr GatewayConnection::newOp(SubscriberId id) const
+{
+    auto op = std::make_shared<SubscribeOp>();
+    const Subscriber& sub = m_subscribers.at(id);
+    op->subscribers.push_back(id);
+    op->tags = sub.tags;
+    op->signature = sub.signature;
+    return op;
+}
+
 void GatewayConnection::startOp(const OpPtr& op)
 {
-    const auto& sub = m_subscribers.at(op->subscribers.front());
-    op->results.assign(sub.tags.size(), TagResult{});
+    op->results.assign(op->tags.size(), TagResult{});
     for (std::size_t i = 0; i < op->results.size(); ++i)
         op->results[i].index = int(i);
     m_running.push_back(op);
@@ -128,7 +133,7 @@ void mapBulkResults(const BulkItemReply& reply, const std::vector<std::string>& 
 
 void GatewayConnection::runBulk(const OpPtr& op, bool supervisory)
 {
-    const auto& tags = m_subscribers.at(op->subscribers.front()).tags;
+    const auto& tags = op->tags;
     MxCommand command;
     auto* bulk = command.mutable_subscribe_bulk();
     bulk->set_server_handle(m_serverHandle);
@@ -143,8 +148,7 @@ void GatewayConnection::runBulk(const OpPtr& op, bool supervisory)
             op->suppressed = status.suppressed;
             op->error = status.ok() ? reply.error_message() : status.toString();
         } else {
-            mapBulkResults(reply.subscribe_bulk(), m_subscribers.at(op->subscribers.front()).tags,
-                           op->results);
+            mapBulkResults(reply.subscribe_bulk(), op->tags, op->results);
         }
         finishOp(op);
     });
@@ -152,7 +156,7 @@ void GatewayConnection::runBulk(const OpPtr& op, bool supervisory)
 
 void GatewayConnection::runFanOut(const OpPtr& op)
 {
-    const auto& tags = m_subscribers.at(op->subscribers.front()).tags;
+    const auto& tags = op->tags;
     MxCommand command;
     auto* add = command.mutable_add_item_bulk();
     add->set_server_handle(m_serverHandle);
@@ -168,8 +172,7 @@ void GatewayConnection::runFanOut(const OpPtr& op)
             finishOp(op);
             return;
         }
-        mapBulkResults(reply.add_item_bulk(), m_subscribers.at(op->subscribers.front()).tags,
-                       op->results);
+        mapBulkResults(reply.add_item_bulk(), op->tags, op->results);
         for (TagResult& t : op->results)
             if (t.ok) {
                 t.ok = false; // not subscribed until its advise succeeds
@@ -298,6 +301,8 @@ void GatewayConnection::removeSubscriber(SubscriberId id)
     for (auto& op : m_held)
         std::erase(op->subscribers, id);
     std::erase_if(m_held, [](const OpPtr& op) { return op->subscribers.empty(); });
+    for (auto& op : m_running) // still answered, but no longer routed to the subscriber
+        std::erase(op->subscribers, id);
 }
 
 void GatewayConnection::removeItems(SubscriberId id)

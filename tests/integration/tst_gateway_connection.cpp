@@ -405,6 +405,48 @@ private slots:
         QCOMPARE(gw.model.session(h.connection.sessionId())->items.size(), std::size_t(0));
     }
 
+    void removingASubscriberWhileItsSubscribeRunsIsSafe()
+    {
+        auto config = gatewayConfig(false);
+        config.commandMs = 50; // the fan-out takes a while
+        VirtualGateway gw(config);
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        const auto sub = h.addSubscriber(makeTags("A", 40));
+        auto outcome = h.subscribe(sub);
+        gw.sched.runFor(200ms);
+        h.connection.removeSubscriber(sub);
+        gw.sched.runFor(10s);
+        QVERIFY(outcome->has_value()); // the caller is still answered
+        const auto other = h.addSubscriber(makeTags("B", 5));
+        auto next = h.subscribe(other);
+        gw.sched.runFor(5s);
+        QVERIFY(next->has_value() && (*next)->success);
+        QCOMPARE(h.goodTags(other), 5);
+    }
+
+    void repeatedSubscribesDeliverEachDataChangeOnce()
+    {
+        VirtualGateway gw(gatewayConfig(true, 0)); // initial values only
+        ConnectionHarness h(gw);
+        int updates = 0;
+        h.connection.start();
+        const auto sub = h.connection.addSubscriber(
+            makeTags("A", 4), [&](const std::vector<TagUpdate>& u) { updates += int(u.size()); },
+            [](bool) {});
+        for (int i = 0; i < 3; ++i) {
+            h.connection.subscribe(sub, [](const SubscribeOutcome&) {});
+            gw.sched.runFor(1s);
+        }
+        gw.model.setSourceOutage(true); // one batch for all advised items
+        gw.sched.runFor(1s);
+        const int before = updates;
+        gw.model.setSourceOutage(false);
+        gw.sched.runFor(1s);
+        QCOMPARE(updates - before, 4);
+    }
+
     void alarmSubscribeIsAnsweredOnceConnected()
     {
         VirtualGateway gw(gatewayConfig(true));

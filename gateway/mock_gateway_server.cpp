@@ -93,7 +93,10 @@ void MockGatewayServer::stop()
     // Answer every pending call and end every stream first: the server's shutdown waits for
     // all callback reactors to finish, and the model thread must keep running meanwhile.
     runOnModel([](GatewayModel& model) { model.shutdown(); });
-    m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    // gRPC also waits for idle client connections to close after its GOAWAY, which an idle
+    // client in another process may never do: every call is answered by now, so the grace
+    // period only needs to let those final writes go out.
+    m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
     m_server.reset();
     teardownThread();
     m_port = 0;

@@ -424,6 +424,7 @@ void TestGrpcServer::stopFinishesOpenStreams()
     QElapsedTimer wall;
     wall.start();
     m_server->stop();
+    qInfo("stop took %lld ms", static_cast<long long>(wall.elapsed()));
     QVERIFY(wall.elapsed() < 3000);
     QVERIFY(!m_server->running());
     MxEvent event;

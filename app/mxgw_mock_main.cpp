@@ -1,0 +1,136 @@
+// mxgw-mock: the mock MXAccess gateway on gRPC (loopback by default). Prints exactly one
+// stdout line, "listening on HOST:PORT", once it serves; stops cleanly on SIGINT/SIGTERM.
+#include "gateway/mock_gateway_server.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QSocketNotifier>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <optional>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace stormwatch;
+using namespace stormwatch::gateway;
+
+namespace {
+
+constexpr int kUsageError = 2;
+int g_signalFds[2] = {-1, -1};
+
+void onSignal(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] auto n = ::write(g_signalFds[1], &byte, 1); // async-signal-safe hand-off
+}
+
+[[noreturn]] void usageError(const QString& message)
+{
+    std::fprintf(stderr, "mxgw-mock: %s\n", qPrintable(message));
+    std::exit(kUsageError);
+}
+
+double number(const QCommandLineParser& parser, const QString& flag, double min, double max, const QString& rule)
+{
+    bool ok = false;
+    const QString text = parser.value(flag);
+    const double v = text.toDouble(&ok);
+    if (!ok || !std::isfinite(v) || v < min || v > max)
+        usageError(QStringLiteral("--%1 %2: %3").arg(flag, text, rule));
+    return v;
+}
+
+// "HOST:PORT" with a port in 0..65535 (0 = pick a free one).
+void checkListen(const QString& address, bool allowRemote)
+{
+    const int colon = address.lastIndexOf(':');
+    bool ok = false;
+    const int port = colon > 0 ? address.mid(colon + 1).toInt(&ok) : -1;
+    if (!ok || port < 0 || port > 65535)
+        usageError(QStringLiteral("--listen %1: must be HOST:PORT with PORT 0..65535").arg(address));
+    if (!allowRemote && !isLoopbackAddress(address.toStdString()))
+        usageError(QStringLiteral("--listen %1: not a loopback address; pass --allow-remote to serve other hosts")
+                       .arg(address));
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("mxgw-mock");
+    QCoreApplication::setApplicationVersion("0.1.0");
+
+    const GatewayConfig defaults;
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Mock MXAccess gateway: one STA running commands FIFO at a modelled cost, per-session\n"
+        "command deadlines, advised items emitting data, faults via MockGatewayControl.\n"
+        "Prints \"listening on HOST:PORT\" on stdout when ready; SIGINT/SIGTERM stop it.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({
+        {"listen", "Address to serve on; port 0 picks a free one (default 127.0.0.1:50051).", "host:port",
+         "127.0.0.1:50051"},
+        {"allow-remote", "Allow a non-loopback --listen address (default: off, loopback only)."},
+        {"no-bulk-supervisory",
+         "Do not advertise bulk-subscribe-supervisory: behave as an old gateway (default: advertised)."},
+        {"command-ms", "STA cost of every command in ms, >= 0 (default 2).", "ms", QString::number(defaults.commandMs)},
+        {"per-item-ms", "STA cost per tag or handle in ms, >= 0 (default 0.5).", "ms",
+         QString::number(defaults.perItemMs)},
+        {"default-command-timeout-s", "Command timeout of sessions that do not set one, > 0 (default 30).", "s",
+         QString::number(std::chrono::duration<double>(defaults.defaultCommandTimeout).count())},
+        {"data-hz", "Data changes per second per advised item, 0..1000 (default 1).", "hz",
+         QString::number(defaults.dataHz)},
+        {"seed", "Seed of every random choice, an unsigned integer (default 1).", "n", QString::number(defaults.seed)},
+    });
+    parser.process(app);
+    if (!parser.positionalArguments().isEmpty())
+        usageError(QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()));
+
+    GatewayConfig config;
+    config.advertiseBulkSupervisory = !parser.isSet("no-bulk-supervisory");
+    config.commandMs = number(parser, "command-ms", 0, 1e9, "must be a number >= 0");
+    config.perItemMs = number(parser, "per-item-ms", 0, 1e9, "must be a number >= 0");
+    const double timeoutS = number(parser, "default-command-timeout-s", 1e-6, 1e9, "must be a number > 0");
+    config.defaultCommandTimeout = Duration(std::llround(timeoutS * 1e6));
+    config.dataHz = number(parser, "data-hz", 0, 1000, "must be a number between 0 and 1000");
+    bool seedOk = false;
+    config.seed = parser.value("seed").toULongLong(&seedOk);
+    if (!seedOk)
+        usageError(QStringLiteral("--seed %1: must be an unsigned integer").arg(parser.value("seed")));
+    const QString listen = parser.value("listen");
+    checkListen(listen, parser.isSet("allow-remote"));
+
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFds) != 0) {
+        std::perror("mxgw-mock: socketpair");
+        return 1;
+    }
+    QSocketNotifier notifier(g_signalFds[0], QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [] {
+        char byte;
+        [[maybe_unused]] auto n = ::read(g_signalFds[0], &byte, 1);
+        QCoreApplication::quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = onSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+
+    MockGatewayServer server(config);
+    if (!server.start(listen.toStdString())) {
+        std::fprintf(stderr, "mxgw-mock: %s\n", server.lastError().c_str());
+        return 1;
+    }
+    std::printf("listening on %s\n", server.address().c_str());
+    std::fflush(stdout);
+
+    const int rc = app.exec();
+    server.stop();
+    return rc;
+}

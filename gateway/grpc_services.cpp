@@ -1,0 +1,141 @@
+#include "grpc_services.h"
+
+#include "mock_control.h"
+#include "stream_reactor.h"
+
+namespace stormwatch::gateway {
+
+using namespace mxgateway::v1;
+namespace mock = mxgateway::mock::v1;
+
+grpc::Status toGrpc(const CallStatus& status)
+{
+    return status.ok() ? grpc::Status::OK : grpc::Status(status.code, status.message);
+}
+
+// ------------------------------------------------------------ MxAccessGateway
+
+grpc::ServerUnaryReactor* MxAccessGatewayService::OpenSession(grpc::CallbackServerContext* context,
+                                                              const OpenSessionRequest* request, OpenSessionReply* reply)
+{
+    auto* reactor = context->DefaultReactor();
+    m_scheduler.post([this, request, reply, reactor] {
+        m_model.openSession(*request, [reply, reactor](CallStatus st, OpenSessionReply r) {
+            if (st.ok())
+                *reply = std::move(r);
+            reactor->Finish(toGrpc(st));
+        });
+    });
+    return reactor;
+}
+
+grpc::ServerUnaryReactor* MxAccessGatewayService::CloseSession(grpc::CallbackServerContext* context,
+                                                               const CloseSessionRequest* request, CloseSessionReply*)
+{
+    auto* reactor = context->DefaultReactor();
+    m_scheduler.post([this, request, reactor] {
+        m_model.closeSession(*request, [reactor](CallStatus st) { reactor->Finish(toGrpc(st)); });
+    });
+    return reactor;
+}
+
+grpc::ServerUnaryReactor* MxAccessGatewayService::Invoke(grpc::CallbackServerContext* context,
+                                                         const MxCommandRequest* request, MxCommandReply* reply)
+{
+    // The model answers exactly once (DEADLINE_EXCEEDED at the session deadline even for
+    // a dropped reply), so the reactor always finishes; the request lives until then.
+    auto* reactor = context->DefaultReactor();
+    m_scheduler.post([this, request, reply, reactor] {
+        m_model.invoke(*request, [reply, reactor](CallStatus st, MxCommandReply r) {
+            if (st.ok())
+                *reply = std::move(r);
+            reactor->Finish(toGrpc(st));
+        });
+    });
+    return reactor;
+}
+
+grpc::ServerWriteReactor<MxEvent>* MxAccessGatewayService::StreamEvents(grpc::CallbackServerContext*,
+                                                                       const StreamEventsRequest* request)
+{
+    using Channel = StreamChannel<MxEvent>;
+    auto* reactor = new StreamReactor<MxEvent>([this](const std::shared_ptr<Channel>& ch) {
+        m_scheduler.post([this, ch] {
+            if (ch->id())
+                m_model.cancelStream(ch->id());
+        });
+    });
+    m_scheduler.post([this, ch = reactor->channel(), req = *request] {
+        if (ch->cancelled())
+            return;
+        ch->setId(m_model.streamEvents(
+            req, [ch](const MxEvent& e) { ch->write(e); }, [ch](CallStatus st) { ch->finish(toGrpc(st)); }));
+    });
+    return reactor;
+}
+
+// ------------------------------------------------------------ MockGatewayControl
+
+grpc::ServerUnaryReactor* MockGatewayControlService::GetConfig(grpc::CallbackServerContext* context,
+                                                               const mock::GetConfigRequest*, mock::MockConfig* reply)
+{
+    auto* reactor = context->DefaultReactor();
+    m_scheduler.post([this, reply, reactor] {
+        *reply = toProto(m_model.config());
+        reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+}
+
+grpc::ServerUnaryReactor* MockGatewayControlService::SetConfig(grpc::CallbackServerContext* context,
+                                                               const mock::SetConfigRequest* request,
+                                                               mock::MockConfig* reply)
+{
+    auto* reactor = context->DefaultReactor();
+    m_scheduler.post([this, request, reply, reactor] {
+        const auto error = m_model.setConfig(applied(m_model.config(), *request));
+        if (!error.empty())
+            return reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, error));
+        *reply = toProto(m_model.config());
+        reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+}
+
+grpc::ServerUnaryReactor* MockGatewayControlService::InjectFault(grpc::CallbackServerContext* context,
+                                                                 const mock::FaultRequest* request,
+                                                                 mock::FaultReply* reply)
+{
+    auto* reactor = context->DefaultReactor();
+    m_scheduler.post([this, request, reply, reactor] {
+        std::string description;
+        const auto st = injectFault(m_model, *request, description);
+        reply->set_description(description);
+        reactor->Finish(toGrpc(st));
+    });
+    return reactor;
+}
+
+grpc::ServerWriteReactor<mock::GatewayStats>* MockGatewayControlService::WatchStats(
+    grpc::CallbackServerContext*, const mock::WatchStatsRequest* request)
+{
+    using Channel = StreamChannel<mock::GatewayStats>;
+    auto* reactor = new StreamReactor<mock::GatewayStats>([this](const std::shared_ptr<Channel>& ch) {
+        m_scheduler.post([this, ch] {
+            if (ch->id())
+                m_model.cancelWatch(ch->id());
+        });
+    });
+    const double interval = request->interval_s();
+    m_scheduler.post([this, ch = reactor->channel(), interval] {
+        if (ch->cancelled())
+            return;
+        const Duration every = interval > 0 && interval < 1e6 ? secondsToDuration(interval) : Duration::zero();
+        ch->setId(m_model.watchStats(
+            every, [ch](const mock::GatewayStats& st) { ch->write(st); },
+            [ch](CallStatus st) { ch->finish(toGrpc(st)); }));
+    });
+    return reactor;
+}
+
+} // namespace stormwatch::gateway

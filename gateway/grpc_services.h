@@ -1,0 +1,57 @@
+#pragma once
+// gRPC front ends of the model, on the callback API: handlers never block; they post the
+// work onto the model's scheduler thread and finish the call from there.
+
+#include "gateway_model.h"
+
+#include "mock_control.grpc.pb.h"
+#include "mxaccess_gateway.grpc.pb.h"
+
+namespace stormwatch::gateway {
+
+grpc::Status toGrpc(const CallStatus& status);
+
+// Both services need the model and its scheduler to stay alive until the server has shut down.
+class MxAccessGatewayService final : public mxgateway::v1::MxAccessGateway::CallbackService {
+public:
+    MxAccessGatewayService(Scheduler& scheduler, GatewayModel& model) : m_scheduler(scheduler), m_model(model) {}
+
+    grpc::ServerUnaryReactor* OpenSession(grpc::CallbackServerContext* context,
+                                          const mxgateway::v1::OpenSessionRequest* request,
+                                          mxgateway::v1::OpenSessionReply* reply) override;
+    grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context,
+                                           const mxgateway::v1::CloseSessionRequest* request,
+                                           mxgateway::v1::CloseSessionReply* reply) override;
+    grpc::ServerUnaryReactor* Invoke(grpc::CallbackServerContext* context,
+                                     const mxgateway::v1::MxCommandRequest* request,
+                                     mxgateway::v1::MxCommandReply* reply) override;
+    grpc::ServerWriteReactor<mxgateway::v1::MxEvent>* StreamEvents(
+        grpc::CallbackServerContext* context, const mxgateway::v1::StreamEventsRequest* request) override;
+
+private:
+    Scheduler& m_scheduler;
+    GatewayModel& m_model;
+};
+
+class MockGatewayControlService final : public mxgateway::mock::v1::MockGatewayControl::CallbackService {
+public:
+    MockGatewayControlService(Scheduler& scheduler, GatewayModel& model) : m_scheduler(scheduler), m_model(model) {}
+
+    grpc::ServerUnaryReactor* GetConfig(grpc::CallbackServerContext* context,
+                                        const mxgateway::mock::v1::GetConfigRequest* request,
+                                        mxgateway::mock::v1::MockConfig* reply) override;
+    grpc::ServerUnaryReactor* SetConfig(grpc::CallbackServerContext* context,
+                                        const mxgateway::mock::v1::SetConfigRequest* request,
+                                        mxgateway::mock::v1::MockConfig* reply) override;
+    grpc::ServerUnaryReactor* InjectFault(grpc::CallbackServerContext* context,
+                                          const mxgateway::mock::v1::FaultRequest* request,
+                                          mxgateway::mock::v1::FaultReply* reply) override;
+    grpc::ServerWriteReactor<mxgateway::mock::v1::GatewayStats>* WatchStats(
+        grpc::CallbackServerContext* context, const mxgateway::mock::v1::WatchStatsRequest* request) override;
+
+private:
+    Scheduler& m_scheduler;
+    GatewayModel& m_model;
+};
+
+} // namespace stormwatch::gateway

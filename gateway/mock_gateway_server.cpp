@@ -1,0 +1,124 @@
+#include "mock_gateway_server.h"
+
+#include "grpc_services.h"
+#include "logging.h"
+
+#include "client/qt_scheduler.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <chrono>
+
+namespace stormwatch::gateway {
+
+bool isLoopbackAddress(const std::string& address)
+{
+    const auto colon = address.rfind(':');
+    const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
+    return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host.starts_with("127.");
+}
+
+MockGatewayServer::MockGatewayServer(GatewayConfig config) : m_config(config) {}
+
+MockGatewayServer::~MockGatewayServer()
+{
+    stop();
+}
+
+std::string MockGatewayServer::address() const
+{
+    return m_host + ":" + std::to_string(m_port);
+}
+
+void MockGatewayServer::runOnThread(std::function<void()> f)
+{
+    QMetaObject::invokeMethod(m_context, std::move(f), Qt::BlockingQueuedConnection);
+}
+
+bool MockGatewayServer::start(const std::string& address)
+{
+    if (m_server) {
+        m_lastError = "already running on " + this->address();
+        return false;
+    }
+    if (auto error = validateConfig(m_config); !error.empty()) {
+        m_lastError = error;
+        return false;
+    }
+    m_thread = new QThread;
+    m_thread->setObjectName("mxgw-model");
+    m_context = new QObject;
+    m_context->moveToThread(m_thread);
+    m_thread->start();
+    // Source timestamps in wall time; the scheduler's epoch is its construction.
+    GatewayConfig config = m_config;
+    config.timestampEpochUs =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    runOnThread([this, config] {
+        m_scheduler = new QtScheduler;
+        m_model = std::make_unique<GatewayModel>(*m_scheduler, config);
+    });
+    m_gatewayService = std::make_unique<MxAccessGatewayService>(*m_scheduler, *m_model);
+    m_controlService = std::make_unique<MockGatewayControlService>(*m_scheduler, *m_model);
+
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(m_gatewayService.get());
+    builder.RegisterService(m_controlService.get());
+    m_server = builder.BuildAndStart();
+    if (!m_server || port == 0) {
+        m_lastError = "cannot listen on " + address;
+        m_server.reset();
+        teardownThread();
+        return false;
+    }
+    m_server->GetHealthCheckService()->SetServingStatus(true);
+    m_port = port;
+    const auto colon = address.rfind(':');
+    m_host = colon == std::string::npos ? address : address.substr(0, colon);
+    qCInfo(lcGateway) << "mock gateway listening on" << this->address().c_str();
+    return true;
+}
+
+void MockGatewayServer::stop()
+{
+    if (!m_server)
+        return;
+    qCInfo(lcGateway) << "mock gateway stopping";
+    // Answer every pending call and end every stream first: the server's shutdown waits for
+    // all callback reactors to finish, and the model thread must keep running meanwhile.
+    runOnModel([](GatewayModel& model) { model.shutdown(); });
+    // gRPC also waits for idle client connections to close after its GOAWAY, which an idle
+    // client in another process may never do: every call is answered by now, so the grace
+    // period only needs to let those final writes go out.
+    m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+    m_server.reset();
+    teardownThread();
+    m_port = 0;
+}
+
+void MockGatewayServer::teardownThread()
+{
+    if (!m_thread)
+        return;
+    runOnThread([this] {
+        m_model.reset();
+        delete m_scheduler; // its timers belong to this thread
+        m_scheduler = nullptr;
+    });
+    m_gatewayService.reset();
+    m_controlService.reset();
+    m_thread->quit();
+    m_thread->wait();
+    delete m_context;
+    m_context = nullptr;
+    delete m_thread;
+    m_thread = nullptr;
+}
+
+} // namespace stormwatch::gateway

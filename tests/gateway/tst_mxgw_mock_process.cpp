@@ -1,0 +1,104 @@
+// The built mxgw-mock executable: announces its port, serves, refuses bad flags with exit 2,
+// and stops cleanly on SIGTERM.
+#include "mxaccess_gateway.grpc.pb.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+#ifndef MXGW_MOCK_PATH
+#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
+#endif
+
+using namespace std::chrono_literals;
+
+class TestMxgwMockProcess : public QObject {
+    Q_OBJECT
+private slots:
+    void announcesPortServesAndStopsOnSigterm();
+    void refusesNonLoopbackListen();
+    void rejectsNegativeCommandMs();
+    void helpDocumentsEveryFlag();
+};
+
+namespace {
+struct Finished {
+    int exitCode = -1;
+    QString stderrText;
+};
+Finished runToEnd(const QStringList& args)
+{
+    QProcess p;
+    p.start(MXGW_MOCK_PATH, args);
+    if (!p.waitForFinished(10000)) {
+        p.kill();
+        p.waitForFinished(5000);
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromLocal8Bit(p.readAllStandardError())};
+}
+} // namespace
+
+void TestMxgwMockProcess::announcesPortServesAndStopsOnSigterm()
+{
+    QProcess p;
+    p.start(MXGW_MOCK_PATH, {"--listen", "127.0.0.1:0", "--no-bulk-supervisory", "--data-hz", "0"});
+    QVERIFY(p.waitForStarted(10000));
+    QString line;
+    while (!line.contains('\n') && p.waitForReadyRead(10000))
+        line += QString::fromLocal8Bit(p.readAllStandardOutput());
+    const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(line);
+    QVERIFY2(match.hasMatch(), qPrintable(line));
+    const int port = match.captured(1).toInt();
+    QVERIFY(port > 0);
+
+    auto stub = mxgateway::v1::MxAccessGateway::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + 5s);
+    mxgateway::v1::OpenSessionRequest req;
+    mxgateway::v1::OpenSessionReply reply;
+    QVERIFY(stub->OpenSession(&ctx, req, &reply).ok());
+    QCOMPARE(reply.capabilities_size(), 9); // --no-bulk-supervisory
+    QCOMPARE(reply.default_command_timeout().seconds(), 30);
+
+    p.terminate(); // SIGTERM
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    QCOMPARE(QString::fromLocal8Bit(p.readAllStandardOutput()), QString()); // exactly one line
+}
+
+void TestMxgwMockProcess::refusesNonLoopbackListen()
+{
+    const auto r = runToEnd({"--listen", "10.1.2.3:5"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.stderrText.contains("--listen 10.1.2.3:5") && r.stderrText.contains("--allow-remote"),
+             qPrintable(r.stderrText));
+}
+
+void TestMxgwMockProcess::rejectsNegativeCommandMs()
+{
+    const auto r = runToEnd({"--command-ms", "-1"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.stderrText.contains("--command-ms -1") && r.stderrText.contains(">= 0"), qPrintable(r.stderrText));
+}
+
+void TestMxgwMockProcess::helpDocumentsEveryFlag()
+{
+    QProcess p;
+    p.start(MXGW_MOCK_PATH, {"--help"});
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(p.exitCode(), 0);
+    const QString help = QString::fromLocal8Bit(p.readAllStandardOutput());
+    for (const char* flag : {"--listen", "--allow-remote", "--no-bulk-supervisory", "--command-ms", "--per-item-ms",
+                             "--default-command-timeout-s", "--data-hz", "--seed"})
+        QVERIFY2(help.contains(flag), flag);
+    QVERIFY(help.contains("default 127.0.0.1:50051"));
+    QVERIFY(help.contains("default 30"));
+}
+
+QTEST_GUILESS_MAIN(TestMxgwMockProcess)
+#include "tst_mxgw_mock_process.moc"

@@ -1,0 +1,151 @@
+#include "engine_batcher.h"
+
+namespace stormwatch {
+
+namespace {
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+} // namespace
+
+double EngineBatcher::seconds() const
+{
+    return double(m_engine.scheduler().now().count()) / 1e6;
+}
+
+void EngineBatcher::onGuardEvent(const Instance& instance, const GatewayConnection&,
+                                 const GuardEvent&, bool alarm)
+{
+    m_dirtySubscriptions.insert(subscriptionKey(m_engine.instanceIndex(instance.name()), alarm));
+}
+
+void EngineBatcher::onTagsChanged(const Instance&, int instance, const std::vector<int>& tags)
+{
+    for (int t : tags)
+        m_dirtyTags.insert((qint64(instance) << 32) | quint32(t));
+    m_dirtySubscriptions.insert(subscriptionKey(instance, false));
+}
+
+void EngineBatcher::onConnectionState(const GatewayConnection&, ConnectionState)
+{
+    m_connectionsDirty = true;
+}
+
+void EngineBatcher::onLog(Severity severity, const std::string& subject, const std::string& message)
+{
+    m_logs.push_back(
+        LogEntry{seconds(), QDateTime::currentDateTime(), int(severity), qs(subject), qs(message)});
+    // Session details (capabilities, echoed timeout) change with these lines.
+    if (message.rfind("session ", 0) == 0 || message.rfind("connection lost", 0) == 0)
+        m_connectionsDirty = true;
+}
+
+SubscriptionSample EngineBatcher::sample(int index, bool alarm) const
+{
+    const Instance& instance = *m_engine.instances()[std::size_t(index)];
+    SubscriptionSample s;
+    s.tS = seconds();
+    s.instance = index;
+    s.alarm = alarm;
+    s.instanceName = qs(instance.name());
+    if (instance.groupCount() > 0)
+        s.connection = qs(instance.connection(0).name());
+    const TagSubscribeGuard* guard =
+        alarm ? instance.alarmGuard() : (instance.groupCount() ? instance.guard(0) : nullptr);
+    if (guard) {
+        s.outstanding = guard->outstanding();
+        s.intervalMs = double(guard->interval().count()) / 1000.0;
+        s.confirmed = guard->confirmed();
+    }
+    if (alarm) {
+        s.requestsSent = instance.alarmRequestsSent();
+    } else if (instance.groupCount() > 0) {
+        const QualityCounts c = instance.counts(0);
+        s.good = c.good;
+        s.uncertain = c.uncertain;
+        s.bad = c.bad;
+        s.requestsSent = instance.requestsSent(0);
+    }
+    return s;
+}
+
+TagChange EngineBatcher::tagChange(int i, int t) const
+{
+    const Instance& instance = *m_engine.instances()[std::size_t(i)];
+    const TagState& tag = instance.tags()[std::size_t(t)];
+    return TagChange{i,           t,         qs(instance.name()), qs(instance.tagNames()[std::size_t(t)]),
+                     tag.value,   qs(tag.text), tag.quality,      tag.sourceTimestampUs,
+                     tag.itemHandle, qs(tag.error)};
+}
+
+QVector<ConnectionInfo> EngineBatcher::connectionInfos() const
+{
+    QVector<ConnectionInfo> infos;
+    for (const auto& c : m_engine.connections()) {
+        ConnectionInfo info;
+        info.name = qs(c->name());
+        info.state = toString(c->state());
+        info.address = qs(c->describePort());
+        info.sessionId = qs(c->sessionId());
+        for (const auto& cap : c->capabilities())
+            info.capabilities << qs(cap);
+        info.protocolVersion = c->protocolVersion();
+        if (c->echoedCommandTimeout())
+            info.echoedCommandTimeoutS = double(c->echoedCommandTimeout()->count()) / 1e6;
+        info.supportsSupervisoryBulk = c->supportsSupervisoryBulk();
+        infos.push_back(info);
+    }
+    return infos;
+}
+
+GatewaySample EngineBatcher::gatewaySample() const
+{
+    GatewaySample g;
+    g.tS = seconds();
+    for (const auto& c : m_engine.connections()) {
+        g.invokes += c->stats().invokes;
+        g.deadlineExceeded += c->stats().deadlineExceeded;
+    }
+    g.suppressedCalls = qint64(m_engine.gate().suppressedCalls());
+    g.recoveryState = toString(m_engine.gate().state());
+    return g;
+}
+
+EngineBatch EngineBatcher::take()
+{
+    EngineBatch batch;
+    batch.samples.reserve(m_dirtySubscriptions.size());
+    for (qint64 k : std::as_const(m_dirtySubscriptions))
+        if ((k >> 1) >= 0)
+            batch.samples.push_back(sample(int(k >> 1), k & 1));
+    m_dirtySubscriptions.clear();
+    batch.tags.reserve(m_dirtyTags.size());
+    for (qint64 k : std::as_const(m_dirtyTags))
+        batch.tags.push_back(tagChange(int(k >> 32), int(k & 0xffffffff)));
+    m_dirtyTags.clear();
+    batch.logs.swap(m_logs);
+    if (m_connectionsDirty) {
+        m_connectionsDirty = false;
+        batch.connectionsChanged = true;
+        batch.connections = connectionInfos();
+    }
+    batch.gateway = gatewaySample();
+    return batch;
+}
+
+EngineBatch EngineBatcher::snapshot()
+{
+    const auto& instances = m_engine.instances();
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+        m_dirtySubscriptions.insert(subscriptionKey(int(i), false));
+        if (instances[i]->alarmGuard())
+            m_dirtySubscriptions.insert(subscriptionKey(int(i), true));
+        for (std::size_t t = 0; t < instances[i]->tags().size(); ++t)
+            m_dirtyTags.insert((qint64(i) << 32) | quint32(t));
+    }
+    m_connectionsDirty = true;
+    return take();
+}
+
+} // namespace stormwatch

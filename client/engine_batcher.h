@@ -1,0 +1,57 @@
+#pragma once
+// Turns the engine's observer calls into batches for the console: it only remembers what
+// changed (subscriptions, tags, connections) and builds plain values when take() is called
+// — at most 20 times a second in live mode, once per paced step in virtual playback — so a
+// flood of tag updates costs one set insert each, not a signal each.
+
+#include "client_engine.h"
+#include "engine_samples.h"
+
+#include <QSet>
+#include <QVector>
+
+namespace stormwatch {
+
+struct EngineBatch {
+    QVector<SubscriptionSample> samples;
+    QVector<TagChange> tags;
+    QVector<LogEntry> logs;
+    QVector<ConnectionInfo> connections; // filled only when connectionsChanged
+    bool connectionsChanged = false;
+    GatewaySample gateway;
+};
+
+class EngineBatcher : public EngineObserver {
+public:
+    explicit EngineBatcher(const ClientEngine& engine) : m_engine(engine) {}
+
+    // Builds a batch from everything that changed since the last take().
+    EngineBatch take();
+    // Every subscription and tag, as a first batch for a view that just attached.
+    EngineBatch snapshot();
+
+    void onGuardEvent(const Instance& instance, const GatewayConnection&, const GuardEvent&,
+                      bool alarm) override;
+    void onTagsChanged(const Instance&, int instance, const std::vector<int>& tags) override;
+    void onConnectionState(const GatewayConnection&, ConnectionState) override;
+    void onLog(Severity severity, const std::string& subject, const std::string& message) override;
+
+private:
+    static qint64 subscriptionKey(int instance, bool alarm)
+    {
+        return (qint64(instance) << 1) | (alarm ? 1 : 0);
+    }
+    double seconds() const;
+    SubscriptionSample sample(int instance, bool alarm) const;
+    TagChange tagChange(int instance, int tag) const;
+    QVector<ConnectionInfo> connectionInfos() const;
+    GatewaySample gatewaySample() const;
+
+    const ClientEngine& m_engine;
+    QSet<qint64> m_dirtySubscriptions;
+    QSet<qint64> m_dirtyTags;
+    QVector<LogEntry> m_logs;
+    bool m_connectionsDirty = true;
+};
+
+} // namespace stormwatch

@@ -1,0 +1,328 @@
+// stormwatch: the console (window) and its headless command line.
+//
+//   stormwatch --headless --scenario NAME|FILE [--variants a,b] [--seed N] [--json] [--report DIR]
+//   stormwatch --list-scenarios
+//   stormwatch --validate-scenario FILE
+//
+// Exit codes: 0 ok, 1 runtime failure, 2 bad input (the message names the problem).
+
+#include "scenario/report.h"
+#include "scenario/report_writers.h"
+#include "scenario/scenario_parser.h"
+#include "scenario/scenario_runner.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QTextStream>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <unistd.h>
+
+using namespace stormwatch;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+QTextStream& out()
+{
+    static QTextStream s(stdout);
+    return s;
+}
+
+QTextStream& err()
+{
+    static QTextStream s(stderr);
+    return s;
+}
+
+struct Options {
+    QCommandLineOption headless{"headless", "Run a scenario without the window and print its report."};
+    QCommandLineOption scenario{"scenario",
+                                "Scenario to run: a bundled name (see --list-scenarios) or a JSON file.",
+                                "NAME|FILE"};
+    QCommandLineOption variants{"variants",
+                                "Comma-separated variants to run, in this order (default: all of the "
+                                "scenario's variants, in file order).",
+                                "a,b"};
+    QCommandLineOption seed{"seed", "Seed for the run (default: the scenario's seed).", "N"};
+    QCommandLineOption json{"json", "Print the report as JSON instead of a table."};
+    QCommandLineOption report{"report", "Also write report.json, report.csv and report.md into DIR.",
+                              "DIR"};
+    QCommandLineOption progress{"progress",
+                                "Show a progress bar on stderr (default: only when stderr is a terminal)."};
+    QCommandLineOption verbose{"verbose", "Log the client's and the mock gateway's messages to stderr."};
+    QCommandLineOption listScenarios{"list-scenarios", "List the bundled scenarios and exit."};
+    QCommandLineOption validateScenario{"validate-scenario",
+                                        "Check a scenario file, print every error (file: path: rule) "
+                                        "and exit (2 when it has errors).",
+                                        "FILE"};
+    QCommandLineOption live{"live", "Run against a gateway over gRPC instead of in virtual time."};
+    QCommandLineOption gateway{"gateway",
+                               "Gateway address for --live (default: an embedded mock gateway on "
+                               "127.0.0.1, a free port).",
+                               "HOST:PORT"};
+
+    void addTo(QCommandLineParser& parser) const
+    {
+        parser.setApplicationDescription(
+            "stormwatch: watch the guarded subscribe client against an MXAccess gateway, and "
+            "replay scenarios that compare the protective levers.");
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
+                           listScenarios, validateScenario, live, gateway});
+    }
+};
+
+// Before the application object exists: is this a run without the window?
+bool headlessRequested(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        for (const char* flag : {"--headless", "--list-scenarios", "--validate-scenario", "--help",
+                                 "-h", "--help-all", "--version", "-v", "--live"})
+            if (a == flag || a.startsWith(QByteArray(flag) + '='))
+                return true;
+    }
+    return false;
+}
+
+// --- replaced by the console window (issue 5) -----------------------------------------
+
+std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool /*headless*/)
+{
+    return std::make_unique<QCoreApplication>(argc, argv);
+}
+
+int runConsole(const QCommandLineParser& /*parser*/)
+{
+    out() << "the console is not built yet; run with --headless --scenario NAME (see --help)\n";
+    return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------
+
+int listScenarios()
+{
+    for (const QString& name : bundledScenarioNames()) {
+        QList<ScenarioError> errors;
+        const auto s = loadScenario(name, &errors);
+        const QString first = s ? s->description.section(QLatin1Char('\n'), 0, 0) : QStringLiteral("(invalid)");
+        // First sentence keeps the list to one line a scenario.
+        const qsizetype stop = first.indexOf(QStringLiteral(". "));
+        out() << name << "  " << (stop > 0 ? first.left(stop + 1) : first) << '\n';
+    }
+    return kExitOk;
+}
+
+int validateScenario(const QString& file)
+{
+    QList<ScenarioError> errors;
+    const auto s = loadScenarioFile(file, &errors);
+    if (!s || !errors.isEmpty()) {
+        for (const ScenarioError& e : errors)
+            err() << e.toString() << '\n';
+        return kExitBadInput;
+    }
+    out() << "ok\n";
+    return kExitOk;
+}
+
+QString formatSeconds(double s)
+{
+    return QString::number(s, 'f', s == std::floor(s) ? 0 : 3);
+}
+
+// Metrics as rows, variants as columns: a handful of variants, a dozen metrics.
+void printTable(const ScenarioReport& report)
+{
+    out() << "scenario " << report.scenario << " — " << (report.live ? "live" : "virtual") << ", "
+          << formatSeconds(report.durationS) << " s, seed " << report.seed << "\n\n";
+    QStringList kinds;
+    for (const VariantMetrics& v : report.variants)
+        for (auto it = v.gatewayRpcsByKind.begin(); it != v.gatewayRpcsByKind.end(); ++it)
+            if (!kinds.contains(it.key()))
+                kinds << it.key();
+    kinds.sort();
+
+    QList<QStringList> rows;
+    QStringList header{"metric"};
+    for (const VariantMetrics& v : report.variants)
+        header << v.name;
+    rows << header;
+    auto row = [&](const QString& name, auto value) {
+        QStringList r{name};
+        for (const VariantMetrics& v : report.variants)
+            r << value(v);
+        rows << r;
+    };
+    auto n = [](qint64 x) { return QString::number(x); };
+    row("subscribe_requests", [&](const VariantMetrics& v) { return n(v.subscribeRequests); });
+    row("max_outstanding", [&](const VariantMetrics& v) { return n(v.maxOutstanding); });
+    row("gateway_rpcs", [&](const VariantMetrics& v) { return n(v.gatewayRpcs); });
+    for (const QString& k : kinds)
+        row("  " + k, [&](const VariantMetrics& v) { return n(v.gatewayRpcsByKind.value(k, 0)); });
+    row("deadline_exceeded", [&](const VariantMetrics& v) { return n(v.deadlineExceeded); });
+    row("bad_tag_seconds", [&](const VariantMetrics& v) { return QString::number(v.badTagSeconds, 'f', 1); });
+    row("time_to_all_good_s", [&](const VariantMetrics& v) {
+        return v.timeToAllGoodS ? QString::number(*v.timeToAllGoodS, 'f', 1) : QStringLiteral("never");
+    });
+    row("max_sta_queue_depth", [&](const VariantMetrics& v) { return n(v.maxStaQueueDepth); });
+    row("suppressed_calls", [&](const VariantMetrics& v) { return n(v.suppressedCalls); });
+    row("wall_ms", [&](const VariantMetrics& v) { return n(v.wallMs); });
+
+    QList<int> widths(header.size(), 0);
+    for (const QStringList& r : rows)
+        for (int c = 0; c < r.size(); ++c)
+            widths[c] = std::max(widths[c], int(r[c].size()));
+    for (const QStringList& r : rows) {
+        QString line = r[0].leftJustified(widths[0]);
+        for (int c = 1; c < r.size(); ++c)
+            line += QStringLiteral("  ") + r[c].rightJustified(widths[c]);
+        out() << line << '\n';
+    }
+}
+
+class ProgressBar {
+public:
+    explicit ProgressBar(QString label) : m_label(std::move(label)) {}
+    void operator()(double fraction)
+    {
+        constexpr int kWidth = 30;
+        const int filled = int(fraction * kWidth + 0.5);
+        err() << '\r' << m_label << " [" << QString(filled, QLatin1Char('#'))
+              << QString(kWidth - filled, QLatin1Char(' ')) << "] " << int(fraction * 100 + 0.5) << '%';
+        err().flush();
+        if (fraction >= 1.0)
+            err() << '\n';
+    }
+
+private:
+    QString m_label;
+};
+
+int runHeadless(const QCommandLineParser& parser, const Options& o)
+{
+    if (!parser.isSet(o.scenario)) {
+        err() << "--headless needs --scenario NAME|FILE (bundled: " << bundledScenarioNames().join(", ") << ")\n";
+        return kExitBadInput;
+    }
+    const QString which = parser.value(o.scenario);
+    QList<ScenarioError> errors;
+    const auto scenario = loadScenario(which, &errors);
+    if (!scenario) {
+        if (!bundledScenarioNames().contains(which) && !QFileInfo::exists(which)) {
+            err() << "unknown scenario \"" << which << "\": not a bundled scenario (bundled: "
+                  << bundledScenarioNames().join(", ") << ") nor a file\n";
+        } else {
+            for (const ScenarioError& e : errors)
+                err() << e.toString() << '\n';
+        }
+        return kExitBadInput;
+    }
+    std::optional<quint64> seed;
+    if (parser.isSet(o.seed)) {
+        bool ok = false;
+        const QString text = parser.value(o.seed).trimmed();
+        const quint64 value = text.startsWith(QLatin1Char('-')) ? 0 : text.toULongLong(&ok);
+        if (!ok) {
+            err() << "bad --seed \"" << parser.value(o.seed) << "\": must be an integer from 0 to 18446744073709551615\n";
+            return kExitBadInput;
+        }
+        seed = value;
+    }
+    QStringList variants;
+    if (parser.isSet(o.variants))
+        for (const QString& v : parser.value(o.variants).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            variants << v.trimmed();
+    if (const QString bad = checkVariantNames(*scenario, variants); !bad.isEmpty()) {
+        err() << bad << '\n';
+        return kExitBadInput;
+    }
+
+    const bool showProgress = parser.isSet(o.progress) || isatty(STDERR_FILENO);
+    ProgressBar bar(scenario->name);
+    QString error;
+    const ScenarioReport report =
+        runScenario(*scenario, variants, seed, showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error);
+    if (!error.isEmpty()) {
+        err() << "cannot run scenario \"" << scenario->name << "\": " << error << '\n';
+        return kExitBadInput;
+    }
+    if (parser.isSet(o.json))
+        out() << QJsonDocument(reportToJson(report)).toJson(QJsonDocument::Indented);
+    else
+        printTable(report);
+    out().flush();
+    if (parser.isSet(o.report)) {
+        QString why;
+        if (!writeReportDir(report, parser.value(o.report), &why)) {
+            err() << "cannot write the report to \"" << parser.value(o.report) << "\": " << why << '\n';
+            return kExitFailure;
+        }
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const bool headless = headlessRequested(argc, argv);
+    const auto app = createApplication(argc, argv, headless);
+    QCoreApplication::setApplicationName(QStringLiteral("stormwatch"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(STORMWATCH_VERSION));
+
+    Options o;
+    QCommandLineParser parser;
+    o.addTo(parser);
+    if (!parser.parse(QCoreApplication::arguments())) {
+        err() << parser.errorText() << " (see --help)\n";
+        return kExitBadInput;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << parser.helpText();
+        return kExitOk;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        out() << "stormwatch " << QCoreApplication::applicationVersion() << '\n';
+        return kExitOk;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        err() << "unexpected argument \"" << parser.positionalArguments().first() << "\" (see --help)\n";
+        return kExitBadInput;
+    }
+    // The simulated faults make the client and the mock log a lot; the report is the output.
+    if (!parser.isSet(o.verbose))
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*=false"));
+
+    if (parser.isSet(o.listScenarios))
+        return listScenarios();
+    if (parser.isSet(o.validateScenario))
+        return validateScenario(parser.value(o.validateScenario));
+    if (parser.isSet(o.gateway)) {
+        const QString address = parser.value(o.gateway);
+        const qsizetype colon = address.lastIndexOf(QLatin1Char(':'));
+        bool ok = false;
+        const int port = colon > 0 ? address.mid(colon + 1).toInt(&ok) : 0;
+        if (!ok || port < 1 || port > 65535) {
+            err() << "bad --gateway \"" << address << "\": expected HOST:PORT with a port from 1 to 65535\n";
+            return kExitBadInput;
+        }
+    }
+    if (parser.isSet(o.live)) {
+        err() << "live mode: not yet available\n";
+        return kExitFailure;
+    }
+    if (parser.isSet(o.headless))
+        return runHeadless(parser, o);
+    return runConsole(parser);
+}

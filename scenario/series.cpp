@@ -1,0 +1,89 @@
+#include "scenario/series.h"
+
+#include <algorithm>
+
+namespace stormwatch {
+
+Series::Series(QString subject, QString metric, std::size_t cap)
+    : m_subject(std::move(subject)), m_metric(std::move(metric)), m_cap(std::max<std::size_t>(cap, 4))
+{
+}
+
+void Series::add(double tS, double value)
+{
+    if (!m_any || value > m_max)
+        m_max = value;
+    m_any = true;
+    if (!m_points.empty()) {
+        SeriesPoint& last = m_points.back();
+        if (tS <= last.tS || (m_spacing > 0 && tS - last.tS < m_spacing)) {
+            // Same instant (or inside a thinned bucket): the step settles on the new value.
+            last.value = value;
+            if (m_points.size() >= 2 && m_points[m_points.size() - 2].value == value)
+                m_points.pop_back(); // the change was undone: no step at all
+            return;
+        }
+        if (last.value == value)
+            return;
+    }
+    m_points.push_back({tS, value});
+    if (m_points.size() >= m_cap)
+        thin();
+}
+
+void Series::thin()
+{
+    const double span = m_points.back().tS - m_points.front().tS;
+    m_spacing = std::max(2 * m_spacing, 2 * span / double(m_cap));
+    std::vector<SeriesPoint> kept;
+    kept.reserve(m_cap / 2 + 1);
+    kept.push_back(m_points.front()); // the first step is where the series starts
+    for (std::size_t i = 1; i < m_points.size(); ++i) {
+        const SeriesPoint& p = m_points[i];
+        if (p.tS - kept.back().tS < m_spacing) {
+            if (kept.size() > 1) // the first point keeps its time; later buckets settle
+                kept.back().value = p.value;
+            continue;
+        }
+        if (p.value != kept.back().value)
+            kept.push_back(p);
+    }
+    m_points = std::move(kept);
+}
+
+double Series::valueAt(double tS, double fallback) const
+{
+    auto it = std::upper_bound(m_points.begin(), m_points.end(), tS,
+                               [](double t, const SeriesPoint& p) { return t < p.tS; });
+    if (it == m_points.begin())
+        return fallback;
+    return std::prev(it)->value;
+}
+
+std::size_t SeriesSet::indexOf(const QString& subject, const QString& metric)
+{
+    for (std::size_t i = 0; i < m_series.size(); ++i)
+        if (m_series[i].subject() == subject && m_series[i].metric() == metric)
+            return i;
+    m_series.emplace_back(subject, metric, m_cap);
+    return m_series.size() - 1;
+}
+
+const Series* SeriesSet::find(const QString& subject, const QString& metric) const
+{
+    for (const Series& s : m_series)
+        if (s.subject() == subject && s.metric() == metric)
+            return &s;
+    return nullptr;
+}
+
+QStringList SeriesSet::subjects() const
+{
+    QStringList out;
+    for (const Series& s : m_series)
+        if (!out.contains(s.subject()))
+            out << s.subject();
+    return out;
+}
+
+} // namespace stormwatch

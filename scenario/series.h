@@ -1,0 +1,83 @@
+#pragma once
+
+// Time series a run records for plots and reports (DESIGN.md "Metrics" names). Every
+// series is a step series: a point's value holds until the next point, the last one until
+// SeriesSet::endS. Points are recorded on change: a point at the same instant as the last
+// one replaces it, and a value equal to the last one is not stored.
+//
+// Memory is bounded: a series that reaches its cap is thinned to half by keeping, per pair
+// of neighbours, the later point (the state the step settled on), and from then on a point
+// closer than the thinned spacing to the last stored one replaces it. Each series also
+// keeps its true maximum, so a peak lost to thinning is still reported.
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <cstddef>
+#include <vector>
+
+namespace stormwatch {
+
+struct SeriesPoint {
+    double tS = 0;
+    double value = 0;
+    bool operator==(const SeriesPoint&) const = default;
+};
+
+class Series {
+public:
+    // subject: "<instance>/<connection>" for a subscription, "gateway" for the gateway.
+    // metric: the DESIGN.md name ("outstanding", "sta_queue_depth", ...).
+    Series(QString subject, QString metric, std::size_t cap);
+
+    void add(double tS, double value);
+
+    const QString& subject() const { return m_subject; }
+    const QString& metric() const { return m_metric; }
+    const std::vector<SeriesPoint>& points() const { return m_points; }
+    // The largest value ever added (also one thinned away); 0 when empty.
+    double maxValue() const { return m_max; }
+    // The value in force at tS (the last point at or before it); `fallback` before the first.
+    double valueAt(double tS, double fallback = 0) const;
+    bool thinned() const { return m_spacing > 0; }
+
+private:
+    void thin();
+
+    QString m_subject;
+    QString m_metric;
+    std::size_t m_cap;
+    std::vector<SeriesPoint> m_points;
+    double m_max = 0;
+    bool m_any = false;
+    double m_spacing = 0; // minimum distance between stored points once thinned
+};
+
+class SeriesSet {
+public:
+    static constexpr std::size_t kDefaultCap = 200'000;
+
+    SeriesSet() = default;
+    explicit SeriesSet(std::size_t capPerSeries) : m_cap(capPerSeries) {}
+
+    // The series (subject, metric), created empty when new. The index stays valid; use it
+    // on hot paths instead of looking the series up again.
+    std::size_t indexOf(const QString& subject, const QString& metric);
+    Series& at(std::size_t index) { return m_series[index]; }
+    const Series& at(std::size_t index) const { return m_series[index]; }
+    // nullptr when absent.
+    const Series* find(const QString& subject, const QString& metric) const;
+
+    const std::vector<Series>& all() const { return m_series; }
+    QStringList subjects() const; // in order of first appearance
+    std::size_t size() const { return m_series.size(); }
+
+    double endS = 0; // the run's end: the last point of every series holds until here
+
+private:
+    std::size_t m_cap = kDefaultCap;
+    std::vector<Series> m_series;
+};
+
+} // namespace stormwatch

@@ -1,0 +1,146 @@
+#pragma once
+// Time series the plots read: per subscription (instance × connection, or an instance's alarm
+// subscription) and per gateway. Fed in batches (live: the ClientWorker's queued signals,
+// ≤ 20 per second; replay: a finished virtual run loaded whole). Every series is a STEP series
+// with a point per change: a value holds from its point until the next one (and after the
+// last one, until latestTime()). No widgets here.
+
+#include "client/engine_samples.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QPointF>
+#include <QString>
+#include <QVector>
+
+#include <array>
+#include <cstddef>
+#include <limits>
+
+namespace stormwatch {
+
+struct SubscriptionKey {
+    int instance = -1;
+    bool alarm = false;
+    friend bool operator==(const SubscriptionKey&, const SubscriptionKey&) = default;
+    friend bool operator<(const SubscriptionKey& a, const SubscriptionKey& b)
+    {
+        return a.instance != b.instance ? a.instance < b.instance : (!a.alarm && b.alarm);
+    }
+};
+inline size_t qHash(const SubscriptionKey& k, size_t seed = 0) noexcept
+{
+    return ::qHash((qint64(k.instance) << 1) | (k.alarm ? 1 : 0), seed);
+}
+
+enum class SubMetric { Outstanding, IntervalS, Good, Uncertain, Bad, RequestsSent };
+inline constexpr int kSubMetricCount = 6;
+enum class GatewayMetric {
+    StaQueueDepth,
+    InvokeRps,
+    DeadlineExceededPerS,
+    SuppressedPerS,
+    RecoveryState // 0 normal, 1 recovering, 2 closed
+};
+inline constexpr int kGatewayMetricCount = 5;
+
+// The DESIGN.md metric names, used as CSV column names.
+QString metricName(SubMetric m);
+QString metricName(GatewayMetric m);
+
+struct GatewayPoint {
+    double tS = 0;
+    double staQueueDepth = std::numeric_limits<double>::quiet_NaN(); // unknown on a real gateway
+    qint64 invokesTotal = 0;
+    qint64 deadlineExceededTotal = 0;
+    qint64 suppressedTotal = 0;
+    int recoveryState = 0;
+
+    // The client-side view the ClientWorker emits (no STA queue depth).
+    static GatewayPoint fromSample(const GatewaySample& s);
+    static int recoveryStateCode(const QString& name); // "recovering" 1, "closed" 2, else 0
+};
+
+class SeriesStore : public QObject {
+    Q_OBJECT
+public:
+    explicit SeriesStore(QObject* parent = nullptr);
+
+    // Points older than latestTime() - seconds are dropped (<= 0 or infinity: keep all).
+    // The last dropped point of a series is kept so the value in force at the cut is known.
+    void setRetentionSeconds(double seconds);
+    double retentionSeconds() const { return m_retentionS; }
+    // Totals are turned into rates over windows of at least this length (default 1 s): the
+    // worker reports every 50 ms and a 50 ms rate would only show 0 or 20/s.
+    void setRateWindowSeconds(double seconds) { m_rateWindowS = seconds; }
+
+    void appendSamples(const QVector<stormwatch::SubscriptionSample>& samples);
+    void appendGateway(const GatewayPoint& point);
+    void appendGatewaySample(const stormwatch::GatewaySample& sample);
+    void clear();
+
+    // Whole series at once (a finished virtual run). Points must be sorted by time; they are
+    // kept whole (retention applies on the next live append only).
+    void loadSeries(SubscriptionKey key, const QString& label, SubMetric metric,
+                    QVector<QPointF> points);
+    void loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points);
+
+    QList<SubscriptionKey> subscriptions() const; // sorted by instance, alarm last
+    bool contains(SubscriptionKey key) const { return m_subs.contains(key); }
+    QString label(SubscriptionKey key) const; // "Z28061 × gw1" / "Z28061 alarms"
+    const QVector<QPointF>& series(SubscriptionKey key, SubMetric metric) const;
+    const QVector<QPointF>& gatewaySeries(GatewayMetric metric) const;
+
+    double latestTime() const; // NaN when empty
+    double earliestTime() const;
+    // Step lookup: the value of the last point at or before t; NaN before the first point.
+    double valueAt(SubscriptionKey key, SubMetric metric, double t) const;
+    double gatewayValueAt(GatewayMetric metric, double t) const;
+    static double stepValueAt(const QVector<QPointF>& series, double t);
+
+    std::size_t pointCount() const;
+    std::size_t approxBytes() const;
+    // Bumped when series are replaced or removed rather than appended to (clear, load):
+    // readers that mirror the data incrementally resynchronise from scratch.
+    quint64 generation() const { return m_generation; }
+
+    // One row per distinct timestamp in [from, to] (plus one at `from` with the values in
+    // force there), a column per series of `keys` and per non-empty gateway series, each
+    // step-filled; empty cell where a series has no value yet. interval is written in ms.
+    QByteArray toCsv(double from, double to, const QList<SubscriptionKey>& keys) const;
+
+signals:
+    void subscriptionsChanged();
+    void appended();
+
+private:
+    struct Subscription {
+        QString label;
+        std::array<QVector<QPointF>, kSubMetricCount> series;
+    };
+    struct RateAnchor {
+        bool valid = false;
+        double tS = 0;
+        qint64 invokes = 0, deadlineExceeded = 0, suppressed = 0;
+    };
+
+    static void appendStep(QVector<QPointF>& series, double t, double value);
+    void noteTime(double t);
+    void pruneIfDue();
+    void prune(QVector<QPointF>& series, double cutoff) const;
+
+    QHash<SubscriptionKey, Subscription> m_subs;
+    std::array<QVector<QPointF>, kGatewayMetricCount> m_gateway;
+    RateAnchor m_anchor;
+    double m_retentionS = 3600;
+    double m_rateWindowS = 1.0;
+    double m_latest = std::numeric_limits<double>::quiet_NaN();
+    double m_lastPruneAt = -std::numeric_limits<double>::infinity();
+    quint64 m_generation = 0;
+};
+
+} // namespace stormwatch
+
+Q_DECLARE_METATYPE(stormwatch::SubscriptionKey)

@@ -1,0 +1,244 @@
+// SeriesStore: step series fed in batches, rates from totals, retention, lookup and CSV export.
+#include "models/series_store.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace stormwatch;
+
+namespace {
+
+SubscriptionSample sample(double t, int instance, int outstanding, double intervalMs = 5000,
+                          int good = 0, int bad = 0, bool alarm = false)
+{
+    SubscriptionSample s;
+    s.tS = t;
+    s.instance = instance;
+    s.alarm = alarm;
+    s.instanceName = QStringLiteral("Z%1").arg(28061 + instance);
+    s.connection = QStringLiteral("gw1");
+    s.outstanding = outstanding;
+    s.intervalMs = intervalMs;
+    s.good = good;
+    s.bad = bad;
+    return s;
+}
+
+GatewayPoint gateway(double t, qint64 invokes, qint64 deadline = 0, qint64 suppressed = 0,
+                     int state = 0, double queue = 0)
+{
+    GatewayPoint p;
+    p.tS = t;
+    p.invokesTotal = invokes;
+    p.deadlineExceededTotal = deadline;
+    p.suppressedTotal = suppressed;
+    p.recoveryState = state;
+    p.staQueueDepth = queue;
+    return p;
+}
+
+const SubscriptionKey k0{0, false};
+
+} // namespace
+
+class TestSeriesStore : public QObject {
+    Q_OBJECT
+private slots:
+    void stepSeriesKeepsAPointPerChangeOnly()
+    {
+        SeriesStore store;
+        store.appendSamples({sample(0, 0, 0), sample(1, 0, 1), sample(2, 0, 1), sample(3, 0, 0)});
+        const auto& s = store.series(k0, SubMetric::Outstanding);
+        QCOMPARE(s, (QVector<QPointF>{{0, 0}, {1, 1}, {3, 0}}));
+        // interval stored in seconds, unchanged after the first point
+        QCOMPARE(store.series(k0, SubMetric::IntervalS), (QVector<QPointF>{{0, 5.0}}));
+        QCOMPARE(store.latestTime(), 3.0);
+        QCOMPARE(store.earliestTime(), 0.0);
+    }
+
+    void sameTimestampCollapsesOntoOnePoint()
+    {
+        SeriesStore store;
+        store.appendSamples({sample(0, 0, 0), sample(1, 0, 1)});
+        store.appendSamples({sample(1, 0, 2)});
+        QCOMPARE(store.series(k0, SubMetric::Outstanding), (QVector<QPointF>{{0, 0}, {1, 2}}));
+        // back to the value before it: the change at t=1 vanishes
+        store.appendSamples({sample(1, 0, 0)});
+        QCOMPARE(store.series(k0, SubMetric::Outstanding), (QVector<QPointF>{{0, 0}}));
+    }
+
+    void ratesComeFromTotalsOverOneSecondWindows()
+    {
+        SeriesStore store;
+        store.appendGateway(gateway(0.0, 100, 0, 0));
+        store.appendGateway(gateway(0.5, 105, 0, 0)); // inside the window: no rate yet
+        QVERIFY(store.gatewaySeries(GatewayMetric::InvokeRps).isEmpty());
+        store.appendGateway(gateway(1.0, 110, 2, 4));
+        store.appendGateway(gateway(3.0, 150, 2, 4));
+        QCOMPARE(store.gatewaySeries(GatewayMetric::InvokeRps),
+                 (QVector<QPointF>{{0.0, 10.0}, {1.0, 20.0}}));
+        QCOMPARE(store.gatewaySeries(GatewayMetric::DeadlineExceededPerS),
+                 (QVector<QPointF>{{0.0, 2.0}, {1.0, 0.0}}));
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 0.5), 4.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 2.0), 0.0);
+        // a total that went down (a new engine) counts from zero, never negative
+        store.appendGateway(gateway(4.0, 5));
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::InvokeRps, 3.5), 5.0);
+    }
+
+    void gatewayStepSeriesAndUnknownQueueDepth()
+    {
+        SeriesStore store;
+        store.appendGatewaySample(GatewaySample{0, 0, 0, 0, QStringLiteral("normal")});
+        store.appendGatewaySample(GatewaySample{1, 0, 0, 0, QStringLiteral("recovering")});
+        store.appendGatewaySample(GatewaySample{2, 0, 0, 0, QStringLiteral("closed")});
+        store.appendGatewaySample(GatewaySample{3, 0, 0, 0, QStringLiteral("normal")});
+        QCOMPARE(store.gatewaySeries(GatewayMetric::RecoveryState),
+                 (QVector<QPointF>{{0, 0}, {1, 1}, {2, 2}, {3, 0}}));
+        // NaN (no STA queue depth from a real gateway) repeats as "no change", one point only
+        QCOMPARE(store.gatewaySeries(GatewayMetric::StaQueueDepth).size(), 1);
+        QVERIFY(std::isnan(store.gatewayValueAt(GatewayMetric::StaQueueDepth, 3)));
+    }
+
+    void valueAtBeforeAtBetweenAndAfterPoints()
+    {
+        SeriesStore store;
+        store.appendSamples({sample(10, 0, 0), sample(20, 0, 3), sample(30, 0, 1)});
+        QVERIFY(std::isnan(store.valueAt(k0, SubMetric::Outstanding, 9.999)));
+        QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 10), 0.0);
+        QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 19.5), 0.0);
+        QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 20), 3.0);
+        QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 29), 3.0);
+        QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 1e9), 1.0);
+        QVERIFY(std::isnan(store.valueAt(SubscriptionKey{7, false}, SubMetric::Outstanding, 20)));
+    }
+
+    void retentionDropsOldPointsAndBoundsMemory()
+    {
+        SeriesStore store;
+        QCOMPARE(store.retentionSeconds(), 3600.0);
+        std::size_t bytesAtTwoHours = 0, maxBytesAfter = 0;
+        for (int t = 0; t < 3 * 3600; ++t) {
+            store.appendSamples({sample(t, 0, t % 2, 1000.0 * (t % 7), t % 5, t % 3),
+                                 sample(t, 1, (t + 1) % 2)});
+            store.appendGateway(gateway(t, 10 * qint64(t) * (t % 3), 0, 0, t % 2, t % 4));
+            if (t == 2 * 3600)
+                bytesAtTwoHours = store.approxBytes();
+            if (t > 2 * 3600)
+                maxBytesAfter = std::max(maxBytesAfter, store.approxBytes());
+            if (t == 2 * 3600 - 1) { // fed 2 h with 1 h retention
+                const auto& s = store.series(k0, SubMetric::Outstanding);
+                QVERIFY2(s.size() <= 3600 + 12, qPrintable(QString::number(s.size())));
+                QVERIFY(s.size() >= 3600);
+                QVERIFY(s.first().x() >= t - 3600 - 11);
+                QVERIFY(store.gatewaySeries(GatewayMetric::InvokeRps).size() <= 3600 + 12);
+                // the window starts one hour before the latest point (pruned every 10 s)
+                QVERIFY(std::abs(store.earliestTime() - (t - 3600)) <= 10);
+            }
+        }
+        // steady state: a third hour needs no more memory than the second, and the
+        // capacity kept is a small multiple of the points held
+        QVERIFY2(maxBytesAfter <= bytesAtTwoHours * 11 / 10,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(maxBytesAfter).arg(bytesAtTwoHours)));
+        QVERIFY(store.approxBytes() <= 3 * store.pointCount() * sizeof(QPointF) + 65536);
+    }
+
+    void retentionKeepsTheValueInForceAtTheCut()
+    {
+        SeriesStore store;
+        store.setRetentionSeconds(100);
+        store.appendSamples({sample(0, 0, 1)}); // never changes again
+        for (int t = 1; t <= 500; ++t)
+            store.appendSamples({sample(t, 1, t % 2)});
+        QCOMPARE(store.series(k0, SubMetric::Outstanding).size(), 1);
+        QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 450), 1.0);
+        QVERIFY(store.series(SubscriptionKey{1, false}, SubMetric::Outstanding).size() <= 102);
+    }
+
+    void labelsNameInstanceAndConnectionOrAlarms()
+    {
+        SeriesStore store;
+        QSignalSpy changed(&store, &SeriesStore::subscriptionsChanged);
+        QSignalSpy appended(&store, &SeriesStore::appended);
+        store.appendSamples({sample(0, 1, 0), sample(0, 0, 0, 5000, 0, 0, true), sample(0, 0, 0)});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(appended.count(), 1);
+        QCOMPARE(store.subscriptions(),
+                 (QList<SubscriptionKey>{{0, false}, {0, true}, {1, false}}));
+        QCOMPARE(store.label({0, false}), QStringLiteral("Z28061 × gw1"));
+        QCOMPARE(store.label({0, true}), QStringLiteral("Z28061 alarms"));
+        QCOMPARE(store.label({1, false}), QStringLiteral("Z28062 × gw1"));
+        store.appendSamples({sample(1, 1, 1)}); // known subscription, same label
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(appended.count(), 2);
+    }
+
+    void csvOfARangeIsStepFilled()
+    {
+        SeriesStore store;
+        store.appendSamples({sample(0, 0, 0, 5000, 10, 0), sample(0, 1, 0)});
+        store.appendSamples({sample(5, 0, 1, 5000, 8, 2)});
+        store.appendSamples({sample(7, 1, 1, 10000)});
+        store.appendSamples({sample(20, 0, 0)}); // outside the range
+        store.appendGateway(gateway(0, 0, 0, 0, 0, 3));
+        store.appendGateway(gateway(6, 60, 0, 0, 1, 3));
+
+        const QList<QByteArray> lines = store.toCsv(2, 10, {k0, {1, false}}).split('\n');
+        QCOMPARE(lines.first(),
+                 QByteArray("t_s,Z28061 × gw1/outstanding,Z28061 × gw1/interval_ms,"
+                            "Z28061 × gw1/tags_good,Z28061 × gw1/tags_uncertain,"
+                            "Z28061 × gw1/tags_bad,Z28061 × gw1/requests_sent,"
+                            "Z28062 × gw1/outstanding,Z28062 × gw1/interval_ms,"
+                            "Z28062 × gw1/tags_good,Z28062 × gw1/tags_uncertain,"
+                            "Z28062 × gw1/tags_bad,Z28062 × gw1/requests_sent,"
+                            "gateway/sta_queue_depth,gateway/invoke_rpcs_per_s,"
+                            "gateway/deadline_exceeded_per_s,gateway/suppressed_calls_per_s,"
+                            "gateway/recovery_state"));
+        // a row at the start of the range with the values in force, then one per change
+        QCOMPARE(lines.value(1), QByteArray("2.000,0,5000,10,0,0,0,0,5000,0,0,0,0,3,10,0,0,0"));
+        QCOMPARE(lines.value(2), QByteArray("5.000,1,5000,8,0,2,0,0,5000,0,0,0,0,3,10,0,0,0"));
+        QCOMPARE(lines.value(3), QByteArray("6.000,1,5000,8,0,2,0,0,5000,0,0,0,0,3,10,0,0,1"));
+        QCOMPARE(lines.value(4), QByteArray("7.000,1,5000,8,0,2,0,1,10000,0,0,0,0,3,10,0,0,1"));
+        QCOMPARE(lines.size(), 6); // trailing newline; t=20 left out
+        QCOMPARE(lines.last(), QByteArray());
+    }
+
+    void csvQuotesLabelsAndLeavesCellsEmptyBeforeTheFirstPoint()
+    {
+        SeriesStore store;
+        store.loadSeries(k0, QStringLiteral("odd, \"name\""), SubMetric::Outstanding,
+                         {{0, 1}, {4, 2}});
+        store.loadSeries({1, false}, QStringLiteral("late"), SubMetric::Outstanding, {{3, 5}});
+        const QList<QByteArray> lines = store.toCsv(0, 10, {k0, {1, false}}).split('\n');
+        QVERIFY(lines.first().startsWith("t_s,\"odd, \"\"name\"\"/outstanding\","));
+        // columns: 6 of k0 then 6 of the late one; outstanding is first of each
+        QCOMPARE(lines.value(1), QByteArray("0.000,1,,,,,,,,,,,"));
+        QCOMPARE(lines.value(2), QByteArray("3.000,1,,,,,,5,,,,,"));
+        QCOMPARE(lines.value(3), QByteArray("4.000,2,,,,,,5,,,,,"));
+    }
+
+    void loadSeriesReplacesWholeSeriesAndBumpsGeneration()
+    {
+        SeriesStore store;
+        QSignalSpy changed(&store, &SeriesStore::subscriptionsChanged);
+        const quint64 g = store.generation();
+        store.loadSeries(k0, QStringLiteral("Z1 × gw"), SubMetric::Good, {{0, 3}, {10, 4}});
+        store.loadGatewaySeries(GatewayMetric::InvokeRps, {{0, 1}, {12, 2}});
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(store.generation() > g);
+        QCOMPARE(store.label(k0), QStringLiteral("Z1 × gw"));
+        QCOMPARE(store.valueAt(k0, SubMetric::Good, 11), 4.0);
+        QCOMPARE(store.latestTime(), 12.0);
+        QCOMPARE(store.pointCount(), std::size_t(4));
+        store.clear();
+        QCOMPARE(store.pointCount(), std::size_t(0));
+        QVERIFY(store.subscriptions().isEmpty());
+        QVERIFY(std::isnan(store.latestTime()));
+        QCOMPARE(changed.count(), 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSeriesStore)
+#include "tst_series_store.moc"

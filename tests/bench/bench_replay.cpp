@@ -14,7 +14,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
-
 #include <cstdio>
 
 using namespace stormwatch;
@@ -38,8 +37,9 @@ QJsonObject benchScenario(double minutes, double dataHz)
         {"seed", 1},
         {"gateway", QJsonObject{{"data_hz", dataHz}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 244}},
-                                 QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", 244}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 244}},
+                    QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", 244}}}},
         // The storm's shape: both instances redeploy into a wedged STA, so their subscribes
         // time out and (levers off) are re-sent every 5 s through the fan-out.
         {"timeline", QJsonArray{at(120, "wedge", {{"duration_s", 90}}),
@@ -67,16 +67,18 @@ int main(int argc, char** argv)
             dataHz = args[i + 1].toDouble();
     }
     QList<ScenarioError> errors;
-    const auto scenario = parseScenario(QJsonDocument(benchScenario(minutes, dataHz)).toJson(), "bench", &errors);
+    const auto scenario =
+        parseScenario(QJsonDocument(benchScenario(minutes, dataHz)).toJson(), "bench", &errors);
     if (!scenario) {
         for (const auto& e : errors)
             std::fprintf(stderr, "%s\n", qPrintable(e.toString()));
         return 1;
     }
     const double virtualS = scenario->durationS;
-    std::printf("virtual replay: 2 instances x 244 tags, %.0f virtual s, data_hz %.1f\n", virtualS, dataHz);
-    std::printf("%-11s %9s %14s %10s %12s %9s %9s\n", "variant", "wall_ms", "virtual_s/wall", "subscribes",
-                "gateway_rpcs", "data_chg", "bad_tag_s");
+    std::printf("virtual replay: 2 instances x 244 tags, %.0f virtual s, data_hz %.1f\n", virtualS,
+                dataHz);
+    std::printf("%-11s %9s %14s %10s %12s %9s %9s\n", "variant", "wall_ms", "virtual_s/wall",
+                "subscribes", "gateway_rpcs", "data_chg", "bad_tag_s");
     double totalMs = 0;
     for (const VariantSpec& variant : scenario->variants) {
         QElapsedTimer wall;
@@ -92,8 +94,8 @@ int main(int argc, char** argv)
         const std::int64_t dataChanges = runner.model().dataChangesSent();
         std::printf("%-11s %9.1f %14.0f %10lld %12lld %9lld %9.0f\n", qPrintable(variant.name), ms,
                     virtualS / (ms / 1000.0), static_cast<long long>(run.metrics.subscribeRequests),
-                    static_cast<long long>(run.metrics.gatewayRpcs), static_cast<long long>(dataChanges),
-                    run.metrics.badTagSeconds);
+                    static_cast<long long>(run.metrics.gatewayRpcs),
+                    static_cast<long long>(dataChanges), run.metrics.badTagSeconds);
     }
     std::printf("total %.1f ms for %lld variants (target < 300 ms each)\n", totalMs,
                 static_cast<long long>(scenario->variants.size()));

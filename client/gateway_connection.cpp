@@ -215,7 +215,7 @@ void GatewayConnection::openSession()
                 return;
             }
             onRegistered(reply.register_().server_handle());
-        });
+        }, /*gated=*/false);
     });
 }
 
@@ -350,16 +350,17 @@ void GatewayConnection::onEvent(const MxEvent& event)
     }
 }
 
-void GatewayConnection::invoke(MxCommand command, InvokeDone done)
+void GatewayConnection::invoke(MxCommand command, InvokeDone done, bool gated)
 {
     std::weak_ptr<int> life = m_life;
-    if (m_gate) {
+    const auto epoch = m_epoch;
+    if (m_gate && gated) {
         const GateDecision decision = m_gate->check();
         if (!decision.allowed) {
             ++m_stats.suppressedCalls;
             RpcStatus refused{grpc::StatusCode::UNAVAILABLE, decision.message(), true};
-            m_scheduler.post([life, done = std::move(done), refused] {
-                if (!life.expired())
+            m_scheduler.post([this, life, epoch, done = std::move(done), refused] {
+                if (!life.expired() && epoch == m_epoch)
                     done(refused, MxCommandReply{});
             });
             return;
@@ -371,7 +372,6 @@ void GatewayConnection::invoke(MxCommand command, InvokeDone done)
     ++m_stats.invokes;
     ++m_stats.invokesByKind[kindOf(command)];
     *request.mutable_command() = std::move(command);
-    const auto epoch = m_epoch;
     m_port.invoke(request, [this, life, epoch, done = std::move(done)](RpcStatus status,
                                                                         MxCommandReply reply) {
         if (life.expired() || epoch != m_epoch)

@@ -174,7 +174,9 @@ private:
     void log(Severity severity, const std::string& message) const;
 
     // gateway calls (gateway_connection.cpp)
-    void invoke(mxgateway::v1::MxCommand command, InvokeDone done);
+    // Gated calls pass the recovery gate first; session setup (Register) does not, or a
+    // recovering gate would turn every reconnect into an open-refuse-close churn.
+    void invoke(mxgateway::v1::MxCommand command, InvokeDone done, bool gated = true);
     void ensureSubscribed(SubscriberId id); // transparent re-subscribe after reconnect
 
     // subscribe paths (subscribe_operation.cpp)

@@ -17,7 +17,6 @@
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QTextStream>
-
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -44,26 +43,30 @@ QTextStream& err()
 }
 
 struct Options {
-    QCommandLineOption headless{"headless", "Run a scenario without the window and print its report."};
-    QCommandLineOption scenario{"scenario",
-                                "Scenario to run: a bundled name (see --list-scenarios) or a JSON file.",
-                                "NAME|FILE"};
-    QCommandLineOption variants{"variants",
-                                "Comma-separated variants to run, in this order (default: all of the "
-                                "scenario's variants, in file order).",
-                                "a,b"};
+    QCommandLineOption headless{"headless",
+                                "Run a scenario without the window and print its report."};
+    QCommandLineOption scenario{
+        "scenario", "Scenario to run: a bundled name (see --list-scenarios) or a JSON file.",
+        "NAME|FILE"};
+    QCommandLineOption variants{
+        "variants",
+        "Comma-separated variants to run, in this order (default: all of the "
+        "scenario's variants, in file order).",
+        "a,b"};
     QCommandLineOption seed{"seed", "Seed for the run (default: the scenario's seed).", "N"};
     QCommandLineOption json{"json", "Print the report as JSON instead of a table."};
-    QCommandLineOption report{"report", "Also write report.json, report.csv and report.md into DIR.",
-                              "DIR"};
-    QCommandLineOption progress{"progress",
-                                "Show a progress bar on stderr (default: only when stderr is a terminal)."};
-    QCommandLineOption verbose{"verbose", "Log the client's and the mock gateway's messages to stderr."};
+    QCommandLineOption report{"report",
+                              "Also write report.json, report.csv and report.md into DIR.", "DIR"};
+    QCommandLineOption progress{
+        "progress", "Show a progress bar on stderr (default: only when stderr is a terminal)."};
+    QCommandLineOption verbose{"verbose",
+                               "Log the client's and the mock gateway's messages to stderr."};
     QCommandLineOption listScenarios{"list-scenarios", "List the bundled scenarios and exit."};
-    QCommandLineOption validateScenario{"validate-scenario",
-                                        "Check a scenario file, print every error (file: path: rule) "
-                                        "and exit (2 when it has errors).",
-                                        "FILE"};
+    QCommandLineOption validateScenario{
+        "validate-scenario",
+        "Check a scenario file, print every error (file: path: rule) "
+        "and exit (2 when it has errors).",
+        "FILE"};
     QCommandLineOption live{"live", "Run against a gateway over gRPC instead of in virtual time."};
     QCommandLineOption gateway{"gateway",
                                "Gateway address for --live (default: an embedded mock gateway on "
@@ -115,7 +118,8 @@ int listScenarios()
     for (const QString& name : bundledScenarioNames()) {
         QList<ScenarioError> errors;
         const auto s = loadScenario(name, &errors);
-        const QString first = s ? s->description.section(QLatin1Char('\n'), 0, 0) : QStringLiteral("(invalid)");
+        const QString first =
+            s ? s->description.section(QLatin1Char('\n'), 0, 0) : QStringLiteral("(invalid)");
         // First sentence keeps the list to one line a scenario.
         const qsizetype stop = first.indexOf(QStringLiteral(". "));
         out() << name << "  " << (stop > 0 ? first.left(stop + 1) : first) << '\n';
@@ -171,9 +175,11 @@ void printTable(const ScenarioReport& report)
     for (const QString& k : kinds)
         row("  " + k, [&](const VariantMetrics& v) { return n(v.gatewayRpcsByKind.value(k, 0)); });
     row("deadline_exceeded", [&](const VariantMetrics& v) { return n(v.deadlineExceeded); });
-    row("bad_tag_seconds", [&](const VariantMetrics& v) { return QString::number(v.badTagSeconds, 'f', 1); });
+    row("bad_tag_seconds",
+        [&](const VariantMetrics& v) { return QString::number(v.badTagSeconds, 'f', 1); });
     row("time_to_all_good_s", [&](const VariantMetrics& v) {
-        return v.timeToAllGoodS ? QString::number(*v.timeToAllGoodS, 'f', 1) : QStringLiteral("never");
+        return v.timeToAllGoodS ? QString::number(*v.timeToAllGoodS, 'f', 1)
+                                : QStringLiteral("never");
     });
     row("max_sta_queue_depth", [&](const VariantMetrics& v) { return n(v.maxStaQueueDepth); });
     row("suppressed_calls", [&](const VariantMetrics& v) { return n(v.suppressedCalls); });
@@ -199,7 +205,8 @@ public:
         constexpr int kWidth = 30;
         const int filled = int(fraction * kWidth + 0.5);
         err() << '\r' << m_label << " [" << QString(filled, QLatin1Char('#'))
-              << QString(kWidth - filled, QLatin1Char(' ')) << "] " << int(fraction * 100 + 0.5) << '%';
+              << QString(kWidth - filled, QLatin1Char(' ')) << "] " << int(fraction * 100 + 0.5)
+              << '%';
         err().flush();
         if (fraction >= 1.0)
             err() << '\n';
@@ -212,7 +219,8 @@ private:
 int runHeadless(const QCommandLineParser& parser, const Options& o)
 {
     if (!parser.isSet(o.scenario)) {
-        err() << "--headless needs --scenario NAME|FILE (bundled: " << bundledScenarioNames().join(", ") << ")\n";
+        err() << "--headless needs --scenario NAME|FILE (bundled: "
+              << bundledScenarioNames().join(", ") << ")\n";
         return kExitBadInput;
     }
     const QString which = parser.value(o.scenario);
@@ -220,8 +228,9 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     const auto scenario = loadScenario(which, &errors);
     if (!scenario) {
         if (!bundledScenarioNames().contains(which) && !QFileInfo::exists(which)) {
-            err() << "unknown scenario \"" << which << "\": not a bundled scenario (bundled: "
-                  << bundledScenarioNames().join(", ") << ") nor a file\n";
+            err() << "unknown scenario \"" << which
+                  << "\": not a bundled scenario (bundled: " << bundledScenarioNames().join(", ")
+                  << ") nor a file\n";
         } else {
             for (const ScenarioError& e : errors)
                 err() << e.toString() << '\n';
@@ -234,14 +243,16 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
         const QString text = parser.value(o.seed).trimmed();
         const quint64 value = text.startsWith(QLatin1Char('-')) ? 0 : text.toULongLong(&ok);
         if (!ok) {
-            err() << "bad --seed \"" << parser.value(o.seed) << "\": must be an integer from 0 to 18446744073709551615\n";
+            err() << "bad --seed \"" << parser.value(o.seed)
+                  << "\": must be an integer from 0 to 18446744073709551615\n";
             return kExitBadInput;
         }
         seed = value;
     }
     QStringList variants;
     if (parser.isSet(o.variants))
-        for (const QString& v : parser.value(o.variants).split(QLatin1Char(','), Qt::SkipEmptyParts))
+        for (const QString& v :
+             parser.value(o.variants).split(QLatin1Char(','), Qt::SkipEmptyParts))
             variants << v.trimmed();
     if (const QString bad = checkVariantNames(*scenario, variants); !bad.isEmpty()) {
         err() << bad << '\n';
@@ -251,8 +262,8 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     const bool showProgress = parser.isSet(o.progress) || isatty(STDERR_FILENO);
     ProgressBar bar(scenario->name);
     QString error;
-    const ScenarioReport report =
-        runScenario(*scenario, variants, seed, showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error);
+    const ScenarioReport report = runScenario(
+        *scenario, variants, seed, showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error);
     if (!error.isEmpty()) {
         err() << "cannot run scenario \"" << scenario->name << "\": " << error << '\n';
         return kExitBadInput;
@@ -265,7 +276,8 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     if (parser.isSet(o.report)) {
         QString why;
         if (!writeReportDir(report, parser.value(o.report), &why)) {
-            err() << "cannot write the report to \"" << parser.value(o.report) << "\": " << why << '\n';
+            err() << "cannot write the report to \"" << parser.value(o.report) << "\": " << why
+                  << '\n';
             return kExitFailure;
         }
     }
@@ -297,7 +309,8 @@ int main(int argc, char** argv)
         return kExitOk;
     }
     if (!parser.positionalArguments().isEmpty()) {
-        err() << "unexpected argument \"" << parser.positionalArguments().first() << "\" (see --help)\n";
+        err() << "unexpected argument \"" << parser.positionalArguments().first()
+              << "\" (see --help)\n";
         return kExitBadInput;
     }
     // The simulated faults make the client and the mock log a lot; the report is the output.
@@ -314,7 +327,8 @@ int main(int argc, char** argv)
         bool ok = false;
         const int port = colon > 0 ? address.mid(colon + 1).toInt(&ok) : 0;
         if (!ok || port < 1 || port > 65535) {
-            err() << "bad --gateway \"" << address << "\": expected HOST:PORT with a port from 1 to 65535\n";
+            err() << "bad --gateway \"" << address
+                  << "\": expected HOST:PORT with a port from 1 to 65535\n";
             return kExitBadInput;
         }
     }

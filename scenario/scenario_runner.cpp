@@ -4,7 +4,6 @@
 #include "client/options.h"
 
 #include <QLoggingCategory>
-
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -57,8 +56,8 @@ EngineConfig engineConfigFor(const Scenario& scenario, const VariantSpec& varian
     for (const ScenarioConnection& c : scenario.connections)
         config.connections.push_back(ConnectionSpec{c.name.toStdString(), int(c.writeUserId)});
     for (const ScenarioInstance& i : scenario.instances)
-        config.instances.push_back(
-            InstanceSpec{i.name.toStdString(), i.connection.toStdString(), tagNamesFor(i), i.alarms});
+        config.instances.push_back(InstanceSpec{i.name.toStdString(), i.connection.toStdString(),
+                                                tagNamesFor(i), i.alarms});
     config.seed = seed;
     if (problem.isEmpty()) {
         const std::string engineError = ClientEngine::validate(config);
@@ -162,14 +161,15 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     for (std::size_t i = 0; i < instances.size(); ++i) {
         const Instance& instance = *instances[i];
         for (std::size_t g = 0; g < instance.groupCount(); ++g) {
-            const QString subject = QString::fromStdString(instance.name() + "/" + instance.connection(g).name());
-            m_subscriptionSeries[i].push_back(SubscriptionSeries{
-                m_series.indexOf(subject, QStringLiteral("outstanding")),
-                m_series.indexOf(subject, QStringLiteral("interval_ms")),
-                m_series.indexOf(subject, QStringLiteral("tags_good")),
-                m_series.indexOf(subject, QStringLiteral("tags_uncertain")),
-                m_series.indexOf(subject, QStringLiteral("tags_bad")),
-                m_series.indexOf(subject, QStringLiteral("requests_sent"))});
+            const QString subject =
+                QString::fromStdString(instance.name() + "/" + instance.connection(g).name());
+            m_subscriptionSeries[i].push_back(
+                SubscriptionSeries{m_series.indexOf(subject, QStringLiteral("outstanding")),
+                                   m_series.indexOf(subject, QStringLiteral("interval_ms")),
+                                   m_series.indexOf(subject, QStringLiteral("tags_good")),
+                                   m_series.indexOf(subject, QStringLiteral("tags_uncertain")),
+                                   m_series.indexOf(subject, QStringLiteral("tags_bad")),
+                                   m_series.indexOf(subject, QStringLiteral("requests_sent"))});
         }
     }
     const QString gw = QStringLiteral("gateway");
@@ -261,9 +261,10 @@ VariantRun ScenarioRunner::finish()
     for (std::size_t k = 0; k < gateway::kCommandKindCount; ++k) {
         const auto kind = static_cast<gateway::CommandKind>(k);
         if (const std::int64_t n = m_model->invokeRpcs(kind))
-            m.gatewayRpcsByKind.insert(QString::fromUtf8(gateway::commandKindName(kind).data(),
-                                                         qsizetype(gateway::commandKindName(kind).size())),
-                                       n);
+            m.gatewayRpcsByKind.insert(
+                QString::fromUtf8(gateway::commandKindName(kind).data(),
+                                  qsizetype(gateway::commandKindName(kind).size())),
+                n);
     }
     m.deadlineExceeded = m_model->deadlineExceeded();
     m.badTagSeconds = double(m_badTagUs) / 1e6;
@@ -290,11 +291,21 @@ void ScenarioRunner::applyTimeline(const TimelineEvent& e)
 {
     qCDebug(lcScenario) << "t =" << e.atS << "s:" << timelineActionName(e.action);
     switch (e.action) {
-    case TimelineAction::Wedge: m_model->wedge(seconds(e.durationS)); break;
-    case TimelineAction::Slow: m_model->slow(e.factor, seconds(e.durationS)); break;
-    case TimelineAction::DropReplies: m_model->dropReplies(e.probability, seconds(e.durationS)); break;
-    case TimelineAction::RestartGateway: m_model->restart(seconds(e.downtimeS)); break;
-    case TimelineAction::EndEventStreams: m_model->endEventStreams(); break;
+    case TimelineAction::Wedge:
+        m_model->wedge(seconds(e.durationS));
+        break;
+    case TimelineAction::Slow:
+        m_model->slow(e.factor, seconds(e.durationS));
+        break;
+    case TimelineAction::DropReplies:
+        m_model->dropReplies(e.probability, seconds(e.durationS));
+        break;
+    case TimelineAction::RestartGateway:
+        m_model->restart(seconds(e.downtimeS));
+        break;
+    case TimelineAction::EndEventStreams:
+        m_model->endEventStreams();
+        break;
     case TimelineAction::SourceOutage:
         ++m_sourceOutages;
         m_model->setSourceOutage(true);
@@ -303,8 +314,12 @@ void ScenarioRunner::applyTimeline(const TimelineEvent& e)
                 m_model->setSourceOutage(false);
         });
         break;
-    case TimelineAction::RefuseSessions: m_model->refuseSessions(seconds(e.durationS)); break;
-    case TimelineAction::Redeploy: redeploy(e.instance); break;
+    case TimelineAction::RefuseSessions:
+        m_model->refuseSessions(seconds(e.durationS));
+        break;
+    case TimelineAction::Redeploy:
+        redeploy(e.instance);
+        break;
     case TimelineAction::SetLevers: {
         QString error;
         // The report keeps naming the variant's own levers: that is what it is compared by.
@@ -315,7 +330,9 @@ void ScenarioRunner::applyTimeline(const TimelineEvent& e)
         }
         break;
     }
-    case TimelineAction::SetCapability: m_model->setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory); break;
+    case TimelineAction::SetCapability:
+        m_model->setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory);
+        break;
     }
 }
 
@@ -433,9 +450,10 @@ ScenarioReport runScenario(const Scenario& scenario, const QStringList& variantN
             chosen << v;
     // In the order asked for, when asked: the first one is the report's baseline.
     if (!variantNames.isEmpty())
-        std::stable_sort(chosen.begin(), chosen.end(), [&](const VariantSpec& a, const VariantSpec& b) {
-            return variantNames.indexOf(a.name) < variantNames.indexOf(b.name);
-        });
+        std::stable_sort(chosen.begin(), chosen.end(),
+                         [&](const VariantSpec& a, const VariantSpec& b) {
+                             return variantNames.indexOf(a.name) < variantNames.indexOf(b.name);
+                         });
     for (int v = 0; v < chosen.size(); ++v) {
         ScenarioRunner runner(scenario, chosen[v], seedOverride);
         if (!runner.ok()) {

@@ -22,7 +22,6 @@
 #include <QElapsedTimer>
 #include <QString>
 #include <QStringList>
-
 #include <functional>
 #include <memory>
 #include <optional>
@@ -108,9 +107,9 @@ private:
     int m_sourceOutages = 0; // overlapping outages: the source is Bad while any is on
 
     // Metric state.
-    int m_notGood = 0;             // not-Good tags over deployed instances
-    Time m_lastChange{0};          // when m_notGood last changed
-    std::int64_t m_badTagUs = 0;   // tag·µs not Good before m_lastChange
+    int m_notGood = 0;                           // not-Good tags over deployed instances
+    Time m_lastChange{0};                        // when m_notGood last changed
+    std::int64_t m_badTagUs = 0;                 // tag·µs not Good before m_lastChange
     std::optional<Time> m_allGoodSince{Time{0}}; // since when every deployed tag is Good
     std::vector<QualityCounts> m_counts;         // per instance, as last seen (deployed only)
     qint64 m_subscribeRequests = 0;

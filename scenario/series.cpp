@@ -5,7 +5,8 @@
 namespace stormwatch {
 
 Series::Series(QString subject, QString metric, std::size_t cap)
-    : m_subject(std::move(subject)), m_metric(std::move(metric)), m_cap(std::max<std::size_t>(cap, 4))
+    : m_subject(std::move(subject)), m_metric(std::move(metric)),
+      m_cap(std::max<std::size_t>(cap, 4))
 {
 }
 

@@ -13,7 +13,6 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
-
 #include <cstddef>
 #include <vector>
 

@@ -58,9 +58,18 @@ private slots:
         QCOMPARE(o.value("duration_s").toDouble(), 110.0);
         const QJsonArray variants = o.value("variants").toArray();
         QCOMPARE(variants.size(), 2);
-        const QStringList keys{"name", "levers", "subscribe_requests", "max_outstanding", "gateway_rpcs",
-                               "gateway_rpcs_by_kind", "deadline_exceeded", "bad_tag_seconds",
-                               "time_to_all_good_s", "max_sta_queue_depth", "suppressed_calls", "wall_ms"};
+        const QStringList keys{"name",
+                               "levers",
+                               "subscribe_requests",
+                               "max_outstanding",
+                               "gateway_rpcs",
+                               "gateway_rpcs_by_kind",
+                               "deadline_exceeded",
+                               "bad_tag_seconds",
+                               "time_to_all_good_s",
+                               "max_sta_queue_depth",
+                               "suppressed_calls",
+                               "wall_ms"};
         for (const QJsonValue& v : variants) {
             QStringList got = v.toObject().keys();
             got.sort();
@@ -79,8 +88,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString reportDir = dir.filePath("out");
-        const Result r = run({"--headless", "--scenario", "live-gate-lever1", "--variants", "lever1",
-                              "--seed", "42", "--report", reportDir});
+        const Result r = run({"--headless", "--scenario", "live-gate-lever1", "--variants",
+                              "lever1", "--seed", "42", "--report", reportDir});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString table = QString::fromUtf8(r.out);
         QVERIFY2(table.contains("seed 42"), qPrintable(table));
@@ -94,11 +103,13 @@ private slots:
     {
         Result r = run({"--headless", "--scenario", "no-such-scenario"});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("no-such-scenario") && r.err.contains("live-gate-lever1"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("no-such-scenario") && r.err.contains("live-gate-lever1"),
+                 qPrintable(r.err));
 
         r = run({"--headless", "--scenario", "live-gate-lever1", "--variants", "lever1,bogus"});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("bogus") && r.err.contains("levers-off, lever1"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("bogus") && r.err.contains("levers-off, lever1"),
+                 qPrintable(r.err));
 
         r = run({"--headless", "--scenario", "live-gate-lever1", "--seed", "abc"});
         QCOMPARE(r.exitCode, 2);
@@ -158,8 +169,9 @@ private slots:
         const Result r = run({"--help"});
         QCOMPARE(r.exitCode, 0);
         const QString text = QString::fromUtf8(r.out);
-        for (const char* option : {"--headless", "--scenario", "--variants", "--seed", "--json", "--report",
-                                   "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress"})
+        for (const char* option :
+             {"--headless", "--scenario", "--variants", "--seed", "--json", "--report",
+              "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress"})
             QVERIFY2(text.contains(option), option);
         QVERIFY(text.contains("default: the scenario's seed"));
     }

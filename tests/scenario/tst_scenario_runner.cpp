@@ -20,7 +20,8 @@ QJsonObject baseScenario(double durationS = 30, int tags = 4)
         {"seed", 7},
         {"gateway", QJsonObject{{"network_latency_ms", 1}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "probe"}, {"connection", "gw1"}, {"tags", tags}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "probe"}, {"connection", "gw1"}, {"tags", tags}}}},
         {"variants", QJsonArray{"all"}},
     };
 }
@@ -29,7 +30,8 @@ QJsonObject baseScenario(double durationS = 30, int tags = 4)
 // exactly the instants the timeline names, so metric values can be worked out by hand.
 QJsonObject instantGateway()
 {
-    return QJsonObject{{"network_latency_ms", 0}, {"command_ms", 0}, {"per_item_ms", 0}, {"data_hz", 1}};
+    return QJsonObject{
+        {"network_latency_ms", 0}, {"command_ms", 0}, {"per_item_ms", 0}, {"data_hz", 1}};
 }
 
 std::optional<Scenario> parse(const QJsonObject& o)
@@ -90,10 +92,34 @@ private slots:
         QCOMPARE(off.gatewayRpcs, 0);
     }
 
+    // The bundled storm: each lever cuts the load the one before it left.
+    void subscribeStormLeverEffects()
+    {
+        QList<ScenarioError> errors;
+        const auto s = loadScenario(QStringLiteral("subscribe-storm"), &errors);
+        QVERIFY(s);
+        const ScenarioReport r =
+            runScenario(*s, {"levers-off", "lever1", "lever1+2"}, std::nullopt);
+        QCOMPARE(r.variants.size(), 3);
+        const VariantMetrics& off = r.variants[0];
+        const VariantMetrics& l1 = r.variants[1];
+        const VariantMetrics& l12 = r.variants[2];
+        QVERIFY(off.maxOutstanding > 1);
+        QCOMPARE(l1.maxOutstanding, 1);
+        QVERIFY(off.subscribeRequests > 5 * l1.subscribeRequests);
+        QVERIFY(off.gatewayRpcs > l1.gatewayRpcs);
+        QVERIFY(l1.gatewayRpcs > l12.gatewayRpcs);
+        QCOMPARE(kind(l12, rpc_kind::kAdviseSupervisory), 0);
+        QVERIFY(off.deadlineExceeded > l1.deadlineExceeded);
+        for (const VariantMetrics* m : {&off, &l1, &l12})
+            QVERIFY(m->timeToAllGoodS); // all recover well before the 30 minutes are up
+    }
+
     void subscribeRequestsMatchTheEngineAndLeaveAlarmsApart()
     {
         QJsonObject o = baseScenario(60);
-        o["instances"] = QJsonArray{QJsonObject{{"name", "probe"}, {"connection", "gw1"}, {"tags", 3}, {"alarms", true}}};
+        o["instances"] = QJsonArray{
+            QJsonObject{{"name", "probe"}, {"connection", "gw1"}, {"tags", 3}, {"alarms", true}}};
         o["timeline"] = QJsonArray{action(0, "refuse_sessions", {{"duration_s", 60}})};
         const auto s = parse(o);
         QVERIFY(s);
@@ -115,7 +141,8 @@ private slots:
     {
         QJsonObject o = baseScenario(30, 4);
         o["gateway"] = instantGateway();
-        o["instances"] = QJsonArray{QJsonObject{{"name", "probe"}, {"connection", "gw1"}, {"tags", 4}, {"start_at_s", 10}}};
+        o["instances"] = QJsonArray{
+            QJsonObject{{"name", "probe"}, {"connection", "gw1"}, {"tags", 4}, {"start_at_s", 10}}};
         o["timeline"] = QJsonArray{action(0, "source_outage", {{"duration_s", 20}})};
         const auto s = parse(o);
         QVERIFY(s);
@@ -138,7 +165,8 @@ private slots:
     {
         QJsonObject o = baseScenario(40, 3);
         o["gateway"] = instantGateway();
-        o["instances"] = QJsonArray{QJsonObject{{"name", "probe"}, {"connection", "gw1"}, {"tags", 3}, {"start_at_s", 25}}};
+        o["instances"] = QJsonArray{
+            QJsonObject{{"name", "probe"}, {"connection", "gw1"}, {"tags", 3}, {"start_at_s", 25}}};
         o["timeline"] = QJsonArray{action(0, "wedge", {{"duration_s", 5}})};
         const auto s = parse(o);
         QVERIFY(s);
@@ -186,8 +214,9 @@ private slots:
     void sameSeedGivesByteIdenticalReports()
     {
         QJsonObject o = baseScenario(120, 20);
-        o["timeline"] = QJsonArray{action(10, "drop_replies", {{"probability", 0.5}, {"duration_s", 60}}),
-                                   action(20, "restart_gateway", {{"downtime_s", 3}})};
+        o["timeline"] =
+            QJsonArray{action(10, "drop_replies", {{"probability", 0.5}, {"duration_s", 60}}),
+                       action(20, "restart_gateway", {{"downtime_s", 3}})};
         o["variants"] = QJsonArray{"levers-off", "lever1", "all"};
         const auto s = parse(o);
         QVERIFY(s);
@@ -236,11 +265,12 @@ private slots:
         // Every reply is lost from 0 s: the first command of the session (register) times
         // out at the session's command timeout (Lever 3: 2 s) instead of being answered.
         QJsonObject o = baseScenario();
-        o["variants"] = QJsonArray{QJsonObject{{"name", "short-timeout"},
-                                               {"levers", QJsonObject{{"preset", "lever1"},
-                                                                      {"session_command_timeout_ms", 2000}}}}};
+        o["variants"] = QJsonArray{QJsonObject{
+            {"name", "short-timeout"},
+            {"levers", QJsonObject{{"preset", "lever1"}, {"session_command_timeout_ms", 2000}}}}};
         const auto quiet = parse(o);
-        o["timeline"] = QJsonArray{action(0, "drop_replies", {{"probability", 1}, {"duration_s", 10}})};
+        o["timeline"] =
+            QJsonArray{action(0, "drop_replies", {{"probability", 1}, {"duration_s", 10}})};
         const auto dropping = parse(o);
         QVERIFY(quiet && dropping);
         QCOMPARE(runScenario(*quiet, {}, std::nullopt).variants[0].deadlineExceeded, 0);
@@ -326,9 +356,9 @@ private slots:
         runner.advanceTo(10);
         QCOMPARE(runner.engine().subscribeRequests(), 1);
         QCOMPARE(runner.notGoodTags(), 0);
-        runner.advanceTo(10.000001); // just the instant of the redeploy
+        runner.advanceTo(10.000001);                      // just the instant of the redeploy
         QCOMPARE(runner.engine().subscribeRequests(), 2); // subscribed afresh
-        QCOMPARE(runner.notGoodTags(), 4);                 // every tag starts over
+        QCOMPARE(runner.notGoodTags(), 4);                // every tag starts over
         const VariantRun run = runner.finish();
         QCOMPARE(run.metrics.subscribeRequests, 2);
     }
@@ -347,13 +377,15 @@ private slots:
         runner.advanceTo(6);
         QCOMPARE(runner.engine().levers(), *leverPreset("lever1+2", nullptr));
         // The report names the variant's levers (what the run started with).
-        QCOMPARE(runner.finish().metrics.levers, leverSetToJson(*leverPreset("levers-off", nullptr)));
+        QCOMPARE(runner.finish().metrics.levers,
+                 leverSetToJson(*leverPreset("levers-off", nullptr)));
     }
 
     void setCapabilityAction()
     {
         QJsonObject o = baseScenario();
-        o["timeline"] = QJsonArray{action(5, "set_capability", {{"advertise_bulk_supervisory", false}})};
+        o["timeline"] =
+            QJsonArray{action(5, "set_capability", {{"advertise_bulk_supervisory", false}})};
         const auto s = parse(o);
         QVERIFY(s);
         ScenarioRunner runner(*s, variant("all"));
@@ -421,7 +453,8 @@ private slots:
         QCOMPARE(r.variants[0].name, QStringLiteral("all")); // in the order asked for
         const ScenarioReport bad = runScenario(*s, {"nope"}, std::nullopt, {}, &error);
         QVERIFY(bad.variants.isEmpty());
-        QVERIFY2(error.contains("nope") && error.contains("levers-off, lever1, all"), qPrintable(error));
+        QVERIFY2(error.contains("nope") && error.contains("levers-off, lever1, all"),
+                 qPrintable(error));
         QCOMPARE(runScenario(*s, {}, quint64(99)).seed, quint64(99));
     }
 
@@ -439,12 +472,12 @@ private slots:
         const Series* sent = run.series.find("rig-probe-1/gw1", "requests_sent");
         QVERIFY(sent);
         QCOMPARE(sent->points().size(), std::size_t(22)); // one step per request
-        QCOMPARE(sent->valueAt(50), 11.0);                 // 0, 5, ..., 50 s
+        QCOMPARE(sent->valueAt(50), 11.0);                // 0, 5, ..., 50 s
         const Series* uncertain = run.series.find("rig-probe-1/gw1", "tags_uncertain");
         QVERIFY(uncertain);
         QCOMPARE(uncertain->valueAt(100), 3.0);
-        for (const char* metric : {"sta_queue_depth", "invoke_rpcs_per_s", "deadline_exceeded_per_s",
-                                   "recovery_state", "suppressed_calls"})
+        for (const char* metric : {"sta_queue_depth", "invoke_rpcs_per_s",
+                                   "deadline_exceeded_per_s", "recovery_state", "suppressed_calls"})
             QVERIFY2(run.series.find("gateway", metric), metric);
         QCOMPARE(run.series.endS, 110.0);
     }

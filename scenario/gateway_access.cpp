@@ -1,0 +1,213 @@
+#include "scenario/gateway_access.h"
+
+#include "gateway/gateway_model.h"
+#include "gateway/mock_control.h"
+#include "gateway/mock_gateway_server.h"
+
+#include "mock_control.grpc.pb.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+
+namespace stormwatch {
+
+namespace mock = mxgateway::mock::v1;
+
+std::optional<mock::FaultRequest> faultRequestFor(const TimelineEvent& e)
+{
+    mock::FaultRequest f;
+    switch (e.action) {
+    case TimelineAction::Wedge: f.mutable_wedge()->set_duration_s(e.durationS); break;
+    case TimelineAction::Slow:
+        f.mutable_slow()->set_factor(e.factor);
+        f.mutable_slow()->set_duration_s(e.durationS);
+        break;
+    case TimelineAction::DropReplies:
+        f.mutable_drop_replies()->set_probability(e.probability);
+        f.mutable_drop_replies()->set_duration_s(e.durationS);
+        break;
+    case TimelineAction::RestartGateway: f.mutable_restart()->set_downtime_s(e.downtimeS); break;
+    case TimelineAction::EndEventStreams: f.mutable_end_event_streams(); break;
+    case TimelineAction::SourceOutage: f.mutable_source_outage()->set_active(true); break;
+    case TimelineAction::RefuseSessions: f.mutable_refuse_sessions()->set_duration_s(e.durationS); break;
+    case TimelineAction::Redeploy:
+    case TimelineAction::SetLevers:
+    case TimelineAction::SetCapability: return std::nullopt;
+    }
+    return f;
+}
+
+mock::FaultRequest sourceOutageRequest(bool active)
+{
+    mock::FaultRequest f;
+    f.mutable_source_outage()->set_active(active);
+    return f;
+}
+
+namespace {
+
+bool injectInto(gateway::GatewayModel& model, const mock::FaultRequest& fault, QString* outcome)
+{
+    std::string description;
+    const gateway::CallStatus status = gateway::injectFault(model, fault, description);
+    if (outcome)
+        *outcome = QString::fromStdString(status.ok() ? description : status.message);
+    return status.ok();
+}
+
+class ModelAccess final : public GatewayAccess {
+public:
+    explicit ModelAccess(gateway::GatewayModel& model) : m_model(model) {}
+    bool inject(const mock::FaultRequest& fault, QString* outcome) override
+    {
+        return injectInto(m_model, fault, outcome);
+    }
+    bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) override
+    {
+        m_model.setAdvertiseBulkSupervisory(advertise);
+        if (outcome)
+            *outcome = advertise ? "bulk-subscribe-supervisory advertised to new sessions"
+                                 : "bulk-subscribe-supervisory withdrawn for new sessions";
+        return true;
+    }
+    std::optional<mock::GatewayStats> stats() override { return m_model.stats(); }
+
+private:
+    gateway::GatewayModel& m_model;
+};
+
+class EmbeddedServerAccess final : public GatewayAccess {
+public:
+    explicit EmbeddedServerAccess(gateway::MockGatewayServer& server) : m_server(server) {}
+    QString unavailableReason() const override
+    {
+        return m_server.running() ? QString() : QStringLiteral("the embedded mock gateway is not running");
+    }
+    bool inject(const mock::FaultRequest& fault, QString* outcome) override
+    {
+        if (!m_server.running())
+            return fail(outcome);
+        return m_server.runOnModel([&](gateway::GatewayModel& m) { return injectInto(m, fault, outcome); });
+    }
+    bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) override
+    {
+        if (!m_server.running())
+            return fail(outcome);
+        return m_server.runOnModel([&](gateway::GatewayModel& m) {
+            return ModelAccess(m).setAdvertiseBulkSupervisory(advertise, outcome);
+        });
+    }
+    std::optional<mock::GatewayStats> stats() override
+    {
+        if (!m_server.running())
+            return std::nullopt;
+        return m_server.runOnModel([](gateway::GatewayModel& m) { return m.stats(); });
+    }
+
+private:
+    bool fail(QString* outcome) const
+    {
+        if (outcome)
+            *outcome = unavailableReason();
+        return false;
+    }
+    gateway::MockGatewayServer& m_server;
+};
+
+// Unary calls with a short deadline on the caller's thread: a scenario action or a stats
+// read on loopback takes a millisecond, and a gateway that does not answer in two seconds
+// is reported, not waited for.
+class RemoteControlAccess final : public GatewayAccess {
+public:
+    explicit RemoteControlAccess(const std::string& address)
+        : m_stub(mock::MockGatewayControl::NewStub(
+              grpc::CreateChannel(address, grpc::InsecureChannelCredentials())))
+    {
+        grpc::ClientContext context;
+        deadline(context);
+        mock::GetConfigRequest request;
+        mock::MockConfig config;
+        const grpc::Status status = m_stub->GetConfig(&context, request, &config);
+        if (!status.ok())
+            m_unavailable = QStringLiteral("the gateway at %1 has no mock control service (%2): "
+                                           "faults are skipped")
+                                .arg(QString::fromStdString(address),
+                                     QString::fromStdString(status.error_message()));
+    }
+    QString unavailableReason() const override { return m_unavailable; }
+    bool inject(const mock::FaultRequest& fault, QString* outcome) override
+    {
+        if (!m_unavailable.isEmpty())
+            return report(outcome, m_unavailable);
+        grpc::ClientContext context;
+        deadline(context);
+        mock::FaultReply reply;
+        const grpc::Status status = m_stub->InjectFault(&context, fault, &reply);
+        return report(outcome, QString::fromStdString(status.ok() ? reply.description()
+                                                                  : status.error_message()),
+                      status.ok());
+    }
+    bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) override
+    {
+        if (!m_unavailable.isEmpty())
+            return report(outcome, m_unavailable);
+        grpc::ClientContext context;
+        deadline(context);
+        mock::SetConfigRequest request;
+        request.set_advertise_bulk_supervisory(advertise);
+        mock::MockConfig config;
+        const grpc::Status status = m_stub->SetConfig(&context, request, &config);
+        return report(outcome, status.ok() ? QStringLiteral("capability set")
+                                           : QString::fromStdString(status.error_message()),
+                      status.ok());
+    }
+    std::optional<mock::GatewayStats> stats() override
+    {
+        if (!m_unavailable.isEmpty())
+            return std::nullopt;
+        // WatchStats is a stream; one message is the current snapshot.
+        grpc::ClientContext context;
+        deadline(context);
+        mock::WatchStatsRequest request;
+        auto reader = m_stub->WatchStats(&context, request);
+        mock::GatewayStats stats;
+        const bool got = reader->Read(&stats);
+        context.TryCancel();
+        reader->Finish();
+        return got ? std::optional<mock::GatewayStats>(stats) : std::nullopt;
+    }
+
+private:
+    static void deadline(grpc::ClientContext& context)
+    {
+        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    }
+    static bool report(QString* outcome, const QString& text, bool ok = false)
+    {
+        if (outcome)
+            *outcome = text;
+        return ok;
+    }
+    std::unique_ptr<mock::MockGatewayControl::Stub> m_stub;
+    QString m_unavailable;
+};
+
+} // namespace
+
+std::unique_ptr<GatewayAccess> modelAccess(gateway::GatewayModel& model)
+{
+    return std::make_unique<ModelAccess>(model);
+}
+
+std::unique_ptr<GatewayAccess> embeddedServerAccess(gateway::MockGatewayServer& server)
+{
+    return std::make_unique<EmbeddedServerAccess>(server);
+}
+
+std::unique_ptr<GatewayAccess> remoteControlAccess(const std::string& address)
+{
+    return std::make_unique<RemoteControlAccess>(address);
+}
+
+} // namespace stormwatch

@@ -1,0 +1,51 @@
+#pragma once
+// What a scenario run needs of the gateway besides the client's port: inject the
+// timeline's faults and read the gateway's own counters. Three ways in, one interface:
+// the model itself on the run's scheduler (virtual), the embedded mock server's model on
+// its thread (live), and the mock's MockGatewayControl service over gRPC (an external
+// mxgw-mock). A real gateway has no control service: faults are then skipped, and said so.
+
+#include "scenario/scenario.h"
+
+#include "mock_control.pb.h"
+
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace stormwatch {
+
+namespace gateway {
+class GatewayModel;
+class MockGatewayServer;
+} // namespace gateway
+
+class GatewayAccess {
+public:
+    virtual ~GatewayAccess() = default;
+    // Empty when faults can be injected, else why not (shown to the user, per skipped action).
+    virtual QString unavailableReason() const { return {}; }
+    // Injects one fault; false with *outcome saying why when it could not.
+    virtual bool inject(const mxgateway::mock::v1::FaultRequest& fault, QString* outcome) = 0;
+    virtual bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) = 0;
+    // The gateway's counters, or nullopt when it does not expose them.
+    virtual std::optional<mxgateway::mock::v1::GatewayStats> stats() = 0;
+};
+
+// The fault a timeline action asks of the gateway (nullopt for client-side actions:
+// redeploy, set_levers, and set_capability which has its own call). A source outage is
+// switched on by its event; the run switches it off after duration_s.
+std::optional<mxgateway::mock::v1::FaultRequest> faultRequestFor(const TimelineEvent& event);
+mxgateway::mock::v1::FaultRequest sourceOutageRequest(bool active);
+
+// The model on the caller's own thread and scheduler (virtual runs, tests).
+std::unique_ptr<GatewayAccess> modelAccess(gateway::GatewayModel& model);
+// The embedded mock server's model, reached on its thread (blocking hop, microseconds).
+std::unique_ptr<GatewayAccess> embeddedServerAccess(gateway::MockGatewayServer& server);
+// MockGatewayControl at `address` (insecure, as mxgw-mock serves it). Probed once at
+// construction: a gateway without the service is reported unavailable, never retried.
+std::unique_ptr<GatewayAccess> remoteControlAccess(const std::string& address);
+
+} // namespace stormwatch

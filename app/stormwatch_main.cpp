@@ -6,6 +6,10 @@
 //
 // Exit codes: 0 ok, 1 runtime failure, 2 bad input (the message names the problem).
 
+#ifdef STORMWATCH_CONSOLE
+#include "app/console.h"
+#include <QApplication>
+#endif
 #include "scenario/report.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_parser.h"
@@ -69,9 +73,24 @@ struct Options {
         "FILE"};
     QCommandLineOption live{"live", "Run against a gateway over gRPC instead of in virtual time."};
     QCommandLineOption gateway{"gateway",
-                               "Gateway address for --live (default: an embedded mock gateway on "
-                               "127.0.0.1, a free port).",
+                               "Gateway address for the console or --live (default: an embedded mock "
+                               "gateway on 127.0.0.1, a free port).",
                                "HOST:PORT"};
+    // The console window's own options.
+    QCommandLineOption tlsCa{"tls-ca", "TLS: PEM file of the CA the gateway's certificate is checked against.",
+                             "FILE"};
+    QCommandLineOption tlsCert{"tls-cert", "TLS: PEM client certificate (mutual TLS; with --tls-key).", "FILE"};
+    QCommandLineOption tlsKey{"tls-key", "TLS: PEM key of the client certificate.", "FILE"};
+    QCommandLineOption tokenFile{"token-file", "File holding the bearer token sent to the gateway.", "FILE"};
+    QCommandLineOption levers{"levers",
+                              "Lever preset the live client starts with: levers-off, lever1, lever1+2, all "
+                              "(default: the last one used).",
+                              "PRESET"};
+    QCommandLineOption settings{"settings", "Settings file to use instead of the user's (INI).", "FILE"};
+    QCommandLineOption screenshot{"screenshot", "Save the window as a PNG after --screenshot-after-s and quit.",
+                                  "FILE"};
+    QCommandLineOption screenshotAfter{"screenshot-after-s", "Seconds before --screenshot is taken (default 5).",
+                                       "N", "5"};
 
     void addTo(QCommandLineParser& parser) const
     {
@@ -81,7 +100,8 @@ struct Options {
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
-                           listScenarios, validateScenario, live, gateway});
+                           listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
+                           tokenFile, levers, settings, screenshot, screenshotAfter});
     }
 };
 
@@ -98,17 +118,45 @@ bool headlessRequested(int argc, char** argv)
     return false;
 }
 
-// --- replaced by the console window (issue 5) -----------------------------------------
+// --- the console window ----------------------------------------------------------------
 
-std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool /*headless*/)
+std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool headless)
 {
+#ifdef STORMWATCH_CONSOLE
+    if (!headless)
+        return std::make_unique<QApplication>(argc, argv);
+#else
+    Q_UNUSED(headless);
+#endif
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
-int runConsole(const QCommandLineParser& /*parser*/)
+int runConsole(const QCommandLineParser& parser, const Options& o)
 {
+#ifdef STORMWATCH_CONSOLE
+    ConsoleOptions c;
+    c.gateway = parser.value(o.gateway);
+    c.tlsCa = parser.value(o.tlsCa);
+    c.tlsCert = parser.value(o.tlsCert);
+    c.tlsKey = parser.value(o.tlsKey);
+    c.tokenFile = parser.value(o.tokenFile);
+    c.scenario = parser.value(o.scenario);
+    c.levers = parser.value(o.levers);
+    c.settingsFile = parser.value(o.settings);
+    c.screenshot = parser.value(o.screenshot);
+    bool ok = false;
+    c.screenshotAfterS = parser.value(o.screenshotAfter).toDouble(&ok);
+    if (!ok) {
+        err() << "bad --screenshot-after-s \"" << parser.value(o.screenshotAfter) << "\": must be a number of seconds\n";
+        return kExitBadInput;
+    }
+    return runConsoleWindow(c);
+#else
+    Q_UNUSED(parser);
+    Q_UNUSED(o);
     out() << "the console is not built yet; run with --headless --scenario NAME (see --help)\n";
     return kExitOk;
+#endif
 }
 
 // ---------------------------------------------------------------------------------------
@@ -338,5 +386,5 @@ int main(int argc, char** argv)
     }
     if (parser.isSet(o.headless))
         return runHeadless(parser, o);
-    return runConsole(parser);
+    return runConsole(parser, o);
 }

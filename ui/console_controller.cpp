@@ -8,7 +8,6 @@
 
 #include <QDateTime>
 #include <QLoggingCategory>
-#include <QShortcut>
 #include <QWidget>
 
 #include <cmath>
@@ -52,10 +51,6 @@ ConsoleController::ConsoleController(ConsoleView* view, QObject* parent)
     connect(intents, &ConsoleIntents::stopRequested, this, &ConsoleController::stop);
     connect(intents, &ConsoleIntents::pauseToggled, this, &ConsoleController::togglePause);
     connect(intents, &ConsoleIntents::compareRequested, this, &ConsoleController::compare);
-    if (QWidget* w = view->widget()) {
-        auto* space = new QShortcut(QKeySequence(Qt::Key_Space), w);
-        connect(space, &QShortcut::activated, this, &ConsoleController::togglePause);
-    }
     connectPlayback();
     QString ignored;
     setDemoScenario(QString(), &ignored);
@@ -379,6 +374,11 @@ void ConsoleController::compare(const QString& scenarioNameOrPath)
     m_compare->setAttribute(Qt::WA_DeleteOnClose);
     m_compare->show();
     m_compare->start();
+}
+
+CompareView* ConsoleController::compareView() const
+{
+    return m_compare.data();
 }
 
 void ConsoleController::connectPlayback()

@@ -68,7 +68,7 @@ public:
     ClientWorker* worker() const { return m_worker.get(); }
     gateway::MockGatewayServer* embeddedGateway() const { return m_server.get(); }
     VirtualPlayback* playback() const { return m_playback; }
-    CompareView* compareView() const { return m_compare; }
+    CompareView* compareView() const;
 
 public slots:
     void applyLevers(const stormwatch::LeverSet& levers);

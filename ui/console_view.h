@@ -34,7 +34,7 @@ signals:
     // speed: 1, 10, 60, 0 = as fast as possible (virtual time); -1 = live over gRPC.
     void playRequested(const QString& scenarioNameOrPath, const QString& variant, double speed);
     void stopRequested();
-    void pauseToggled(); // Space: pause or resume the pacing of a virtual playback
+    void pauseToggled(); // pause or resume the pacing of a virtual playback
     void compareRequested(const QString& scenarioNameOrPath);
 };
 

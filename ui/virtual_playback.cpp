@@ -81,9 +81,12 @@ public:
     {
     }
 
-    ~Worker() override
+    // On the playback thread, before it ends: the timer and the runner go where they lived.
+    void shutdown()
     {
-        // Destroyed after the thread ended: the runner is not touched concurrently.
+        delete m_timer;
+        m_timer = nullptr;
+        m_done = true;
         m_runner.reset();
     }
 
@@ -97,7 +100,9 @@ public:
     }
 
 private:
-    int interval() const { return m_shared->speed.load() > 0 ? kStepMs : 0; }
+    // Max speed ticks every millisecond: about 400 steps a run, so even a short run shows
+    // its course, and waiting for the UI to catch up does not spin.
+    int interval() const { return m_shared->speed.load() > 0 ? kStepMs : 1; }
 
     void tick()
     {
@@ -112,6 +117,9 @@ private:
             if (m_shared->paused)
                 return;
         }
+        // As fast as possible means as fast as the UI takes the steps: every step is shown.
+        if (speed <= 0 && m_shared->batchesInFlight.load() >= 2)
+            return;
         if (!m_pacingValid) {
             m_anchorVirtualS = m_virtualS;
             m_wall.restart();
@@ -126,7 +134,7 @@ private:
             m_virtualS = target;
         }
         const bool end = m_virtualS >= duration;
-        // A slow UI skips batches (each is the full state anyway), never the last one.
+        // Paced, a slow UI skips batches (each is the full state anyway), never the last one.
         if (end || m_shared->batchesInFlight.load() < 2)
             sendStep();
         if (end) {
@@ -286,9 +294,10 @@ void VirtualPlayback::joinWorker()
     if (!m_thread)
         return;
     m_shared->stop = true;
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->shutdown(); }, Qt::BlockingQueuedConnection);
     m_thread->quit();
     m_thread->wait();
-    delete m_worker; // the thread is over: the runner dies here, alone
+    delete m_worker;
     delete m_thread;
     m_worker = nullptr;
     m_thread = nullptr;

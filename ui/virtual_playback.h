@@ -4,7 +4,8 @@
 // reports — subscription samples, tag changes, log lines, connection infos — plus the
 // gateway as GatewayPoints (the mock model's STA queue and counters), so the same store
 // and models show a replay and a live run alike. The UI thread is never blocked: steps
-// arrive queued, at most two batches in flight (a slow UI makes steps coarser, not late).
+// arrive queued, at most two batches in flight — paced, a slow UI makes steps coarser,
+// not late; at max speed the replay waits for the UI, so every step is shown.
 //
 // The runner's engine has a single observer slot, taken by the runner's metrics; the
 // batches are therefore built by reading the engine's state after each step (an

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QLoggingCategory>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -39,6 +40,12 @@ class TestCompareView : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase()
+    {
+        // The replays refuse sessions on purpose: their client warnings are expected.
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
+
     void liveGateShows22And3WithLever1Best()
     {
         CompareView view(liveGate());

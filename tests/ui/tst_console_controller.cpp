@@ -11,7 +11,7 @@
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
-#include <QTcpServer>
+#include <QLoggingCategory>
 #include <QtTest>
 
 #include <cmath>
@@ -31,13 +31,14 @@ int demoTagCount(const ConsoleController& c)
     return n;
 }
 
-// A loopback port with nobody listening (bound, then released).
+// A loopback port with nobody listening (a mock served there, then stopped).
 int closedPort()
 {
-    QTcpServer server;
-    server.listen(QHostAddress::LocalHost, 0);
-    const int port = server.serverPort();
-    server.close();
+    gateway::MockGatewayServer server;
+    if (!server.start("127.0.0.1:0"))
+        return 1;
+    const int port = server.port();
+    server.stop();
     return port;
 }
 
@@ -47,6 +48,12 @@ class TestConsoleController : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase()
+    {
+        // The replays refuse sessions on purpose: their client warnings are expected.
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
+
     void embeddedClientConnectsAndTagsBecomeGood()
     {
         FakeView view;

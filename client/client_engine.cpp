@@ -106,7 +106,7 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig
     };
     callbacks.onTagsChanged = [this](Instance& instance, const std::vector<int>& tags) {
         if (m_observer)
-            m_observer->onTagsChanged(instance, instanceIndex(instance.name()), tags);
+            m_observer->onTagsChanged(instance, instanceIndex(instance), tags);
     };
     callbacks.onLog = [this](Instance& instance, Severity severity, const std::string& message) {
         log(severity, instance.name(), message);
@@ -125,6 +125,7 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig
         m_instances.push_back(std::make_unique<Instance>(
             m_scheduler, spec.name, spec.tags, std::move(groups), spec.alarms, settings,
             [this] { return jitter(); }, callbacks));
+        m_indexOf.emplace(m_instances.back().get(), int(m_instances.size()) - 1);
     }
 }
 
@@ -147,6 +148,12 @@ int ClientEngine::instanceIndex(const std::string& name) const
         if (m_instances[i]->name() == name)
             return int(i);
     return -1;
+}
+
+int ClientEngine::instanceIndex(const Instance& instance) const
+{
+    const auto it = m_indexOf.find(&instance);
+    return it == m_indexOf.end() ? -1 : it->second;
 }
 
 void ClientEngine::startConnections()

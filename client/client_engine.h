@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <random>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,7 @@ public:
     const std::vector<std::unique_ptr<GatewayConnection>>& connections() const { return m_connections; }
     const std::vector<std::unique_ptr<Instance>>& instances() const { return m_instances; }
     int instanceIndex(const std::string& name) const;
+    int instanceIndex(const Instance& instance) const;
 
     // Counts over the tags of deployed instances.
     QualityCounts deployedCounts() const;
@@ -103,6 +105,7 @@ private:
     std::unique_ptr<RecoveryGate> m_gate;
     std::vector<std::unique_ptr<GatewayConnection>> m_connections;
     std::vector<std::unique_ptr<Instance>> m_instances;
+    std::unordered_map<const Instance*, int> m_indexOf; // per data batch: no name lookups
 };
 
 } // namespace stormwatch

@@ -17,7 +17,7 @@ double EngineBatcher::seconds() const
 void EngineBatcher::onGuardEvent(const Instance& instance, const GatewayConnection&,
                                  const GuardEvent&, bool alarm)
 {
-    m_dirtySubscriptions.insert(subscriptionKey(m_engine.instanceIndex(instance.name()), alarm));
+    m_dirtySubscriptions.insert(subscriptionKey(m_engine.instanceIndex(instance), alarm));
 }
 
 void EngineBatcher::onTagsChanged(const Instance&, int instance, const std::vector<int>& tags)

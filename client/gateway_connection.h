@@ -166,6 +166,7 @@ private:
     void openSession();
     void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);
     void onRegistered(std::int32_t serverHandle);
+    void dropSession();
     void connectionLost(const std::string& why);
     void scheduleReconnect();
     void setState(ConnectionState state);
@@ -174,10 +175,15 @@ private:
     void log(Severity severity, const std::string& message) const;
 
     // gateway calls (gateway_connection.cpp)
-    void invoke(mxgateway::v1::MxCommand command, InvokeDone done);
+    // Gated calls pass the recovery gate first; session setup (Register) does not, or a
+    // recovering gate would turn every reconnect into an open-refuse-close churn.
+    void invoke(mxgateway::v1::MxCommand command, InvokeDone done, bool gated = true);
     void ensureSubscribed(SubscriberId id); // transparent re-subscribe after reconnect
 
     // subscribe paths (subscribe_operation.cpp)
+    // The primary call of a subscribe failed: every tag fails with its reason.
+    static bool failedAsAWhole(SubscribeOp& op, const RpcStatus& status,
+                               const mxgateway::v1::MxCommandReply& reply);
     OpPtr newOp(SubscriberId id) const;
     void startOp(const OpPtr& op);
     void runBulk(const OpPtr& op, bool supervisory);

@@ -90,6 +90,12 @@ void Instance::start()
         tag = TagState{};
     m_counts = QualityCounts{0, int(m_tags.size()), 0};
     log(Severity::Info, "deployed with " + std::to_string(m_tags.size()) + " tags");
+    if (m_callbacks.onTagsChanged) { // every tag starts over, waiting for its first value
+        std::vector<int> all(m_tags.size());
+        for (std::size_t t = 0; t < all.size(); ++t)
+            all[t] = int(t);
+        m_callbacks.onTagsChanged(*this, all);
+    }
     for (std::size_t g = 0; g < m_groups.size(); ++g)
         deployGroup(g);
 

@@ -65,7 +65,8 @@ void GatewayModel::adviseItem(Session& s, Item& item, bool supervisory)
     (supervisory ? item.advise.supervisory : item.advise.plain) = true;
     // Its first value goes out in the next batch, promptly, whatever the data rate.
     item.initialPending = true;
-    if (!s.initialFlushPosted) {
+    // Nobody listening: the value goes out when a stream attaches (see streamEvents).
+    if (!s.initialFlushPosted && !s.streams.empty()) {
         s.initialFlushPosted = true;
         post([this, id = s.id] { flushInitialValues(id); });
     }

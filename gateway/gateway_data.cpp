@@ -36,6 +36,15 @@ GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& req
         return id;
     }
     s->streams.push_back(id);
+    // Values advised while nobody listened are still owed as first values.
+    if (!s->initialFlushPosted) {
+        const bool owed = std::any_of(s->items.begin(), s->items.end(),
+                                      [](const auto& entry) { return entry.second.initialPending; });
+        if (owed) {
+            s->initialFlushPosted = true;
+            post([this, sid = s->id] { flushInitialValues(sid); });
+        }
+    }
     return id;
 }
 

@@ -37,8 +37,8 @@ GatewayModel::GatewayModel(Scheduler& scheduler, GatewayConfig config)
 
 GatewayModel::~GatewayModel()
 {
-    for (auto& [id, job] : m_unanswered)
-        m_scheduler.cancel(job->deadlineTimer);
+    for (auto& [timeout, queue] : m_deadlines)
+        m_scheduler.cancel(queue.timer);
     for (Window* w : {&m_wedge, &m_slow, &m_drop, &m_refuse})
         m_scheduler.cancel(w->timer);
     for (auto& [id, w] : m_watches)
@@ -137,6 +137,7 @@ void GatewayModel::closeSession(const CloseSessionRequest& request, CloseDone do
         status = CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
     } else {
         const auto streams = it->second->streams;
+        it->second->open = false;
         m_sessions.erase(it);
         endStreams(streams, {});
     }
@@ -157,77 +158,114 @@ void GatewayModel::invoke(const MxCommandRequest& request, InvokeDone done)
         return fail(StatusCode::INVALID_ARGUMENT, "command has no kind");
     ++m_invokeTotal;
     ++m_invokeRpcs[index(kind)];
-    Session* s = findSession(request.session_id());
-    if (!s)
+    auto it = m_sessions.find(request.session_id());
+    if (it == m_sessions.end())
         return fail(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
 
     auto job = std::make_shared<StaJob>();
-    job->id = m_nextJob++;
-    job->sessionId = s->id;
-    job->request = request;
+    job->session = it->second;
+    job->command = request.command();
+    job->correlationId = request.client_correlation_id();
     job->kind = kind;
     job->items = commandItemCount(request.command());
     job->arrived = m_scheduler.now();
-    job->deadline = job->arrived + s->commandTimeout;
+    job->timeout = it->second->commandTimeout;
+    job->deadline = job->arrived + job->timeout;
     job->done = std::move(done);
-    job->deadlineTimer = m_scheduler.callAt(job->deadline, [this, job] { onDeadline(job); });
-    m_unanswered.emplace(job->id, job);
+    auto& queue = m_deadlines[job->timeout];
+    queue.jobs.push_back(job);
+    if (queue.timer == kNoTimer)
+        armDeadlines(queue, job->timeout);
     m_sta.enqueue(std::move(job));
 }
 
-void GatewayModel::onDeadline(const StaJobPtr& job)
+void GatewayModel::armDeadlines(DeadlineQueue& queue, Duration timeout)
 {
-    job->deadlineTimer = kNoTimer;
-    if (!job->done)
+    while (!queue.jobs.empty() && !queue.jobs.front()->done)
+        queue.jobs.pop_front();
+    if (queue.jobs.empty() || (queue.timer != kNoTimer && queue.armedAt <= queue.jobs.front()->deadline))
         return;
-    m_unanswered.erase(job->id);
-    ++m_deadlineExceeded;
-    if (!job->ran)
-        ++m_commandsExpired[index(job->kind)];
+    m_scheduler.cancel(queue.timer);
+    queue.armedAt = queue.jobs.front()->deadline;
+    queue.timer = m_scheduler.callAt(queue.armedAt, [this, timeout] { onDeadlines(timeout); });
+}
+
+void GatewayModel::onDeadlines(Duration timeout)
+{
+    auto& queue = m_deadlines[timeout];
+    queue.timer = kNoTimer;
+    const Time now = m_scheduler.now();
+    // Expire what is due; answers may invoke again (appending here), so re-read the front.
+    std::vector<StaJobPtr> expired;
+    while (!queue.jobs.empty() && (!queue.jobs.front()->done || queue.jobs.front()->deadline <= now)) {
+        if (queue.jobs.front()->done)
+            expired.push_back(queue.jobs.front());
+        queue.jobs.pop_front();
+    }
+    armDeadlines(queue, timeout);
+    for (const auto& job : expired) {
+        if (!job->done)
+            continue;
+        ++m_deadlineExceeded;
+        if (!job->ran)
+            ++m_commandsExpired[index(job->kind)];
+        answer(job,
+               CallStatus::error(StatusCode::DEADLINE_EXCEEDED,
+                                 std::string(commandKindName(job->kind)) +
+                                     " not answered within the session command timeout of " + seconds(job->timeout)),
+               {});
+    }
+}
+
+void GatewayModel::answer(const StaJobPtr& job, CallStatus status, MxCommandReply reply)
+{
     auto done = std::move(job->done);
     job->done = nullptr;
-    const auto timeout = job->deadline - job->arrived;
-    done(CallStatus::error(StatusCode::DEADLINE_EXCEEDED,
-                           std::string(commandKindName(job->kind)) + " not answered within the session command timeout of " +
-                               seconds(timeout)),
-         {});
+    // Answered in order (the usual case): drop it from the front of its deadline queue now,
+    // so queues stay short; otherwise it is skipped when it reaches the front.
+    auto& queue = m_deadlines[job->timeout];
+    while (!queue.jobs.empty() && !queue.jobs.front()->done)
+        queue.jobs.pop_front();
+    done(std::move(status), std::move(reply));
 }
 
 void GatewayModel::runCommand(const StaJobPtr& job)
 {
     ++m_commandsRun[index(job->kind)];
     MxCommandReply reply;
-    reply.set_client_correlation_id(job->request.client_correlation_id());
-    if (Session* s = findSession(job->sessionId)) {
+    if (!job->correlationId.empty())
+        reply.set_client_correlation_id(job->correlationId);
+    if (auto s = job->session.lock(); s && s->open) {
         reply.set_success(true);
-        execute(*s, job->request.command(), reply);
+        execute(*s, job->command, reply);
     } else {
         reply.set_success(false);
-        reply.set_error_message("session " + job->sessionId + " was closed");
+        reply.set_error_message("the session was closed");
     }
     if (!job->done)
         return; // expired: the caller already has DEADLINE_EXCEEDED, the work was wasted
     if (active(m_drop) && unitRandom() < m_dropProbability) {
-        job->dropped = true; // the deadline timer answers it
+        job->dropped = true; // its deadline answers it
         return;
     }
-    m_scheduler.cancel(job->deadlineTimer);
-    job->deadlineTimer = kNoTimer;
-    m_unanswered.erase(job->id);
-    auto done = std::move(job->done);
-    job->done = nullptr;
-    done({}, std::move(reply));
+    answer(job, {}, std::move(reply));
 }
 
 void GatewayModel::dropEverything(const CallStatus& why)
 {
-    for (auto& dropped : m_sta.clear())
-        (void)dropped; // their callers are in m_unanswered (or were answered already)
-    auto unanswered = std::move(m_unanswered);
-    m_unanswered.clear();
-    for (auto& [id, job] : unanswered) {
-        m_scheduler.cancel(job->deadlineTimer);
-        job->deadlineTimer = kNoTimer;
+    m_sta.clear();
+    std::vector<StaJobPtr> unanswered;
+    for (auto& [timeout, queue] : m_deadlines) {
+        m_scheduler.cancel(queue.timer);
+        queue.timer = kNoTimer;
+        for (auto& job : queue.jobs)
+            if (job->done)
+                unanswered.push_back(std::move(job));
+        queue.jobs.clear();
+    }
+    std::stable_sort(unanswered.begin(), unanswered.end(),
+              [](const StaJobPtr& a, const StaJobPtr& b) { return a->arrived < b->arrived; });
+    for (auto& job : unanswered) {
         post([done = std::move(job->done), why] { done(why, {}); });
         job->done = nullptr;
     }
@@ -236,6 +274,8 @@ void GatewayModel::dropEverything(const CallStatus& why)
     for (auto& [id, stream] : m_streams)
         streams.push_back(id);
     std::sort(streams.begin(), streams.end());
+    for (auto& [id, s] : m_sessions)
+        s->open = false;
     m_sessions.clear();
     endStreams(streams, why);
 }

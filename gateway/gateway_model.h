@@ -116,6 +116,14 @@ private:
         EndFn onEnd;
         TimerId timer = kNoTimer;
     };
+    // Invokes waiting for an answer, per command timeout: arrivals are in time order and the
+    // timeout is shared, so deadlines are in order too and one timer per queue suffices
+    // (no timer per command: cheap on both schedulers).
+    struct DeadlineQueue {
+        std::deque<StaJobPtr> jobs;
+        TimerId timer = kNoTimer;
+        Time armedAt{0};
+    };
     struct Window { // a fault active until `until`
         Time until{0};
         TimerId timer = kNoTimer;
@@ -128,7 +136,9 @@ private:
     double unitRandom() { return static_cast<double>(m_rng() >> 11) * 0x1.0p-53; }
 
     // STA side (gateway_model.cpp)
-    void onDeadline(const StaJobPtr& job);
+    void onDeadlines(Duration timeout);
+    void armDeadlines(DeadlineQueue& queue, Duration timeout);
+    void answer(const StaJobPtr& job, CallStatus status, mxgateway::v1::MxCommandReply reply);
     void runCommand(const StaJobPtr& job);
     void dropEverything(const CallStatus& why);
 
@@ -159,8 +169,7 @@ private:
     std::uint64_t m_nextSession = 1;
     std::unordered_map<StreamId, Stream> m_streams;
     StreamId m_nextStream = 1;
-    std::unordered_map<std::uint64_t, StaJobPtr> m_unanswered;
-    std::uint64_t m_nextJob = 1;
+    std::map<Duration, DeadlineQueue> m_deadlines;
     std::map<WatchId, Watch> m_watches;
     WatchId m_nextWatch = 1;
 

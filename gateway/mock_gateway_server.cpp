@@ -66,6 +66,8 @@ bool MockGatewayServer::start(const std::string& address)
     grpc::EnableDefaultHealthCheckService(true);
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
+    // A second mock on a taken port must fail, not silently share it (gRPC's Linux default).
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     int port = 0;
     builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(m_gatewayService.get());

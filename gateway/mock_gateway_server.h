@@ -55,6 +55,7 @@ public:
     auto runOnModel(F&& f) -> std::invoke_result_t<F, GatewayModel&>
     {
         using R = std::invoke_result_t<F, GatewayModel&>;
+        Q_ASSERT(m_model); // only while running
         if (QThread::currentThread() == m_thread)
             return f(*m_model);
         if constexpr (std::is_void_v<R>) {

@@ -26,6 +26,7 @@ struct Session {
     std::string clientName;
     Duration commandTimeout{0};
     bool supervisoryBulk = false; // bulk-subscribe-supervisory was advertised at open
+    bool open = true;             // false once closed or dropped by a restart
 
     std::int32_t nextServerHandle = 1;
     std::set<std::int32_t> serverHandles;

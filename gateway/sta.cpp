@@ -51,6 +51,7 @@ void Sta::wedgeUntil(Time until)
 std::deque<StaJobPtr> Sta::clear()
 {
     std::deque<StaJobPtr> dropped;
+    ++m_generation; // a posted free command must not finish after this
     if (m_running) {
         m_scheduler.cancel(m_runningTimer);
         m_runningTimer = kNoTimer;
@@ -69,7 +70,17 @@ void Sta::startNext()
         return;
     m_running = std::move(m_queue.front());
     m_queue.pop_front();
-    m_runningTimer = m_scheduler.callAfter(cost(m_running->items), [this] { finishRunning(); });
+    const Duration c = cost(m_running->items);
+    if (c > Duration::zero()) {
+        m_runningTimer = m_scheduler.callAfter(c, [this] { finishRunning(); });
+        return;
+    }
+    // Free commands still finish on a later turn, but through post(): a live QtScheduler
+    // queues an event instead of building a timer.
+    m_scheduler.post([this, generation = m_generation] {
+        if (generation == m_generation)
+            finishRunning();
+    });
 }
 
 void Sta::finishRunning()

@@ -12,19 +12,21 @@
 
 namespace stormwatch::gateway {
 
+struct Session;
+
 // One Invoke on its way through the STA. It outlives its reply when the caller's deadline
 // passes first: the STA still runs it later (wasted work).
 struct StaJob {
     using Done = std::function<void(CallStatus, mxgateway::v1::MxCommandReply)>;
 
-    std::uint64_t id = 0;
-    std::string sessionId;
-    mxgateway::v1::MxCommandRequest request;
+    std::weak_ptr<Session> session; // expired when the session closed or the gateway restarted
+    mxgateway::v1::MxCommand command;
+    std::string correlationId;
     CommandKind kind = CommandKind::None;
     int items = 0;
     Time arrived{0};
+    Duration timeout{0}; // the session's command timeout
     Time deadline{0};
-    TimerId deadlineTimer = kNoTimer;
     Done done;           // empty once the caller has been answered
     bool ran = false;    // the STA finished it
     bool dropped = false; // ran, but its reply was dropped (fault)
@@ -72,6 +74,7 @@ private:
     std::deque<StaJobPtr> m_queue;
     StaJobPtr m_running;
     TimerId m_runningTimer = kNoTimer;
+    std::uint64_t m_generation = 0;
     std::size_t m_maxDepth = 0;
 };
 

@@ -160,7 +160,9 @@ private slots:
         const Result r = run({"--list-scenarios"});
         QCOMPARE(r.exitCode, 0);
         const QString text = QString::fromUtf8(r.out);
-        QVERIFY2(text.startsWith("live-gate-lever1  The Lever 1 live gate"), qPrintable(text));
+        QVERIFY2(text.contains(QRegularExpression("^live-gate-lever1  The Lever 1 live gate ",
+                                                  QRegularExpression::MultilineOption)),
+                 qPrintable(text));
         QCOMPARE(text.count('\n'), int(stormwatch::bundledScenarioNames().size()));
     }
 
@@ -171,19 +173,54 @@ private slots:
         const QString text = QString::fromUtf8(r.out);
         for (const char* option :
              {"--headless", "--scenario", "--variants", "--seed", "--json", "--report",
-              "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress"})
+              "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress",
+              "--tls-ca", "--tls-cert", "--tls-key", "--token-file", "--levers", "--settings",
+              "--screenshot", "--screenshot-after-s"})
             QVERIFY2(text.contains(option), option);
         QVERIFY(text.contains("default: the scenario's seed"));
     }
 
-    void liveIsNotThereYet()
+    // A two-second live run on the embedded mock gateway over loopback gRPC.
+    void liveRunOnTheEmbeddedMock()
     {
-        Result r = run({"--live", "--gateway", "127.0.0.1:5001"});
-        QCOMPARE(r.exitCode, 1);
-        QVERIFY(r.err.contains("live mode: not yet available"));
-        r = run({"--live", "--gateway", "nowhere"});
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath("short.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"name": "short-live", "description": "two seconds", "duration_s": 2,
+                    "gateway": {"command_ms": 0.2, "per_item_ms": 0.01, "data_hz": 10},
+                    "connections": [{"name": "gw1"}],
+                    "instances": [{"name": "i", "connection": "gw1", "tags": 8}],
+                    "variants": ["all"]})");
+        f.close();
+        const Result r = run({"--headless", "--scenario", file, "--live", "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value("mode").toString(), QStringLiteral("live"));
+        const QJsonObject v = o.value("variants").toArray().at(0).toObject();
+        QCOMPARE(v.value("gateway_metrics_source").toString(), QStringLiteral("gateway"));
+        QVERIFY(v.value("gateway_rpcs").toDouble() >= 2); // register + the subscribe
+        QVERIFY(v.value("time_to_all_good_s").isDouble());
+        QVERIFY2(r.err.contains("all: 1/2 s") && r.err.contains("all: 2/2 s"), qPrintable(r.err));
+    }
+
+    void liveGatewayProblemsExitTwo()
+    {
+        Result r =
+            run({"--headless", "--scenario", "live-gate-lever1", "--live", "--gateway", "nowhere"});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY(r.err.contains("HOST:PORT"));
+        QVERIFY2(r.err.contains("--gateway") && r.err.contains("nowhere"), qPrintable(r.err));
+        r = run({"--live", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001",
+                 "--tls-ca", "/no/such/ca.pem"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("/no/such/ca.pem"), qPrintable(r.err));
+        r = run({"--live", "--scenario", "live-gate-lever1", "--token-file", "/tmp/t"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--token-file"), qPrintable(r.err));
+        r = run({"--headless", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("add --live"), qPrintable(r.err));
     }
 
 #ifdef STORMWATCH_CONSOLE

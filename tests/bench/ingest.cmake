@@ -2,6 +2,4 @@
 add_executable(bench_ingest ${CMAKE_CURRENT_LIST_DIR}/bench_ingest.cpp)
 target_link_libraries(bench_ingest PRIVATE stormwatch_gateway stormwatch_client)
 stormwatch_warnings(bench_ingest)
-if(TARGET bench)
-  add_dependencies(bench bench_ingest)
-endif()
+add_dependencies(bench bench_ingest)

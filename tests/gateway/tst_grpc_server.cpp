@@ -133,6 +133,7 @@ private slots:
     void reflectionListsTheGatewayService();
     void controlServiceConfigAndStats();
     void stopFinishesOpenStreams();
+    void secondServerOnATakenPortFails();
 
 private:
     std::unique_ptr<MockGatewayServer> m_server;
@@ -433,6 +434,17 @@ void TestGrpcServer::stopFinishesOpenStreams()
     QCOMPARE(reader->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
     QVERIFY(pending.wait_for(5s) == std::future_status::ready);
     QCOMPARE(pending.get(), grpc::StatusCode::UNAVAILABLE);
+}
+
+void TestGrpcServer::secondServerOnATakenPortFails()
+{
+    MockGatewayServer second;
+    QVERIFY(!second.start("127.0.0.1:" + std::to_string(m_server->port())));
+    QVERIFY(QString::fromStdString(second.lastError()).contains("cannot listen"));
+    QVERIFY(!second.running());
+    QVERIFY(second.start("127.0.0.1:0")); // and it can still start elsewhere
+    QVERIFY(second.port() != m_server->port());
+    second.stop();
 }
 
 QTEST_GUILESS_MAIN(TestGrpcServer)

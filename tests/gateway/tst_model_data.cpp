@@ -15,6 +15,7 @@ private slots:
     void firstValueArrivesPromptlyAfterAdvise();
     void zeroRateGivesOneInitialValuePerAdvise();
     void sessionsGetSeparateBatches();
+    void streamOpenedAfterAdviseGetsFirstValues();
     void cancelledStreamGetsNothingMore();
     void unknownSessionStreamEndsNotFound();
     void replayOf30MinutesIsCheap();
@@ -104,6 +105,22 @@ void TestModelData::sessionsGetSeparateBatches()
     QCOMPARE(b->events.size(), std::size_t(5));
     QCOMPARE(a->events[0].data_changes().changes_size(), 2);
     QCOMPARE(b->events[0].data_changes().changes_size(), 7);
+}
+
+void TestModelData::streamOpenedAfterAdviseGetsFirstValues()
+{
+    Fixture f(0);
+    const auto id = open(f.model, f.sched).id();
+    const int sh = registerClient(f.model, f.sched, id);
+    auto a = send(f.model, id, subscribeBulk(sh, tagNames(6), true));
+    QVERIFY(runUntilAnswered(f.sched, a));
+    f.sched.runFor(10s);
+    auto log = listen(f.model, id);
+    f.sched.runFor(1ms);
+    QCOMPARE(log->events.size(), std::size_t(1));
+    QCOMPARE(log->changes(), std::size_t(6));
+    f.sched.runFor(60s);
+    QCOMPARE(log->changes(), std::size_t(6)); // once only
 }
 
 void TestModelData::cancelledStreamGetsNothingMore()

@@ -35,6 +35,7 @@ private slots:
     void capabilityToggleAppliesToNewSessions();
     void watchStatsReportsAtTheInterval();
     void shutdownAnswersEverythingUnavailable();
+    void restartCancelsAFreeCommandAboutToFinish();
 };
 
 void TestModelFaults::wedgeHoldsTheStaUntilItEnds()
@@ -315,6 +316,25 @@ void TestModelFaults::shutdownAnswersEverythingUnavailable()
     QCOMPARE(open(model, sched).status.code, StatusCode::UNAVAILABLE);
     sched.runAll();
     QCOMPARE(sched.pending(), std::size_t(0)); // nothing keeps ticking after a shutdown
+}
+
+void TestModelFaults::restartCancelsAFreeCommandAboutToFinish()
+{
+    VirtualScheduler sched;
+    GatewayConfig config = quietConfig();
+    config.commandMs = 0;
+    config.perItemMs = 0;
+    GatewayModel model(sched, config);
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    QVERIFY(sh > 0);
+    auto a = send(model, id, addItem(sh, "T"));
+    QVERIFY(!a->answered()); // free, but still not answered from inside the call
+    model.restart(1s);
+    sched.runFor(2s);
+    QCOMPARE(a->calls, 1);
+    QCOMPARE(a->status.code, StatusCode::UNAVAILABLE);
+    QCOMPARE(model.commandsRun(CommandKind::AddItem), 0);
 }
 
 QTEST_GUILESS_MAIN(TestModelFaults)

@@ -1,0 +1,153 @@
+// ClientEngine against the mock model in virtual time: levers applied at run time, redeploy,
+// the alarm guard lever, and session setup past a recovering gate.
+#include "client/client_engine.h"
+#include "support_virtual_gateway.h"
+
+#include <QtTest>
+
+using namespace stormwatch;
+using namespace stormwatch::testing;
+using namespace std::chrono_literals;
+using gateway::CommandKind;
+
+namespace {
+
+struct Recorder : EngineObserver {
+    std::vector<std::pair<int, std::size_t>> tagBatches; // instance, size
+    std::vector<std::string> logs;
+    void onTagsChanged(const Instance&, int instance, const std::vector<int>& tags) override
+    {
+        tagBatches.emplace_back(instance, tags.size());
+    }
+    void onLog(Severity, const std::string& subject, const std::string& message) override
+    {
+        logs.push_back(subject + ": " + message);
+    }
+    bool logged(const std::string& fragment) const
+    {
+        return std::any_of(logs.begin(), logs.end(),
+                           [&](const std::string& l) { return l.find(fragment) != std::string::npos; });
+    }
+};
+
+EngineConfig config(const QString& preset, int tags = 10, bool alarms = false)
+{
+    EngineConfig c;
+    c.levers = *leverPreset(preset, nullptr);
+    c.connections.push_back({"gw1", 0});
+    c.instances.push_back({"Z28061", "gw1", makeTags("Z28061.Attr", tags), alarms});
+    return c;
+}
+
+} // namespace
+
+class TestClientEngine : public QObject {
+    Q_OBJECT
+private slots:
+    void rejectsAnInstanceOnAnUnknownConnection()
+    {
+        EngineConfig c = config("all");
+        c.instances[0].connection = "plc9";
+        QVERIFY(QString::fromStdString(ClientEngine::validate(c)).contains("plc9"));
+        QVERIFY(ClientEngine::validate(config("all")).empty());
+    }
+
+    void redeployRemovesReaddsAndResetsTags()
+    {
+        VirtualGateway gw;
+        ClientEngine engine(gw.sched, gw.port, config("lever1+2", 10));
+        Recorder rec;
+        engine.setObserver(&rec);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(3s);
+        QCOMPARE(engine.deployedCounts().good, 10);
+
+        rec.tagBatches.clear();
+        QVERIFY(engine.redeploy("Z28061"));
+        QCOMPARE(engine.deployedCounts().uncertain, 10); // every tag starts over ...
+        QVERIFY(!rec.tagBatches.empty());
+        QCOMPARE(rec.tagBatches.front().second, std::size_t(10)); // ... and the views are told
+        gw.sched.runFor(3s);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::RemoveItem), std::int64_t(10));
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(2));
+        QCOMPARE(engine.deployedCounts().good, 10);
+        QCOMPARE(engine.subscribeRequests(), std::int64_t(2)); // one per deployment
+        QVERIFY(!engine.redeploy("nope"));
+    }
+
+    void leversApplyAtRunTime()
+    {
+        VirtualGateway gw;
+        gw.model.refuseSessions(std::chrono::hours(1)); // every subscribe stays unanswered
+        ClientEngine engine(gw.sched, gw.port, config("levers-off"));
+        Recorder rec;
+        engine.setObserver(&rec);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runUntil(20s - 1us);
+        QCOMPARE(engine.subscribeRequests(), std::int64_t(4)); // 0, 5, 10, 15 s
+        engine.applyLevers(*leverPreset("lever1", nullptr));
+        QVERIFY(rec.logged("levers changed"));
+        gw.sched.runUntil(60s - 1us); // the 15 s request blocks re-sends until its 45 s ceiling
+        QCOMPARE(engine.subscribeRequests(), std::int64_t(4));
+        gw.sched.runUntil(60s);
+        QCOMPARE(engine.subscribeRequests(), std::int64_t(5));
+    }
+
+    void lever3ChangeIsLoggedForTheNextSession()
+    {
+        VirtualGateway gw;
+        ClientEngine engine(gw.sched, gw.port, config("lever1"));
+        Recorder rec;
+        engine.setObserver(&rec);
+        engine.startConnections();
+        gw.sched.runFor(1s);
+        LeverSet levers = engine.levers();
+        levers.sessionCommandTimeoutMs = 45000;
+        engine.applyLevers(levers);
+        QVERIFY(rec.logged("applies at the next session open"));
+        QCOMPARE(engine.connections()[0]->echoedCommandTimeout(), std::optional<Duration>(30s));
+    }
+
+    void alarmGuardOffIsThePreFixAlarmRetry()
+    {
+        for (const bool guardOn : {false, true}) {
+            VirtualGateway gw;
+            gw.model.refuseSessions(std::chrono::hours(1));
+            EngineConfig c = config("lever1", 3, /*alarms=*/true);
+            c.levers.alarmGuard = guardOn;
+            ClientEngine engine(gw.sched, gw.port, c);
+            engine.startConnections();
+            engine.deployAll();
+            gw.sched.runUntil(110s - 1us);
+            const auto sent = engine.instances()[0]->alarmRequestsSent();
+            // Off: a fixed 2 × 5 s interval, no in-flight check — 11 in 110 s. On: guarded like tags.
+            QCOMPARE(sent, guardOn ? std::int64_t(3) : std::int64_t(11));
+        }
+    }
+
+    void sessionSetupPassesARecoveringGate()
+    {
+        VirtualGateway gw;
+        EngineConfig c = config("lever1+2");
+        c.levers.recovery.enabled = true;
+        c.levers.recovery.strategy = RecoveryConfig::Strategy::None; // closed until reset
+        c.levers.recovery.failHandler = RecoveryConfig::FailHandler::Simple;
+        ClientEngine engine(gw.sched, gw.port, c);
+        engine.startConnections();
+        gw.sched.runFor(1s);
+        engine.gate().recordFailure("DEADLINE_EXCEEDED: test");
+        QVERIFY(engine.gate().recovering());
+        gw.model.restart(1s);
+        gw.sched.runFor(10s);
+        QVERIFY(engine.connections()[0]->connected()); // Register is not a gated call
+        QCOMPARE(engine.connections()[0]->stats().sessionsOpened, std::int64_t(2));
+        engine.deployAll();
+        gw.sched.runFor(1s);
+        QVERIFY(engine.gate().suppressedCalls() >= 1); // the subscribe is
+    }
+};
+
+QTEST_GUILESS_MAIN(TestClientEngine)
+#include "tst_client_engine.moc"

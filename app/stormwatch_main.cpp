@@ -8,6 +8,10 @@
 //
 // Exit codes: 0 ok, 1 runtime failure, 2 bad input (the message names the problem).
 
+#ifdef STORMWATCH_CONSOLE
+#include "app/console.h"
+#include <QApplication>
+#endif
 #include "scenario/report.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_parser.h"
@@ -75,9 +79,10 @@ struct Options {
                             "embedded mock gateway on 127.0.0.1 (each variant gets its own), or "
                             "against --gateway. Implies --headless; progress is shown on stderr."};
     QCommandLineOption gateway{"gateway",
-                               "Gateway address for --live (default: an embedded mock gateway on "
-                               "127.0.0.1, a free port). Fault actions need its MockGatewayControl "
-                               "service; without it they are skipped and listed in the report.",
+                               "Gateway address for --live or the console window (default: an "
+                               "embedded mock gateway on 127.0.0.1, a free port). Fault actions need "
+                               "its MockGatewayControl service; without it they are skipped and listed "
+                               "in the report (--live) or disabled (console).",
                                "HOST:PORT"};
     QCommandLineOption tlsCa{"tls-ca", "TLS to --gateway, trusting this CA (PEM).", "FILE"};
     QCommandLineOption tlsCert{
@@ -86,6 +91,18 @@ struct Options {
                               "FILE"};
     QCommandLineOption tokenFile{
         "token-file", "Bearer token for --gateway, read from FILE (never shown).", "FILE"};
+    // The console window's own options.
+    QCommandLineOption levers{"levers",
+                              "Console: lever preset the live client starts with: levers-off, lever1, "
+                              "lever1+2, all (default: the last one used).",
+                              "PRESET"};
+    QCommandLineOption settings{"settings", "Console: settings file to use instead of the user's (INI).",
+                                "FILE"};
+    QCommandLineOption screenshot{"screenshot",
+                                  "Console: save the window as a PNG after --screenshot-after-s and quit.",
+                                  "FILE"};
+    QCommandLineOption screenshotAfter{"screenshot-after-s",
+                                       "Console: seconds before --screenshot is taken (default 5).", "N", "5"};
 
     void addTo(QCommandLineParser& parser) const
     {
@@ -96,7 +113,7 @@ struct Options {
         parser.addVersionOption();
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
                            listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
-                           tokenFile});
+                           tokenFile, levers, settings, screenshot, screenshotAfter});
     }
 };
 
@@ -113,17 +130,45 @@ bool headlessRequested(int argc, char** argv)
     return false;
 }
 
-// --- replaced by the console window (issue 5) -----------------------------------------
+// --- the console window ----------------------------------------------------------------
 
-std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool /*headless*/)
+std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool headless)
 {
+#ifdef STORMWATCH_CONSOLE
+    if (!headless)
+        return std::make_unique<QApplication>(argc, argv);
+#else
+    Q_UNUSED(headless);
+#endif
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
-int runConsole(const QCommandLineParser& /*parser*/)
+int runConsole(const QCommandLineParser& parser, const Options& o)
 {
+#ifdef STORMWATCH_CONSOLE
+    ConsoleOptions c;
+    c.gateway = parser.value(o.gateway);
+    c.tlsCa = parser.value(o.tlsCa);
+    c.tlsCert = parser.value(o.tlsCert);
+    c.tlsKey = parser.value(o.tlsKey);
+    c.tokenFile = parser.value(o.tokenFile);
+    c.scenario = parser.value(o.scenario);
+    c.levers = parser.value(o.levers);
+    c.settingsFile = parser.value(o.settings);
+    c.screenshot = parser.value(o.screenshot);
+    bool ok = false;
+    c.screenshotAfterS = parser.value(o.screenshotAfter).toDouble(&ok);
+    if (!ok) {
+        err() << "bad --screenshot-after-s \"" << parser.value(o.screenshotAfter) << "\": must be a number of seconds\n";
+        return kExitBadInput;
+    }
+    return runConsoleWindow(c);
+#else
+    Q_UNUSED(parser);
+    Q_UNUSED(o);
     out() << "the console is not built yet; run with --headless --scenario NAME (see --help)\n";
     return kExitOk;
+#endif
 }
 
 // ---------------------------------------------------------------------------------------
@@ -404,5 +449,5 @@ int main(int argc, char** argv)
         return runHeadless(parser, o);
     if (parser.isSet(o.headless))
         return runHeadless(parser, o);
-    return runConsole(parser);
+    return runConsole(parser, o);
 }

@@ -174,16 +174,10 @@ private slots:
         for (const char* option :
              {"--headless", "--scenario", "--variants", "--seed", "--json", "--report",
               "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress",
-              "--tls-ca", "--tls-cert", "--tls-key", "--token-file"})
+              "--tls-ca", "--tls-cert", "--tls-key", "--token-file", "--levers", "--settings",
+              "--screenshot", "--screenshot-after-s"})
             QVERIFY2(text.contains(option), option);
         QVERIFY(text.contains("default: the scenario's seed"));
-    }
-
-    void consoleIsNotThereYet()
-    {
-        const Result r = run({});
-        QCOMPARE(r.exitCode, 0);
-        QVERIFY(r.out.contains("the console is not built yet"));
     }
 
     // A two-second live run on the embedded mock gateway over loopback gRPC.
@@ -228,6 +222,42 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("add --live"), qPrintable(r.err));
     }
+
+#ifdef STORMWATCH_CONSOLE
+    // The console on the embedded mock, offscreen: the window is grabbed and it quits.
+    void consoleStartsOnTheEmbeddedMockAndTakesAScreenshot()
+    {
+        QTemporaryDir dir;
+        const QString png = dir.filePath("console.png");
+        const Result r = run({"--screenshot", png, "--screenshot-after-s", "2", "--settings", dir.filePath("s.ini")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile file(png);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.read(8).startsWith("\x89PNG"));
+    }
+
+    void consoleRefusesBadGatewayOptionsWithExitCode2()
+    {
+        QTemporaryDir dir;
+        const QString settings = dir.filePath("s.ini");
+        Result r = run({"--gateway", "127.0.0.1:5001", "--tls-ca", dir.filePath("missing.pem"), "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("missing.pem"), qPrintable(r.err));
+        r = run({"--token-file", dir.filePath("token"), "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("need --gateway"), qPrintable(r.err));
+        r = run({"--levers", "most", "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--levers") && r.err.contains("lever1"), qPrintable(r.err));
+    }
+#else
+    void consoleIsNotThereYet()
+    {
+        const Result r = run({});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("the console is not built yet"));
+    }
+#endif
 };
 
 QTEST_GUILESS_MAIN(TestStormwatchCli)

@@ -1,4 +1,5 @@
 #include "ui/main_window.h"
+#include "ui/plot_panel.h"
 
 #include "models/event_log_model.h"
 #include "models/series_store.h"
@@ -97,17 +98,11 @@ MainWindow::~MainWindow() = default;
 
 QWidget* MainWindow::createPlotArea()
 {
-    // P's PlotPanel (ui/plot_panel.h) over m_store goes here once it is on main:
-    //   m_plots = new PlotPanel(m_store); return m_plots;
-    // and followLiveToggled / resetZoomRequested are connected to it.
-    auto* placeholder = new QLabel(tr("Plots: outstanding subscribes, retry interval, tag "
-                                      "quality and gateway load appear here."));
-    placeholder->setObjectName(QStringLiteral("plotArea"));
-    placeholder->setAlignment(Qt::AlignCenter);
-    placeholder->setMinimumSize(480, 320);
-    placeholder->setAutoFillBackground(true);
-    placeholder->setBackgroundRole(QPalette::Base);
-    return placeholder;
+    m_plots = new PlotPanel(m_store);
+    m_plots->setObjectName(QStringLiteral("plotArea"));
+    connect(this, &MainWindow::followLiveToggled, m_plots, &PlotPanel::setFollowLive);
+    connect(this, &MainWindow::resetZoomRequested, m_plots, &PlotPanel::resetZoom);
+    return m_plots;
 }
 
 SeriesStore* MainWindow::store()
@@ -479,18 +474,14 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 bool MainWindow::exportPng(const QString& path)
 {
-    return m_plotArea->grab().save(path, "PNG");
+    return m_plots->exportPng(path);
 }
 
 bool MainWindow::exportCsv(const QString& path)
 {
-    const double from = m_store->earliestTime(), to = m_store->latestTime();
-    if (std::isnan(from) || std::isnan(to))
-        return false;
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return false;
-    return f.write(m_store->toCsv(from, to, m_store->subscriptions())) >= 0;
+    if (m_store->pointCount() == 0)
+        return false; // nothing recorded yet: no file rather than an empty table
+    return m_plots->exportCsv(path); // the visible range, as the plots show it
 }
 
 void MainWindow::exportPngInteractive()

@@ -43,7 +43,7 @@ public:
     ~MainWindow() override;
 
     SeriesStore* store();
-    PlotPanel* plots(); // nullptr while the plot area is the placeholder (see createPlotArea)
+    PlotPanel* plots();
     TagTableModel* tagModel();
     EventLogModel* logModel();
     TopologyModel* topologyModel();
@@ -83,7 +83,7 @@ public:
     Theme theme() const { return m_theme; }
 
     bool exportPng(const QString& path); // the plot area as shown
-    bool exportCsv(const QString& path); // every series in the store
+    bool exportCsv(const QString& path); // the plots' visible range
 
 signals:
     void leversChanged(const stormwatch::LeverSet& levers);

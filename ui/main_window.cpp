@@ -171,6 +171,7 @@ void MainWindow::createDocks()
     connect(m_topology, &TopologyPanel::redeployRequested, this, &MainWindow::redeployRequested);
     connect(m_scenario, &ScenarioPanel::playRequested, this, &MainWindow::playRequested);
     connect(m_scenario, &ScenarioPanel::stopRequested, this, &MainWindow::stopRequested);
+    connect(m_scenario, &ScenarioPanel::pauseToggled, this, &MainWindow::pauseToggled);
     connect(m_scenario, &ScenarioPanel::compareRequested, this, &MainWindow::compareRequested);
 }
 
@@ -196,7 +197,7 @@ void MainWindow::createActions()
     QAction* quit = action(QStringLiteral("actionQuit"), tr("&Quit"), {QKeySequence::Quit});
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
-    QAction* play = action(QStringLiteral("actionPlayPause"), tr("&Play / stop"),
+    QAction* play = action(QStringLiteral("actionPlayPause"), tr("&Play / pause"),
                            {QKeySequence(Qt::Key_Space)});
     connect(play, &QAction::triggered, m_scenario, &ScenarioPanel::togglePlay);
     m_followLive = action(QStringLiteral("actionFollowLive"), tr("&Follow live"),

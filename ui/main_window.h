@@ -95,6 +95,7 @@ signals:
     // speed: 1, 10, 60, 0 = max (virtual); -1 = live over gRPC
     void playRequested(const QString& scenarioNameOrPath, const QString& variant, double speed);
     void stopRequested();
+    void pauseToggled(); // Space / Pause while a virtual playback runs
     void compareRequested(const QString& scenarioNameOrPath);
     // View actions the plot panel acts on (also wired to it directly once it exists).
     void followLiveToggled(bool follow);

@@ -50,9 +50,13 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent)
     m_play = new QPushButton(tr("Play"));
     m_play->setObjectName(QStringLiteral("play"));
     m_play->setToolTip(tr("Play (Space)"));
+    m_pause = new QPushButton(tr("Pause"));
+    m_pause->setObjectName(QStringLiteral("pause"));
+    m_pause->setToolTip(tr("Pause or resume a virtual playback (Space)"));
+    m_pause->setEnabled(false);
     m_stop = new QPushButton(tr("Stop"));
     m_stop->setObjectName(QStringLiteral("stop"));
-    m_stop->setToolTip(tr("Stop (Space)"));
+    m_stop->setToolTip(tr("Stop (Space for a live run)"));
     m_stop->setEnabled(false);
     m_progress = new QProgressBar;
     m_progress->setObjectName(QStringLiteral("progress"));
@@ -70,6 +74,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent)
     auto* transport = new QHBoxLayout;
     transport->addWidget(m_speed);
     transport->addWidget(m_play);
+    transport->addWidget(m_pause);
     transport->addWidget(m_stop);
     auto* form = new QFormLayout;
     form->addRow(tr("Scenario"), pick);
@@ -84,6 +89,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent)
     connect(m_scenario, &QComboBox::activated, this, &ScenarioPanel::onScenarioChosen);
     connect(m_open, &QPushButton::clicked, this, &ScenarioPanel::openFile);
     connect(m_play, &QPushButton::clicked, this, &ScenarioPanel::requestPlay);
+    connect(m_pause, &QPushButton::clicked, this, &ScenarioPanel::pauseToggled);
     connect(m_stop, &QPushButton::clicked, this, &ScenarioPanel::stopRequested);
     connect(m_compare, &QPushButton::clicked, this,
             [this] { emit compareRequested(currentScenario()); });
@@ -205,17 +211,21 @@ void ScenarioPanel::requestPlay()
 
 void ScenarioPanel::togglePlay()
 {
-    if (m_playing)
-        emit stopRequested();
+    if (m_playing && !m_live)
+        emit pauseToggled();
+    else if (m_playing)
+        emit stopRequested(); // live time cannot be paused
     else if (m_play->isEnabled())
         requestPlay();
 }
 
 void ScenarioPanel::setPlaybackState(bool playing, double progress, const QString& label)
 {
-    m_playing = playing;
     m_play->setEnabled(!playing && m_variant->count() > 0);
     m_stop->setEnabled(playing);
+    m_playing = playing;
+    m_live = playing && progress < 0;
+    m_pause->setEnabled(playing && !m_live);
     for (QWidget* w : std::initializer_list<QWidget*>{m_scenario, m_open, m_variant, m_speed})
         w->setEnabled(!playing);
     // A live run has no end: the bar stays empty and the label carries the elapsed time.

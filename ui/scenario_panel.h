@@ -32,7 +32,7 @@ public:
 
     void setPlaybackState(bool playing, double progress, const QString& label);
     bool isPlaying() const { return m_playing; }
-    // Space: play when stopped, stop when playing.
+    // Space: play when stopped; while playing, pause/resume a virtual run and stop a live one.
     void togglePlay();
     // File dialog, then loadScenario().
     void openFile();
@@ -40,6 +40,7 @@ public:
 signals:
     void playRequested(const QString& scenarioNameOrPath, const QString& variant, double speed);
     void stopRequested();
+    void pauseToggled(); // pause or resume the pacing of a virtual playback
     void compareRequested(const QString& scenarioNameOrPath);
 
 private:
@@ -47,12 +48,14 @@ private:
     void requestPlay();
 
     bool m_playing = false;
+    bool m_live = false; // a live run: unbounded, cannot be paused
     QComboBox* m_scenario = nullptr;
     QPushButton* m_open = nullptr;
     QComboBox* m_variant = nullptr;
     QTextBrowser* m_description = nullptr;
     QComboBox* m_speed = nullptr;
     QPushButton* m_play = nullptr;
+    QPushButton* m_pause = nullptr;
     QPushButton* m_stop = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_compare = nullptr;

@@ -21,6 +21,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -298,6 +299,7 @@ private slots:
         MainWindow w;
         QSignalSpy play(&w, &MainWindow::playRequested);
         QSignalSpy stop(&w, &MainWindow::stopRequested);
+        QSignalSpy pause(&w, &MainWindow::pauseToggled);
         QSignalSpy compare(&w, &MainWindow::compareRequested);
         w.setScenarioNames(bundledScenarioNames());
         QVERIFY(w.loadScenario("live-gate-lever1"));
@@ -315,12 +317,24 @@ private slots:
         w.setPlaybackState(true, 0.5, QStringLiteral("55 s / 110 s"));
         QVERIFY(!child<QPushButton>(w, "play")->isEnabled());
         QVERIFY(child<QPushButton>(w, "stop")->isEnabled());
-        // Space stops a playing run and plays a stopped one.
+        QVERIFY(child<QPushButton>(w, "pause")->isEnabled());
+        QCOMPARE(child<QProgressBar>(w, "progress")->value(), 500);
+        QCOMPARE(child<QProgressBar>(w, "progress")->text(), QStringLiteral("55 s / 110 s"));
+        // Space pauses / resumes a virtual run, plays a stopped one, stops a live one.
         child<QAction>(w, "actionPlayPause")->trigger();
+        QCOMPARE(pause.count(), 1);
+        QCOMPARE(stop.count(), 0);
+        child<QPushButton>(w, "stop")->click();
         QCOMPARE(stop.count(), 1);
         w.setPlaybackState(false, 1.0, QString());
         child<QAction>(w, "actionPlayPause")->trigger();
         QCOMPARE(play.count(), 2);
+        w.setPlaybackState(true, -1, QStringLiteral("live 00:42"));
+        QVERIFY(!child<QPushButton>(w, "pause")->isEnabled());
+        child<QAction>(w, "actionPlayPause")->trigger();
+        QCOMPARE(stop.count(), 2);
+        QCOMPARE(pause.count(), 1);
+        w.setPlaybackState(false, 0, QString());
 
         child<QPushButton>(w, "compare")->click();
         QCOMPARE(compare.count(), 1);
@@ -421,6 +435,29 @@ private slots:
         QVERIFY(QTest::qWaitForWindowActive(&w));
         QTest::keyClick(&w, Qt::Key_L, Qt::ControlModifier);
         QVERIFY(w.eventLogPanel()->filterEdit()->hasFocus());
+    }
+
+    void plotShortcutsReachThePlots()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        QSignalSpy follow(&w, &MainWindow::followLiveToggled);
+        QSignalSpy reset(&w, &MainWindow::resetZoomRequested);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.centralWidget()->setFocus();
+        QTest::keyClick(&w, Qt::Key_F);
+        QCOMPARE(follow.count(), 1);
+        QCOMPARE(follow.at(0).at(0).toBool(), false);
+        QTest::keyClick(&w, Qt::Key_0, Qt::ControlModifier);
+        QTest::keyClick(&w, Qt::Key_Home);
+        QCOMPARE(reset.count(), 2);
+        // Typing in a filter field is typing, not a shortcut.
+        w.tagsPanel()->filterEdit()->setFocus();
+        QTest::keyClick(w.tagsPanel()->filterEdit(), Qt::Key_F);
+        QCOMPARE(follow.count(), 1);
+        QCOMPARE(w.tagsPanel()->filterEdit()->text(), QStringLiteral("f"));
     }
 
     void settingsRoundTripThroughAnIniFile()

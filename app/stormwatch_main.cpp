@@ -1,11 +1,17 @@
 // stormwatch: the console (window) and its headless command line.
 //
 //   stormwatch --headless --scenario NAME|FILE [--variants a,b] [--seed N] [--json] [--report DIR]
+//              [--live [--gateway HOST:PORT [--tls-ca F] [--tls-cert F --tls-key F] [--token-file
+//              F]]]
 //   stormwatch --list-scenarios
 //   stormwatch --validate-scenario FILE
 //
 // Exit codes: 0 ok, 1 runtime failure, 2 bad input (the message names the problem).
 
+#ifdef STORMWATCH_CONSOLE
+#include "app/console.h"
+#include <QApplication>
+#endif
 #include "scenario/report.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_parser.h"
@@ -20,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 using namespace stormwatch;
@@ -67,11 +74,35 @@ struct Options {
         "Check a scenario file, print every error (file: path: rule) "
         "and exit (2 when it has errors).",
         "FILE"};
-    QCommandLineOption live{"live", "Run against a gateway over gRPC instead of in virtual time."};
+    QCommandLineOption live{"live",
+                            "Run in real time over gRPC instead of in virtual time: against an "
+                            "embedded mock gateway on 127.0.0.1 (each variant gets its own), or "
+                            "against --gateway. Implies --headless; progress is shown on stderr."};
     QCommandLineOption gateway{"gateway",
-                               "Gateway address for --live (default: an embedded mock gateway on "
-                               "127.0.0.1, a free port).",
+                               "Gateway address for --live or the console window (default: an "
+                               "embedded mock gateway on 127.0.0.1, a free port). Fault actions need "
+                               "its MockGatewayControl service; without it they are skipped and listed "
+                               "in the report (--live) or disabled (console).",
                                "HOST:PORT"};
+    QCommandLineOption tlsCa{"tls-ca", "TLS to --gateway, trusting this CA (PEM).", "FILE"};
+    QCommandLineOption tlsCert{
+        "tls-cert", "Client certificate for TLS to --gateway (PEM; with --tls-key).", "FILE"};
+    QCommandLineOption tlsKey{"tls-key", "Client key for TLS to --gateway (PEM; with --tls-cert).",
+                              "FILE"};
+    QCommandLineOption tokenFile{
+        "token-file", "Bearer token for --gateway, read from FILE (never shown).", "FILE"};
+    // The console window's own options.
+    QCommandLineOption levers{"levers",
+                              "Console: lever preset the live client starts with: levers-off, lever1, "
+                              "lever1+2, all (default: the last one used).",
+                              "PRESET"};
+    QCommandLineOption settings{"settings", "Console: settings file to use instead of the user's (INI).",
+                                "FILE"};
+    QCommandLineOption screenshot{"screenshot",
+                                  "Console: save the window as a PNG after --screenshot-after-s and quit.",
+                                  "FILE"};
+    QCommandLineOption screenshotAfter{"screenshot-after-s",
+                                       "Console: seconds before --screenshot is taken (default 5).", "N", "5"};
 
     void addTo(QCommandLineParser& parser) const
     {
@@ -81,7 +112,8 @@ struct Options {
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
-                           listScenarios, validateScenario, live, gateway});
+                           listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
+                           tokenFile, levers, settings, screenshot, screenshotAfter});
     }
 };
 
@@ -98,17 +130,45 @@ bool headlessRequested(int argc, char** argv)
     return false;
 }
 
-// --- replaced by the console window (issue 5) -----------------------------------------
+// --- the console window ----------------------------------------------------------------
 
-std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool /*headless*/)
+std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool headless)
 {
+#ifdef STORMWATCH_CONSOLE
+    if (!headless)
+        return std::make_unique<QApplication>(argc, argv);
+#else
+    Q_UNUSED(headless);
+#endif
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
-int runConsole(const QCommandLineParser& /*parser*/)
+int runConsole(const QCommandLineParser& parser, const Options& o)
 {
+#ifdef STORMWATCH_CONSOLE
+    ConsoleOptions c;
+    c.gateway = parser.value(o.gateway);
+    c.tlsCa = parser.value(o.tlsCa);
+    c.tlsCert = parser.value(o.tlsCert);
+    c.tlsKey = parser.value(o.tlsKey);
+    c.tokenFile = parser.value(o.tokenFile);
+    c.scenario = parser.value(o.scenario);
+    c.levers = parser.value(o.levers);
+    c.settingsFile = parser.value(o.settings);
+    c.screenshot = parser.value(o.screenshot);
+    bool ok = false;
+    c.screenshotAfterS = parser.value(o.screenshotAfter).toDouble(&ok);
+    if (!ok) {
+        err() << "bad --screenshot-after-s \"" << parser.value(o.screenshotAfter) << "\": must be a number of seconds\n";
+        return kExitBadInput;
+    }
+    return runConsoleWindow(c);
+#else
+    Q_UNUSED(parser);
+    Q_UNUSED(o);
     out() << "the console is not built yet; run with --headless --scenario NAME (see --help)\n";
     return kExitOk;
+#endif
 }
 
 // ---------------------------------------------------------------------------------------
@@ -184,6 +244,9 @@ void printTable(const ScenarioReport& report)
     row("max_sta_queue_depth", [&](const VariantMetrics& v) { return n(v.maxStaQueueDepth); });
     row("suppressed_calls", [&](const VariantMetrics& v) { return n(v.suppressedCalls); });
     row("wall_ms", [&](const VariantMetrics& v) { return n(v.wallMs); });
+    if (report.live)
+        row("gateway_metrics_source",
+            [&](const VariantMetrics& v) { return v.gatewayMetricsSource; });
 
     QList<int> widths(header.size(), 0);
     for (const QStringList& r : rows)
@@ -195,6 +258,9 @@ void printTable(const ScenarioReport& report)
             line += QStringLiteral("  ") + r[c].rightJustified(widths[c]);
         out() << line << '\n';
     }
+    for (const VariantMetrics& v : report.variants)
+        for (const QString& skipped : v.skippedActions)
+            out() << v.name << ": " << skipped << '\n';
 }
 
 class ProgressBar {
@@ -215,6 +281,45 @@ public:
 private:
     QString m_label;
 };
+
+// Live runs take real time: "levers-off: 37/110 s" every second, on one line on a terminal.
+void showLiveProgress(const QString& variant, double elapsedS, double durationS)
+{
+    const bool tty = isatty(STDERR_FILENO);
+    err() << (tty ? "\r" : "") << variant << ": " << formatSeconds(std::floor(elapsedS)) << '/'
+          << formatSeconds(durationS) << " s" << (tty && elapsedS < durationS ? "" : "\n");
+    err().flush();
+}
+
+// The live options the command line asks for; *problem names a bad one (exit 2).
+std::optional<LiveOptions> liveOptionsFrom(const QCommandLineParser& parser, const Options& o,
+                                           QString* problem)
+{
+    LiveOptions live;
+    live.progress = showLiveProgress;
+    const bool tls = parser.isSet(o.tlsCa) || parser.isSet(o.tlsCert) || parser.isSet(o.tlsKey);
+    if (!parser.isSet(o.gateway)) {
+        if (tls || parser.isSet(o.tokenFile)) {
+            *problem = "--tls-ca, --tls-cert, --tls-key and --token-file are for --gateway "
+                       "(the embedded mock gateway is plain loopback)";
+            return std::nullopt;
+        }
+        return live;
+    }
+    GrpcPortOptions port;
+    port.address = parser.value(o.gateway).toStdString();
+    if (tls)
+        port.tls =
+            TlsFiles{parser.value(o.tlsCa).toStdString(), parser.value(o.tlsCert).toStdString(),
+                     parser.value(o.tlsKey).toStdString()};
+    port.tokenFile = parser.value(o.tokenFile).toStdString();
+    if (const QString bad = GrpcGatewayPort::validate(port); !bad.isEmpty()) {
+        *problem = "bad --gateway \"" + parser.value(o.gateway) + "\": " + bad;
+        return std::nullopt;
+    }
+    live.gateway = port;
+    return live;
+}
 
 int runHeadless(const QCommandLineParser& parser, const Options& o)
 {
@@ -262,8 +367,19 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     const bool showProgress = parser.isSet(o.progress) || isatty(STDERR_FILENO);
     ProgressBar bar(scenario->name);
     QString error;
-    const ScenarioReport report = runScenario(
-        *scenario, variants, seed, showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error);
+    ScenarioReport report;
+    if (parser.isSet(o.live)) {
+        QString problem;
+        const auto live = liveOptionsFrom(parser, o, &problem);
+        if (!live) {
+            err() << problem << '\n';
+            return kExitBadInput;
+        }
+        report = runScenarioLive(*scenario, variants, seed, *live, &error);
+    } else {
+        report = runScenario(*scenario, variants, seed,
+                             showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error);
+    }
     if (!error.isEmpty()) {
         err() << "cannot run scenario \"" << scenario->name << "\": " << error << '\n';
         return kExitBadInput;
@@ -314,29 +430,24 @@ int main(int argc, char** argv)
         return kExitBadInput;
     }
     // The simulated faults make the client and the mock log a lot; the report is the output.
+    // Warnings of the scenario runner stay: a timeline action the gateway could not apply.
     if (!parser.isSet(o.verbose))
-        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*=false"));
+        QLoggingCategory::setFilterRules(
+            QStringLiteral("stormwatch.*=false\nstormwatch.scenario.warning=true"));
 
     if (parser.isSet(o.listScenarios))
         return listScenarios();
     if (parser.isSet(o.validateScenario))
         return validateScenario(parser.value(o.validateScenario));
-    if (parser.isSet(o.gateway)) {
-        const QString address = parser.value(o.gateway);
-        const qsizetype colon = address.lastIndexOf(QLatin1Char(':'));
-        bool ok = false;
-        const int port = colon > 0 ? address.mid(colon + 1).toInt(&ok) : 0;
-        if (!ok || port < 1 || port > 65535) {
-            err() << "bad --gateway \"" << address
-                  << "\": expected HOST:PORT with a port from 1 to 65535\n";
+    for (const QCommandLineOption* gatewayOnly :
+         {&o.gateway, &o.tlsCa, &o.tlsCert, &o.tlsKey, &o.tokenFile})
+        if (parser.isSet(*gatewayOnly) && !parser.isSet(o.live) && parser.isSet(o.headless)) {
+            err() << "--" << gatewayOnly->names().first() << " is for live runs: add --live\n";
             return kExitBadInput;
         }
-    }
-    if (parser.isSet(o.live)) {
-        err() << "live mode: not yet available\n";
-        return kExitFailure;
-    }
+    if (parser.isSet(o.live))
+        return runHeadless(parser, o);
     if (parser.isSet(o.headless))
         return runHeadless(parser, o);
-    return runConsole(parser);
+    return runConsole(parser, o);
 }

@@ -127,18 +127,7 @@ void GatewayConnection::stop()
     if (m_reconnectTimer != kNoTimer)
         m_scheduler.cancel(m_reconnectTimer);
     m_reconnectTimer = kNoTimer;
-    if (m_stream)
-        m_port.cancelStream(*m_stream);
-    m_stream.reset();
-    if (!m_sessionId.empty()) {
-        CloseSessionRequest request;
-        request.set_session_id(m_sessionId);
-        m_port.closeSession(request, [](RpcStatus) {});
-    }
-    m_sessionId.clear();
-    m_routes.clear();
-    for (auto& [id, sub] : m_subscribers)
-        std::fill(sub.handles.begin(), sub.handles.end(), 0);
+    dropSession();
     // Callers waiting on a subscribe are not answered: their guards treat it as a lost
     // reply, exactly as when a bridge node stops mid-request.
     for (auto& op : m_running)
@@ -249,12 +238,8 @@ void GatewayConnection::onRegistered(std::int32_t serverHandle)
     runHeld();
 }
 
-void GatewayConnection::connectionLost(const std::string& why)
+void GatewayConnection::dropSession()
 {
-    if (m_state == ConnectionState::Stopped)
-        return;
-    log(Severity::Warning, "connection lost: " + why);
-    ++m_epoch;
     if (m_stream)
         m_port.cancelStream(*m_stream);
     m_stream.reset();
@@ -264,9 +249,18 @@ void GatewayConnection::connectionLost(const std::string& why)
         m_port.closeSession(request, [](RpcStatus) {});
     }
     m_sessionId.clear();
-    m_routes.clear();
+    m_routes.clear(); // item handles die with the session
     for (auto& [id, sub] : m_subscribers)
         std::fill(sub.handles.begin(), sub.handles.end(), 0);
+}
+
+void GatewayConnection::connectionLost(const std::string& why)
+{
+    if (m_state == ConnectionState::Stopped)
+        return;
+    log(Severity::Warning, "connection lost: " + why);
+    ++m_epoch;
+    dropSession();
     // Subscribes in flight lose their replies with the session; they are held and run
     // again once connected, so their callers are answered then (as the DCL does).
     std::vector<OpPtr> requeue;

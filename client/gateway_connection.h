@@ -166,6 +166,7 @@ private:
     void openSession();
     void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);
     void onRegistered(std::int32_t serverHandle);
+    void dropSession();
     void connectionLost(const std::string& why);
     void scheduleReconnect();
     void setState(ConnectionState state);
@@ -180,6 +181,9 @@ private:
     void ensureSubscribed(SubscriberId id); // transparent re-subscribe after reconnect
 
     // subscribe paths (subscribe_operation.cpp)
+    // The primary call of a subscribe failed: every tag fails with its reason.
+    static bool failedAsAWhole(SubscribeOp& op, const RpcStatus& status,
+                               const mxgateway::v1::MxCommandReply& reply);
     OpPtr newOp(SubscriberId id) const;
     void startOp(const OpPtr& op);
     void runBulk(const OpPtr& op, bool supervisory);

@@ -131,6 +131,17 @@ void mapBulkResults(const BulkItemReply& reply, const std::vector<std::string>& 
 
 } // namespace
 
+bool GatewayConnection::failedAsAWhole(SubscribeOp& op, const RpcStatus& status,
+                                       const MxCommandReply& reply)
+{
+    if (status.ok() && reply.success())
+        return false;
+    op.failed = true;
+    op.suppressed = status.suppressed;
+    op.error = status.ok() ? reply.error_message() : status.toString();
+    return true;
+}
+
 void GatewayConnection::runBulk(const OpPtr& op, bool supervisory)
 {
     const auto& tags = op->tags;
@@ -143,13 +154,8 @@ void GatewayConnection::runBulk(const OpPtr& op, bool supervisory)
     invoke(std::move(command), [this, op](RpcStatus status, MxCommandReply reply) {
         if (op->aborted)
             return;
-        if (!status.ok() || !reply.success()) {
-            op->failed = true;
-            op->suppressed = status.suppressed;
-            op->error = status.ok() ? reply.error_message() : status.toString();
-        } else {
+        if (!failedAsAWhole(*op, status, reply))
             mapBulkResults(reply.subscribe_bulk(), op->tags, op->results);
-        }
         finishOp(op);
     });
 }
@@ -165,10 +171,7 @@ void GatewayConnection::runFanOut(const OpPtr& op)
     invoke(std::move(command), [this, op](RpcStatus status, MxCommandReply reply) {
         if (op->aborted)
             return;
-        if (!status.ok() || !reply.success()) {
-            op->failed = true;
-            op->suppressed = status.suppressed;
-            op->error = status.ok() ? reply.error_message() : status.toString();
+        if (failedAsAWhole(*op, status, reply)) {
             finishOp(op);
             return;
         }

@@ -129,8 +129,12 @@ public:
         mock::GetConfigRequest request;
         mock::MockConfig config;
         const grpc::Status status = m_stub->GetConfig(&context, request, &config);
-        if (!status.ok())
-            m_unavailable = QStringLiteral("the gateway at %1 has no mock control service (%2): "
+        if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED)
+            m_unavailable = QStringLiteral("the gateway at %1 has no mock control service: "
+                                           "faults are skipped")
+                                .arg(QString::fromStdString(address));
+        else if (!status.ok())
+            m_unavailable = QStringLiteral("the mock control service at %1 did not answer (%2): "
                                            "faults are skipped")
                                 .arg(QString::fromStdString(address),
                                      QString::fromStdString(status.error_message()));

@@ -23,6 +23,8 @@ QJsonObject variantToJson(const VariantMetrics& v, bool includeWallMs) {
         {"suppressed_calls", double(v.suppressedCalls)},
     };
     if (includeWallMs) o.insert("wall_ms", double(v.wallMs));
+    if (!v.gatewayMetricsSource.isEmpty()) o.insert("gateway_metrics_source", v.gatewayMetricsSource);
+    if (!v.skippedActions.isEmpty()) o.insert("skipped_actions", QJsonArray::fromStringList(v.skippedActions));
     return o;
 }
 

@@ -9,6 +9,7 @@
 #include <QList>
 #include <QMap>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -35,6 +36,11 @@ struct VariantMetrics {
     qint64 maxStaQueueDepth = 0;
     qint64 suppressedCalls = 0;
     qint64 wallMs = 0;  // real time the variant took; the one non-deterministic figure
+    // Live runs only: "gateway" when the gateway metrics are the gateway's own counters,
+    // "client" when the gateway exposes none (a real one) and they are what this client
+    // sent and saw fail — then max_sta_queue_depth is unknown and reported as 0.
+    QString gatewayMetricsSource;
+    QStringList skippedActions;  // timeline actions the gateway could not apply, with why
 };
 
 struct ScenarioReport {
@@ -49,7 +55,8 @@ struct ScenarioReport {
 // {"scenario", "description", "duration_s", "seed", "mode", "variants": [{"name",
 // "levers", "subscribe_requests", "max_outstanding", "gateway_rpcs",
 // "gateway_rpcs_by_kind", "deadline_exceeded", "bad_tag_seconds", "time_to_all_good_s"
-// (null if never), "max_sta_queue_depth", "suppressed_calls", "wall_ms"}]}
+// (null if never), "max_sta_queue_depth", "suppressed_calls", "wall_ms",
+// "gateway_metrics_source" (live only), "skipped_actions" (only when some were)}]}
 QJsonObject reportToJson(const ScenarioReport& report);
 QJsonObject variantToJson(const VariantMetrics& variant, bool includeWallMs = true);
 

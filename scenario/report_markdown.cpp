@@ -360,6 +360,18 @@ QByteArray reportToMarkdown(const ScenarioReport& r) {
                .arg(plural(r.variants.size(), "variant", "variants"))
         << QString();
     out << QStringLiteral("## Metrics") << QString() << metricsTable(r) << QString() << QString::fromUtf8(kLegend) << QString();
+    for (const VariantMetrics& v : r.variants) {
+        if (v.gatewayMetricsSource == QStringLiteral("client"))
+            out << QStringLiteral("%1: the gateway exposes no counters, so gateway_rpcs and deadline_exceeded are what "
+                                  "this client sent and saw fail, and max_sta_queue_depth is unknown (0).")
+                       .arg(v.name)
+                << QString();
+        if (!v.skippedActions.isEmpty()) {
+            out << QStringLiteral("%1: timeline actions the gateway could not apply:").arg(v.name) << QString();
+            for (const QString& a : v.skippedActions) out << QStringLiteral("- ") + a;
+            out << QString();
+        }
+    }
     out << QStringLiteral("## What changed, and why") << QString();
     if (r.variants.size() < 2) {
         out << QStringLiteral("Only one variant ran, so there is nothing to compare.") << QString();

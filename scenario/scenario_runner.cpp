@@ -2,8 +2,14 @@
 
 #include "client/lever_set.h"
 #include "client/options.h"
+#include "client/qt_scheduler.h"
+#include "client/virtual_scheduler.h"
+#include "gateway/mock_gateway_server.h"
+#include "scenario/in_process_gateway_port.h"
 
+#include <QEventLoop>
 #include <QLoggingCategory>
+#include <QTimer>
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -106,7 +112,7 @@ public:
                 group = g;
         ScenarioRunner& r = m_runner;
         SubscriptionSeries& s = r.m_subscriptionSeries[std::size_t(it->second)][group];
-        const double t = toSeconds(event.at);
+        const double t = toSeconds(r.sinceStart(event.at));
         if (event.kind == GuardEventKind::Sent) {
             ++r.m_subscribeRequests;
             r.m_series.at(s.requestsSent).add(t, double(++s.sent));
@@ -125,7 +131,7 @@ public:
     void onRecoveryState(RecoveryGate::State state, const std::string&) override
     {
         ScenarioRunner& r = m_runner;
-        r.m_series.at(r.m_recoveryState).add(toSeconds(r.m_scheduler.now()), double(int(state)));
+        r.m_series.at(r.m_recoveryState).add(toSeconds(r.relNow()), double(int(state)));
     }
 
 private:
@@ -148,11 +154,62 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
         m_error = QStringLiteral("gateway: %1").arg(QString::fromStdString(gatewayError));
         return;
     }
-    m_levers = config.levers;
-    m_model = std::make_unique<gateway::GatewayModel>(m_scheduler, gatewayConfig);
+    m_virtualScheduler = std::make_unique<VirtualScheduler>();
+    m_scheduler = m_virtualScheduler.get();
+    m_model = std::make_unique<gateway::GatewayModel>(*m_scheduler, gatewayConfig);
+    m_access = modelAccess(*m_model);
     m_port = std::make_unique<InProcessGatewayPort>(
-        m_scheduler, *m_model, Duration(std::llround(m_scenario.gateway.networkLatencyMs * 1000)));
-    m_engine = std::make_unique<ClientEngine>(m_scheduler, *m_port, std::move(config));
+        *m_virtualScheduler, *m_model,
+        Duration(std::llround(m_scenario.gateway.networkLatencyMs * 1000)));
+    setUp(config);
+}
+
+ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& variant,
+                               const LiveOptions& live, std::optional<quint64> seedOverride,
+                               std::size_t seriesCap)
+    : m_scenario(scenario), m_variant(variant), m_seed(seedOverride.value_or(scenario.seed)),
+      m_live(true), m_series(seriesCap)
+{
+    m_wall.start();
+    EngineConfig config = engineConfigFor(m_scenario, m_variant, m_seed, &m_error);
+    if (!m_error.isEmpty())
+        return;
+    GrpcPortOptions portOptions;
+    if (live.gateway) {
+        portOptions = *live.gateway;
+        if (const QString bad = GrpcGatewayPort::validate(portOptions); !bad.isEmpty()) {
+            m_error = QStringLiteral("gateway: %1").arg(bad);
+            return;
+        }
+    } else {
+        const gateway::GatewayConfig gatewayConfig = gatewayConfigFor(m_scenario, m_seed);
+        m_server = std::make_unique<gateway::MockGatewayServer>(gatewayConfig);
+        if (!m_server->start("127.0.0.1:0")) {
+            m_error = QStringLiteral("embedded mock gateway: %1")
+                          .arg(QString::fromStdString(m_server->lastError()));
+            m_server.reset();
+            return;
+        }
+        portOptions.address = m_server->address();
+    }
+    m_qtScheduler = std::make_unique<QtScheduler>();
+    m_scheduler = m_qtScheduler.get();
+    m_access =
+        m_server ? embeddedServerAccess(*m_server) : remoteControlAccess(portOptions.address);
+    auto port = std::make_unique<GrpcGatewayPort>(*m_scheduler, portOptions);
+    if (!port->setupError().empty()) {
+        m_error = QStringLiteral("gateway: %1").arg(QString::fromStdString(port->setupError()));
+        return;
+    }
+    m_port = std::move(port);
+    setUp(config);
+}
+
+void ScenarioRunner::setUp(const EngineConfig& engineConfig)
+{
+    EngineConfig config = engineConfig;
+    m_levers = config.levers;
+    m_engine = std::make_unique<ClientEngine>(*m_scheduler, *m_port, std::move(config));
 
     // Series handles, so the hot paths index instead of looking names up.
     const auto& instances = m_engine->instances();
@@ -188,9 +245,34 @@ ScenarioRunner::~ScenarioRunner()
 {
     if (m_engine)
         m_engine->setObserver(nullptr);
-    m_engine.reset(); // before the port and the model it talks through
+    // The engine before the port it talks through, the port (which cancels its calls and
+    // drops results posted to the scheduler) before the gateway, the scheduler last.
+    m_engine.reset();
     m_port.reset();
+    m_access.reset();
+    if (m_server)
+        m_server->stop();
+    m_server.reset();
     m_model.reset();
+    m_qtScheduler.reset();
+    m_virtualScheduler.reset();
+}
+
+Time ScenarioRunner::end() const
+{
+    return seconds(m_scenario.durationS);
+}
+
+Time ScenarioRunner::sinceStart(Time at) const
+{
+    // Live, a callback can land a little after the run's end (or, before start(), ahead
+    // of it); its effect is counted at the edge.
+    return std::clamp(at - m_t0, Time{0}, end());
+}
+
+double ScenarioRunner::elapsedS() const
+{
+    return m_started ? toSeconds(relNow()) : 0.0;
 }
 
 void ScenarioRunner::start()
@@ -198,32 +280,41 @@ void ScenarioRunner::start()
     if (!ok() || m_started)
         return;
     m_started = true;
-    const Time end = seconds(m_scenario.durationS);
+    m_t0 = m_scheduler->now();
     m_series.at(m_recoveryState).add(0, double(int(m_engine->gate().state())));
+    // Counted from here on, from the gateway itself when it exposes its counters.
+    m_countersFromGateway = m_access->stats().has_value();
+    m_baseline = m_lastCounters = gatewayCounters();
     // Same-instant order: the timeline (the environment) first, then connections, then
     // deploys — so a fault "at 0" is in force when the first session is asked for.
-    for (const TimelineEvent& event : m_scenario.timeline) {
-        const Time at = seconds(event.atS);
-        if (at < end)
-            m_scheduler.callAt(at, [this, event] { applyTimeline(event); });
-    }
-    m_scheduler.callAt(Time{0}, [this] { m_engine->startConnections(); });
-    for (int i = 0; i < m_scenario.instances.size(); ++i) {
-        const Time at = seconds(m_scenario.instances[i].startAtS);
-        if (at < end)
-            m_scheduler.callAt(at, [this, i] { deploy(i); });
-    }
-    m_scheduler.callAt(Time{0}, [this] { sampleGateway(); });
+    const auto at = [this](double s) { return m_t0 + seconds(s); };
+    for (const TimelineEvent& event : m_scenario.timeline)
+        if (seconds(event.atS) < end())
+            m_scheduler->callAt(at(event.atS), [this, event] { applyTimeline(event); });
+    m_scheduler->callAt(m_t0, [this] { m_engine->startConnections(); });
+    for (int i = 0; i < m_scenario.instances.size(); ++i)
+        if (const double startAt = m_scenario.instances[i].startAtS; seconds(startAt) < end())
+            m_scheduler->callAt(at(startAt), [this, i] { deploy(i); });
+    m_scheduler->callAt(m_t0, [this] { sampleGateway(); });
 }
 
 void ScenarioRunner::advanceTo(double s)
 {
     if (!m_started || m_finished)
         return;
-    const Time end = seconds(m_scenario.durationS);
-    const Time until = std::min(seconds(s), end) - Duration(1);
-    if (until >= m_scheduler.now())
-        m_scheduler.runUntil(until);
+    const Time until = m_t0 + std::min(seconds(s), end()) - Duration(1);
+    if (m_virtualScheduler) {
+        if (until >= m_virtualScheduler->now())
+            m_virtualScheduler->runUntil(until);
+        return;
+    }
+    // Live: the scheduler's timers and the gRPC completions it is posted run in this loop.
+    while (m_scheduler->now() < until) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - m_scheduler->now());
+        QEventLoop loop;
+        QTimer::singleShot(left, Qt::PreciseTimer, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
 }
 
 VariantRun ScenarioRunner::run(const ProgressFn& progress)
@@ -231,10 +322,20 @@ VariantRun ScenarioRunner::run(const ProgressFn& progress)
     start();
     if (!ok())
         return {};
-    for (int k = 1; k <= kProgressSteps; ++k) {
-        advanceTo(m_scenario.durationS * k / kProgressSteps);
+    const double d = m_scenario.durationS;
+    const auto step = [&](double s) {
+        advanceTo(s);
         if (progress)
-            progress(double(k) / kProgressSteps);
+            progress(s / d);
+    };
+    if (m_live) {
+        // Every whole second of wall time, then the end.
+        for (double s = 1; s < d; s += 1)
+            step(s);
+        step(d);
+    } else {
+        for (int k = 1; k <= kProgressSteps; ++k)
+            step(d * k / kProgressSteps);
     }
     return finish();
 }
@@ -246,33 +347,36 @@ VariantRun ScenarioRunner::finish()
         return result;
     start();
     advanceTo(m_scenario.durationS);
-    m_finished = true;
 
-    const Time end = seconds(m_scenario.durationS);
-    m_badTagUs += std::int64_t(m_notGood) * (end - m_lastChange).count();
-    m_lastChange = end;
+    m_badTagUs += std::int64_t(m_notGood) * (end() - m_lastChange).count();
+    m_lastChange = end();
 
     VariantMetrics& m = result.metrics;
     m.name = m_variant.name;
     m.levers = leverSetToJson(m_levers);
     m.subscribeRequests = m_subscribeRequests;
     m.maxOutstanding = m_maxOutstanding;
-    m.gatewayRpcs = m_model->invokeRpcs();
-    for (std::size_t k = 0; k < gateway::kCommandKindCount; ++k) {
-        const auto kind = static_cast<gateway::CommandKind>(k);
-        if (const std::int64_t n = m_model->invokeRpcs(kind))
-            m.gatewayRpcsByKind.insert(
-                QString::fromUtf8(gateway::commandKindName(kind).data(),
-                                  qsizetype(gateway::commandKindName(kind).size())),
-                n);
-    }
-    m.deadlineExceeded = m_model->deadlineExceeded();
+    const GatewayCounters counters = gatewayCounters();
+    m.gatewayRpcs = counters.rpcs - m_baseline.rpcs;
+    for (auto it = counters.byKind.begin(); it != counters.byKind.end(); ++it)
+        if (const qint64 n = it.value() - m_baseline.byKind.value(it.key(), 0))
+            m.gatewayRpcsByKind.insert(it.key(), n);
+    m.deadlineExceeded = counters.deadlineExceeded - m_baseline.deadlineExceeded;
+    // A gateway's maximum since its own start says nothing about this run unless the run
+    // raised it; otherwise the largest depth sampled during the run is what is known.
+    m.maxStaQueueDepth = counters.maxStaQueueDepth > m_baseline.maxStaQueueDepth
+                             ? counters.maxStaQueueDepth
+                             : m_maxSampledDepth;
     m.badTagSeconds = double(m_badTagUs) / 1e6;
     const double faultEnd = m_scenario.lastFaultEndS().value_or(0.0);
     if (m_notGood == 0 && m_allGoodSince)
         m.timeToAllGoodS = std::max(0.0, toSeconds(*m_allGoodSince) - faultEnd);
-    m.maxStaQueueDepth = qint64(m_model->maxStaQueueDepth());
     m.suppressedCalls = qint64(m_engine->gate().suppressedCalls());
+    m.skippedActions = m_skipped;
+    if (m_live)
+        m.gatewayMetricsSource =
+            m_countersFromGateway ? QStringLiteral("gateway") : QStringLiteral("client");
+    m_finished = true;
 
     m_engine->setObserver(nullptr);
     m_engine->stop();
@@ -283,40 +387,31 @@ VariantRun ScenarioRunner::finish()
 
 double ScenarioRunner::badTagSecondsSoFar() const
 {
-    const std::int64_t since = (m_scheduler.now() - m_lastChange).count();
+    const std::int64_t since = (relNow() - m_lastChange).count();
     return double(m_badTagUs + std::int64_t(m_notGood) * since) / 1e6;
 }
 
 void ScenarioRunner::applyTimeline(const TimelineEvent& e)
 {
     qCDebug(lcScenario) << "t =" << e.atS << "s:" << timelineActionName(e.action);
+    QString outcome;
+    if (auto fault = faultRequestFor(e)) {
+        if (e.action == TimelineAction::SourceOutage) {
+            // Overlapping outages: on with the first, off when the last one ends.
+            if (m_sourceOutages == 0 && !m_access->inject(*fault, &outcome))
+                return skip(e, outcome);
+            ++m_sourceOutages;
+            m_scheduler->callAfter(seconds(e.durationS), [this, e] {
+                QString why;
+                if (--m_sourceOutages == 0 && !m_access->inject(sourceOutageRequest(false), &why))
+                    skip(e, QStringLiteral("ending it: ") + why);
+            });
+        } else if (!m_access->inject(*fault, &outcome)) {
+            skip(e, outcome);
+        }
+        return;
+    }
     switch (e.action) {
-    case TimelineAction::Wedge:
-        m_model->wedge(seconds(e.durationS));
-        break;
-    case TimelineAction::Slow:
-        m_model->slow(e.factor, seconds(e.durationS));
-        break;
-    case TimelineAction::DropReplies:
-        m_model->dropReplies(e.probability, seconds(e.durationS));
-        break;
-    case TimelineAction::RestartGateway:
-        m_model->restart(seconds(e.downtimeS));
-        break;
-    case TimelineAction::EndEventStreams:
-        m_model->endEventStreams();
-        break;
-    case TimelineAction::SourceOutage:
-        ++m_sourceOutages;
-        m_model->setSourceOutage(true);
-        m_scheduler.callAfter(seconds(e.durationS), [this] {
-            if (--m_sourceOutages == 0)
-                m_model->setSourceOutage(false);
-        });
-        break;
-    case TimelineAction::RefuseSessions:
-        m_model->refuseSessions(seconds(e.durationS));
-        break;
     case TimelineAction::Redeploy:
         redeploy(e.instance);
         break;
@@ -331,9 +426,20 @@ void ScenarioRunner::applyTimeline(const TimelineEvent& e)
         break;
     }
     case TimelineAction::SetCapability:
-        m_model->setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory);
+        if (!m_access->setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory, &outcome))
+            skip(e, outcome);
+        break;
+    default: // the gateway's faults, above
         break;
     }
+}
+
+void ScenarioRunner::skip(const TimelineEvent& e, const QString& why)
+{
+    const QString line = QStringLiteral("%1 at %2 s skipped: %3")
+                             .arg(timelineActionName(e.action), QString::number(e.atS), why);
+    qCWarning(lcScenario).noquote() << line;
+    m_skipped << line;
 }
 
 void ScenarioRunner::deploy(int instance)
@@ -366,7 +472,7 @@ void ScenarioRunner::onInstanceCounts(int index)
     if (delta != 0)
         setNotGood(m_notGood + delta);
 
-    const double t = toSeconds(m_scheduler.now());
+    const double t = toSeconds(relNow());
     auto& groups = m_subscriptionSeries[std::size_t(index)];
     for (std::size_t g = 0; g < groups.size(); ++g) {
         // One group is the usual case: its counts are the instance's, kept incrementally.
@@ -379,7 +485,7 @@ void ScenarioRunner::onInstanceCounts(int index)
 
 void ScenarioRunner::setNotGood(int notGood)
 {
-    const Time now = m_scheduler.now();
+    const Time now = relNow();
     m_badTagUs += std::int64_t(m_notGood) * (now - m_lastChange).count();
     m_lastChange = now;
     if (notGood == 0 && m_notGood > 0)
@@ -389,89 +495,54 @@ void ScenarioRunner::setNotGood(int notGood)
     m_notGood = notGood;
 }
 
+ScenarioRunner::GatewayCounters ScenarioRunner::gatewayCounters()
+{
+    GatewayCounters c;
+    if (m_countersFromGateway) {
+        const auto stats = m_access->stats();
+        if (!stats)
+            return m_lastCounters; // it stopped answering: what it said last
+        c.rpcs = stats->invoke_rpcs();
+        for (const auto& [kind, n] : stats->invoke_rpcs_by_kind())
+            c.byKind.insert(QString::fromStdString(kind), n);
+        c.deadlineExceeded = stats->deadline_exceeded();
+        c.staQueueDepth = stats->sta_queue_depth();
+        c.maxStaQueueDepth = stats->max_sta_queue_depth();
+    } else {
+        // A gateway without counters: the Invoke calls this client sent and saw fail.
+        for (const auto& connection : m_engine->connections()) {
+            const ConnectionStats& s = connection->stats();
+            c.rpcs += s.invokes;
+            for (const auto& [kind, n] : s.invokesByKind)
+                c.byKind[QString::fromStdString(kind)] += n;
+            c.deadlineExceeded += s.deadlineExceeded;
+        }
+    }
+    m_lastCounters = c;
+    return c;
+}
+
 void ScenarioRunner::sampleGateway()
 {
-    // Every virtual second: the queue as it stands, and the counters' growth over the
+    // Every second of the run: the queue as it stands, and the counters' growth over the
     // second that ends now, plotted over that second.
-    const Time now = m_scheduler.now();
+    const Time now = relNow();
     const double t = toSeconds(now);
-    m_series.at(m_staDepth).add(t, double(m_model->staQueueDepth()));
-    const std::int64_t rpcs = m_model->invokeRpcs();
-    const std::int64_t deadline = m_model->deadlineExceeded();
+    const GatewayCounters c = gatewayCounters();
+    if (c.staQueueDepth) {
+        m_series.at(m_staDepth).add(t, double(*c.staQueueDepth));
+        m_maxSampledDepth = std::max(m_maxSampledDepth, *c.staQueueDepth);
+    }
     if (now > Time{0}) {
-        m_series.at(m_rpcsPerS).add(t - 1, double(rpcs - m_lastRpcs));
-        m_series.at(m_deadlinePerS).add(t - 1, double(deadline - m_lastDeadline));
+        m_series.at(m_rpcsPerS).add(t - 1, double(c.rpcs - m_lastRpcs));
+        m_series.at(m_deadlinePerS).add(t - 1, double(c.deadlineExceeded - m_lastDeadline));
     }
-    m_lastRpcs = rpcs;
-    m_lastDeadline = deadline;
+    m_lastRpcs = c.rpcs;
+    m_lastDeadline = c.deadlineExceeded;
     m_series.at(m_suppressed).add(t, double(m_engine->gate().suppressedCalls()));
-    const Time next = now + std::chrono::seconds(1);
-    if (next < seconds(m_scenario.durationS))
-        m_scheduler.callAt(next, [this] { sampleGateway(); });
-}
-
-QString checkVariantNames(const Scenario& scenario, const QStringList& variantNames)
-{
-    QStringList known;
-    for (const VariantSpec& v : scenario.variants)
-        known << v.name;
-    QStringList unknown;
-    for (const QString& name : variantNames)
-        if (!known.contains(name))
-            unknown << name;
-    if (unknown.isEmpty())
-        return {};
-    return QStringLiteral("unknown variant%1 %2 in scenario \"%3\" (its variants: %4)")
-        .arg(unknown.size() > 1 ? QStringLiteral("s") : QString(),
-             QStringLiteral("\"") + unknown.join(QStringLiteral("\", \"")) + QStringLiteral("\""),
-             scenario.name, known.join(QStringLiteral(", ")));
-}
-
-ScenarioReport runScenario(const Scenario& scenario, const QStringList& variantNames,
-                           std::optional<quint64> seedOverride, const ProgressFn& progress,
-                           QString* error, QList<SeriesSet>* series)
-{
-    ScenarioReport report;
-    report.scenario = scenario.name;
-    report.description = scenario.description;
-    report.durationS = scenario.durationS;
-    report.seed = seedOverride.value_or(scenario.seed);
-    report.live = false;
-    if (error)
-        error->clear();
-    if (const QString bad = checkVariantNames(scenario, variantNames); !bad.isEmpty()) {
-        if (error)
-            *error = bad;
-        return report;
-    }
-    QList<VariantSpec> chosen;
-    for (const VariantSpec& v : scenario.variants)
-        if (variantNames.isEmpty() || variantNames.contains(v.name))
-            chosen << v;
-    // In the order asked for, when asked: the first one is the report's baseline.
-    if (!variantNames.isEmpty())
-        std::stable_sort(chosen.begin(), chosen.end(),
-                         [&](const VariantSpec& a, const VariantSpec& b) {
-                             return variantNames.indexOf(a.name) < variantNames.indexOf(b.name);
-                         });
-    for (int v = 0; v < chosen.size(); ++v) {
-        ScenarioRunner runner(scenario, chosen[v], seedOverride);
-        if (!runner.ok()) {
-            if (error)
-                *error = runner.error();
-            report.variants.clear();
-            return report;
-        }
-        const int n = int(chosen.size());
-        VariantRun run = runner.run([&](double f) {
-            if (progress)
-                progress((v + f) / n);
-        });
-        report.variants << run.metrics;
-        if (series)
-            series->append(std::move(run.series));
-    }
-    return report;
+    const Time next = std::chrono::floor<std::chrono::seconds>(now) + std::chrono::seconds(1);
+    if (next < end())
+        m_scheduler->callAt(m_t0 + next, [this] { sampleGateway(); });
 }
 
 } // namespace stormwatch

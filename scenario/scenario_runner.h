@@ -1,20 +1,28 @@
 #pragma once
 
-// Runs a scenario in virtual time: for one variant, the mock gateway model configured
-// from the scenario's gateway block, the in-process port with its network latency, and
-// the client engine with the scenario's options, connections and instances and the
-// variant's levers — all on one VirtualScheduler. Connections start at t = 0, instances
-// deploy at their start_at_s, timeline actions apply at their at_s, and the run covers
-// the half-open interval [0, duration): "for 110 s" is every instant before 110 s.
+// Runs a scenario variant, in virtual time or live. One runner, one mechanism for both:
+// it works on a Scheduler, a GatewayPort and a GatewayAccess (faults and the gateway's
+// counters), and only the world those three are built from differs:
+// - virtual: a VirtualScheduler, the mock gateway model configured from the scenario's
+//   gateway block, the in-process port with its network latency, modelAccess(model) —
+//   deterministic for a seed;
+// - live: a QtScheduler on the caller's thread (wall time), the GrpcGatewayPort to either
+//   an embedded MockGatewayServer (127.0.0.1, a free port, started per variant) or an
+//   external gateway (LiveOptions::gateway), whose faults go through MockGatewayControl
+//   and are reported as skipped when it has none.
+// Connections start at t = 0, instances deploy at their start_at_s, timeline actions apply
+// at their at_s, and the run covers the half-open interval [0, duration): "for 110 s" is
+// every instant before 110 s. Times are measured from start() (live: the wall clock then).
 //
 // Metrics (DESIGN.md "Metrics") are gathered through the engine's observer as things
-// happen — no polling — and the gateway's counters are read at the end. A few series are
-// recorded for plots (series.h).
+// happen — no polling — and the gateway's counters (GatewayAccess::stats(), or the
+// client's own counts when the gateway exposes none) are sampled every second and read
+// at the end. A few series are recorded for plots (series.h).
 
 #include "client/client_engine.h"
-#include "client/virtual_scheduler.h"
+#include "client/grpc_gateway_port.h"
 #include "gateway/gateway_model.h"
-#include "scenario/in_process_gateway_port.h"
+#include "scenario/gateway_access.h"
 #include "scenario/report.h"
 #include "scenario/scenario.h"
 #include "scenario/series.h"
@@ -28,12 +36,30 @@
 
 namespace stormwatch {
 
-// Fraction of the work done, 0..1; called at most ~50 times per variant.
+class VirtualScheduler;
+class QtScheduler;
+namespace gateway {
+class MockGatewayServer;
+}
+
+// Fraction of the work done, 0..1; called at most ~50 times per virtual variant, about
+// once a second live.
 using ProgressFn = std::function<void(double fraction)>;
 
 struct VariantRun {
     VariantMetrics metrics;
     SeriesSet series;
+};
+
+// How a live run reaches its gateway.
+struct LiveOptions {
+    // nullopt: an embedded mock gateway per variant, configured from the scenario's gateway
+    // block (its network latency aside: the network is real loopback). Otherwise the
+    // gateway at gateway->address; faults and counters go through the MockGatewayControl
+    // service at the same address (insecure, as mxgw-mock serves it) when it has one.
+    std::optional<GrpcPortOptions> gateway;
+    // About once per second of wall time: the variant running, seconds into it, its length.
+    std::function<void(const QString& variant, double elapsedS, double durationS)> progress;
 };
 
 // What the engine config, gateway config and levers of a scenario variant are; errors
@@ -46,8 +72,14 @@ std::vector<std::string> tagNamesFor(const ScenarioInstance& instance);
 
 class ScenarioRunner {
 public:
-    // Builds the world for one variant. Check ok() (error() says what is wrong).
+    // Builds the world for one variant in virtual time. Check ok() (error() says what is wrong).
     ScenarioRunner(const Scenario& scenario, const VariantSpec& variant,
+                   std::optional<quint64> seedOverride = std::nullopt,
+                   std::size_t seriesCap = SeriesSet::kDefaultCap);
+    // The same, live: starts the embedded mock gateway (when live.gateway is not set) and
+    // builds the gRPC port on a QtScheduler of the calling thread, which must run a Qt
+    // event loop only inside advanceTo()/run() (they run one themselves).
+    ScenarioRunner(const Scenario& scenario, const VariantSpec& variant, const LiveOptions& live,
                    std::optional<quint64> seedOverride = std::nullopt,
                    std::size_t seriesCap = SeriesSet::kDefaultCap);
     ~ScenarioRunner();
@@ -56,13 +88,16 @@ public:
 
     bool ok() const { return m_error.isEmpty(); }
     const QString& error() const { return m_error; }
+    bool live() const { return m_live; }
 
-    // The whole run: start(), advance to the end, finish().
+    // The whole run: start(), advance to the end, finish(). Progress: ~50 steps in virtual
+    // time, one a second live.
     VariantRun run(const ProgressFn& progress = {});
 
     // Stepwise, for tests and the console: start() schedules the connections, deploys and
     // the timeline (nothing runs yet); advanceTo(s) runs every event before `s` (clipped
-    // to the run's end); finish() closes the run, collects the metrics and stops the
+    // to the run's end) — live, it runs a Qt event loop until s seconds of wall time have
+    // passed since start(); finish() closes the run, collects the metrics and stops the
     // engine. Each is called once, in that order (advanceTo any number of times).
     void start();
     void advanceTo(double s);
@@ -70,10 +105,16 @@ public:
 
     double durationS() const { return m_scenario.durationS; }
     quint64 seed() const { return m_seed; }
-    VirtualScheduler& scheduler() { return m_scheduler; }
+    Scheduler& scheduler() { return *m_scheduler; }
+    // The gateway model of a virtual run (live, it is on the embedded server's thread).
     gateway::GatewayModel& model() { return *m_model; }
+    // The embedded mock gateway of a live run; nullptr otherwise.
+    gateway::MockGatewayServer* server() { return m_server.get(); }
     ClientEngine& engine() { return *m_engine; }
-    InProcessGatewayPort& port() { return *m_port; }
+    GatewayPort& port() { return *m_port; }
+    GatewayAccess& access() { return *m_access; }
+    // Seconds since start() (0 before it), clipped to the run's duration.
+    double elapsedS() const;
     // The metrics gathered so far (bad_tag_seconds up to now; time_to_all_good not set).
     double badTagSecondsSoFar() const;
     int notGoodTags() const { return m_notGood; }
@@ -82,12 +123,27 @@ private:
     class Observer;
     friend class Observer;
 
+    // The gateway's Invoke counters as one snapshot, from whichever source the run uses.
+    struct GatewayCounters {
+        std::int64_t rpcs = 0;
+        QMap<QString, qint64> byKind;
+        std::int64_t deadlineExceeded = 0;
+        std::optional<std::int64_t> staQueueDepth; // only the gateway knows its queue
+        std::int64_t maxStaQueueDepth = 0;
+    };
+
+    void setUp(const EngineConfig& config);
+    Time end() const;
+    Time sinceStart(Time at) const; // run time of a scheduler instant, clipped to [0, end]
+    Time relNow() const { return sinceStart(m_scheduler->now()); }
     void applyTimeline(const TimelineEvent& event);
+    void skip(const TimelineEvent& event, const QString& why);
     void deploy(int instance);
     void redeploy(const QString& instance);
     void resyncCounts();
     void onInstanceCounts(int instance);
     void setNotGood(int notGood);
+    GatewayCounters gatewayCounters();
     void sampleGateway();
 
     Scenario m_scenario;
@@ -95,18 +151,32 @@ private:
     quint64 m_seed;
     QString m_error;
     LeverSet m_levers;
+    bool m_live = false;
 
-    VirtualScheduler m_scheduler;
-    std::unique_ptr<gateway::GatewayModel> m_model;
-    std::unique_ptr<InProcessGatewayPort> m_port;
+    // The world (declared in construction order; the destructor tears it down in reverse).
+    std::unique_ptr<VirtualScheduler> m_virtualScheduler; // virtual
+    std::unique_ptr<QtScheduler> m_qtScheduler;           // live
+    Scheduler* m_scheduler = nullptr;
+    std::unique_ptr<gateway::GatewayModel> m_model;       // virtual
+    std::unique_ptr<gateway::MockGatewayServer> m_server; // live, embedded
+    std::unique_ptr<GatewayAccess> m_access;
+    std::unique_ptr<GatewayPort> m_port;
     std::unique_ptr<ClientEngine> m_engine;
     std::unique_ptr<Observer> m_observer;
     QElapsedTimer m_wall;
+    Time m_t0{0}; // the scheduler's now() at start(): run time 0
     bool m_started = false;
     bool m_finished = false;
     int m_sourceOutages = 0; // overlapping outages: the source is Bad while any is on
+    QStringList m_skipped;   // timeline actions the gateway could not apply
 
-    // Metric state.
+    // Gateway counters: the source is decided at start() (the gateway's own when it exposes
+    // them), counted from a baseline then (an external gateway has been counting before).
+    bool m_countersFromGateway = true;
+    GatewayCounters m_baseline, m_lastCounters;
+    std::int64_t m_maxSampledDepth = 0;
+
+    // Metric state (times are run times, from start()).
     int m_notGood = 0;                           // not-Good tags over deployed instances
     Time m_lastChange{0};                        // when m_notGood last changed
     std::int64_t m_badTagUs = 0;                 // tag·µs not Good before m_lastChange
@@ -132,6 +202,11 @@ private:
 ScenarioReport runScenario(const Scenario& scenario, const QStringList& variantNames,
                            std::optional<quint64> seedOverride, const ProgressFn& progress = {},
                            QString* error = nullptr, QList<SeriesSet>* series = nullptr);
+// The same, live (report.live): each variant takes duration_s of wall time, on an embedded
+// mock gateway of its own or on live.gateway. *error also names a gateway that cannot be used.
+ScenarioReport runScenarioLive(const Scenario& scenario, const QStringList& variantNames,
+                               std::optional<quint64> seedOverride, const LiveOptions& live,
+                               QString* error = nullptr, QList<SeriesSet>* series = nullptr);
 
 // "" when every name is a variant of the scenario, else the message naming the unknown
 // ones and listing the valid ones.

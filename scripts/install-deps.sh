@@ -9,6 +9,7 @@ PACKAGES=(
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libqcustomplot-dev
   xvfb xauth
+  dpkg-dev appstream desktop-file-utils
   openssl
 )
 

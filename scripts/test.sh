@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# Quick start, command 2: install what is missing, build, run every test suite.
+# Quick start, command 2: install what is missing, build, open the console once under a
+# virtual X server and save a screenshot (a smoke run of the real window on the embedded
+# mock gateway), then run every test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
+if [ $# -eq 0 ]; then
+  rm -f build/console-smoke.png
+  timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" build/app/stormwatch \
+    --settings build/console-smoke.ini --screenshot build/console-smoke.png \
+    --screenshot-after-s 5 > build/console-smoke.log 2>&1
+  test -s build/console-smoke.png
+  echo "console smoke: the window opened on the embedded mock (build/console-smoke.png)"
+fi
 cd build
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j2 "$@"

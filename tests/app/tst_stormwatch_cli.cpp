@@ -160,9 +160,8 @@ private slots:
         const Result r = run({"--list-scenarios"});
         QCOMPARE(r.exitCode, 0);
         const QString text = QString::fromUtf8(r.out);
-        // One line per bundled scenario: its name, two spaces, the description's first sentence.
-        QVERIFY2(text.startsWith("live-gate-lever1  The Lever 1 live gate") ||
-                     text.contains("\nlive-gate-lever1  The Lever 1 live gate"),
+        QVERIFY2(text.contains(QRegularExpression("^live-gate-lever1  The Lever 1 live gate ",
+                                                  QRegularExpression::MultilineOption)),
                  qPrintable(text));
         QCOMPARE(text.count('\n'), int(stormwatch::bundledScenarioNames().size()));
     }
@@ -174,23 +173,91 @@ private slots:
         const QString text = QString::fromUtf8(r.out);
         for (const char* option :
              {"--headless", "--scenario", "--variants", "--seed", "--json", "--report",
-              "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress"})
+              "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress",
+              "--tls-ca", "--tls-cert", "--tls-key", "--token-file", "--levers", "--settings",
+              "--screenshot", "--screenshot-after-s"})
             QVERIFY2(text.contains(option), option);
         QVERIFY(text.contains("default: the scenario's seed"));
     }
 
-    void consoleAndLiveAreNotThereYet()
+    // A two-second live run on the embedded mock gateway over loopback gRPC.
+    void liveRunOnTheEmbeddedMock()
     {
-        Result r = run({});
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath("short.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"name": "short-live", "description": "two seconds", "duration_s": 2,
+                    "gateway": {"command_ms": 0.2, "per_item_ms": 0.01, "data_hz": 10},
+                    "connections": [{"name": "gw1"}],
+                    "instances": [{"name": "i", "connection": "gw1", "tags": 8}],
+                    "variants": ["all"]})");
+        f.close();
+        const Result r = run({"--headless", "--scenario", file, "--live", "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value("mode").toString(), QStringLiteral("live"));
+        const QJsonObject v = o.value("variants").toArray().at(0).toObject();
+        QCOMPARE(v.value("gateway_metrics_source").toString(), QStringLiteral("gateway"));
+        QVERIFY(v.value("gateway_rpcs").toDouble() >= 2); // register + the subscribe
+        QVERIFY(v.value("time_to_all_good_s").isDouble());
+        QVERIFY2(r.err.contains("all: 1/2 s") && r.err.contains("all: 2/2 s"), qPrintable(r.err));
+    }
+
+    void liveGatewayProblemsExitTwo()
+    {
+        Result r =
+            run({"--headless", "--scenario", "live-gate-lever1", "--live", "--gateway", "nowhere"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--gateway") && r.err.contains("nowhere"), qPrintable(r.err));
+        r = run({"--live", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001",
+                 "--tls-ca", "/no/such/ca.pem"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("/no/such/ca.pem"), qPrintable(r.err));
+        r = run({"--live", "--scenario", "live-gate-lever1", "--token-file", "/tmp/t"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--token-file"), qPrintable(r.err));
+        r = run({"--headless", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("add --live"), qPrintable(r.err));
+    }
+
+#ifdef STORMWATCH_CONSOLE
+    // The console on the embedded mock, offscreen: the window is grabbed and it quits.
+    void consoleStartsOnTheEmbeddedMockAndTakesAScreenshot()
+    {
+        QTemporaryDir dir;
+        const QString png = dir.filePath("console.png");
+        const Result r = run({"--screenshot", png, "--screenshot-after-s", "2", "--settings", dir.filePath("s.ini")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile file(png);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.read(8).startsWith("\x89PNG"));
+    }
+
+    void consoleRefusesBadGatewayOptionsWithExitCode2()
+    {
+        QTemporaryDir dir;
+        const QString settings = dir.filePath("s.ini");
+        Result r = run({"--gateway", "127.0.0.1:5001", "--tls-ca", dir.filePath("missing.pem"), "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("missing.pem"), qPrintable(r.err));
+        r = run({"--token-file", dir.filePath("token"), "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("need --gateway"), qPrintable(r.err));
+        r = run({"--levers", "most", "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--levers") && r.err.contains("lever1"), qPrintable(r.err));
+    }
+#else
+    void consoleIsNotThereYet()
+    {
+        const Result r = run({});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("the console is not built yet"));
-        r = run({"--live", "--gateway", "127.0.0.1:5001"});
-        QCOMPARE(r.exitCode, 1);
-        QVERIFY(r.err.contains("live mode: not yet available"));
-        r = run({"--live", "--gateway", "nowhere"});
-        QCOMPARE(r.exitCode, 2);
-        QVERIFY(r.err.contains("HOST:PORT"));
     }
+#endif
 };
 
 QTEST_GUILESS_MAIN(TestStormwatchCli)

@@ -417,6 +417,33 @@ private slots:
         QCOMPARE(f.subscribeRequests, 1);
     }
 
+    // The bundled capability-fallback scenario: the gateway is rolled back to a build without
+    // bulk-subscribe-supervisory at 30 s. With Lever 2 a 244-tag subscribe is 1 Invoke
+    // before and 245 after (AddItemBulk + 244 AdviseSupervisory); levers off, 245 both times.
+    void capabilityFallbackScenario()
+    {
+        QList<ScenarioError> errors;
+        const auto s = loadScenario(QStringLiteral("capability-fallback"), &errors);
+        QVERIFY(s);
+        QCOMPARE(s->durationS, 60.0);
+        const ScenarioReport report = runScenario(*s, {}, std::nullopt);
+        QCOMPARE(report.variants.size(), 2);
+        const VariantMetrics& off = report.variants[0];
+        const VariantMetrics& lever2 = report.variants[1];
+        QCOMPARE(lever2.name, QStringLiteral("lever1+2"));
+        QCOMPARE(kind(lever2, rpc_kind::kSubscribeBulk), 1);
+        QCOMPARE(kind(lever2, rpc_kind::kAddItemBulk), 1);
+        QCOMPARE(kind(lever2, rpc_kind::kAdviseSupervisory), 244);
+        QCOMPARE(kind(off, rpc_kind::kSubscribeBulk), 0);
+        QCOMPARE(kind(off, rpc_kind::kAddItemBulk), 2);
+        QCOMPARE(kind(off, rpc_kind::kAdviseSupervisory), 488);
+        for (const VariantMetrics& m : report.variants) {
+            QVERIFY(m.timeToAllGoodS); // both recover after the restart
+            QVERIFY(m.skippedActions.isEmpty());
+            QVERIFY(m.gatewayMetricsSource.isEmpty()); // virtual: the model's counters
+        }
+    }
+
     void progressReachesOne()
     {
         const auto s = parse(baseScenario(60));

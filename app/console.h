@@ -1,0 +1,23 @@
+#pragma once
+// The console window's start: the embedded mock gateway (or an external one), the live
+// client, the window and its controller. The headless CLI is in stormwatch_main.cpp.
+
+#include <QString>
+
+namespace stormwatch {
+
+struct ConsoleOptions {
+    QString gateway;   // HOST:PORT of an external gateway; empty = the embedded mock
+    QString tlsCa, tlsCert, tlsKey, tokenFile;
+    QString scenario;  // preselected (and the live client's connections/instances)
+    QString levers;    // preset the live client starts with; empty = the last one used
+    QString settingsFile;
+    QString screenshot; // grab the window to this PNG after screenshotAfterS and quit
+    double screenshotAfterS = 5;
+};
+
+// Needs a QApplication. Returns the exit code: 0, 1 (cannot start), 2 (bad input, with
+// the message on stderr).
+int runConsoleWindow(const ConsoleOptions& options);
+
+} // namespace stormwatch

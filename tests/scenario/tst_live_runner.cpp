@@ -1,0 +1,223 @@
+// The runner in live mode: the same runner as in virtual time, on wall time and real gRPC —
+// an embedded mock gateway on loopback, an external one reached with its address (faults
+// through MockGatewayControl), and a gateway without the control service (faults skipped).
+// Every scenario here lasts a few seconds of wall time; the waiting is the runner's own
+// event loop.
+
+#include "gateway/mock_gateway_server.h"
+#include "scenario/scenario_parser.h"
+#include "scenario/scenario_runner.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+using namespace stormwatch;
+
+namespace {
+
+// One instance of `tags` supervisory tags on one connection; a quick gateway (so 244 tags
+// are advised in milliseconds) sending data 10 times a second.
+QJsonObject liveScenario(double durationS, int tags, const QString& variant,
+                         QJsonObject gateway = {})
+{
+    QJsonObject g{{"command_ms", 0.2}, {"per_item_ms", 0.01}, {"data_hz", 10}};
+    for (auto it = gateway.begin(); it != gateway.end(); ++it)
+        g.insert(it.key(), it.value());
+    return QJsonObject{
+        {"name", "live-test"},
+        {"description", "a live test scenario"},
+        {"duration_s", durationS},
+        {"seed", 3},
+        {"gateway", g},
+        {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}}}},
+        {"variants", QJsonArray{variant}},
+    };
+}
+
+Scenario parse(const QJsonObject& o)
+{
+    QList<ScenarioError> errors;
+    auto s = parseScenario(QJsonDocument(o).toJson(), QStringLiteral("live.json"), &errors);
+    for (const auto& e : errors)
+        qWarning() << e.toString();
+    return s.value_or(Scenario{});
+}
+
+QJsonObject action(double atS, const char* name, QJsonObject params = {})
+{
+    params.insert("at_s", atS);
+    params.insert("action", name);
+    return params;
+}
+
+// A gRPC server on loopback with nothing but the health service: an address that answers,
+// but neither as an MXAccess gateway nor with MockGatewayControl.
+struct BareGrpcServer {
+    std::unique_ptr<grpc::Server> server;
+    int port = 0;
+    BareGrpcServer()
+    {
+        grpc::EnableDefaultHealthCheckService(true);
+        grpc::ServerBuilder builder;
+        builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+        server = builder.BuildAndStart();
+    }
+    ~BareGrpcServer()
+    {
+        if (server)
+            server->Shutdown(std::chrono::system_clock::now());
+    }
+    std::string address() const { return "127.0.0.1:" + std::to_string(port); }
+};
+
+} // namespace
+
+class TestLiveRunner : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Lever 2 over real gRPC: one SubscribeBulk for 244 tags, all Good within 2 s.
+    void bulkSubscribeOverLoopback()
+    {
+        const Scenario s = parse(liveScenario(2.5, 244, "lever1+2"));
+        QString error;
+        const ScenarioReport report = runScenarioLive(s, {}, std::nullopt, LiveOptions{}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(report.live);
+        QCOMPARE(report.variants.size(), 1);
+        const VariantMetrics& m = report.variants[0];
+        QCOMPARE(m.gatewayMetricsSource, QStringLiteral("gateway"));
+        QCOMPARE(m.gatewayRpcsByKind.value(rpc_kind::kSubscribeBulk), 1);
+        QCOMPARE(m.gatewayRpcsByKind.value(QStringLiteral("register")), 1);
+        QCOMPARE(m.gatewayRpcsByKind.size(), 2); // nothing else: no fan-out
+        QCOMPARE(m.gatewayRpcs, 2);
+        QCOMPARE(m.deadlineExceeded, 0);
+        QCOMPARE(m.subscribeRequests, 1);
+        QVERIFY(m.skippedActions.isEmpty());
+        QVERIFY2(m.timeToAllGoodS && *m.timeToAllGoodS <= 2.0,
+                 qPrintable(QString::number(m.timeToAllGoodS.value_or(-1))));
+        qInfo("live: 244 tags all Good %.3f s after the start", *m.timeToAllGoodS);
+        const QJsonObject json = variantToJson(m);
+        QCOMPARE(json.value("gateway_metrics_source").toString(), QStringLiteral("gateway"));
+        QVERIFY(!json.contains("skipped_actions"));
+    }
+
+    // The gateway without the capability: the legacy fan-out, AddItemBulk + 244 advises.
+    void fallbackWithoutTheCapability()
+    {
+        const Scenario s =
+            parse(liveScenario(2, 244, "lever1+2", {{"advertise_bulk_supervisory", false}}));
+        QString error;
+        const ScenarioReport report = runScenarioLive(s, {}, std::nullopt, LiveOptions{}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const VariantMetrics& m = report.variants.value(0);
+        QCOMPARE(m.gatewayRpcsByKind.value(rpc_kind::kSubscribeBulk), 0);
+        QCOMPARE(m.gatewayRpcsByKind.value(rpc_kind::kAddItemBulk), 1);
+        QCOMPARE(m.gatewayRpcsByKind.value(rpc_kind::kAdviseSupervisory), 244);
+        QVERIFY(m.timeToAllGoodS);
+    }
+
+    // A wedge on the timeline reaches the embedded mock: with the gateway's 1 s command
+    // timeout (Lever 3 off), the register behind the wedge fails with DEADLINE_EXCEEDED.
+    void faultReachesTheEmbeddedMock()
+    {
+        QJsonObject o = liveScenario(2.5, 4, "levers-off", {{"default_command_timeout_s", 1}});
+        o["timeline"] = QJsonArray{action(0, "wedge", {{"duration_s", 2}})};
+        QString error;
+        const ScenarioReport report =
+            runScenarioLive(parse(o), {}, std::nullopt, LiveOptions{}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const VariantMetrics& m = report.variants.value(0);
+        QVERIFY(m.skippedActions.isEmpty());
+        QVERIFY2(m.deadlineExceeded > 0, qPrintable(QString::number(m.deadlineExceeded)));
+        QVERIFY(m.maxStaQueueDepth >= 1);
+    }
+
+    // --gateway at a separately started mock: faults go through its MockGatewayControl,
+    // and the counters are its own, counted from the run's start.
+    void externalMockTakesFaultsByRemoteControl()
+    {
+        gateway::GatewayConfig config;
+        config.defaultCommandTimeout = std::chrono::seconds(1);
+        config.commandMs = 0.2;
+        config.perItemMs = 0.01;
+        config.dataHz = 10;
+        gateway::MockGatewayServer server(config);
+        QVERIFY2(server.start(), server.lastError().c_str());
+
+        QJsonObject o = liveScenario(2.5, 4, "levers-off");
+        o["timeline"] = QJsonArray{action(0, "wedge", {{"duration_s", 2}})};
+        const Scenario s = parse(o);
+        LiveOptions live;
+        live.gateway = GrpcPortOptions{};
+        live.gateway->address = server.address();
+        ScenarioRunner runner(s, s.variants[0], live);
+        QVERIFY2(runner.ok(), qPrintable(runner.error()));
+        QVERIFY(runner.server() == nullptr); // not an embedded one
+        const VariantMetrics m = runner.run().metrics;
+        QVERIFY(m.skippedActions.isEmpty());
+        QCOMPARE(m.gatewayMetricsSource, QStringLiteral("gateway"));
+        QVERIFY(m.deadlineExceeded > 0);
+        // The external mock's own counters saw it too.
+        const auto expired = server.runOnModel(
+            [](gateway::GatewayModel& g) { return g.stats().deadline_exceeded(); });
+        QCOMPARE(expired, m.deadlineExceeded);
+    }
+
+    // An address without MockGatewayControl (a real gateway has none): the fault action is
+    // skipped and listed, and the gateway metrics are the client's own counts.
+    void gatewayWithoutControlSkipsFaults()
+    {
+        BareGrpcServer bare;
+        QVERIFY(bare.server && bare.port > 0);
+        QVERIFY(!remoteControlAccess(bare.address())->unavailableReason().isEmpty());
+
+        QJsonObject o = liveScenario(1.5, 4, "all");
+        o["timeline"] = QJsonArray{action(0.5, "wedge", {{"duration_s", 0.5}})};
+        LiveOptions live;
+        live.gateway = GrpcPortOptions{};
+        live.gateway->address = bare.address();
+        QList<double> elapsed;
+        live.progress = [&](const QString& variant, double s, double total) {
+            QCOMPARE(variant, QStringLiteral("all"));
+            QCOMPARE(total, 1.5);
+            elapsed << s;
+        };
+        QString error;
+        const ScenarioReport report = runScenarioLive(parse(o), {}, std::nullopt, live, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const VariantMetrics& m = report.variants.value(0);
+        QCOMPARE(m.skippedActions.size(), 1);
+        QVERIFY2(m.skippedActions[0].startsWith("wedge at 0.5 s skipped: ") &&
+                     m.skippedActions[0].contains("no mock control service"),
+                 qPrintable(m.skippedActions[0]));
+        QCOMPARE(m.gatewayMetricsSource, QStringLiteral("client"));
+        QVERIFY(!m.timeToAllGoodS); // no session, no data: never Good
+        const QJsonObject json = variantToJson(m);
+        QCOMPARE(json.value("skipped_actions").toArray().size(), 1);
+        QCOMPARE(json.value("gateway_metrics_source").toString(), QStringLiteral("client"));
+        // Progress once per second of the run, ending at its length.
+        QCOMPARE(elapsed, (QList<double>{1.0, 1.5}));
+    }
+
+    void unusableGatewayIsNamed()
+    {
+        const Scenario s = parse(liveScenario(1, 1, "all"));
+        LiveOptions live;
+        live.gateway = GrpcPortOptions{};
+        live.gateway->address = "no-port-here";
+        QString error;
+        const ScenarioReport report = runScenarioLive(s, {}, std::nullopt, live, &error);
+        QVERIFY(report.variants.isEmpty());
+        QVERIFY2(error.startsWith("gateway: ") && error.contains("no-port-here"),
+                 qPrintable(error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLiveRunner)
+#include "tst_live_runner.moc"

@@ -1,0 +1,137 @@
+// The compare view: every variant in virtual time, the metrics side by side with the best
+// of each row marked, overlaid plots, and the report exported.
+
+#include "scenario/scenario_parser.h"
+#include "ui/compare_view.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QLoggingCategory>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+using namespace stormwatch;
+
+namespace {
+
+Scenario liveGate()
+{
+    QList<ScenarioError> errors;
+    auto s = loadScenario(QStringLiteral("live-gate-lever1"), &errors);
+    Q_ASSERT(s);
+    return *s;
+}
+
+int columnOf(const QTableWidget* table, const QString& variant)
+{
+    for (int c = 0; c < table->columnCount(); ++c)
+        if (table->horizontalHeaderItem(c)->text() == variant)
+            return c;
+    return -1;
+}
+
+} // namespace
+
+class TestCompareView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        // The replays refuse sessions on purpose: their client warnings are expected.
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
+
+    void liveGateShows22And3WithLever1Best()
+    {
+        CompareView view(liveGate());
+        view.start();
+        QTRY_VERIFY_WITH_TIMEOUT(view.done(), 30000);
+        const QTableWidget* table = view.table();
+        const int off = columnOf(table, "levers-off");
+        const int lever1 = columnOf(table, "lever1");
+        QVERIFY(off >= 0 && lever1 >= 0);
+        const int requests = view.rowOf("subscribe_requests");
+        const int outstanding = view.rowOf("max_outstanding");
+        QVERIFY(requests >= 0 && outstanding >= 0);
+        QCOMPARE(table->item(requests, off)->text(), QStringLiteral("22"));
+        QCOMPARE(table->item(requests, lever1)->text(), QStringLiteral("3"));
+        QCOMPARE(table->item(outstanding, off)->text(), QStringLiteral("22"));
+        QCOMPARE(table->item(outstanding, lever1)->text(), QStringLiteral("1"));
+        // The best (smallest) of a row is marked; a row where all agree marks nothing.
+        QVERIFY(table->item(requests, lever1)->data(Qt::UserRole).toBool());
+        QVERIFY(!table->item(requests, off)->data(Qt::UserRole).toBool());
+        const int never = view.rowOf("time_to_all_good_s");
+        QCOMPARE(table->item(never, off)->text(), QStringLiteral("never"));
+        QVERIFY(!table->item(never, off)->data(Qt::UserRole).toBool());
+        QVERIFY(!table->item(never, lever1)->data(Qt::UserRole).toBool());
+    }
+
+    void plotsOverlayOneLinePerVariant()
+    {
+        CompareView view(liveGate());
+        view.start();
+        QTRY_VERIFY_WITH_TIMEOUT(view.done(), 30000);
+        const auto plots = view.findChildren<QCustomPlot*>();
+        QCOMPARE(plots.size(), 3);
+        for (QCustomPlot* plot : plots) {
+            QCOMPARE(plot->graphCount(), 2);
+            QCOMPARE(plot->graph(0)->name(), QStringLiteral("levers-off"));
+            QVERIFY(plot->graph(0)->pen().color() != plot->graph(1)->pen().color());
+        }
+    }
+
+    void exportWritesTheReportAndThePlots()
+    {
+        CompareView view(liveGate());
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY(!view.exportTo(dir.path(), &error)); // nothing yet
+        view.start();
+        QTRY_VERIFY_WITH_TIMEOUT(view.done(), 30000);
+        QVERIFY2(view.exportTo(dir.path(), &error), qPrintable(error));
+        for (const char* file : {"report.json", "report.csv", "report.md", "compare-outstanding.png",
+                                 "compare-tags-not-good.png", "compare-invoke-rpcs.png"}) {
+            const QFileInfo info(QDir(dir.path()).filePath(file));
+            QVERIFY2(info.exists() && info.size() > 0, file);
+        }
+    }
+
+    void closingMidRunCancelsPromptly()
+    {
+        QElapsedTimer wall;
+        wall.start();
+        {
+            Scenario long_ = liveGate();
+            long_.durationS = 36000; // ten virtual hours: far longer than the test waits
+            auto* view = new CompareView(long_);
+            view->start();
+            QVERIFY(view->running());
+            delete view;
+        }
+        QVERIFY2(wall.elapsed() < 5000, qPrintable(QString::number(wall.elapsed())));
+    }
+
+    void maxOverSubscriptionsIsTheStepMaximum()
+    {
+        SeriesSet set;
+        Series& a = set.at(set.indexOf("i1/gw1", "outstanding"));
+        a.add(0, 1);
+        a.add(10, 3);
+        Series& b = set.at(set.indexOf("i2/gw1", "outstanding"));
+        b.add(5, 2);
+        b.add(20, 5);
+        set.at(set.indexOf("gateway", "outstanding")).add(1, 100); // not a subscription
+        set.endS = 30;
+        const QVector<QPointF> m = CompareView::maxOverSubscriptions(set, "outstanding");
+        const QVector<QPointF> expected{{0, 1}, {5, 2}, {10, 3}, {20, 5}, {30, 5}};
+        QCOMPARE(m, expected);
+    }
+};
+
+QTEST_MAIN(TestCompareView)
+#include "tst_compare_view.moc"

@@ -1,0 +1,526 @@
+// MainWindow as the controller sees it (ui-contract.md): the docks and the plot area, the
+// signals each panel emits, the setters, settings round-trip, theme switch. Offscreen.
+#include "models/event_log_model.h"
+#include "models/series_store.h"
+#include "models/tag_table_model.h"
+#include "models/topology_model.h"
+#include "scenario/scenario_parser.h"
+#include "ui/event_log_panel.h"
+#include "ui/gateway_panel.h"
+#include "ui/levers_panel.h"
+#include "ui/main_window.h"
+#include "ui/scenario_panel.h"
+#include "ui/tags_panel.h"
+#include "ui/topology_panel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QTreeView>
+#include <QtTest>
+
+using namespace stormwatch;
+
+namespace {
+
+const QStringList kDocks{"dockLevers", "dockGateway", "dockScenario",
+                         "dockTopology", "dockTags", "dockLog"};
+
+ConnectionInfo connectionInfo()
+{
+    ConnectionInfo c;
+    c.name = QStringLiteral("gw1");
+    c.state = QStringLiteral("connected");
+    c.address = QStringLiteral("127.0.0.1:50051");
+    c.sessionId = QStringLiteral("s-7f3a");
+    c.capabilities = {"unary-open-session", "unary-invoke", "server-stream-events",
+                      "bulk-subscribe-commands", "bulk-subscribe-supervisory"};
+    c.protocolVersion = 3;
+    c.echoedCommandTimeoutS = 60;
+    c.supportsSupervisoryBulk = true;
+    return c;
+}
+
+template <typename T> T* child(const QObject& parent, const QString& name)
+{
+    T* found = parent.findChild<T*>(name);
+    if (!found)
+        qWarning("no child %s", qPrintable(name));
+    return found;
+}
+
+LeverSet preset(const QString& name)
+{
+    return *leverPreset(name, nullptr);
+}
+
+// Some tags, log lines and series so the grabbed window shows real content.
+void feedDemoData(MainWindow& w)
+{
+    w.setGatewaySummary(QStringLiteral("127.0.0.1:50051"), QStringLiteral("recovering"));
+    w.setConnectionInfo({connectionInfo()});
+    w.setInstances({"Z28061", "Z28062"});
+    QVector<TagChange> tags;
+    for (int i = 0; i < 2; ++i) {
+        for (int t = 0; t < 30; ++t) {
+            TagChange c;
+            c.instance = i;
+            c.tag = t;
+            c.instanceName = i == 0 ? "Z28061" : "Z28062";
+            c.tagName = QStringLiteral("%1.Attr%2").arg(c.instanceName).arg(t);
+            c.value = 10.5 + t;
+            c.quality = (t % 7 == 0) ? 0 : 192;
+            c.sourceTimestampUs = 12'345'678;
+            c.itemHandle = 100 + t;
+            c.error = c.quality == 0 ? QStringLiteral("DEADLINE_EXCEEDED") : QString();
+            tags << c;
+        }
+    }
+    w.tagModel()->applyChanges(tags);
+    QVector<LogEntry> logs;
+    const QStringList messages{"session opened (command timeout 60 s echoed)",
+                               "subscribe 244 tags (SubscribeBulk supervisory)",
+                               "subscribe unanswered for 45091 ms, presuming lost, re-sending",
+                               "DEADLINE_EXCEEDED on AdviseSupervisory"};
+    for (int i = 0; i < 12; ++i)
+        logs << LogEntry{i * 5.0, QDateTime::currentDateTime(), 1 + i % 3,
+                         i % 2 ? "Z28061" : "gw1", messages[i % messages.size()]};
+    w.logModel()->append(logs);
+    QVector<SubscriptionSample> samples;
+    for (int s = 0; s < 60; ++s) {
+        SubscriptionSample x;
+        x.tS = s;
+        x.instance = 0;
+        x.instanceName = "Z28061";
+        x.connection = "gw1";
+        x.outstanding = s < 30 ? s / 5 : 1;
+        x.intervalMs = 5000;
+        x.good = s < 30 ? 0 : 244;
+        x.bad = 244 - x.good;
+        samples << x;
+    }
+    w.store()->appendSamples(samples);
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        // Windows constructed without a settings file must not touch the user's settings.
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    void init()
+    {
+        // Each test starts from a hermetic settings file and the light theme.
+        m_dir = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_dir->isValid());
+    }
+
+    void buildsWithSixDocksAndThePlotArea()
+    {
+        MainWindow w;
+        QStringList names;
+        for (QDockWidget* d : w.findChildren<QDockWidget*>())
+            names << d->objectName();
+        names.sort();
+        QStringList expected = kDocks;
+        expected.sort();
+        QCOMPARE(names, expected);
+        QVERIFY(w.centralWidget());
+        QVERIFY(w.centralWidget()->findChild<QWidget*>(QStringLiteral("plotArea")) ||
+                w.plots());
+        QVERIFY(w.store());
+        QVERIFY(w.tagModel() && w.logModel() && w.topologyModel());
+        QCOMPARE(w.tagsPanel()->proxy()->sourceModel(), w.tagModel());
+        QCOMPARE(w.eventLogPanel()->proxy()->sourceModel(), w.logModel());
+        QCOMPARE(w.topologyPanel()->view()->model(), w.topologyModel());
+    }
+
+    void leverToggleEmitsTheWholeSetAndShowsCustom()
+    {
+        MainWindow w;
+        w.setLevers(preset("lever1"));
+        QSignalSpy spy(&w, &MainWindow::leversChanged);
+        QCOMPARE(w.leversPanel()->presetText(), QStringLiteral("lever1"));
+        child<QCheckBox>(w, "coalesce")->click();
+        QCOMPARE(spy.count(), 1);
+        LeverSet expected = preset("lever1");
+        expected.coalesce = true;
+        QCOMPARE(spy.at(0).at(0).value<LeverSet>(), expected);
+        QCOMPARE(w.levers(), expected);
+        QCOMPARE(w.leversPanel()->presetText(), QStringLiteral("custom"));
+        // Undoing the edit lands on the preset again.
+        child<QCheckBox>(w, "coalesce")->click();
+        QCOMPARE(spy.count(), 2);
+        QCOMPARE(spy.at(1).at(0).value<LeverSet>(), preset("lever1"));
+        QCOMPARE(w.leversPanel()->presetText(), QStringLiteral("lever1"));
+    }
+
+    void choosingAPresetEmitsIt()
+    {
+        MainWindow w;
+        w.setLevers(preset("levers-off"));
+        QSignalSpy spy(&w, &MainWindow::leversChanged);
+        auto* combo = child<QComboBox>(w, "leverPreset");
+        emit combo->activated(combo->findText("lever1+2"));
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).value<LeverSet>(), preset("lever1+2"));
+        QVERIFY(child<QCheckBox>(w, "bulkSupervisory")->isChecked());
+        QVERIFY(!child<QCheckBox>(w, "recoveryEnabled")->isChecked());
+    }
+
+    void lever3AndRecoveryParametersAreLevers()
+    {
+        MainWindow w;
+        w.setLevers(preset("all"));
+        QSignalSpy spy(&w, &MainWindow::leversChanged);
+        child<QCheckBox>(w, "sendCommandTimeout")->click();
+        QCOMPARE(spy.last().at(0).value<LeverSet>().sessionCommandTimeoutMs, 0);
+        child<QCheckBox>(w, "sendCommandTimeout")->click();
+        child<QSpinBox>(w, "sessionCommandTimeoutMs")->setValue(90'000);
+        QCOMPARE(spy.last().at(0).value<LeverSet>().sessionCommandTimeoutMs, 90'000);
+        QVERIFY(child<QLabel>(w, "leverNote")->text().contains("next session open"));
+
+        auto* strategy = child<QComboBox>(w, "recoveryStrategy");
+        strategy->setCurrentIndex(strategy->findText("exponential"));
+        child<QDoubleSpinBox>(w, "recoveryInitialSeconds")->setValue(7);
+        child<QSpinBox>(w, "failuresToEnterRecovery")->setValue(3);
+        const LeverSet last = spy.last().at(0).value<LeverSet>();
+        QCOMPARE(last.recovery.strategy, RecoveryConfig::Strategy::Exponential);
+        QCOMPARE(last.recovery.initialSeconds, 7.0);
+        QCOMPARE(last.recovery.failuresToEnterRecovery, 3);
+        QVERIFY(last.recovery.enabled);
+        QVERIFY(child<QDoubleSpinBox>(w, "recoveryInitialSeconds")->isEnabled());
+        QVERIFY(!child<QDoubleSpinBox>(w, "recoverySeconds")->isEnabled());
+    }
+
+    void setLeversReflectsWithoutEmitting()
+    {
+        MainWindow w;
+        QSignalSpy spy(&w, &MainWindow::leversChanged);
+        w.setLevers(preset("levers-off"));
+        w.setLevers(preset("all"));
+        QCOMPARE(spy.count(), 0);
+        QVERIFY(child<QCheckBox>(w, "inflightGuard")->isChecked());
+        QCOMPARE(w.leversPanel()->presetText(), QStringLiteral("all"));
+    }
+
+    void faultButtonsEmitTheirFaultWithDurations()
+    {
+        MainWindow w;
+        QSignalSpy spy(&w, &MainWindow::faultRequested);
+        child<QDoubleSpinBox>(w, "wedge_duration")->setValue(42);
+        child<QPushButton>(w, "fault_wedge")->click();
+        QCOMPARE(spy.count(), 1);
+        auto fault = spy.at(0).at(0).value<TimelineEvent>();
+        QCOMPARE(fault.action, TimelineAction::Wedge);
+        QCOMPARE(fault.durationS, 42.0);
+
+        child<QDoubleSpinBox>(w, "slow_duration")->setValue(90);
+        child<QDoubleSpinBox>(w, "slow_factor")->setValue(200);
+        child<QPushButton>(w, "fault_slow")->click();
+        fault = spy.at(1).at(0).value<TimelineEvent>();
+        QCOMPARE(fault.action, TimelineAction::Slow);
+        QCOMPARE(fault.durationS, 90.0);
+        QCOMPARE(fault.factor, 200.0);
+
+        child<QDoubleSpinBox>(w, "drop_replies_probability")->setValue(0.25);
+        child<QPushButton>(w, "fault_drop_replies")->click();
+        QCOMPARE(spy.at(2).at(0).value<TimelineEvent>().probability, 0.25);
+
+        child<QDoubleSpinBox>(w, "restart_gateway_downtime")->setValue(12);
+        child<QPushButton>(w, "fault_restart_gateway")->click();
+        fault = spy.at(3).at(0).value<TimelineEvent>();
+        QCOMPARE(fault.action, TimelineAction::RestartGateway);
+        QCOMPARE(fault.downtimeS, 12.0);
+
+        for (const char* name : {"fault_end_event_streams", "fault_source_outage",
+                                 "fault_refuse_sessions"})
+            child<QPushButton>(w, name)->click();
+        QCOMPARE(spy.count(), 7);
+        QCOMPARE(spy.at(4).at(0).value<TimelineEvent>().action, TimelineAction::EndEventStreams);
+        QCOMPARE(spy.at(5).at(0).value<TimelineEvent>().action, TimelineAction::SourceOutage);
+        QCOMPARE(spy.at(6).at(0).value<TimelineEvent>().durationS, 30.0);
+    }
+
+    void faultsUnavailableDisablesTheButtonsAndSaysWhy()
+    {
+        MainWindow w;
+        QSignalSpy spy(&w, &MainWindow::faultRequested);
+        const QString reason = QStringLiteral("A real gateway: faults need the mock's control "
+                                              "service");
+        w.setFaultsAvailable(false, reason);
+        for (TimelineAction a : {TimelineAction::Wedge, TimelineAction::Slow,
+                                 TimelineAction::DropReplies, TimelineAction::RestartGateway,
+                                 TimelineAction::EndEventStreams, TimelineAction::SourceOutage,
+                                 TimelineAction::RefuseSessions})
+            QVERIFY(!w.gatewayPanel()->faultButton(a)->isEnabled());
+        auto* label = child<QLabel>(w, "faultsUnavailable");
+        QCOMPARE(label->text(), reason);
+        QVERIFY(!label->isHidden());
+        QVERIFY(!child<QCheckBox>(w, "advertiseBulkSupervisory")->isEnabled());
+        child<QPushButton>(w, "fault_wedge")->click();
+        QCOMPARE(spy.count(), 0);
+        w.setFaultsAvailable(true, {});
+        QVERIFY(w.gatewayPanel()->faultButton(TimelineAction::Wedge)->isEnabled());
+        QVERIFY(label->isHidden());
+    }
+
+    void capabilityToggleEmits()
+    {
+        MainWindow w;
+        QSignalSpy spy(&w, &MainWindow::capabilityToggled);
+        child<QCheckBox>(w, "advertiseBulkSupervisory")->click();
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).toBool(), false);
+        w.setAdvertiseBulkSupervisory(true);
+        QCOMPARE(spy.count(), 1);
+        QVERIFY(child<QCheckBox>(w, "advertiseBulkSupervisory")->isChecked());
+    }
+
+    void scenarioDockListsVariantsAndPlays()
+    {
+        MainWindow w;
+        QSignalSpy play(&w, &MainWindow::playRequested);
+        QSignalSpy stop(&w, &MainWindow::stopRequested);
+        QSignalSpy compare(&w, &MainWindow::compareRequested);
+        w.setScenarioNames(bundledScenarioNames());
+        QVERIFY(w.loadScenario("live-gate-lever1"));
+        ScenarioPanel* s = w.scenarioPanel();
+        QCOMPARE(s->variants(), (QStringList{"levers-off", "lever1"}));
+        QVERIFY(s->description().contains("live gate"));
+        child<QComboBox>(w, "variant")->setCurrentIndex(1);
+        s->setSpeed(60);
+        child<QPushButton>(w, "play")->click();
+        QCOMPARE(play.count(), 1);
+        QCOMPARE(play.at(0).at(0).toString(), QStringLiteral("live-gate-lever1"));
+        QCOMPARE(play.at(0).at(1).toString(), QStringLiteral("lever1"));
+        QCOMPARE(play.at(0).at(2).toDouble(), 60.0);
+
+        w.setPlaybackState(true, 0.5, QStringLiteral("55 s / 110 s"));
+        QVERIFY(!child<QPushButton>(w, "play")->isEnabled());
+        QVERIFY(child<QPushButton>(w, "stop")->isEnabled());
+        // Space stops a playing run and plays a stopped one.
+        child<QAction>(w, "actionPlayPause")->trigger();
+        QCOMPARE(stop.count(), 1);
+        w.setPlaybackState(false, 1.0, QString());
+        child<QAction>(w, "actionPlayPause")->trigger();
+        QCOMPARE(play.count(), 2);
+
+        child<QPushButton>(w, "compare")->click();
+        QCOMPARE(compare.count(), 1);
+        QCOMPARE(compare.at(0).at(0).toString(), QStringLiteral("live-gate-lever1"));
+        s->setSpeed(-1);
+        QCOMPARE(s->currentSpeed(), -1.0);
+    }
+
+    void badScenarioFileShowsItsErrors()
+    {
+        MainWindow w;
+        const QString path = m_dir->filePath("broken.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"name": "x", "duration_s": -5})");
+        f.close();
+        QVERIFY(!w.loadScenario(path));
+        QVERIFY(w.scenarioPanel()->description().contains("duration_s"));
+        QVERIFY(!child<QPushButton>(w, "play")->isEnabled());
+    }
+
+    void statusBarShowsTheSession()
+    {
+        MainWindow w;
+        w.setGatewaySummary(QStringLiteral("127.0.0.1:50051"), QStringLiteral("recovering"));
+        w.setConnectionInfo({connectionInfo()});
+        QCOMPARE(child<QLabel>(w, "statusGateway")->text(), QStringLiteral("gateway 127.0.0.1:50051"));
+        QCOMPARE(child<QLabel>(w, "statusSession")->text(), QStringLiteral("session s-7f3a"));
+        auto* caps = child<QLabel>(w, "statusCapabilities");
+        QVERIFY2(caps->text().startsWith("5 "), qPrintable(caps->text()));
+        QVERIFY(caps->toolTip().contains("bulk-subscribe-supervisory"));
+        QCOMPARE(child<QLabel>(w, "statusProtocol")->text(), QStringLiteral("protocol v3"));
+        QCOMPARE(child<QLabel>(w, "statusTimeout")->text(), QStringLiteral("cmd timeout 60 s"));
+        auto* recovery = child<QLabel>(w, "statusRecovery");
+        QCOMPARE(recovery->text(), QStringLiteral("recovery: recovering"));
+        QVERIFY(recovery->styleSheet().contains(TopologyModel::stateColor("recovering").name()));
+        QCOMPARE(w.topologyModel()->data(w.topologyModel()->connectionIndex("gw1"),
+                                         TopologyModel::StateRole).toString(),
+                 QStringLiteral("connected"));
+    }
+
+    void redeployFromTheTopologyTree()
+    {
+        MainWindow w;
+        QSignalSpy spy(&w, &MainWindow::redeployRequested);
+        w.setInstances({"Z28061", "Z28062"});
+        w.setConnectionInfo({connectionInfo()});
+        const QModelIndex z = w.topologyModel()->instanceIndex("gw1", "Z28062");
+        QVERIFY(z.isValid());
+        auto* button = child<QPushButton>(w, "redeploy");
+        QVERIFY(!button->isEnabled());
+        w.topologyPanel()->view()->setCurrentIndex(z);
+        QVERIFY(button->isEnabled());
+        button->click();
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).toString(), QStringLiteral("Z28062"));
+    }
+
+    void showErrorShowsABannerAndLogsALine()
+    {
+        MainWindow w;
+        w.showError(QStringLiteral("Gateway unreachable"), QStringLiteral("127.0.0.1:1 refused <x>"));
+        auto* banner = child<QLabel>(w, "errorBanner");
+        QVERIFY(banner->text().contains("Gateway unreachable"));
+        QVERIFY(banner->text().contains("&lt;x&gt;"));
+        QVERIFY(!child<QWidget>(w, "errorBannerRow")->isHidden());
+        QCOMPARE(w.logModel()->rowCount(), 1);
+        QCOMPARE(w.logModel()->entry(0).severity, int(LogSeverity::Error));
+        QVERIFY(w.logModel()->entry(0).message.contains("Gateway unreachable"));
+    }
+
+    void tagAndLogFiltersNarrowTheTables()
+    {
+        MainWindow w;
+        feedDemoData(w);
+        QCOMPARE(w.tagsPanel()->proxy()->rowCount(), 60);
+        w.tagsPanel()->qualityButton(QualityClass::Good)->click();
+        QCOMPARE(w.tagsPanel()->proxy()->rowCount(), 10); // t % 7 == 0: 5 per instance
+        QVERIFY(w.tagsPanel()->qualityButton(QualityClass::Bad)->text().contains("10"));
+        w.tagsPanel()->filterEdit()->setText("Z28062");
+        QCOMPARE(w.tagsPanel()->proxy()->rowCount(), 5);
+
+        auto* severity = w.eventLogPanel()->severityCombo();
+        severity->setCurrentIndex(severity->findData(int(LogSeverity::Warning)));
+        for (int r = 0; r < w.eventLogPanel()->proxy()->rowCount(); ++r)
+            QVERIFY(w.eventLogPanel()->proxy()->index(r, 0).data(EventLogModel::SeverityRole).toInt() >= 2);
+        w.eventLogPanel()->view()->selectAll();
+        const QString tsv = w.eventLogPanel()->copySelection();
+        QCOMPARE(tsv.count('\n'), w.eventLogPanel()->proxy()->rowCount() + 1);
+    }
+
+    void ctrlLFocusesTheLogFilter()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(&w, Qt::Key_L, Qt::ControlModifier);
+        QVERIFY(w.eventLogPanel()->filterEdit()->hasFocus());
+    }
+
+    void settingsRoundTripThroughAnIniFile()
+    {
+        const QString ini = m_dir->filePath("stormwatch.ini");
+        LeverSet custom = preset("lever1");
+        custom.sessionCommandTimeoutMs = 45'000;
+        {
+            MainWindow w;
+            w.setSettingsFile(ini);
+            w.restoreSettings();
+            w.show();
+            w.resize(1234, 777);
+            w.setTheme(Theme::Dark);
+            w.setLevers(custom);
+            w.setGatewaySummary(QStringLiteral("gw.plant.local:5001"), QStringLiteral("normal"));
+            w.findChild<QDockWidget*>("dockTopology")->hide();
+            w.close(); // saves
+        }
+        QVERIFY(QFile::exists(ini));
+        MainWindow w;
+        w.setSettingsFile(ini);
+        QSignalSpy levers(&w, &MainWindow::leversChanged);
+        w.restoreSettings();
+        w.show();
+        QCOMPARE(w.levers(), custom);
+        QCOMPARE(levers.count(), 1); // the restored set is applied, not only shown
+        QCOMPARE(w.theme(), Theme::Dark);
+        QVERIFY(child<QAction>(w, "actionDarkTheme")->isChecked());
+        QCOMPARE(w.lastGatewayAddress(), QStringLiteral("gw.plant.local:5001"));
+        QCOMPARE(w.size(), QSize(1234, 777));
+        QVERIFY(!w.findChild<QDockWidget*>("dockTopology")->isVisible());
+        QVERIFY(w.findChild<QDockWidget*>("dockLevers")->isVisible());
+        w.setTheme(Theme::Light);
+    }
+
+    void themeSwitchChangesThePalette()
+    {
+        MainWindow w;
+        w.setTheme(Theme::Light);
+        const QColor light = QApplication::palette().color(QPalette::Window);
+        QCOMPARE(light, themePalette(Theme::Light).color(QPalette::Window));
+        child<QAction>(w, "actionDarkTheme")->trigger();
+        QCOMPARE(w.theme(), Theme::Dark);
+        const QColor dark = QApplication::palette().color(QPalette::Window);
+        QCOMPARE(dark, themePalette(Theme::Dark).color(QPalette::Window));
+        QVERIFY(dark.lightness() < light.lightness());
+        QCOMPARE(w.palette().color(QPalette::Window), dark);
+        QVERIFY(qApp->styleSheet().contains("errorBanner"));
+        w.setTheme(Theme::Light);
+    }
+
+    void exportsWriteFiles()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        QVERIFY(!w.exportCsv(m_dir->filePath("empty.csv"))); // nothing yet
+        feedDemoData(w);
+        w.show();
+        const QString png = m_dir->filePath("plots.png");
+        QVERIFY(w.exportPng(png));
+        QVERIFY(!QImage(png).isNull());
+        const QString csv = m_dir->filePath("series.csv");
+        QVERIFY(w.exportCsv(csv));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("outstanding"));
+    }
+
+    void grabbedWindowLaysOutEveryDock()
+    {
+        // Also the screenshot helper: STORMWATCH_SCREENSHOT=path writes the grab there.
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        w.setScenarioNames(bundledScenarioNames());
+        feedDemoData(w);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const QImage image = w.grab().toImage();
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), QSize(1600, 1000));
+        const QString out = qEnvironmentVariable("STORMWATCH_SCREENSHOT");
+        if (!out.isEmpty())
+            QVERIFY(image.save(out));
+        // Every dock visible with room for its content; the plots get the biggest area.
+        QWidget* plot = w.centralWidget();
+        const int plotArea = plot->width() * plot->height();
+        for (const QString& name : kDocks) {
+            auto* d = w.findChild<QDockWidget*>(name);
+            QVERIFY2(d->isVisible(), qPrintable(name));
+            QVERIFY2(d->width() >= 200 && d->height() >= 120,
+                     qPrintable(QStringLiteral("%1 %2x%3").arg(name).arg(d->width()).arg(d->height())));
+            QVERIFY2(d->width() * d->height() < plotArea, qPrintable(name));
+        }
+    }
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,398 @@
+#include "ui/compare_view.h"
+
+#include "scenario/report_writers.h"
+#include "scenario/scenario_runner.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+
+namespace stormwatch {
+
+namespace {
+
+constexpr int kStepsPerVariant = 100; // progress resolution and cancel latency
+
+const QList<QColor>& variantColours()
+{
+    static const QList<QColor> colours{QColor(0xd6, 0x27, 0x28), QColor(0x1f, 0x77, 0xb4),
+                                       QColor(0x2c, 0xa0, 0x2c), QColor(0xff, 0x7f, 0x0e),
+                                       QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b)};
+    return colours;
+}
+
+// A metric row: its value per variant (nullopt = no value, e.g. "never") and whether
+// smaller is better (the highlighted best); wall_ms and suppressed_calls are not ranked.
+struct MetricRow {
+    QString name;
+    std::function<std::optional<double>(const VariantMetrics&)> value;
+    std::function<QString(const VariantMetrics&)> text;
+    bool ranked = true;
+};
+
+QList<MetricRow> metricRows(const ScenarioReport& report)
+{
+    auto n = [](qint64 v) { return QString::number(v); };
+    QList<MetricRow> rows{
+        {"subscribe_requests", [](const VariantMetrics& v) { return std::optional<double>(double(v.subscribeRequests)); },
+         [n](const VariantMetrics& v) { return n(v.subscribeRequests); }},
+        {"max_outstanding", [](const VariantMetrics& v) { return std::optional<double>(v.maxOutstanding); },
+         [n](const VariantMetrics& v) { return n(v.maxOutstanding); }},
+        {"gateway_rpcs", [](const VariantMetrics& v) { return std::optional<double>(double(v.gatewayRpcs)); },
+         [n](const VariantMetrics& v) { return n(v.gatewayRpcs); }},
+    };
+    QStringList kinds;
+    for (const VariantMetrics& v : report.variants)
+        for (auto it = v.gatewayRpcsByKind.begin(); it != v.gatewayRpcsByKind.end(); ++it)
+            if (!kinds.contains(it.key()))
+                kinds << it.key();
+    kinds.sort();
+    for (const QString& k : kinds)
+        rows << MetricRow{"  " + k,
+                          [k](const VariantMetrics& v) { return std::optional<double>(double(v.gatewayRpcsByKind.value(k, 0))); },
+                          [k, n](const VariantMetrics& v) { return n(v.gatewayRpcsByKind.value(k, 0)); }};
+    rows << MetricRow{"deadline_exceeded", [](const VariantMetrics& v) { return std::optional<double>(double(v.deadlineExceeded)); },
+                      [n](const VariantMetrics& v) { return n(v.deadlineExceeded); }}
+         << MetricRow{"bad_tag_seconds", [](const VariantMetrics& v) { return std::optional<double>(v.badTagSeconds); },
+                      [](const VariantMetrics& v) { return QString::number(v.badTagSeconds, 'f', 1); }}
+         << MetricRow{"time_to_all_good_s", [](const VariantMetrics& v) { return v.timeToAllGoodS; },
+                      [](const VariantMetrics& v) {
+                          return v.timeToAllGoodS ? QString::number(*v.timeToAllGoodS, 'f', 1) : QStringLiteral("never");
+                      }}
+         << MetricRow{"max_sta_queue_depth", [](const VariantMetrics& v) { return std::optional<double>(double(v.maxStaQueueDepth)); },
+                      [n](const VariantMetrics& v) { return n(v.maxStaQueueDepth); }}
+         << MetricRow{"suppressed_calls", [](const VariantMetrics& v) { return std::optional<double>(double(v.suppressedCalls)); },
+                      [n](const VariantMetrics& v) { return n(v.suppressedCalls); }, false}
+         << MetricRow{"wall_ms", [](const VariantMetrics& v) { return std::optional<double>(double(v.wallMs)); },
+                      [n](const VariantMetrics& v) { return n(v.wallMs); }, false};
+    return rows;
+}
+
+bool isSubscription(const Series& s)
+{
+    return s.subject() != QLatin1String("gateway");
+}
+
+} // namespace
+
+struct CompareView::Run {
+    std::atomic<bool> cancel{false};
+    ScenarioReport report;
+    QList<SeriesSet> series;
+    QString error;
+};
+
+CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), m_scenario(std::move(scenario))
+{
+    setWindowTitle(QStringLiteral("Compare variants — %1").arg(m_scenario.name));
+    resize(1100, 800);
+    auto* layout = new QVBoxLayout(this);
+    auto* description = new QLabel(m_scenario.description, this);
+    description->setWordWrap(true);
+    layout->addWidget(description);
+    auto* progressRow = new QHBoxLayout;
+    m_status = new QLabel(QStringLiteral("ready"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    progressRow->addWidget(m_status, 1);
+    progressRow->addWidget(m_progress, 2);
+    layout->addLayout(progressRow);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_table = new QTableWidget(this);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    splitter->addWidget(m_table);
+    auto* plots = new QWidget(this);
+    auto* plotLayout = new QVBoxLayout(plots);
+    plotLayout->setContentsMargins(0, 0, 0, 0);
+    for (const QString& title : {QStringLiteral("outstanding (max over subscriptions)"),
+                                 QStringLiteral("tags not Good"), QStringLiteral("gateway Invoke RPCs/s")}) {
+        auto* plot = new QCustomPlot(plots);
+        plot->setMinimumHeight(140);
+        plot->plotLayout()->insertRow(0);
+        plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
+        plot->xAxis->setLabel(QStringLiteral("virtual time (s)"));
+        plot->legend->setVisible(true);
+        plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        plotLayout->addWidget(plot);
+        m_plots << plot;
+    }
+    splitter->addWidget(plots);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+
+    auto* buttons = new QHBoxLayout;
+    m_export = new QPushButton(QStringLiteral("Export report…"), this);
+    m_export->setEnabled(false);
+    auto* close = new QPushButton(QStringLiteral("Close"), this);
+    buttons->addStretch(1);
+    buttons->addWidget(m_export);
+    buttons->addWidget(close);
+    layout->addLayout(buttons);
+    connect(m_export, &QPushButton::clicked, this, &CompareView::exportInteractively);
+    connect(close, &QPushButton::clicked, this, &QDialog::close);
+}
+
+CompareView::~CompareView()
+{
+    if (m_thread) {
+        m_run->cancel = true;
+        m_thread->wait();
+        delete m_thread;
+    }
+}
+
+void CompareView::start()
+{
+    if (m_thread || m_done)
+        return;
+    m_run = std::make_shared<Run>();
+    m_status->setText(QStringLiteral("running %1 variants in virtual time…").arg(m_scenario.variants.size()));
+    QPointer<CompareView> self(this);
+    auto progress = [self](double fraction) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, fraction] {
+                if (self)
+                    self->m_progress->setValue(int(fraction * 1000));
+            },
+            Qt::QueuedConnection);
+    };
+    // Stepwise (not runScenario) so closing the window cancels between steps.
+    m_thread = QThread::create([run = m_run, scenario = m_scenario, progress] {
+        ScenarioReport& report = run->report;
+        report.scenario = scenario.name;
+        report.description = scenario.description;
+        report.durationS = scenario.durationS;
+        report.seed = scenario.seed;
+        const int n = int(scenario.variants.size());
+        for (int v = 0; v < n && !run->cancel; ++v) {
+            ScenarioRunner runner(scenario, scenario.variants[v]);
+            if (!runner.ok()) {
+                run->error = runner.error();
+                return;
+            }
+            runner.start();
+            for (int k = 1; k <= kStepsPerVariant && !run->cancel; ++k) {
+                runner.advanceTo(scenario.durationS * k / kStepsPerVariant);
+                progress((v + double(k) / kStepsPerVariant) / n);
+            }
+            if (run->cancel)
+                return;
+            VariantRun result = runner.finish();
+            report.variants << result.metrics;
+            run->series << std::move(result.series);
+        }
+    });
+    m_thread->setObjectName(QStringLiteral("stormwatch-compare"));
+    connect(m_thread, &QThread::finished, this, &CompareView::onDone);
+    m_thread->start();
+}
+
+void CompareView::onDone()
+{
+    m_thread->wait();
+    delete m_thread;
+    m_thread = nullptr;
+    m_done = true;
+    if (!m_run->error.isEmpty()) {
+        m_status->setText(QStringLiteral("cannot run: %1").arg(m_run->error));
+        emit finished();
+        return;
+    }
+    m_report = std::move(m_run->report);
+    m_series = std::move(m_run->series);
+    m_progress->setValue(1000);
+    m_status->setText(QStringLiteral("%1: %2 variants, %3 virtual s each, seed %4")
+                          .arg(m_report.scenario)
+                          .arg(m_report.variants.size())
+                          .arg(m_report.durationS)
+                          .arg(m_report.seed));
+    fillTable();
+    fillPlots();
+    m_export->setEnabled(true);
+    emit finished();
+}
+
+void CompareView::fillTable()
+{
+    const QList<MetricRow> rows = metricRows(m_report);
+    m_table->clear();
+    m_table->setRowCount(int(rows.size()));
+    m_table->setColumnCount(int(m_report.variants.size()));
+    QStringList headers;
+    for (const VariantMetrics& v : m_report.variants)
+        headers << v.name;
+    m_table->setHorizontalHeaderLabels(headers);
+    QStringList rowNames;
+    for (const MetricRow& r : rows)
+        rowNames << r.name;
+    m_table->setVerticalHeaderLabels(rowNames);
+    for (int r = 0; r < rows.size(); ++r) {
+        std::optional<double> best;
+        bool allEqual = true;
+        for (const VariantMetrics& v : m_report.variants) {
+            const auto value = rows[r].value(v);
+            if (value && best && *value != *best)
+                allEqual = false;
+            if (value && (!best || *value < *best))
+                best = value;
+            if (!value)
+                allEqual = false;
+        }
+        for (int c = 0; c < m_report.variants.size(); ++c) {
+            const VariantMetrics& v = m_report.variants[c];
+            auto* item = new QTableWidgetItem(rows[r].text(v));
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            const auto value = rows[r].value(v);
+            // The best of a row is marked only where the variants differ.
+            if (rows[r].ranked && !allEqual && value && best && *value == *best) {
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+                item->setBackground(QColor(0xc8, 0xe6, 0xc9));
+                item->setData(Qt::UserRole, true);
+            }
+            m_table->setItem(r, c, item);
+        }
+    }
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+}
+
+int CompareView::rowOf(const QString& metric) const
+{
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        if (m_table->verticalHeaderItem(r) && m_table->verticalHeaderItem(r)->text().trimmed() == metric)
+            return r;
+    return -1;
+}
+
+QVector<QPointF> CompareView::maxOverSubscriptions(const SeriesSet& series, const QString& metric)
+{
+    std::vector<const Series*> parts;
+    for (const Series& s : series.all())
+        if (isSubscription(s) && s.metric() == metric)
+            parts.push_back(&s);
+    std::map<double, bool> times;
+    for (const Series* s : parts)
+        for (const SeriesPoint& p : s->points())
+            times[p.tS] = true;
+    QVector<QPointF> out;
+    for (const auto& [t, unused] : times) {
+        double v = 0;
+        for (const Series* s : parts)
+            v = std::max(v, s->valueAt(t, 0));
+        out.push_back(QPointF(t, v));
+    }
+    if (!out.isEmpty() && series.endS > out.last().x())
+        out.push_back(QPointF(series.endS, out.last().y()));
+    return out;
+}
+
+QVector<QPointF> CompareView::sumOverSubscriptions(const SeriesSet& series, const QStringList& metrics)
+{
+    std::vector<const Series*> parts;
+    for (const Series& s : series.all())
+        if (isSubscription(s) && metrics.contains(s.metric()))
+            parts.push_back(&s);
+    std::map<double, bool> times;
+    for (const Series* s : parts)
+        for (const SeriesPoint& p : s->points())
+            times[p.tS] = true;
+    QVector<QPointF> out;
+    for (const auto& [t, unused] : times) {
+        double v = 0;
+        for (const Series* s : parts)
+            v += s->valueAt(t, 0);
+        out.push_back(QPointF(t, v));
+    }
+    if (!out.isEmpty() && series.endS > out.last().x())
+        out.push_back(QPointF(series.endS, out.last().y()));
+    return out;
+}
+
+void CompareView::fillPlots()
+{
+    for (QCustomPlot* plot : m_plots)
+        plot->clearGraphs();
+    for (int v = 0; v < m_series.size() && v < m_report.variants.size(); ++v) {
+        const SeriesSet& set = m_series[v];
+        QVector<QPointF> rpcs;
+        if (const Series* s = set.find(QStringLiteral("gateway"), QStringLiteral("invoke_rpcs_per_s")))
+            for (const SeriesPoint& p : s->points())
+                rpcs.push_back(QPointF(p.tS, p.value));
+        const QVector<QPointF> lines[] = {
+            maxOverSubscriptions(set, QStringLiteral("outstanding")),
+            sumOverSubscriptions(set, {QStringLiteral("tags_bad"), QStringLiteral("tags_uncertain")}), rpcs};
+        const QColor colour = variantColours()[v % variantColours().size()];
+        for (int i = 0; i < m_plots.size(); ++i) {
+            QCPGraph* graph = m_plots[i]->addGraph();
+            graph->setName(m_report.variants[v].name);
+            graph->setLineStyle(QCPGraph::lsStepLeft);
+            graph->setPen(QPen(colour, 2));
+            QVector<double> x, y;
+            for (const QPointF& p : lines[i]) {
+                x << p.x();
+                y << p.y();
+            }
+            graph->setData(x, y, true);
+        }
+    }
+    for (QCustomPlot* plot : m_plots) {
+        plot->rescaleAxes();
+        plot->xAxis->setRange(0, m_report.durationS);
+        const QCPRange y = plot->yAxis->range();
+        plot->yAxis->setRange(std::min(0.0, y.lower), std::max(1.0, y.upper * 1.1));
+        plot->replot();
+    }
+}
+
+bool CompareView::exportTo(const QString& dir, QString* error)
+{
+    if (!m_done || m_report.variants.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("nothing to export yet");
+        return false;
+    }
+    if (!writeReportDir(m_report, dir, error))
+        return false;
+    const char* names[] = {"outstanding", "tags-not-good", "invoke-rpcs"};
+    for (int i = 0; i < m_plots.size(); ++i) {
+        const QString file = QDir(dir).filePath(QStringLiteral("compare-%1.png").arg(names[i]));
+        if (!m_plots[i]->savePng(file, 1000, 320)) {
+            if (error)
+                *error = QStringLiteral("cannot write %1").arg(file);
+            return false;
+        }
+    }
+    return true;
+}
+
+void CompareView::exportInteractively()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Export the report to"));
+    if (dir.isEmpty())
+        return;
+    QString error;
+    m_status->setText(exportTo(dir, &error) ? QStringLiteral("report written to %1").arg(dir)
+                                            : QStringLiteral("export failed: %1").arg(error));
+}
+
+} // namespace stormwatch

@@ -1,0 +1,65 @@
+#pragma once
+// What the ConsoleController needs from the main window, as an interface: the window
+// (MainWindow) implements it, tests use a small fake. The intents the window raises are
+// signals of ConsoleIntents, a QObject the view owns (an interface cannot declare signals
+// of the QMainWindow it is mixed into); the window re-emits its own signals there.
+
+#include "client/engine_samples.h"
+#include "client/lever_set.h"
+#include "scenario/scenario.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+class QWidget;
+
+namespace stormwatch {
+
+class SeriesStore;
+
+class ConsoleIntents : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+signals:
+    void leversChanged(const stormwatch::LeverSet& levers);
+    // wedge / slow / drop_replies / restart_gateway / end_event_streams / source_outage /
+    // refuse_sessions with the panel's durations (redeploy, set_levers, set_capability too).
+    void faultRequested(const stormwatch::TimelineEvent& fault);
+    void capabilityToggled(bool advertiseBulkSupervisory);
+    void redeployRequested(const QString& instance);
+    // speed: 1, 10, 60, 0 = as fast as possible (virtual time); -1 = live over gRPC.
+    void playRequested(const QString& scenarioNameOrPath, const QString& variant, double speed);
+    void stopRequested();
+    void pauseToggled(); // pause or resume the pacing of a virtual playback
+    void compareRequested(const QString& scenarioNameOrPath);
+};
+
+class ConsoleView {
+public:
+    virtual ~ConsoleView() = default;
+
+    virtual QWidget* widget() = 0;          // parent of dialogs
+    virtual ConsoleIntents* intents() = 0;  // the window's intent signals
+    virtual SeriesStore* store() = 0;       // owned by the view; the plots read it
+
+    virtual void applyTagChanges(const QVector<TagChange>& changes) = 0;
+    virtual void clearTags() = 0; // a playback or a fresh live run starts the table over
+    virtual void appendLog(const QVector<LogEntry>& entries) = 0;
+
+    virtual void setConnectionInfo(const QVector<ConnectionInfo>& infos) = 0;
+    virtual void setGatewaySummary(const QString& address, const QString& recoveryState) = 0;
+    virtual void setFaultsAvailable(bool available, const QString& reasonWhenNot) = 0;
+    virtual void setLevers(const LeverSet& levers) = 0; // reflect, emit nothing
+    virtual void setScenarioNames(const QStringList& bundled) = 0;
+    virtual void selectScenario(const QString& nameOrPath) = 0; // preselected, ready to play
+    // progress 0..1; < 0 = live, unbounded.
+    virtual void setPlaybackState(bool playing, double progress, const QString& label) = 0;
+    virtual void setInstances(const QStringList& names) = 0;
+    virtual void showError(const QString& title, const QString& text) = 0;
+};
+
+} // namespace stormwatch

@@ -1,0 +1,159 @@
+#include "ui/gateway_panel.h"
+
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+namespace stormwatch {
+
+namespace {
+
+QDoubleSpinBox* spin(const QString& name, double min, double max, double value, int decimals,
+                     const QString& prefix, const QString& suffix)
+{
+    auto* s = new QDoubleSpinBox;
+    s->setObjectName(name);
+    s->setRange(min, max);
+    s->setDecimals(decimals);
+    s->setValue(value);
+    s->setPrefix(prefix);
+    s->setSuffix(suffix);
+    s->setMaximumWidth(110); // three columns fit the dock's default width
+    return s;
+}
+
+} // namespace
+
+GatewayPanel::GatewayPanel(QWidget* parent) : QWidget(parent)
+{
+    m_advertise = new QCheckBox(tr("Advertise bulk-subscribe-supervisory"));
+    m_advertise->setObjectName(QStringLiteral("advertiseBulkSupervisory"));
+    m_advertise->setChecked(true);
+    m_advertise->setToolTip(tr("Off = an old gateway: Lever 2 falls back to AddItemBulk + "
+                               "N × AdviseSupervisory at the next session open"));
+    connect(m_advertise, &QCheckBox::toggled, this, &GatewayPanel::capabilityToggled);
+
+    m_reason = new QLabel;
+    m_reason->setObjectName(QStringLiteral("faultsUnavailable"));
+    m_reason->setWordWrap(true);
+    m_reason->hide();
+
+    m_faults = new QGroupBox(tr("Faults"));
+    auto* grid = new QGridLayout(m_faults);
+    grid->setColumnStretch(0, 1);
+    addFault(grid, TimelineAction::Wedge, tr("Wedge STA"),
+             tr("The STA stops running commands for the duration"), true, 60);
+    addFault(grid, TimelineAction::Slow, tr("Slow STA"),
+             tr("Every command costs factor × its normal cost for the duration"), true, 120,
+             spin(QStringLiteral("slow_factor"), 1, 1000, 20, 1, QStringLiteral("× "), {}));
+    addFault(grid, TimelineAction::DropReplies, tr("Drop replies"),
+             tr("Each reply is lost with the probability for the duration"), true, 60,
+             spin(QStringLiteral("drop_replies_probability"), 0, 1, 0.5, 2, QStringLiteral("p "),
+                  {}));
+    addFault(grid, TimelineAction::RestartGateway, tr("Restart gateway"),
+             tr("The gateway is down for the downtime; every session is lost"), true, 5);
+    addFault(grid, TimelineAction::EndEventStreams, tr("End event streams"),
+             tr("Every event stream ends gracefully (the da0bfe2b failure mode)"), false, 0);
+    addFault(grid, TimelineAction::SourceOutage, tr("Source outage"),
+             tr("Tags report Bad quality for the duration"), true, 30);
+    addFault(grid, TimelineAction::RefuseSessions, tr("Refuse sessions"),
+             tr("OpenSession is refused for the duration"), true, 30);
+
+    auto* content = new QWidget;
+    auto* column = new QVBoxLayout(content);
+    column->addWidget(m_advertise);
+    column->addWidget(m_reason);
+    column->addWidget(m_faults);
+    column->addStretch();
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
+}
+
+void GatewayPanel::addFault(QGridLayout* grid, TimelineAction action, const QString& text,
+                            const QString& tip, bool hasDuration, double defaultDuration,
+                            QDoubleSpinBox* parameter)
+{
+    const QString name = timelineActionName(action);
+    FaultRow row{action};
+    row.button = new QPushButton(text);
+    row.button->setObjectName(QStringLiteral("fault_") + name);
+    row.button->setToolTip(tip);
+    const int r = grid->rowCount();
+    grid->addWidget(row.button, r, 0);
+    if (hasDuration) {
+        const bool restart = action == TimelineAction::RestartGateway;
+        row.duration = spin(name + (restart ? QStringLiteral("_downtime") : QStringLiteral("_duration")),
+                            0.1, 3600, defaultDuration, 1, restart ? tr("down ") : QString(),
+                            QStringLiteral(" s"));
+        row.duration->setToolTip(restart ? tr("Downtime") : tr("Duration"));
+        grid->addWidget(row.duration, r, 1);
+    }
+    if (parameter) {
+        row.parameter = parameter;
+        grid->addWidget(parameter, r, 2);
+    }
+    m_rows.push_back(row);
+    connect(row.button, &QPushButton::clicked, this,
+            [this, action] { emit faultRequested(faultFor(action)); });
+}
+
+QPushButton* GatewayPanel::faultButton(TimelineAction action) const
+{
+    for (const FaultRow& row : m_rows) {
+        if (row.action == action)
+            return row.button;
+    }
+    return nullptr;
+}
+
+TimelineEvent GatewayPanel::faultFor(TimelineAction action) const
+{
+    TimelineEvent e;
+    e.atS = 0;
+    e.action = action;
+    for (const FaultRow& row : m_rows) {
+        if (row.action != action)
+            continue;
+        if (action == TimelineAction::RestartGateway)
+            e.downtimeS = row.duration->value();
+        else if (row.duration)
+            e.durationS = row.duration->value();
+        if (action == TimelineAction::Slow)
+            e.factor = row.parameter->value();
+        else if (action == TimelineAction::DropReplies)
+            e.probability = row.parameter->value();
+    }
+    return e;
+}
+
+void GatewayPanel::setFaultsAvailable(bool available, const QString& reasonWhenNot)
+{
+    m_available = available;
+    m_faults->setEnabled(available);
+    m_advertise->setEnabled(available);
+    m_reason->setText(available ? QString() : reasonWhenNot);
+    m_reason->setVisible(!available);
+}
+
+QString GatewayPanel::unavailableReason() const
+{
+    return m_available ? QString() : m_reason->text();
+}
+
+void GatewayPanel::setAdvertiseBulkSupervisory(bool advertise)
+{
+    const QSignalBlocker block(m_advertise);
+    m_advertise->setChecked(advertise);
+}
+
+} // namespace stormwatch

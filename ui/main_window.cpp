@@ -1,0 +1,539 @@
+#include "ui/main_window.h"
+
+#include "models/event_log_model.h"
+#include "models/series_store.h"
+#include "models/tag_table_model.h"
+#include "models/topology_model.h"
+#include "ui/event_log_panel.h"
+#include "ui/gateway_panel.h"
+#include "ui/levers_panel.h"
+#include "ui/scenario_panel.h"
+#include "ui/tags_panel.h"
+#include "ui/topology_panel.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <memory>
+
+namespace stormwatch {
+
+namespace {
+
+constexpr int kStateVersion = 1; // bump when the dock set changes: old layouts are ignored
+
+const char* kGeometryKey = "window/geometry";
+const char* kStateKey = "window/state";
+const char* kThemeKey = "window/theme";
+const char* kAddressKey = "gateway/address";
+const char* kLeversKey = "levers/last";
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowTitle(QStringLiteral("stormwatch"));
+    setWindowIcon(appIcon());
+    setDockNestingEnabled(true);
+
+    m_store = new SeriesStore(this);
+    m_tagModel = new TagTableModel(this);
+    m_logModel = new EventLogModel(this);
+    m_topologyModel = new TopologyModel(this);
+
+    // Errors show as a dismissable banner above the plots: a modal box would stop a live run's
+    // screen from updating while the engineer reads it.
+    m_banner = new QWidget;
+    m_banner->setObjectName(QStringLiteral("errorBannerRow"));
+    m_bannerText = new QLabel;
+    m_bannerText->setObjectName(QStringLiteral("errorBanner"));
+    m_bannerText->setWordWrap(true);
+    m_bannerText->setTextFormat(Qt::RichText);
+    auto* dismiss = new QToolButton;
+    dismiss->setText(QStringLiteral("✕"));
+    dismiss->setToolTip(tr("Dismiss"));
+    dismiss->setAutoRaise(true);
+    connect(dismiss, &QToolButton::clicked, m_banner, &QWidget::hide);
+    auto* bannerRow = new QHBoxLayout(m_banner);
+    bannerRow->setContentsMargins(4, 4, 4, 0);
+    bannerRow->addWidget(m_bannerText, 1);
+    bannerRow->addWidget(dismiss, 0, Qt::AlignTop);
+    m_banner->hide();
+
+    m_plotArea = createPlotArea();
+    auto* central = new QWidget;
+    auto* centralColumn = new QVBoxLayout(central);
+    centralColumn->setContentsMargins(0, 0, 0, 0);
+    centralColumn->setSpacing(0);
+    centralColumn->addWidget(m_banner);
+    centralColumn->addWidget(m_plotArea, 1);
+    setCentralWidget(central);
+
+    createDocks();
+    createActions();
+    createMenus();
+    createStatusBar();
+    resize(1500, 950);
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::createPlotArea()
+{
+    // P's PlotPanel (ui/plot_panel.h) over m_store goes here once it is on main:
+    //   m_plots = new PlotPanel(m_store); return m_plots;
+    // and followLiveToggled / resetZoomRequested are connected to it.
+    auto* placeholder = new QLabel(tr("Plots: outstanding subscribes, retry interval, tag "
+                                      "quality and gateway load appear here."));
+    placeholder->setObjectName(QStringLiteral("plotArea"));
+    placeholder->setAlignment(Qt::AlignCenter);
+    placeholder->setMinimumSize(480, 320);
+    placeholder->setAutoFillBackground(true);
+    placeholder->setBackgroundRole(QPalette::Base);
+    return placeholder;
+}
+
+SeriesStore* MainWindow::store()
+{
+    return m_store;
+}
+PlotPanel* MainWindow::plots()
+{
+    return m_plots;
+}
+TagTableModel* MainWindow::tagModel()
+{
+    return m_tagModel;
+}
+EventLogModel* MainWindow::logModel()
+{
+    return m_logModel;
+}
+TopologyModel* MainWindow::topologyModel()
+{
+    return m_topologyModel;
+}
+
+void MainWindow::createDocks()
+{
+    m_levers = new LeversPanel;
+    m_gateway = new GatewayPanel;
+    m_scenario = new ScenarioPanel;
+    m_topology = new TopologyPanel(m_topologyModel);
+    m_tags = new TagsPanel(m_tagModel);
+    m_log = new EventLogPanel(m_logModel);
+
+    auto dock = [this](const QString& title, const QString& name, QWidget* content) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name); // saveState() keys docks by object name
+        d->setWidget(content);
+        return d;
+    };
+    QDockWidget* scenario = dock(tr("Scenario"), QStringLiteral("dockScenario"), m_scenario);
+    QDockWidget* levers = dock(tr("Levers"), QStringLiteral("dockLevers"), m_levers);
+    QDockWidget* gateway = dock(tr("Gateway"), QStringLiteral("dockGateway"), m_gateway);
+    QDockWidget* topology = dock(tr("Topology"), QStringLiteral("dockTopology"), m_topology);
+    QDockWidget* tags = dock(tr("Tags"), QStringLiteral("dockTags"), m_tags);
+    QDockWidget* log = dock(tr("Event log"), QStringLiteral("dockLog"), m_log);
+
+    // Left: what to run and how the client behaves; right: the gateway and what is attached;
+    // bottom, under the plots: the data and the log side by side.
+    setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    addDockWidget(Qt::LeftDockWidgetArea, scenario);
+    splitDockWidget(scenario, levers, Qt::Vertical);
+    addDockWidget(Qt::RightDockWidgetArea, gateway);
+    splitDockWidget(gateway, topology, Qt::Vertical);
+    addDockWidget(Qt::BottomDockWidgetArea, tags);
+    splitDockWidget(tags, log, Qt::Horizontal);
+    resizeDocks({scenario, levers}, {260, 600}, Qt::Vertical);
+    resizeDocks({gateway, topology}, {330, 500}, Qt::Vertical);
+    resizeDocks({scenario, gateway}, {340, 380}, Qt::Horizontal);
+    resizeDocks({tags}, {300}, Qt::Vertical);
+
+    connect(m_levers, &LeversPanel::leversChanged, this, &MainWindow::leversChanged);
+    connect(m_gateway, &GatewayPanel::faultRequested, this, &MainWindow::faultRequested);
+    connect(m_gateway, &GatewayPanel::capabilityToggled, this, &MainWindow::capabilityToggled);
+    connect(m_topology, &TopologyPanel::redeployRequested, this, &MainWindow::redeployRequested);
+    connect(m_scenario, &ScenarioPanel::playRequested, this, &MainWindow::playRequested);
+    connect(m_scenario, &ScenarioPanel::stopRequested, this, &MainWindow::stopRequested);
+    connect(m_scenario, &ScenarioPanel::compareRequested, this, &MainWindow::compareRequested);
+}
+
+void MainWindow::createActions()
+{
+    auto action = [this](const QString& name, const QString& text,
+                         const QList<QKeySequence>& keys) {
+        auto* a = new QAction(text, this);
+        a->setObjectName(name);
+        a->setShortcuts(keys);
+        addAction(a); // shortcuts work with the menu bar hidden too
+        return a;
+    };
+    QAction* open = action(QStringLiteral("actionOpenScenario"), tr("&Open scenario…"),
+                           {QKeySequence::Open});
+    connect(open, &QAction::triggered, m_scenario, &ScenarioPanel::openFile);
+    QAction* png = action(QStringLiteral("actionExportPng"), tr("Export plots as &PNG…"),
+                          {QKeySequence(Qt::CTRL | Qt::Key_E)});
+    connect(png, &QAction::triggered, this, &MainWindow::exportPngInteractive);
+    QAction* csv = action(QStringLiteral("actionExportCsv"), tr("Export series as &CSV…"),
+                          {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)});
+    connect(csv, &QAction::triggered, this, &MainWindow::exportCsvInteractive);
+    QAction* quit = action(QStringLiteral("actionQuit"), tr("&Quit"), {QKeySequence::Quit});
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    QAction* play = action(QStringLiteral("actionPlayPause"), tr("&Play / stop"),
+                           {QKeySequence(Qt::Key_Space)});
+    connect(play, &QAction::triggered, m_scenario, &ScenarioPanel::togglePlay);
+    m_followLive = action(QStringLiteral("actionFollowLive"), tr("&Follow live"),
+                          {QKeySequence(Qt::Key_F)});
+    m_followLive->setCheckable(true);
+    m_followLive->setChecked(true);
+    connect(m_followLive, &QAction::toggled, this, &MainWindow::followLiveToggled);
+    QAction* reset = action(QStringLiteral("actionResetZoom"), tr("&Reset zoom"),
+                            {QKeySequence(Qt::CTRL | Qt::Key_0), QKeySequence(Qt::Key_Home)});
+    connect(reset, &QAction::triggered, this, &MainWindow::resetZoomRequested);
+    QAction* focusLog = action(QStringLiteral("actionFocusLogFilter"), tr("Filter the &log"),
+                               {QKeySequence(Qt::CTRL | Qt::Key_L)});
+    connect(focusLog, &QAction::triggered, this, [this] {
+        if (auto* d = findChild<QDockWidget*>(QStringLiteral("dockLog"))) {
+            d->show();
+            d->raise();
+        }
+        m_log->filterEdit()->setFocus(Qt::ShortcutFocusReason);
+        m_log->filterEdit()->selectAll();
+    });
+
+    auto* themes = new QActionGroup(this);
+    m_lightTheme = new QAction(tr("&Light theme"), themes);
+    m_lightTheme->setObjectName(QStringLiteral("actionLightTheme"));
+    m_darkTheme = new QAction(tr("&Dark theme"), themes);
+    m_darkTheme->setObjectName(QStringLiteral("actionDarkTheme"));
+    for (QAction* a : {m_lightTheme, m_darkTheme})
+        a->setCheckable(true);
+    m_lightTheme->setChecked(true);
+    connect(m_lightTheme, &QAction::triggered, this, [this] { setTheme(Theme::Light); });
+    connect(m_darkTheme, &QAction::triggered, this, [this] { setTheme(Theme::Dark); });
+}
+
+void MainWindow::createMenus()
+{
+    auto find = [this](const char* name) { return findChild<QAction*>(QLatin1String(name)); };
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(find("actionOpenScenario"));
+    file->addSeparator();
+    file->addAction(find("actionExportPng"));
+    file->addAction(find("actionExportCsv"));
+    file->addSeparator();
+    file->addAction(find("actionQuit"));
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->addAction(find("actionPlayPause"));
+    m_viewMenu->addAction(m_followLive);
+    m_viewMenu->addAction(find("actionResetZoom"));
+    m_viewMenu->addAction(find("actionFocusLogFilter"));
+    m_viewMenu->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(d->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_lightTheme);
+    m_viewMenu->addAction(m_darkTheme);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About stormwatch"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::createStatusBar()
+{
+    auto label = [this](const QString& name, const QString& text, const QString& tip) {
+        auto* l = new QLabel(text);
+        l->setObjectName(name);
+        l->setToolTip(tip);
+        statusBar()->addPermanentWidget(l);
+        return l;
+    };
+    m_statusGateway = label(QStringLiteral("statusGateway"), tr("no gateway"),
+                            tr("Gateway address"));
+    m_statusSession = label(QStringLiteral("statusSession"), tr("no session"),
+                            tr("Session id from OpenSession"));
+    m_statusCapabilities = label(QStringLiteral("statusCapabilities"), tr("0 capabilities"),
+                                 tr("No capabilities advertised yet"));
+    m_statusProtocol = label(QStringLiteral("statusProtocol"), tr("protocol –"),
+                             tr("gateway_protocol_version"));
+    m_statusTimeout = label(QStringLiteral("statusTimeout"), tr("cmd timeout –"),
+                            tr("The command timeout the gateway echoed at OpenSession "
+                               "(default_command_timeout)"));
+    m_statusRecovery = label(QStringLiteral("statusRecovery"), tr("recovery –"),
+                             tr("The recovery gate's state"));
+}
+
+void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
+{
+    m_connections = infos;
+    m_topologyModel->setConnections(infos);
+    updateInstancesTree();
+    if (infos.isEmpty()) {
+        m_statusSession->setText(tr("no session"));
+        return;
+    }
+    const ConnectionInfo& c = infos.front();
+    QStringList sessions;
+    for (const ConnectionInfo& i : infos)
+        sessions << (i.sessionId.isEmpty() ? i.state : i.sessionId);
+    m_statusSession->setText(tr("session %1").arg(sessions.join(QStringLiteral(", "))));
+    m_statusCapabilities->setText(tr("%n capabilities", nullptr, int(c.capabilities.size())));
+    m_statusCapabilities->setToolTip(c.capabilities.isEmpty()
+                                         ? tr("No capabilities advertised")
+                                         : c.capabilities.join(QLatin1Char('\n')));
+    m_statusProtocol->setText(c.protocolVersion > 0 ? tr("protocol v%1").arg(c.protocolVersion)
+                                                    : tr("protocol –"));
+    m_statusTimeout->setText(c.echoedCommandTimeoutS >= 0
+                                 ? tr("cmd timeout %1 s").arg(c.echoedCommandTimeoutS)
+                                 : tr("cmd timeout –"));
+}
+
+void MainWindow::setGatewaySummary(const QString& address, const QString& recoveryState)
+{
+    m_gatewayAddress = address;
+    m_statusGateway->setText(address.isEmpty() ? tr("no gateway") : tr("gateway %1").arg(address));
+    m_statusRecovery->setText(tr("recovery: %1").arg(recoveryState));
+    m_statusRecovery->setStyleSheet(QStringLiteral("color: %1; font-weight: bold;")
+                                        .arg(TopologyModel::stateColor(recoveryState).name()));
+    m_topologyModel->setGateway(address, recoveryState);
+}
+
+void MainWindow::setFaultsAvailable(bool available, const QString& reasonWhenNot)
+{
+    m_gateway->setFaultsAvailable(available, reasonWhenNot);
+}
+
+void MainWindow::setLevers(const LeverSet& levers)
+{
+    m_levers->setLevers(levers);
+}
+
+LeverSet MainWindow::levers() const
+{
+    return m_levers->levers();
+}
+
+void MainWindow::setAdvertiseBulkSupervisory(bool advertise)
+{
+    m_gateway->setAdvertiseBulkSupervisory(advertise);
+}
+
+void MainWindow::setScenarioNames(const QStringList& bundled)
+{
+    m_scenario->setScenarioNames(bundled);
+}
+
+bool MainWindow::loadScenario(const QString& nameOrPath)
+{
+    return m_scenario->loadScenario(nameOrPath);
+}
+
+void MainWindow::setPlaybackState(bool playing, double progress, const QString& label)
+{
+    m_scenario->setPlaybackState(playing, progress, label);
+}
+
+void MainWindow::setInstances(const QStringList& names)
+{
+    m_instanceNames = names;
+    m_instancesByConnection.clear();
+    updateInstancesTree();
+}
+
+void MainWindow::setInstancesByConnection(const QMap<QString, QStringList>& byConnection)
+{
+    m_instanceNames.clear();
+    m_instancesByConnection = byConnection;
+    updateInstancesTree();
+}
+
+void MainWindow::updateInstancesTree()
+{
+    if (!m_instancesByConnection.isEmpty()) {
+        m_topologyModel->setInstances(m_instancesByConnection);
+        return;
+    }
+    // A flat list hangs under the first connection (the demo has one); until a connection
+    // is known there is nowhere to hang it.
+    if (m_connections.isEmpty())
+        return;
+    m_topologyModel->setInstances({{m_connections.front().name, m_instanceNames}});
+}
+
+void MainWindow::showError(const QString& title, const QString& text)
+{
+    m_bannerText->setText(QStringLiteral("<b>%1</b> — %2").arg(title.toHtmlEscaped(),
+                                                               text.toHtmlEscaped()));
+    m_banner->show();
+    logLocal(int(LogSeverity::Error), title + QStringLiteral(": ") + text);
+}
+
+void MainWindow::logLocal(int severity, const QString& message)
+{
+    LogEntry e;
+    const double t = m_store->latestTime();
+    e.tS = std::isnan(t) ? 0 : t;
+    e.wall = QDateTime::currentDateTime();
+    e.severity = severity;
+    e.subject = QStringLiteral("console");
+    e.message = message;
+    m_logModel->append({e});
+}
+
+void MainWindow::setTheme(Theme theme)
+{
+    m_theme = theme;
+    applyTheme(theme);
+    (theme == Theme::Dark ? m_darkTheme : m_lightTheme)->setChecked(true);
+}
+
+QSettings* MainWindow::openSettings() const
+{
+    if (!m_settingsFile.isEmpty())
+        return new QSettings(m_settingsFile, QSettings::IniFormat);
+    return new QSettings(QStringLiteral("stormwatch"), QStringLiteral("stormwatch"));
+}
+
+void MainWindow::setSettingsFile(const QString& iniPath)
+{
+    m_settingsFile = iniPath;
+}
+
+void MainWindow::restoreSettings()
+{
+    m_settingsRestored = true;
+    std::unique_ptr<QSettings> s(openSettings());
+    restoreGeometry(s->value(QLatin1String(kGeometryKey)).toByteArray());
+    restoreState(s->value(QLatin1String(kStateKey)).toByteArray(), kStateVersion);
+    setTheme(themeFromName(s->value(QLatin1String(kThemeKey)).toString()));
+    const QByteArray json = s->value(QLatin1String(kLeversKey)).toByteArray();
+    if (!json.isEmpty()) {
+        QString error;
+        const auto doc = QJsonDocument::fromJson(json);
+        if (const auto set = leverSetFromJson(doc.object(), &error)) {
+            if (*set != m_levers->levers()) {
+                m_levers->setLevers(*set);
+                emit leversChanged(*set); // the last session's levers apply again
+            }
+        } else {
+            logLocal(int(LogSeverity::Warning),
+                     tr("Saved lever set ignored: %1").arg(error));
+        }
+    }
+}
+
+void MainWindow::saveSettings() const
+{
+    std::unique_ptr<QSettings> s(openSettings());
+    s->setValue(QLatin1String(kGeometryKey), saveGeometry());
+    s->setValue(QLatin1String(kStateKey), saveState(kStateVersion));
+    s->setValue(QLatin1String(kThemeKey), themeName(m_theme));
+    if (!m_gatewayAddress.isEmpty())
+        s->setValue(QLatin1String(kAddressKey), m_gatewayAddress);
+    s->setValue(QLatin1String(kLeversKey),
+                QJsonDocument(leverSetToJson(m_levers->levers())).toJson(QJsonDocument::Compact));
+    s->sync();
+}
+
+QString MainWindow::lastGatewayAddress() const
+{
+    std::unique_ptr<QSettings> s(openSettings());
+    return s->value(QLatin1String(kAddressKey)).toString();
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    if (!m_settingsRestored)
+        restoreSettings();
+    QMainWindow::showEvent(event);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    saveSettings();
+    event->accept();
+}
+
+bool MainWindow::exportPng(const QString& path)
+{
+    return m_plotArea->grab().save(path, "PNG");
+}
+
+bool MainWindow::exportCsv(const QString& path)
+{
+    const double from = m_store->earliestTime(), to = m_store->latestTime();
+    if (std::isnan(from) || std::isnan(to))
+        return false;
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return false;
+    return f.write(m_store->toCsv(from, to, m_store->subscriptions())) >= 0;
+}
+
+void MainWindow::exportPngInteractive()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plots as PNG"),
+                                                      QStringLiteral("stormwatch.png"),
+                                                      tr("PNG images (*.png)"));
+    if (!path.isEmpty() && !exportPng(path))
+        showError(tr("Export failed"), tr("Could not write %1").arg(path));
+}
+
+void MainWindow::exportCsvInteractive()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export series as CSV"),
+                                                      QStringLiteral("stormwatch.csv"),
+                                                      tr("CSV files (*.csv)"));
+    if (!path.isEmpty() && !exportCsv(path))
+        showError(tr("Export failed"),
+                  tr("Could not write %1 (or there is nothing to export yet)").arg(path));
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(
+        this, tr("About stormwatch"),
+        tr("<h3>stormwatch</h3>"
+           "<p>A console for engineers who run a SCADA bridge against an MXAccess gateway: "
+           "it runs the bridge's guarded subscribe client against a real or a mock gateway, "
+           "plots what every subscription does, and lets you switch each protective lever "
+           "on and off — live, or replayed in virtual time.</p>"
+           "<p><b>The levers</b></p><ul>"
+           "<li><b>In-flight guard</b> (Lever 1): one outstanding subscribe per instance and "
+           "connection until the ceiling.</li>"
+           "<li><b>Backoff</b> (Lever 1): retries double with jitter instead of a fixed 5 s.</li>"
+           "<li><b>Confirmed flag</b>: a retry already queued when Success arrived does "
+           "nothing.</li>"
+           "<li><b>Bulk supervisory</b> (Lever 2): one SubscribeBulk{supervisory} instead of "
+           "1 + N RPCs, when the gateway advertises it.</li>"
+           "<li><b>Session command timeout</b> (Lever 3): sent at OpenSession, applies to the "
+           "next session.</li>"
+           "<li><b>Recovery gate</b>: after failures, calls wait out a recovery period.</li>"
+           "<li><b>Alarm guard</b>: the same guard on the alarm subscription.</li>"
+           "<li><b>Coalesce</b>: identical concurrent subscribes are merged.</li></ul>"));
+}
+
+} // namespace stormwatch

@@ -1,0 +1,157 @@
+#pragma once
+// The console window (ui-contract.md): plots in the middle over the window's SeriesStore,
+// docks for Levers, Gateway, Scenario, Topology, Tags and Event log, a status bar with the
+// session's facts. The window only shows and asks: the ConsoleController feeds it through
+// the setters and acts on its signals.
+//
+// Habits kept from the consoles engineers already use: dock layout, geometry, theme, last
+// gateway address and last lever set survive a restart (QSettings); Space plays/stops, F
+// follows live, Ctrl+0/Home reset zoom, Ctrl+E / Ctrl+Shift+E export PNG / CSV, Ctrl+L
+// jumps to the log filter.
+
+#include "client/engine_samples.h"
+#include "client/lever_set.h"
+#include "scenario/scenario.h"
+#include "ui/theme.h"
+
+#include <QMainWindow>
+#include <QMap>
+#include <QPointer>
+
+class QAction;
+class QLabel;
+class QSettings;
+
+namespace stormwatch {
+
+class EventLogModel;
+class EventLogPanel;
+class GatewayPanel;
+class LeversPanel;
+class PlotPanel;
+class ScenarioPanel;
+class SeriesStore;
+class TagTableModel;
+class TagsPanel;
+class TopologyModel;
+class TopologyPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    SeriesStore* store();
+    PlotPanel* plots(); // nullptr while the plot area is the placeholder (see createPlotArea)
+    TagTableModel* tagModel();
+    EventLogModel* logModel();
+    TopologyModel* topologyModel();
+
+    // Fed by the controller.
+    void setConnectionInfo(const QVector<ConnectionInfo>& infos); // status bar + topology
+    void setGatewaySummary(const QString& address, const QString& recoveryState);
+    void setFaultsAvailable(bool available, const QString& reasonWhenNot);
+    void setLevers(const LeverSet& levers); // reflect the current set (no signal emitted)
+    void setScenarioNames(const QStringList& bundled);
+    void setPlaybackState(bool playing, double progress /*0..1, <0 = live, unbounded*/,
+                          const QString& label);
+    void setInstances(const QStringList& names); // under the only / first connection
+    void showError(const QString& title, const QString& text); // banner + event log line
+
+    // Added beyond the contract.
+    void setInstancesByConnection(const QMap<QString, QStringList>& byConnection);
+    void setAdvertiseBulkSupervisory(bool advertise); // reflect (no signal)
+    LeverSet levers() const;
+    bool loadScenario(const QString& nameOrPath); // select it in the Scenario dock
+    ScenarioPanel* scenarioPanel() const { return m_scenario; }
+    LeversPanel* leversPanel() const { return m_levers; }
+    GatewayPanel* gatewayPanel() const { return m_gateway; }
+    TopologyPanel* topologyPanel() const { return m_topology; }
+    TagsPanel* tagsPanel() const { return m_tags; }
+    EventLogPanel* eventLogPanel() const { return m_log; }
+
+    // Settings: QSettings(path, IniFormat) when a file is set (tests), else the user's
+    // stormwatch settings. Restored on first show unless restoreSettings() ran before;
+    // saved on close.
+    void setSettingsFile(const QString& iniPath);
+    void restoreSettings();
+    void saveSettings() const;
+    QString lastGatewayAddress() const; // from the settings; empty when none was seen
+
+    void setTheme(Theme theme);
+    Theme theme() const { return m_theme; }
+
+    bool exportPng(const QString& path); // the plot area as shown
+    bool exportCsv(const QString& path); // every series in the store
+
+signals:
+    void leversChanged(const stormwatch::LeverSet& levers);
+    // wedge/slow/drop_replies/restart_gateway/end_event_streams/source_outage/refuse_sessions
+    // with durations from the panel; atS = 0 means "now".
+    void faultRequested(const stormwatch::TimelineEvent& fault);
+    void capabilityToggled(bool advertiseBulkSupervisory);
+    void redeployRequested(const QString& instance);
+    // speed: 1, 10, 60, 0 = max (virtual); -1 = live over gRPC
+    void playRequested(const QString& scenarioNameOrPath, const QString& variant, double speed);
+    void stopRequested();
+    void compareRequested(const QString& scenarioNameOrPath);
+    // View actions the plot panel acts on (also wired to it directly once it exists).
+    void followLiveToggled(bool follow);
+    void resetZoomRequested();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    QWidget* createPlotArea();
+    void createDocks();
+    void createActions();
+    void createMenus();
+    void createStatusBar();
+    QSettings* openSettings() const;
+    void updateInstancesTree();
+    void logLocal(int severity, const QString& message);
+    void exportPngInteractive();
+    void exportCsvInteractive();
+    void showAbout();
+
+    SeriesStore* m_store = nullptr;
+    PlotPanel* m_plots = nullptr;
+    QWidget* m_plotArea = nullptr;
+    TagTableModel* m_tagModel = nullptr;
+    EventLogModel* m_logModel = nullptr;
+    TopologyModel* m_topologyModel = nullptr;
+
+    LeversPanel* m_levers = nullptr;
+    GatewayPanel* m_gateway = nullptr;
+    ScenarioPanel* m_scenario = nullptr;
+    TopologyPanel* m_topology = nullptr;
+    TagsPanel* m_tags = nullptr;
+    EventLogPanel* m_log = nullptr;
+    QWidget* m_banner = nullptr;
+    QLabel* m_bannerText = nullptr;
+
+    QLabel* m_statusGateway = nullptr;
+    QLabel* m_statusSession = nullptr;
+    QLabel* m_statusCapabilities = nullptr;
+    QLabel* m_statusProtocol = nullptr;
+    QLabel* m_statusTimeout = nullptr;
+    QLabel* m_statusRecovery = nullptr;
+
+    QAction* m_followLive = nullptr;
+    QAction* m_lightTheme = nullptr;
+    QAction* m_darkTheme = nullptr;
+    QMenu* m_viewMenu = nullptr;
+
+    QString m_settingsFile;
+    bool m_settingsRestored = false;
+    Theme m_theme = Theme::Light;
+    QString m_gatewayAddress;
+    QStringList m_instanceNames;
+    QMap<QString, QStringList> m_instancesByConnection;
+    QVector<ConnectionInfo> m_connections;
+};
+
+} // namespace stormwatch

@@ -1,0 +1,227 @@
+#include "ui/scenario_panel.h"
+
+#include "scenario/scenario_parser.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QTextBrowser>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace stormwatch {
+
+namespace {
+constexpr int kProgressSteps = 1000;
+}
+
+ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent)
+{
+    m_scenario = new QComboBox;
+    m_scenario->setObjectName(QStringLiteral("scenario"));
+    m_scenario->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_scenario->setMinimumContentsLength(16);
+    m_open = new QPushButton(tr("Open file…"));
+    m_open->setObjectName(QStringLiteral("openScenario"));
+    m_variant = new QComboBox;
+    m_variant->setObjectName(QStringLiteral("variant"));
+    // The description says what to look for and runs to several sentences: scrollable, so
+    // the dock can stay short.
+    m_description = new QTextBrowser;
+    m_description->setObjectName(QStringLiteral("scenarioDescription"));
+    m_description->setFrameShape(QFrame::NoFrame);
+    m_description->setMinimumHeight(m_description->fontMetrics().lineSpacing() * 4);
+    m_description->viewport()->setAutoFillBackground(false);
+    m_speed = new QComboBox;
+    m_speed->setObjectName(QStringLiteral("speed"));
+    m_speed->addItem(tr("Live (gRPC)"), -1.0);
+    m_speed->addItem(QStringLiteral("1×"), 1.0);
+    m_speed->addItem(QStringLiteral("10×"), 10.0);
+    m_speed->addItem(QStringLiteral("60×"), 60.0);
+    m_speed->addItem(tr("max"), 0.0);
+    m_speed->setCurrentIndex(2);
+    m_speed->setToolTip(tr("Live runs the timeline in real time against the embedded gateway "
+                           "over gRPC; the others replay it in virtual time"));
+    m_play = new QPushButton(tr("Play"));
+    m_play->setObjectName(QStringLiteral("play"));
+    m_play->setToolTip(tr("Play (Space)"));
+    m_stop = new QPushButton(tr("Stop"));
+    m_stop->setObjectName(QStringLiteral("stop"));
+    m_stop->setToolTip(tr("Stop (Space)"));
+    m_stop->setEnabled(false);
+    m_progress = new QProgressBar;
+    m_progress->setObjectName(QStringLiteral("progress"));
+    m_progress->setRange(0, kProgressSteps);
+    m_progress->setValue(0);
+    m_progress->setTextVisible(true);
+    m_progress->setFormat(tr("stopped"));
+    m_compare = new QPushButton(tr("Compare variants…"));
+    m_compare->setObjectName(QStringLiteral("compare"));
+    m_compare->setToolTip(tr("Run every variant in virtual time and show them side by side"));
+
+    auto* pick = new QHBoxLayout;
+    pick->addWidget(m_scenario, 1);
+    pick->addWidget(m_open);
+    auto* transport = new QHBoxLayout;
+    transport->addWidget(m_speed);
+    transport->addWidget(m_play);
+    transport->addWidget(m_stop);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Scenario"), pick);
+    form->addRow(tr("Variant"), m_variant);
+    form->addRow(tr("Speed"), transport);
+    auto* column = new QVBoxLayout(this);
+    column->addLayout(form);
+    column->addWidget(m_description, 1);
+    column->addWidget(m_progress);
+    column->addWidget(m_compare);
+
+    connect(m_scenario, &QComboBox::activated, this, &ScenarioPanel::onScenarioChosen);
+    connect(m_open, &QPushButton::clicked, this, &ScenarioPanel::openFile);
+    connect(m_play, &QPushButton::clicked, this, &ScenarioPanel::requestPlay);
+    connect(m_stop, &QPushButton::clicked, this, &ScenarioPanel::stopRequested);
+    connect(m_compare, &QPushButton::clicked, this,
+            [this] { emit compareRequested(currentScenario()); });
+}
+
+void ScenarioPanel::setScenarioNames(const QStringList& bundled)
+{
+    const QString current = currentScenario();
+    m_scenario->clear();
+    for (const QString& name : bundled)
+        m_scenario->addItem(name, name);
+    if (!current.isEmpty() && m_scenario->findData(current) < 0 && QFileInfo::exists(current))
+        m_scenario->addItem(QFileInfo(current).fileName(), current);
+    const int keep = m_scenario->findData(current);
+    if (keep >= 0)
+        m_scenario->setCurrentIndex(keep);
+    if (!bundled.isEmpty() && (current.isEmpty() || keep < 0))
+        loadScenario(bundled.front());
+}
+
+bool ScenarioPanel::loadScenario(const QString& nameOrPath)
+{
+    QList<ScenarioError> errors;
+    const auto scenario = stormwatch::loadScenario(nameOrPath, &errors);
+    int index = m_scenario->findData(nameOrPath);
+    if (index < 0) {
+        const QString shown = QFileInfo::exists(nameOrPath) ? QFileInfo(nameOrPath).fileName()
+                                                           : nameOrPath;
+        m_scenario->addItem(shown, nameOrPath);
+        m_scenario->setItemData(m_scenario->count() - 1, nameOrPath, Qt::ToolTipRole);
+        index = m_scenario->count() - 1;
+    }
+    m_scenario->setCurrentIndex(index);
+    const QString previousVariant = currentVariant();
+    m_variant->clear();
+    if (!scenario) {
+        QStringList lines;
+        for (const ScenarioError& e : errors)
+            lines << e.toString();
+        m_description->setPlainText(tr("Cannot load %1:\n%2").arg(nameOrPath, lines.join('\n')));
+        m_play->setEnabled(false);
+        m_compare->setEnabled(false);
+        return false;
+    }
+    QStringList variants;
+    for (const VariantSpec& v : scenario->variants)
+        variants << v.name;
+    if (variants.isEmpty())
+        variants = defaultVariantNames();
+    m_variant->addItems(variants);
+    if (variants.contains(previousVariant))
+        m_variant->setCurrentText(previousVariant);
+    m_description->setPlainText(scenario->description.isEmpty()
+                               ? scenario->name
+                               : QStringLiteral("%1 — %2").arg(scenario->name, scenario->description));
+    m_description->setToolTip(tr("%1 s, %2 instance(s), %3 timeline event(s)")
+                                  .arg(scenario->durationS)
+                                  .arg(scenario->instances.size())
+                                  .arg(scenario->timeline.size()));
+    m_play->setEnabled(!m_playing);
+    m_compare->setEnabled(true);
+    return true;
+}
+
+void ScenarioPanel::onScenarioChosen(int index)
+{
+    loadScenario(m_scenario->itemData(index).toString());
+}
+
+void ScenarioPanel::openFile()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(),
+                                                      tr("Scenario files (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        loadScenario(path);
+}
+
+QString ScenarioPanel::currentScenario() const
+{
+    return m_scenario->currentData().toString();
+}
+
+QString ScenarioPanel::currentVariant() const
+{
+    return m_variant->currentText();
+}
+
+QStringList ScenarioPanel::variants() const
+{
+    QStringList names;
+    for (int i = 0; i < m_variant->count(); ++i)
+        names << m_variant->itemText(i);
+    return names;
+}
+
+double ScenarioPanel::currentSpeed() const
+{
+    return m_speed->currentData().toDouble();
+}
+
+void ScenarioPanel::setSpeed(double speed)
+{
+    const int index = m_speed->findData(speed);
+    if (index >= 0)
+        m_speed->setCurrentIndex(index);
+}
+
+QString ScenarioPanel::description() const
+{
+    return m_description->toPlainText();
+}
+
+void ScenarioPanel::requestPlay()
+{
+    if (currentScenario().isEmpty())
+        return;
+    emit playRequested(currentScenario(), currentVariant(), currentSpeed());
+}
+
+void ScenarioPanel::togglePlay()
+{
+    if (m_playing)
+        emit stopRequested();
+    else if (m_play->isEnabled())
+        requestPlay();
+}
+
+void ScenarioPanel::setPlaybackState(bool playing, double progress, const QString& label)
+{
+    m_playing = playing;
+    m_play->setEnabled(!playing && m_variant->count() > 0);
+    m_stop->setEnabled(playing);
+    for (QWidget* w : std::initializer_list<QWidget*>{m_scenario, m_open, m_variant, m_speed})
+        w->setEnabled(!playing);
+    // A live run has no end: the bar stays empty and the label carries the elapsed time.
+    const bool bounded = progress >= 0;
+    m_progress->setValue(bounded ? int(std::lround(std::min(progress, 1.0) * kProgressSteps)) : 0);
+    m_progress->setFormat(!label.isEmpty() ? label : bounded ? QStringLiteral("%p%") : tr("live"));
+}
+
+} // namespace stormwatch

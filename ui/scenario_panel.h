@@ -1,0 +1,61 @@
+#pragma once
+// The Scenario dock: pick a bundled scenario or open a file, pick a variant (the scenario's
+// own, or every lever preset when it names none), read what to look for, choose the speed
+// (live over gRPC, 1×, 10×, 60×, as fast as possible), play / stop, watch progress, and
+// ask for a side-by-side comparison of the variants.
+
+#include <QStringList>
+#include <QWidget>
+
+class QComboBox;
+class QTextBrowser;
+class QProgressBar;
+class QPushButton;
+
+namespace stormwatch {
+
+class ScenarioPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScenarioPanel(QWidget* parent = nullptr);
+
+    void setScenarioNames(const QStringList& bundled);
+    // Loads a bundled name or a file path, selects it, lists its variants and shows its
+    // description. On failure the errors are shown and false is returned.
+    bool loadScenario(const QString& nameOrPath);
+    QString currentScenario() const; // bundled name or file path
+    QString currentVariant() const;
+    QStringList variants() const;
+    double currentSpeed() const; // 1, 10, 60, 0 = max, -1 = live over gRPC
+    void setSpeed(double speed);
+    QString description() const;
+
+    void setPlaybackState(bool playing, double progress, const QString& label);
+    bool isPlaying() const { return m_playing; }
+    // Space: play when stopped, stop when playing.
+    void togglePlay();
+    // File dialog, then loadScenario().
+    void openFile();
+
+signals:
+    void playRequested(const QString& scenarioNameOrPath, const QString& variant, double speed);
+    void stopRequested();
+    void compareRequested(const QString& scenarioNameOrPath);
+
+private:
+    void onScenarioChosen(int index);
+    void requestPlay();
+
+    bool m_playing = false;
+    QComboBox* m_scenario = nullptr;
+    QPushButton* m_open = nullptr;
+    QComboBox* m_variant = nullptr;
+    QTextBrowser* m_description = nullptr;
+    QComboBox* m_speed = nullptr;
+    QPushButton* m_play = nullptr;
+    QPushButton* m_stop = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_compare = nullptr;
+};
+
+} // namespace stormwatch

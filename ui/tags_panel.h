@@ -1,0 +1,39 @@
+#pragma once
+// The Tags dock: every tag with value, quality, timestamp, handle and last error; quality
+// buttons (with counts) and a text filter; click a header to sort.
+
+#include "models/tag_table_model.h"
+
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QTableView;
+class QToolButton;
+
+namespace stormwatch {
+
+class TagsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TagsPanel(TagTableModel* model, QWidget* parent = nullptr);
+    TagFilterProxy* proxy() const { return m_proxy; }
+    QTableView* view() const { return m_view; }
+    QLineEdit* filterEdit() const { return m_filter; }
+    QToolButton* qualityButton(QualityClass quality) const
+    {
+        return m_buttons[std::size_t(quality)];
+    }
+
+private:
+    void updateCounts();
+
+    TagTableModel* m_model;
+    TagFilterProxy* m_proxy = nullptr;
+    QTableView* m_view = nullptr;
+    QLineEdit* m_filter = nullptr;
+    QLabel* m_shown = nullptr;
+    std::array<QToolButton*, kQualityClassCount> m_buttons{};
+};
+
+} // namespace stormwatch

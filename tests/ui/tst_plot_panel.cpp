@@ -1,0 +1,455 @@
+// PlotPanel over a SeriesStore, offscreen: data reaching the graphs through the throttle,
+// selection and legend, follow-live / zoom / reset, crosshair values, exports.
+#include "ui/plot_data.h"
+#include "ui/plot_panel.h"
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace stormwatch;
+
+namespace {
+
+const SubscriptionKey k0{0, false};
+const SubscriptionKey k1{1, false};
+
+SubscriptionSample sample(double t, int instance, int outstanding, double intervalMs, int good,
+                          int bad)
+{
+    SubscriptionSample s;
+    s.tS = t;
+    s.instance = instance;
+    s.instanceName = QStringLiteral("Z%1").arg(28061 + instance);
+    s.connection = QStringLiteral("gw1");
+    s.outstanding = outstanding;
+    s.intervalMs = intervalMs;
+    s.good = good;
+    s.bad = bad;
+    return s;
+}
+
+// Two subscriptions over [0, seconds]: k0 flips outstanding 0/1 every second, k1 stays at 0
+// with a 10 s interval; 10 tags each, k0 has 2 bad from t=5.
+void feed(SeriesStore& store, int from, int to)
+{
+    for (int t = from; t <= to; ++t) {
+        store.appendSamples({sample(t, 0, t % 2, 5000, t >= 5 ? 8 : 10, t >= 5 ? 2 : 0),
+                             sample(t, 1, 0, 10000, 10, 0)});
+        GatewayPoint p;
+        p.tS = t;
+        p.invokesTotal = 3 * t;
+        p.staQueueDepth = t % 4;
+        p.recoveryState = (t >= 6 && t < 8) ? 1 : 0;
+        store.appendGateway(p);
+    }
+}
+
+QCPRange xRangeOf(PlotPanel& panel, PlotPanel::Plot p)
+{
+    return panel.axisRect(p)->axis(QCPAxis::atBottom)->range();
+}
+
+void wheel(PlotPanel& panel, PlotPanel::Plot p, int angle)
+{
+    QCustomPlot* plot = panel.customPlot();
+    const QPointF at = panel.axisRect(p)->rect().center();
+    QWheelEvent event(at, plot->mapToGlobal(at), QPoint(), QPoint(0, angle), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(plot, &event);
+}
+
+} // namespace
+
+class TestPlotPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void samplesReachTheGraphsAfterAThrottleTick()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QSignalSpy replotted(&panel, &PlotPanel::replotted);
+        feed(store, 0, 10);
+        QVERIFY(replotted.wait(2000));
+        QCPGraph* out = panel.subscriptionGraph(k0, SubMetric::Outstanding);
+        QVERIFY(out);
+        // a point per change (11) — the last one already at the latest time
+        QTRY_COMPARE(out->data()->size(), 11);
+        QCOMPARE(out->data()->at(10)->value, 0.0);
+        // k1 never changes: its one point, held to the latest time
+        QCPGraph* interval1 = panel.subscriptionGraph(k1, SubMetric::IntervalS);
+        QCOMPARE(interval1->data()->size(), 2);
+        QCOMPARE(interval1->data()->at(1)->key, 10.0);
+        QCOMPARE(interval1->data()->at(1)->value, 10.0);
+        // stacked quality, summed over both: good 18, good+uncertain 18, all 20 at t=5..
+        QCPGraph* bad = panel.qualityGraph(SubMetric::Bad);
+        QCPGraph* good = panel.qualityGraph(SubMetric::Good);
+        QCOMPARE(good->data()->findBegin(7, true)->value, 18.0);
+        QCOMPARE(bad->data()->findBegin(7, true)->value, 20.0);
+        QCOMPARE(good->data()->findBegin(2, true)->value, 20.0);
+        // gateway: rate (3/s) and the recovering band over [6, 8)
+        QCPGraph* invokes = panel.gatewayGraph(GatewayMetric::InvokeRps);
+        QCOMPARE(invokes->data()->findBegin(4, true)->value, 3.0);
+        QCPGraph* band = panel.gatewayGraph(GatewayMetric::RecoveryState);
+        QCOMPARE(band->data()->findBegin(6.5, true)->value, 1.0);
+        QCOMPARE(band->data()->findBegin(8.5, true)->value, 0.0);
+
+        // more data: only appended, still in step with the store
+        feed(store, 11, 20);
+        QTRY_COMPARE(out->data()->size(), 21);
+        QCOMPARE(interval1->data()->at(1)->key, 20.0);
+    }
+
+    void selectionHidesOtherSubscriptions()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        feed(store, 0, 10);
+        panel.refreshNow();
+        QCOMPARE(panel.subscriptionLegend()->itemCount(), 2);
+        panel.setSelectedSubscriptions({k1});
+        panel.refreshNow();
+        QVERIFY(!panel.subscriptionGraph(k0, SubMetric::Outstanding)->visible());
+        QVERIFY(!panel.subscriptionGraph(k0, SubMetric::IntervalS)->visible());
+        QVERIFY(panel.subscriptionGraph(k1, SubMetric::Outstanding)->visible());
+        QCOMPARE(panel.subscriptionLegend()->itemCount(), 1);
+        QCOMPARE(panel.visibleSubscriptions(), QList<SubscriptionKey>{k1});
+        // quality now sums k1 alone: 10 good, no bad
+        QCOMPARE(panel.qualityGraph(SubMetric::Bad)->data()->findBegin(7, true)->value, 10.0);
+        QVERIFY(!panel.crosshairText(7).contains(QStringLiteral("Z28061")));
+        panel.setSelectedSubscriptions({}); // back to all
+        QVERIFY(panel.subscriptionGraph(k0, SubMetric::Outstanding)->visible());
+        QCOMPARE(panel.subscriptionLegend()->itemCount(), 2);
+    }
+
+    void legendClickTogglesASubscription()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        feed(store, 0, 10);
+        panel.refreshNow();
+        QCPAbstractLegendItem* item = panel.subscriptionLegend()->item(0);
+        QVERIFY(item);
+        const QPoint at = item->outerRect().center();
+        QTest::mouseClick(panel.customPlot(), Qt::LeftButton, Qt::NoModifier, at);
+        QVERIFY(panel.isSubscriptionHidden(k0));
+        QVERIFY(!panel.subscriptionGraph(k0, SubMetric::Outstanding)->visible());
+        QVERIFY(!panel.subscriptionGraph(k0, SubMetric::IntervalS)->visible());
+        QCOMPARE(panel.subscriptionLegend()->itemCount(), 2); // still listed, greyed
+        panel.refreshNow();
+        QTest::mouseClick(panel.customPlot(), Qt::LeftButton, Qt::NoModifier,
+                          panel.subscriptionLegend()->item(0)->outerRect().center());
+        QVERIFY(!panel.isSubscriptionHidden(k0));
+        QVERIFY(panel.subscriptionGraph(k0, SubMetric::Outstanding)->visible());
+
+        // a gateway legend entry toggles its own graph
+        QCPGraph* invokes = panel.gatewayGraph(GatewayMetric::InvokeRps);
+        QCPPlottableLegendItem* gwItem = nullptr;
+        for (QCPLegend* l : panel.customPlot()->findChildren<QCPLegend*>())
+            if (l != panel.subscriptionLegend() && l->itemWithPlottable(invokes))
+                gwItem = l->itemWithPlottable(invokes);
+        QVERIFY(gwItem);
+        QTest::mouseClick(panel.customPlot(), Qt::LeftButton, Qt::NoModifier,
+                          gwItem->outerRect().center());
+        QVERIFY(!invokes->visible());
+        QVERIFY(!panel.crosshairText(5).contains(QStringLiteral("Invoke")));
+    }
+
+    void followLiveWindowMovesWithNewData()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        QVERIFY(panel.followLive());
+        QCOMPARE(panel.windowSeconds(), 300.0);
+        panel.setWindowSeconds(60);
+        feed(store, 0, 10);
+        panel.refreshNow();
+        // less data than the window: the first window, filling up
+        QCOMPARE(xRangeOf(panel, PlotPanel::Plot::Gateway), QCPRange(0, 60));
+        feed(store, 11, 100);
+        QTRY_COMPARE(xRangeOf(panel, PlotPanel::Plot::Outstanding), QCPRange(40, 100));
+        feed(store, 101, 200);
+        QTRY_COMPARE(xRangeOf(panel, PlotPanel::Plot::Quality), QCPRange(140, 200));
+    }
+
+    void manualZoomPausesFollowAndResetResumes()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setWindowSeconds(60);
+        feed(store, 0, 100);
+        panel.refreshNow();
+        QSignalSpy followChanged(&panel, &PlotPanel::followLiveChanged);
+        wheel(panel, PlotPanel::Plot::Interval, 120); // zoom in, as the mouse wheel does
+        QVERIFY(!panel.followLive());
+        QCOMPARE(followChanged.count(), 1);
+        const QCPRange zoomed = xRangeOf(panel, PlotPanel::Plot::Interval);
+        QVERIFY(zoomed.size() < 60);
+        feed(store, 101, 150);
+        panel.refreshNow();
+        QCOMPARE(xRangeOf(panel, PlotPanel::Plot::Interval), zoomed); // paused: stays
+        panel.resetZoom();
+        QVERIFY(panel.followLive());
+        QTRY_COMPARE(xRangeOf(panel, PlotPanel::Plot::Interval), QCPRange(90, 150));
+    }
+
+    void allTimeAxesStayInStep()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        feed(store, 0, 100);
+        panel.refreshNow();
+        panel.axisRect(PlotPanel::Plot::Quality)->axis(QCPAxis::atBottom)->setRange(10, 20);
+        for (auto p : {PlotPanel::Plot::Outstanding, PlotPanel::Plot::Interval,
+                       PlotPanel::Plot::Quality, PlotPanel::Plot::Gateway})
+            QCOMPARE(xRangeOf(panel, p), QCPRange(10, 20));
+        QVERIFY(!panel.followLive());
+        wheel(panel, PlotPanel::Plot::Gateway, -240); // zoom out over another plot
+        const QCPRange r = xRangeOf(panel, PlotPanel::Plot::Gateway);
+        QVERIFY(r.size() > 10);
+        for (auto p : {PlotPanel::Plot::Outstanding, PlotPanel::Plot::Interval,
+                       PlotPanel::Plot::Quality})
+            QCOMPARE(xRangeOf(panel, p), r);
+    }
+
+    void timeAxisReadsMinutesThenHours()
+    {
+        QCOMPARE(plot::formatElapsed(75), QStringLiteral("1:15"));
+        QCOMPARE(plot::formatElapsed(3725), QStringLiteral("1:02:05"));
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        feed(store, 0, 10);
+        panel.setXRange(0, 600);
+        panel.refreshNow();
+        QCPAxis* x = panel.axisRect(PlotPanel::Plot::Gateway)->axis(QCPAxis::atBottom);
+        const QRegularExpression mmss(QStringLiteral("^\\d\\d:\\d\\d$"));
+        QVERIFY2(x->tickVectorLabels().contains(QStringLiteral("05:00")), qPrintable(x->tickVectorLabels().join(QLatin1Char(' '))));
+        for (const QString& label : x->tickVectorLabels())
+            QVERIFY2(mmss.match(label).hasMatch(), qPrintable(label));
+        panel.setXRange(3000, 4200);
+        panel.refreshNow();
+        QVERIFY2(x->tickVectorLabels().contains(QStringLiteral("01:00:00")),
+                 qPrintable(x->tickVectorLabels().join(QLatin1Char(' '))));
+        const QRegularExpression hmmss(QStringLiteral("^\\d\\d:\\d\\d:\\d\\d$"));
+        for (const QString& label : x->tickVectorLabels())
+            QVERIFY2(hmmss.match(label).hasMatch(), qPrintable(label));
+    }
+
+    void crosshairListsEveryVisibleSeriesAtX()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        feed(store, 0, 10);
+        const QString text = panel.crosshairText(7.5);
+        const QStringList lines = text.split(QLatin1Char('\n'));
+        QCOMPARE(lines.value(0), QStringLiteral("t 0:07"));
+        QCOMPARE(lines.value(1), QStringLiteral("Z28061 × gw1: outstanding 1, interval 5 s"));
+        QCOMPARE(lines.value(2), QStringLiteral("Z28062 × gw1: outstanding 0, interval 10 s"));
+        QCOMPARE(lines.value(3), QStringLiteral("tags: good 18, uncertain 0, bad 2"));
+        QCOMPARE(lines.value(4), QStringLiteral("gateway: recovery recovering, STA queue 3, "
+                                                "Invoke 3/s, DEADLINE_EXCEEDED 0/s, "
+                                                "suppressed 0/s"));
+        // before any data: values unknown
+        QVERIFY(panel.crosshairText(-1).contains(QStringLiteral("outstanding –")));
+    }
+
+    void crosshairFollowsTheMouse()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        feed(store, 0, 10);
+        panel.setXRange(0, 10);
+        panel.refreshNow();
+        QCPAxisRect* r = panel.axisRect(PlotPanel::Plot::Interval);
+        const QPoint at(int(r->axis(QCPAxis::atBottom)->coordToPixel(7.5)), r->rect().center().y());
+        QTest::mouseMove(panel.customPlot(), at);
+        QCPItemText* box = nullptr;
+        for (int i = 0; i < panel.customPlot()->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(panel.customPlot()->item(i));
+                t && t->layer()->name() == QLatin1String("crosshair"))
+                box = t;
+        QVERIFY(box);
+        QTRY_VERIFY(box->visible());
+        QVERIFY(box->text().startsWith(QStringLiteral("t 0:07")));
+        QVERIFY(box->text().contains(QStringLiteral("Z28062 × gw1: outstanding 0")));
+    }
+
+    void exportPngWritesAnImageOfTheExpectedSize()
+    {
+        QTemporaryDir dir;
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1000, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        feed(store, 0, 30);
+        QString error;
+        const QString path = dir.filePath(QStringLiteral("plots.png"));
+        QVERIFY2(panel.exportPng(path, &error, QSize(800, 600)), qPrintable(error));
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(800, 600));
+        QVERIFY(QFileInfo(path).size() > 1000);
+        // the default size is the plots' own
+        const QString own = dir.filePath(QStringLiteral("own.png"));
+        QVERIFY(panel.exportPng(own, &error));
+        QCOMPARE(QImage(own).size(), panel.customPlot()->size());
+        QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("no/such/dir/x.png")), &error));
+        QVERIFY(!error.isEmpty());
+    }
+
+    void exportCsvWritesTheVisibleRangeOnly()
+    {
+        QTemporaryDir dir;
+        SeriesStore store;
+        PlotPanel panel(&store);
+        feed(store, 0, 30);
+        panel.setSelectedSubscriptions({k1});
+        panel.setXRange(5, 8);
+        QString error;
+        const QString path = dir.filePath(QStringLiteral("visible.csv"));
+        QVERIFY2(panel.exportCsv(path, &error), qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        QVERIFY(lines.first().startsWith("t_s,Z28062 × gw1/outstanding"));
+        QVERIFY(!lines.first().contains("Z28061")); // only the visible subscription
+        QCOMPARE(lines.size(), 1 + 4);               // rows at 5, 6, 7, 8
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const double t = lines[i].split(',').first().toDouble();
+            QVERIFY(t >= 5 && t <= 8);
+        }
+        QVERIFY(!panel.exportCsv(dir.filePath(QStringLiteral("no/such/dir/x.csv")), &error));
+    }
+
+    void replotIsThrottled()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(800, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QSignalSpy replotted(&panel, &PlotPanel::replotted);
+        // a tight loop of batches: one tick, one replot
+        for (int i = 0; i < 100; ++i)
+            feed(store, i, i);
+        QVERIFY(replotted.wait(2000));
+        QTest::qWait(300);
+        QVERIFY2(replotted.count() <= 3, qPrintable(QString::number(replotted.count())));
+        // batches on every event-loop turn for 0.5 s: at most 20 replots a second
+        replotted.clear();
+        QElapsedTimer clock;
+        clock.start();
+        int t = 100;
+        while (clock.elapsed() < 500) {
+            feed(store, t, t);
+            ++t;
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        }
+        QTest::qWait(120);
+        const double seconds = double(clock.elapsed()) / 1000.0;
+        QVERIFY(replotted.count() >= 2);
+        QVERIFY2(replotted.count() <= int(seconds * PlotPanel::kMaxReplotsPerSecond) + 2,
+                 qPrintable(QStringLiteral("%1 replots in %2 s, %3 batches")
+                                .arg(replotted.count())
+                                .arg(seconds)
+                                .arg(t - 100)));
+        QVERIFY(t - 100 > replotted.count()); // more batches than replots
+    }
+
+    void denseRangesAreReducedPerPixelColumnKeepingExtremes()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        for (int t = 0; t <= 3600; ++t)
+            store.appendSamples({sample(t, 0, t == 1800 ? 7 : t % 2, 5000, 10 - t % 3, t % 3)});
+        panel.setXRange(0, 3600);
+        panel.refreshNow();
+        QCPGraph* out = panel.subscriptionGraph(k0, SubMetric::Outstanding);
+        // at most the plot's width in columns (the axis rect is narrower still)
+        const int columns = panel.customPlot()->width() / plot::ViewFeed::kPixelsPerColumn;
+        QVERIFY2(out->data()->size() <= 2 * columns + 2,
+                 qPrintable(QStringLiteral("%1 points, %2 columns").arg(out->data()->size()).arg(columns)));
+        bool found = false;
+        const QCPRange values = out->getValueRange(found);
+        QVERIFY(found);
+        QCOMPARE(values.lower, 0.0);
+        QCOMPARE(values.upper, 7.0); // a one-second spike survives the reduction
+        QCOMPARE(panel.axisRect(PlotPanel::Plot::Outstanding)->axis(QCPAxis::atLeft)->range().upper,
+                 7.0 * 1.15);
+        // stacked quality: the per-column mean of good (8..10) stays between its extremes
+        QCPGraph* good = panel.qualityGraph(SubMetric::Good);
+        QVERIFY(good->data()->size() <= columns + 1);
+        const QCPRange goodRange = good->getValueRange(found);
+        QVERIFY(goodRange.lower >= 8.0 && goodRange.upper <= 10.0);
+        QVERIFY(goodRange.upper - goodRange.lower < 1.0); // means, not raw 8..10 swings
+        // zoomed in, the graph holds the points themselves again
+        panel.setXRange(1790, 1810);
+        panel.refreshNow();
+        QVERIFY(out->data()->size() <= 24);
+        QCOMPARE(out->data()->findBegin(1800.5, true)->value, 7.0);
+        QCOMPARE(out->data()->findBegin(1800.5, true)->key, 1800.0);
+    }
+
+    void storeClearDropsTheGraphs()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        feed(store, 0, 10);
+        panel.refreshNow();
+        QVERIFY(panel.subscriptionGraph(k0, SubMetric::Outstanding));
+        store.clear();
+        panel.refreshNow();
+        QVERIFY(!panel.subscriptionGraph(k0, SubMetric::Outstanding));
+        QCOMPARE(panel.subscriptionLegend()->itemCount(), 0);
+        QCOMPARE(panel.gatewayGraph(GatewayMetric::InvokeRps)->data()->size(), 0);
+        feed(store, 0, 3);
+        panel.refreshNow();
+        QCOMPARE(panel.subscriptionGraph(k0, SubMetric::Outstanding)->data()->size(), 4);
+    }
+
+    void renderVariantPngWithNoWindowShown()
+    {
+        QTemporaryDir dir;
+        SeriesStore store;
+        store.setRetentionSeconds(0); // a finished run: keep everything
+        store.loadSeries(k0, QStringLiteral("Z28061 × gw1"), SubMetric::Outstanding,
+                         {{0, 0}, {10, 1}, {20, 3}, {30, 0}});
+        store.loadSeries(k0, QStringLiteral("Z28061 × gw1"), SubMetric::Good, {{0, 10}, {25, 4}});
+        store.loadGatewaySeries(GatewayMetric::InvokeRps, {{0, 2}, {15, 40}});
+        const QString path = dir.filePath(QStringLiteral("variant.png"));
+        QString error;
+        QVERIFY2(PlotPanel::renderVariantPng(store, path, QSize(1280, 900), &error),
+                 qPrintable(error));
+        QCOMPARE(QImage(path).size(), QSize(1280, 900));
+        for (QWidget* w : QApplication::topLevelWidgets())
+            QVERIFY(!w->isVisible());
+    }
+};
+
+QTEST_MAIN(TestPlotPanel)
+#include "tst_plot_panel.moc"

@@ -1,0 +1,219 @@
+#include "ui/plot_data.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace stormwatch::plot {
+
+namespace {
+bool samePoint(const QPointF& a, const QPointF& b)
+{
+    const auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+    return same(a.x(), b.x()) && same(a.y(), b.y());
+}
+} // namespace
+
+bool ViewFeed::sync(QCPGraph* g, const QVector<QPointF>& s, double end, double lower,
+                    double upper, int columns, bool force)
+{
+    const auto data = g->data();
+    if (s.isEmpty()) {
+        const bool had = !data->isEmpty();
+        data->clear();
+        invalidate();
+        return had;
+    }
+    end = std::isnan(end) ? s.last().x() : std::max(end, s.last().x());
+    // Reduced data is laid out on columns of kPixelsPerColumn: the raster engine's cost is
+    // in the strokes and polygon edges, and one per pixel roughly doubles it for no
+    // visible gain.
+    columns = std::max(columns / kPixelsPerColumn, 1);
+    const std::array<double, 4> view{end, lower, upper, double(columns)};
+    if (!force && s.size() == m_size && samePoint(s.first(), m_first) &&
+        samePoint(s.last(), m_last) && view == m_view)
+        return false;
+    m_size = s.size();
+    m_first = s.first();
+    m_last = s.last();
+    m_view = view;
+
+    const auto firstAfter = [&](double t) {
+        return std::upper_bound(s.cbegin(), s.cend(), t,
+                                [](double x, const QPointF& p) { return x < p.x(); }) -
+               s.cbegin();
+    };
+    // From the point in force at `lower` to the first one after `upper`.
+    const qsizetype i0 = std::max<qsizetype>(0, firstAfter(lower) - 1);
+    const qsizetype i1 = std::min<qsizetype>(s.size(), firstAfter(upper) + 1);
+    QVector<QCPGraphData> out;
+    if (i1 - i0 <= 2 * qsizetype(columns) || !(upper > lower)) {
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        out.reserve(i1 - i0 + 1);
+        for (qsizetype i = i0; i < i1; ++i)
+            out.push_back(QCPGraphData(s[i].x(), s[i].y()));
+        if (i1 == s.size() && end > s.last().x())
+            out.push_back(QCPGraphData(end, s.last().y()));
+        data->set(out, true);
+        return true;
+    }
+
+    const double width = (upper - lower) / columns;
+    const double stop = std::min(upper, end);
+    qsizetype j = i0; // the point in force at the column's start (if s[j].x() <= x)
+    if (m_reduce == Reduce::Envelope) {
+        // Per column one vertical stroke over every value reached in it, entered from the
+        // end nearer the previous one: neighbouring columns share their boundary value, so
+        // the strokes join up, with the least ink (dense data draws as a band).
+        g->setLineStyle(QCPGraph::lsLine);
+        out.reserve(2 * columns + 2);
+        double last = kNaN; // the series' value at the end of the column
+        double pen = kNaN;  // where the stroke ended
+        for (int c = 0; c < columns; ++c) {
+            const double x = lower + c * width;
+            if (x > stop)
+                break;
+            const double next = x + width;
+            double lo = s[j].x() <= x ? s[j].y() : kNaN;
+            double hi = lo;
+            while (j + 1 < s.size() && s[j + 1].x() < next) {
+                ++j;
+                const double v = s[j].y();
+                if (!std::isnan(v)) {
+                    lo = std::isnan(lo) ? v : std::min(lo, v);
+                    hi = std::isnan(hi) ? v : std::max(hi, v);
+                }
+            }
+            if (s[j].x() >= next)
+                continue; // before the first point
+            if (std::isnan(lo)) { // unknown values: a gap
+                out.push_back(QCPGraphData(x, kNaN));
+                last = pen = kNaN;
+                continue;
+            }
+            const bool downFirst = !std::isnan(pen) && std::abs(pen - hi) < std::abs(pen - lo);
+            out.push_back(QCPGraphData(x, downFirst ? hi : lo));
+            if (lo != hi)
+                out.push_back(QCPGraphData(x, downFirst ? lo : hi));
+            pen = downFirst ? lo : hi;
+            last = s[j].y();
+        }
+        out.push_back(QCPGraphData(stop, last));
+    } else {
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        out.reserve(columns + 1);
+        double last = kNaN;
+        for (int c = 0; c < columns; ++c) {
+            const double x = lower + c * width;
+            if (x >= stop)
+                break;
+            const double next = std::min(x + width, stop);
+            double area = 0, covered = 0;
+            double from = x;
+            while (from < next) {
+                const bool started = s[j].x() <= from;
+                const double to = !started            ? std::min(next, s[j].x())
+                                  : j + 1 < s.size() ? std::min(next, s[j + 1].x())
+                                                     : next;
+                const double v = started ? s[j].y() : kNaN;
+                if (!std::isnan(v) && to > from) {
+                    area += v * (to - from);
+                    covered += to - from;
+                }
+                from = to;
+                while (j + 1 < s.size() && s[j + 1].x() <= from)
+                    ++j;
+            }
+            if (covered > 0) {
+                last = area / covered;
+                out.push_back(QCPGraphData(x, last));
+            }
+        }
+        out.push_back(QCPGraphData(stop, last));
+    }
+    data->set(out, true);
+    return true;
+}
+
+void QualityStack::reset()
+{
+    for (auto& l : m_levels)
+        l.clear();
+}
+
+void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>& keys)
+{
+    static constexpr std::array kMetrics{SubMetric::Good, SubMetric::Uncertain, SubMetric::Bad};
+    if (keys.isEmpty()) {
+        reset();
+        return;
+    }
+    const auto byTime = [](const QPointF& p, double t) { return p.x() < t; };
+    // The last row is recomputed: a same-timestamp collapse may have changed it.
+    const double from = m_levels[0].isEmpty() ? -std::numeric_limits<double>::infinity()
+                                              : m_levels[0].last().x();
+    QVector<double> times;
+    if (!m_levels[0].isEmpty())
+        times.push_back(from);
+    for (const SubscriptionKey& k : keys)
+        for (SubMetric m : kMetrics) {
+            const QVector<QPointF>& s = store.series(k, m);
+            for (auto it = std::lower_bound(s.cbegin(), s.cend(), from, byTime); it != s.cend();
+                 ++it)
+                times.push_back(it->x());
+        }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    for (auto& l : m_levels)
+        while (!l.isEmpty() && l.last().x() >= from)
+            l.removeLast();
+    for (double t : times) {
+        std::array<double, 3> sums{0, 0, 0};
+        bool any = false;
+        for (std::size_t i = 0; i < kMetrics.size(); ++i)
+            for (const SubscriptionKey& k : keys)
+                if (const double v = store.valueAt(k, kMetrics[i], t); !std::isnan(v)) {
+                    sums[i] += v;
+                    any = true;
+                }
+        if (any) {
+            m_levels[0].push_back(QPointF(t, sums[0]));
+            m_levels[1].push_back(QPointF(t, sums[0] + sums[1]));
+            m_levels[2].push_back(QPointF(t, sums[0] + sums[1] + sums[2]));
+        }
+    }
+    // Bounded like the store: drop rows before its window, keeping the one in force there.
+    const double earliest = store.earliestTime();
+    if (!std::isnan(earliest))
+        for (auto& l : m_levels) {
+            const auto firstAfter = std::upper_bound(
+                l.cbegin(), l.cend(), earliest, [](double t, const QPointF& p) { return t < p.x(); });
+            if (const qsizetype drop = (firstAfter - l.cbegin()) - 1; drop > 0)
+                l.remove(0, drop);
+        }
+}
+
+QVector<QPointF> bandOf(const QVector<QPointF>& state, int code)
+{
+    QVector<QPointF> band;
+    band.reserve(state.size());
+    for (const QPointF& p : state)
+        band.push_back(QPointF(p.x(), int(p.y()) == code ? 1.0 : 0.0));
+    return band;
+}
+
+QString formatElapsed(double seconds)
+{
+    if (std::isnan(seconds))
+        return QStringLiteral("–");
+    const bool negative = seconds < 0;
+    const qint64 total = qint64(std::floor(std::abs(seconds)));
+    const qint64 h = total / 3600, m = (total / 60) % 60, s = total % 60;
+    const QString sign = negative ? QStringLiteral("-") : QString();
+    if (h > 0)
+        return sign + QStringLiteral("%1:%2:%3").arg(h).arg(m, 2, 10, QLatin1Char('0')).arg(s, 2, 10, QLatin1Char('0'));
+    return sign + QStringLiteral("%1:%2").arg(m).arg(s, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace stormwatch::plot

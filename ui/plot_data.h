@@ -1,0 +1,65 @@
+#pragma once
+// Feeding QCustomPlot graphs from SeriesStore step series at a cost bounded by the pixels,
+// not by the hour of data: a graph only ever holds the part of its series in the visible
+// time range — the points themselves while there are few, else a reduction per pixel column.
+
+#include "models/series_store.h"
+
+#include <QList>
+#include <QPointF>
+#include <QString>
+#include <QVector>
+
+#include <array>
+#include <limits>
+
+class QCPGraph;
+
+namespace stormwatch::plot {
+
+class ViewFeed {
+public:
+    // Envelope: lines — every value reached inside a pixel column is drawn (a spike of one
+    // second stays visible at any zoom). Mean: stacked fills — the time-weighted mean per
+    // column keeps areas true and the stacked levels in order.
+    enum class Reduce { Envelope, Mean };
+    explicit ViewFeed(Reduce reduce = Reduce::Envelope) : m_reduce(reduce) {}
+    static constexpr int kPixelsPerColumn = 2;
+
+    // Gives g the part of s inside [lower, upper] (plus the points either side, so steps
+    // run to the edges), s's last value held until end (the latest time). More than two
+    // points per column (of kPixelsPerColumn): one reduced set per column. Skipped when nothing it depends on
+    // changed (unless force). Returns whether g's data changed.
+    bool sync(QCPGraph* g, const QVector<QPointF>& s, double end, double lower, double upper,
+              int columns, bool force);
+    void invalidate() { m_size = -1; }
+
+private:
+    static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    Reduce m_reduce;
+    qsizetype m_size = -1;
+    QPointF m_first{kNaN, kNaN};
+    QPointF m_last{kNaN, kNaN};
+    std::array<double, 4> m_view{kNaN, kNaN, kNaN, kNaN}; // end, lower, upper, columns
+};
+
+// Tag quality of a set of subscriptions, summed and stacked: level 0 = good,
+// 1 = good + uncertain, 2 = good + uncertain + bad, a point per distinct change time.
+// Kept up to date incrementally (only rows from the last one on are recomputed).
+class QualityStack {
+public:
+    void reset();
+    void update(const SeriesStore& store, const QList<SubscriptionKey>& keys);
+    const QVector<QPointF>& level(int i) const { return m_levels[std::size_t(i)]; }
+
+private:
+    std::array<QVector<QPointF>, 3> m_levels;
+};
+
+// 1 where the step series equals code, 0 elsewhere (the recovery-state bands).
+QVector<QPointF> bandOf(const QVector<QPointF>& state, int code);
+
+// Seconds since start as m:ss below an hour, h:mm:ss from there on.
+QString formatElapsed(double seconds);
+
+} // namespace stormwatch::plot

@@ -1,0 +1,385 @@
+// PlotPanel: building the plots, the subscriptions' graphs, selection and the legends.
+// View state (follow, zoom, crosshair, throttled refresh) is in plot_panel_view.cpp, the
+// exports in plot_panel_export.cpp.
+#include "ui/plot_panel.h"
+
+#include "ui/plot_data.h"
+#include "ui/plot_panel_private.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QSpinBox>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace stormwatch {
+
+using plot::kBadColour;
+using plot::kGoodColour;
+using plot::kUncertainColour;
+
+PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
+    : QWidget(parent), m_store(store),
+      m_qualityFeeds(3, plot::ViewFeed(plot::ViewFeed::Reduce::Mean)),
+      m_qualityStack(std::make_unique<plot::QualityStack>())
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    buildToolBar(layout);
+    m_plot = new QCustomPlot(this);
+    layout->addWidget(m_plot, 1);
+    buildPlots();
+
+    m_throttle.setSingleShot(true);
+    m_throttle.setInterval(1000 / kMaxReplotsPerSecond);
+    connect(&m_throttle, &QTimer::timeout, this, &PlotPanel::tick);
+    connect(m_plot, &QCustomPlot::afterReplot, this, [this] {
+        ++m_replots;
+        emit replotted();
+    });
+    connect(m_plot, &QCustomPlot::legendClick, this,
+            [this](QCPLegend* legend, QCPAbstractLegendItem* item, QMouseEvent*) {
+                onLegendClick(legend, item);
+            });
+    connect(m_plot, &QCustomPlot::mouseMove, this, &PlotPanel::onMouseMove);
+    connect(store, &SeriesStore::subscriptionsChanged, this, &PlotPanel::onSubscriptionsChanged);
+    connect(store, &SeriesStore::appended, this, &PlotPanel::onAppended);
+    onSubscriptionsChanged();
+}
+
+PlotPanel::~PlotPanel() = default;
+
+void PlotPanel::buildToolBar(QVBoxLayout* layout)
+{
+    auto* bar = new QToolBar(this);
+    m_followAction = bar->addAction(tr("Follow live"));
+    m_followAction->setCheckable(true);
+    m_followAction->setChecked(m_follow);
+    m_followAction->setToolTip(tr("Scroll with new data (zooming or panning pauses it)"));
+    connect(m_followAction, &QAction::toggled, this, &PlotPanel::setFollowLive);
+    QAction* reset = bar->addAction(tr("Reset zoom"), this, &PlotPanel::resetZoom);
+    reset->setShortcut(Qt::Key_Home);
+    reset->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    reset->setToolTip(tr("Back to following the last window (Home)"));
+    m_windowSpin = new QSpinBox(bar);
+    m_windowSpin->setRange(10, 24 * 3600);
+    m_windowSpin->setSuffix(tr(" s window"));
+    m_windowSpin->setValue(int(m_windowS));
+    connect(m_windowSpin, &QSpinBox::valueChanged, this,
+            [this](int s) { setWindowSeconds(s); });
+    bar->addWidget(m_windowSpin);
+    bar->addSeparator();
+    bar->addAction(tr("Export PNG…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export plots"), QString(),
+                                                          tr("PNG images (*.png)"));
+        QString error;
+        if (!path.isEmpty() && !exportPng(path, &error))
+            QMessageBox::warning(this, tr("Export plots"), error);
+    });
+    bar->addAction(tr("Export CSV…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export visible range"),
+                                                          QString(), tr("CSV files (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !exportCsv(path, &error))
+            QMessageBox::warning(this, tr("Export visible range"), error);
+    });
+    layout->addWidget(bar);
+}
+
+void PlotPanel::buildPlots()
+{
+    // Speed over beauty: a quarter million points at 20 Hz.
+    m_plot->setNotAntialiasedElements(QCP::aeAll);
+    m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->setPlottingHint(QCP::phFastPolylines, true);
+    m_plot->setAutoAddPlottableToLegend(false);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    grid->clear();
+    grid->setRowSpacing(4);
+    m_subLegend = new QCPLegend;
+    grid->addElement(0, 0, m_subLegend);
+    m_subLegend->setLayer(QStringLiteral("legend"));
+    m_subLegend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_subLegend->setWrap(6);
+    m_subLegend->setBorderPen(Qt::NoPen);
+    m_subLegend->setSelectableParts(QCPLegend::spNone);
+    grid->setRowStretchFactor(0, 0.001);
+
+    auto* margins = new QCPMarginGroup(m_plot);
+    m_ticker = QSharedPointer<QCPAxisTickerTime>::create();
+    m_ticker->setTimeFormat(QStringLiteral("%m:%s"));
+    const std::array<QString, 4> titles{tr("outstanding"), tr("retry interval (s)"), tr("tags"),
+                                        tr("STA queue")};
+    for (std::size_t i = 0; i < m_rects.size(); ++i) {
+        auto* r = new QCPAxisRect(m_plot);
+        grid->addElement(int(i) + 1, 0, r);
+        grid->setRowStretchFactor(int(i) + 1, 1);
+        r->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+        QCPAxis* x = r->axis(QCPAxis::atBottom);
+        r->setRangeDrag(Qt::Horizontal);
+        r->setRangeZoom(Qt::Horizontal);
+        r->setRangeDragAxes(x, nullptr);
+        r->setRangeZoomAxes(x, nullptr);
+        x->setTicker(m_ticker);
+        x->setTickLabels(i + 1 == m_rects.size());
+        r->axis(QCPAxis::atLeft)->setLabel(titles[i]);
+        connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+                [this, x] { onXRangeChanged(x); });
+        m_rects[i] = r;
+    }
+    axisRect(Plot::Gateway)->axis(QCPAxis::atBottom)->setLabel(tr("time since start"));
+
+    // The guard's limit: above 1 outstanding only with the guard off.
+    QCPAxisRect* out = axisRect(Plot::Outstanding);
+    auto* guard = new QCPItemStraightLine(m_plot);
+    guard->setClipAxisRect(out);
+    for (QCPItemPosition* p : {guard->point1, guard->point2}) {
+        p->setAxisRect(out);
+        p->setAxes(out->axis(QCPAxis::atBottom), out->axis(QCPAxis::atLeft));
+    }
+    guard->point1->setCoords(0, 1);
+    guard->point2->setCoords(1, 1);
+    guard->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
+    auto* guardLabel = new QCPItemText(m_plot);
+    guardLabel->setClipAxisRect(out);
+    guardLabel->position->setAxisRect(out);
+    guardLabel->position->setAxes(out->axis(QCPAxis::atBottom), out->axis(QCPAxis::atLeft));
+    guardLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    guardLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    guardLabel->position->setCoords(0.995, 1);
+    guardLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    guardLabel->setText(tr("guard limit"));
+    guardLabel->setColor(QColor(90, 90, 90));
+
+    // Tag quality, stacked. The levels are ordered (good <= good+uncertain <= all), so each
+    // level filled opaque down to zero, drawn top level first, paints the stack — at a
+    // third of the cost of channel fills between the levels.
+    QCPAxisRect* q = axisRect(Plot::Quality);
+    auto* qualityLegend = plot::insetLegend(q);
+    const std::array<std::pair<QString, QColor>, 3> levels{
+        std::pair{tr("good"), kGoodColour}, std::pair{tr("uncertain"), kUncertainColour},
+        std::pair{tr("bad"), kBadColour}};
+    for (int i = int(levels.size()) - 1; i >= 0; --i) {
+        QCPGraph* g = m_plot->addGraph(q->axis(QCPAxis::atBottom), q->axis(QCPAxis::atLeft));
+        plot::styleStep(g, levels[std::size_t(i)].second, levels[std::size_t(i)].first);
+        g->setBrush(plot::tint(levels[std::size_t(i)].second));
+        m_quality[std::size_t(i)] = g;
+    }
+    for (QCPGraph* g : m_quality)
+        g->addToLegend(qualityLegend);
+
+    // Gateway load; the recovery bands first so the lines draw over them.
+    QCPAxisRect* gw = axisRect(Plot::Gateway);
+    QCPAxis* rates = gw->axis(QCPAxis::atRight);
+    rates->setVisible(true);
+    rates->setLabel(tr("per second"));
+    QCPAxis* bandAxis = gw->addAxis(QCPAxis::atRight);
+    bandAxis->setVisible(false);
+    bandAxis->setRange(0, 1);
+    auto* gatewayLegend = plot::insetLegend(gw);
+    const auto addGateway = [&](GatewayMetric metric, int band, QCPAxis* y, QColor colour,
+                                const QString& name) {
+        auto gg = std::make_unique<GatewayGraph>();
+        gg->metric = metric;
+        gg->band = band;
+        if (band > 0)
+            gg->feed = plot::ViewFeed(plot::ViewFeed::Reduce::Mean);
+        gg->graph = m_plot->addGraph(gw->axis(QCPAxis::atBottom), y);
+        plot::styleStep(gg->graph, colour, name);
+        if (band > 0) {
+            gg->graph->setPen(Qt::NoPen);
+            gg->graph->setBrush(colour);
+        }
+        gg->graph->addToLegend(gatewayLegend);
+        m_gatewayGraphs.push_back(std::move(gg));
+    };
+    addGateway(GatewayMetric::RecoveryState, 1, bandAxis, QColor(255, 170, 0, 60),
+               tr("recovering"));
+    addGateway(GatewayMetric::RecoveryState, 2, bandAxis, QColor(220, 0, 0, 45),
+               tr("recovery closed"));
+    addGateway(GatewayMetric::StaQueueDepth, 0, gw->axis(QCPAxis::atLeft), QColor(40, 40, 40),
+               tr("STA queue depth"));
+    addGateway(GatewayMetric::InvokeRps, 0, rates, QColor(31, 119, 180), tr("Invoke RPCs/s"));
+    addGateway(GatewayMetric::DeadlineExceededPerS, 0, rates, kBadColour,
+               tr("DEADLINE_EXCEEDED/s"));
+    addGateway(GatewayMetric::SuppressedPerS, 0, rates, QColor(148, 103, 189),
+               tr("suppressed calls/s"));
+
+    // The crosshair lives on its own buffered layer: moving it repaints only that layer.
+    m_plot->addLayer(QStringLiteral("crosshair"), m_plot->layer(QStringLiteral("legend")),
+                     QCustomPlot::limAbove);
+    m_plot->layer(QStringLiteral("crosshair"))->setMode(QCPLayer::lmBuffered);
+    for (QCPAxisRect* r : m_rects) {
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->setLayer(QStringLiteral("crosshair"));
+        line->setClipAxisRect(r);
+        for (QCPItemPosition* p : {line->point1, line->point2}) {
+            p->setAxisRect(r);
+            p->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+        }
+        line->setPen(QPen(QColor(0, 0, 0, 140), 1, Qt::DotLine));
+        line->setVisible(false);
+        m_crosshairLines.push_back(line);
+    }
+    m_crosshairText = new QCPItemText(m_plot);
+    m_crosshairText->setLayer(QStringLiteral("crosshair"));
+    m_crosshairText->setClipToAxisRect(false);
+    m_crosshairText->position->setType(QCPItemPosition::ptAbsolute);
+    m_crosshairText->setTextAlignment(Qt::AlignLeft);
+    m_crosshairText->setBrush(QColor(255, 255, 255, 230));
+    m_crosshairText->setPen(QPen(QColor(120, 120, 120)));
+    m_crosshairText->setPadding(QMargins(5, 3, 5, 3));
+    m_crosshairText->setVisible(false);
+}
+
+QColor PlotPanel::colourFor(SubscriptionKey key)
+{
+    // Stable per instance (not per arrival order); an alarm subscription shares its
+    // instance's colour and is drawn dash-dotted.
+    static const std::array<QColor, 12> palette{
+        QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),  QColor(214, 39, 40),
+        QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
+        QColor(188, 189, 34), QColor(23, 190, 207), QColor(0, 0, 128),    QColor(128, 128, 0)};
+    const int i = key.instance < 0 ? 0 : key.instance % int(palette.size());
+    return palette[std::size_t(i)];
+}
+
+void PlotPanel::onSubscriptionsChanged()
+{
+    const QList<SubscriptionKey> keys = m_store->subscriptions();
+    // Gone from the store (clear): drop their graphs.
+    for (auto it = m_subGraphs.begin(); it != m_subGraphs.end();) {
+        if (!m_store->contains(it.key())) {
+            m_plot->removeGraph((*it)->outstanding);
+            m_plot->removeGraph((*it)->interval);
+            it = m_subGraphs.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const SubscriptionKey& k : keys) {
+        auto& sg = m_subGraphs[k];
+        if (!sg) {
+            sg = std::make_shared<SubscriptionGraphs>();
+            QCPAxisRect* o = axisRect(Plot::Outstanding);
+            QCPAxisRect* i = axisRect(Plot::Interval);
+            sg->outstanding = m_plot->addGraph(o->axis(QCPAxis::atBottom), o->axis(QCPAxis::atLeft));
+            sg->interval = m_plot->addGraph(i->axis(QCPAxis::atBottom), i->axis(QCPAxis::atLeft));
+            for (QCPGraph* g : {sg->outstanding, sg->interval}) {
+                plot::styleStep(g, colourFor(k), QString());
+                if (k.alarm) {
+                    QPen pen = g->pen();
+                    pen.setStyle(Qt::DashDotLine);
+                    g->setPen(pen);
+                }
+            }
+        }
+        sg->outstanding->setName(m_store->label(k));
+        sg->interval->setName(m_store->label(k));
+    }
+    applyVisibility();
+}
+
+QList<SubscriptionKey> PlotPanel::visibleSubscriptions() const
+{
+    QList<SubscriptionKey> visible;
+    for (const SubscriptionKey& k : m_store->subscriptions())
+        if ((m_selection.isEmpty() || m_selection.contains(k)) && !m_hidden.contains(k))
+            visible.push_back(k);
+    return visible;
+}
+
+void PlotPanel::setSelectedSubscriptions(const QList<SubscriptionKey>& keys)
+{
+    m_selection = keys;
+    applyVisibility();
+}
+
+void PlotPanel::setSubscriptionHidden(SubscriptionKey key, bool hidden)
+{
+    if (hidden)
+        m_hidden.insert(key);
+    else
+        m_hidden.remove(key);
+    applyVisibility();
+}
+
+// The legend lists the selected subscriptions (hidden ones greyed); the quality stack sums
+// the visible ones, so it is rebuilt.
+void PlotPanel::applyVisibility()
+{
+    m_subLegend->clearItems();
+    for (const SubscriptionKey& k : m_store->subscriptions()) {
+        const auto& sg = m_subGraphs.value(k);
+        if (!sg)
+            continue;
+        const bool selected = m_selection.isEmpty() || m_selection.contains(k);
+        const bool visible = selected && !m_hidden.contains(k);
+        sg->outstanding->setVisible(visible);
+        sg->interval->setVisible(visible);
+        if (selected) {
+            sg->outstanding->addToLegend(m_subLegend);
+            if (QCPAbstractLegendItem* item = m_subLegend->itemWithPlottable(sg->outstanding))
+                item->setTextColor(visible ? Qt::black : Qt::gray);
+        }
+    }
+    m_qualityStack->reset();
+    for (auto& feed : m_qualityFeeds)
+        feed.invalidate();
+    onAppended();
+}
+
+void PlotPanel::onLegendClick(QCPLegend* legend, QCPAbstractLegendItem* item)
+{
+    auto* pli = qobject_cast<QCPPlottableLegendItem*>(item);
+    if (!pli)
+        return;
+    QCPAbstractPlottable* plottable = pli->plottable();
+    if (legend == m_subLegend) {
+        for (auto it = m_subGraphs.cbegin(); it != m_subGraphs.cend(); ++it)
+            if ((*it)->outstanding == plottable) {
+                setSubscriptionHidden(it.key(), !m_hidden.contains(it.key()));
+                return;
+            }
+        return;
+    }
+    plottable->setVisible(!plottable->visible());
+    pli->setTextColor(plottable->visible() ? Qt::black : Qt::gray);
+    onAppended();
+}
+
+QCPGraph* PlotPanel::subscriptionGraph(SubscriptionKey key, SubMetric metric) const
+{
+    const auto& sg = m_subGraphs.value(key);
+    if (!sg)
+        return nullptr;
+    if (metric == SubMetric::Outstanding)
+        return sg->outstanding;
+    return metric == SubMetric::IntervalS ? sg->interval : nullptr;
+}
+
+QCPGraph* PlotPanel::qualityGraph(SubMetric metric) const
+{
+    switch (metric) {
+    case SubMetric::Good: return m_quality[0];
+    case SubMetric::Uncertain: return m_quality[1];
+    case SubMetric::Bad: return m_quality[2];
+    default: return nullptr;
+    }
+}
+
+QCPGraph* PlotPanel::gatewayGraph(GatewayMetric metric) const
+{
+    for (const auto& gg : m_gatewayGraphs)
+        if (gg->metric == metric && gg->band <= 1)
+            return gg->graph;
+    return nullptr;
+}
+
+} // namespace stormwatch

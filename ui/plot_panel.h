@@ -1,0 +1,160 @@
+#pragma once
+// Four stacked plots on one shared time axis, read from a SeriesStore:
+//  1. outstanding subscribe requests per subscription (step; dashed "guard limit" at 1),
+//  2. retry interval per subscription (step, seconds),
+//  3. tag quality, stacked good / uncertain / bad — SUMMED over the visible subscriptions
+//     (so with one subscription selected it is that subscription's own quality),
+//  4. gateway load: STA queue depth (left axis), Invoke RPCs/s, DEADLINE_EXCEEDED/s and
+//     suppressed calls/s (right axis), recovering / closed as translucent bands.
+// A colour per subscription (fixed palette by instance; alarm subscriptions dash-dotted);
+// clicking a legend entry hides / shows it. Follow-live shows the last windowSeconds();
+// zooming or panning (wheel / drag, x only, all plots in step) pauses it; resetZoom() resumes.
+// The store's appended() only marks the panel dirty: a timer replots at most 20 times a
+// second (queued replot). Each graph holds only its visible time range, reduced per pair of
+// pixel columns when denser than that (plot::ViewFeed), and is refilled only when its
+// series or the view changed — replot cost follows the pixels, not the retained hour.
+
+#include "models/series_store.h"
+
+#include <QHash>
+#include <QList>
+#include <QSet>
+#include <QSharedPointer>
+#include <QSize>
+#include <QString>
+#include <QTimer>
+#include <QWidget>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+class QCustomPlot;
+class QCPAxis;
+class QCPAxisTickerTime;
+class QVBoxLayout;
+class QCPAxisRect;
+class QCPGraph;
+class QCPLegend;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPAbstractLegendItem;
+class QAction;
+class QMouseEvent;
+class QSpinBox;
+
+namespace stormwatch {
+
+namespace plot {
+class ViewFeed;
+class QualityStack;
+} // namespace plot
+
+class PlotPanel : public QWidget {
+    Q_OBJECT
+public:
+    enum class Plot { Outstanding, Interval, Quality, Gateway };
+    static constexpr int kMaxReplotsPerSecond = 20;
+
+    explicit PlotPanel(const SeriesStore* store, QWidget* parent = nullptr);
+    ~PlotPanel() override;
+
+    // Which subscriptions are plotted; an empty list means all (the default).
+    void setSelectedSubscriptions(const QList<SubscriptionKey>& keys);
+    QList<SubscriptionKey> selectedSubscriptions() const { return m_selection; }
+    // The legend toggle: hidden subscriptions stay in the legend, greyed.
+    void setSubscriptionHidden(SubscriptionKey key, bool hidden);
+    bool isSubscriptionHidden(SubscriptionKey key) const { return m_hidden.contains(key); }
+    // Selected, known to the store and not hidden, in the store's order.
+    QList<SubscriptionKey> visibleSubscriptions() const;
+
+    void setFollowLive(bool follow);
+    bool followLive() const { return m_follow; }
+    void setWindowSeconds(double seconds); // follow-live window, default 300
+    double windowSeconds() const { return m_windowS; }
+    // Sets every plot's time range as a user zoom / pan would (pauses follow-live).
+    void setXRange(double lower, double upper);
+    double xLower() const;
+    double xUpper() const;
+    // Back to follow-live (the Home key).
+    void resetZoom();
+    // Shows the whole retained time range, follow-live off (the report rendering).
+    void showAll();
+
+    // Every visible series' value at time x, one line per subscription / plot.
+    QString crosshairText(double x) const;
+
+    // The plots as shown (size: the widget's, unless given).
+    bool exportPng(const QString& path, QString* error = nullptr, QSize size = {});
+    // SeriesStore::toCsv of the visible time range and the visible subscriptions.
+    bool exportCsv(const QString& path, QString* error = nullptr);
+    // Renders the four plots of a store (a finished variant) into a PNG without showing a
+    // window. Needs a QApplication (QT_QPA_PLATFORM=offscreen when headless).
+    static bool renderVariantPng(const SeriesStore& store, const QString& path, QSize size,
+                                 QString* error = nullptr);
+
+    // Copies what changed into the graphs and replots now (no throttle).
+    void refreshNow();
+
+    QCustomPlot* customPlot() const { return m_plot; }
+    QCPAxisRect* axisRect(Plot p) const { return m_rects[std::size_t(p)]; }
+    QCPGraph* subscriptionGraph(SubscriptionKey key, SubMetric metric) const; // Outstanding/IntervalS
+    QCPGraph* qualityGraph(SubMetric metric) const;                          // Good/Uncertain/Bad
+    QCPGraph* gatewayGraph(GatewayMetric metric) const; // RecoveryState: the recovering band
+    QCPLegend* subscriptionLegend() const { return m_subLegend; }
+    int replotCount() const { return m_replots; }
+    static QColor colourFor(SubscriptionKey key);
+
+signals:
+    void replotted();
+    void followLiveChanged(bool follow);
+
+private:
+    struct SubscriptionGraphs;
+    struct GatewayGraph;
+
+    void buildPlots();
+    void buildToolBar(QVBoxLayout* layout);
+    void onSubscriptionsChanged();
+    void onAppended();
+    void onXRangeChanged(QCPAxis* source);
+    void onLegendClick(QCPLegend* legend, QCPAbstractLegendItem* item);
+    void onMouseMove(QMouseEvent* event);
+    void applyVisibility();
+    void syncData();
+    void applyFollow();
+    void rescaleValueAxes();
+    void setAllXRanges(double lower, double upper);
+    void hideCrosshair();
+    void tick();
+    int columns(QCPAxisRect* rect) const;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+    const SeriesStore* m_store;
+    QCustomPlot* m_plot = nullptr;
+    std::array<QCPAxisRect*, 4> m_rects{};
+    QCPLegend* m_subLegend = nullptr;
+    QHash<SubscriptionKey, std::shared_ptr<SubscriptionGraphs>> m_subGraphs;
+    std::array<QCPGraph*, 3> m_quality{};
+    std::vector<plot::ViewFeed> m_qualityFeeds;
+    std::unique_ptr<plot::QualityStack> m_qualityStack;
+    std::vector<std::unique_ptr<GatewayGraph>> m_gatewayGraphs;
+    QList<SubscriptionKey> m_selection;
+    QSet<SubscriptionKey> m_hidden;
+    QList<QCPItemStraightLine*> m_crosshairLines;
+    QCPItemText* m_crosshairText = nullptr;
+    QSharedPointer<QCPAxisTickerTime> m_ticker;
+    QTimer m_throttle;
+    QAction* m_followAction = nullptr;
+    QSpinBox* m_windowSpin = nullptr;
+    bool m_dirty = false;
+    bool m_fullSync = true;
+    bool m_settingRange = false;
+    bool m_follow = true;
+    double m_windowS = 300;
+    quint64 m_generation = 0;
+    int m_replots = 0;
+    int m_exportWidth = 0; // while exporting: the image width, for the per-column reduction
+};
+
+} // namespace stormwatch

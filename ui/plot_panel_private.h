@@ -1,0 +1,67 @@
+#pragma once
+// Shared by the PlotPanel's source files only.
+
+#include "ui/plot_data.h"
+#include "ui/plot_panel.h"
+
+#include <qcustomplot.h>
+
+namespace stormwatch {
+
+struct PlotPanel::SubscriptionGraphs {
+    QCPGraph* outstanding = nullptr;
+    QCPGraph* interval = nullptr;
+    plot::ViewFeed outstandingFeed;
+    plot::ViewFeed intervalFeed;
+};
+
+struct PlotPanel::GatewayGraph {
+    GatewayMetric metric = GatewayMetric::StaQueueDepth;
+    int band = 0; // > 0: a band where the recovery state equals this code
+    QCPGraph* graph = nullptr;
+    plot::ViewFeed feed;
+    QVector<QPointF> bandSeries;
+    qsizetype bandSourceSize = -1;
+    QPointF bandSourceLast;
+};
+
+namespace plot {
+
+inline const QColor kGoodColour(46, 160, 67);
+inline const QColor kUncertainColour(230, 160, 0);
+inline const QColor kBadColour(214, 39, 40);
+
+// An opaque light shade of colour (what colour at 45 % alpha looks like over white).
+inline QColor tint(const QColor& colour)
+{
+    const auto mix = [](int c) { return 255 - (255 - c) * 45 / 100; };
+    return QColor(mix(colour.red()), mix(colour.green()), mix(colour.blue()));
+}
+
+inline void styleStep(QCPGraph* g, const QColor& colour, const QString& name)
+{
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    QPen pen(colour, 0); // cosmetic: the raster engine's fastest lines
+    pen.setCosmetic(true);
+    g->setPen(pen);
+    g->setName(name);
+    g->setAdaptiveSampling(true);
+}
+
+inline QCPLegend* insetLegend(QCPAxisRect* rect)
+{
+    auto* legend = new QCPLegend;
+    rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignLeft);
+    legend->setLayer(QStringLiteral("legend"));
+    legend->setSelectableParts(QCPLegend::spNone);
+    legend->setBrush(QColor(255, 255, 255, 200));
+    legend->setBorderPen(QPen(QColor(200, 200, 200)));
+    legend->setRowSpacing(0);
+    QFont font = legend->font();
+    font.setPointSizeF(font.pointSizeF() * 0.85);
+    legend->setFont(font);
+    return legend;
+}
+
+} // namespace plot
+} // namespace stormwatch

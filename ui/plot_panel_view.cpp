@@ -1,0 +1,353 @@
+// PlotPanel: the throttled refresh, follow-live, the shared time axis and the crosshair.
+#include "ui/plot_panel.h"
+#include "ui/plot_panel_private.h"
+
+#include <QAction>
+#include <QEvent>
+#include <QSpinBox>
+#include <QStringList>
+
+#include <cmath>
+
+namespace stormwatch {
+
+namespace {
+
+QString number(double v)
+{
+    if (std::isnan(v))
+        return QStringLiteral("–");
+    if (v == std::floor(v) && std::abs(v) < 1e12)
+        return QString::number(qint64(v));
+    return QString::number(v, 'f', std::abs(v) < 10 ? 2 : 1);
+}
+
+QString recoveryName(double code)
+{
+    if (std::isnan(code))
+        return QStringLiteral("–");
+    switch (int(code)) {
+    case 1: return QStringLiteral("recovering");
+    case 2: return QStringLiteral("closed");
+    default: return QStringLiteral("normal");
+    }
+}
+
+// The largest value any visible graph on `axis` shows inside `keys`.
+double visibleMax(QCPAxisRect* rect, QCPAxis* axis, const QCPRange& keys)
+{
+    double max = 0;
+    for (QCPGraph* g : rect->graphs()) {
+        if (!g->visible() || g->valueAxis() != axis)
+            continue;
+        bool found = false;
+        const QCPRange r = g->getValueRange(found, QCP::sdBoth, keys);
+        if (found)
+            max = std::max(max, r.upper);
+        // A step holds from the last point before the range into it.
+        const auto data = g->data();
+        auto it = data->findBegin(keys.lower, true);
+        if (it != data->constEnd() && !std::isnan(it->value))
+            max = std::max(max, it->value);
+    }
+    return max;
+}
+
+} // namespace
+
+void PlotPanel::onAppended()
+{
+    m_dirty = true;
+    if (!m_throttle.isActive())
+        m_throttle.start();
+}
+
+// At most kMaxReplotsPerSecond: the timer is only started when idle.
+void PlotPanel::tick()
+{
+    m_dirty = false;
+    applyFollow();
+    syncData();
+    rescaleValueAxes();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::refreshNow()
+{
+    m_throttle.stop();
+    m_dirty = false;
+    // Lay out first (as replot would) so the reduction uses the plots' current widths.
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                       QCPLayoutElement::upLayout})
+        layout->update(phase);
+    applyFollow();
+    syncData();
+    rescaleValueAxes();
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+int PlotPanel::columns(QCPAxisRect* rect) const
+{
+    if (m_exportWidth > 0)
+        return m_exportWidth;
+    // Not laid out yet (never shown): assume a wide plot rather than a coarse one.
+    return rect->width() > 50 ? rect->width() : 2000;
+}
+
+// Every graph holds only its visible part (ViewFeed), so this runs on each tick and on
+// each change of the time range; feeds whose inputs did not change are skipped.
+void PlotPanel::syncData()
+{
+    const bool force = m_fullSync || m_store->generation() != m_generation;
+    if (m_store->generation() != m_generation)
+        m_qualityStack->reset();
+    m_generation = m_store->generation();
+    m_fullSync = false;
+    const double end = m_store->latestTime();
+    const QCPRange view = m_rects[0]->axis(QCPAxis::atBottom)->range();
+    const int cols = columns(m_rects[0]);
+    for (auto it = m_subGraphs.cbegin(); it != m_subGraphs.cend(); ++it) {
+        SubscriptionGraphs& sg = **it;
+        if (!sg.outstanding->visible())
+            continue; // caught up when shown again
+        sg.outstandingFeed.sync(sg.outstanding, m_store->series(it.key(), SubMetric::Outstanding),
+                                end, view.lower, view.upper, cols, force);
+        sg.intervalFeed.sync(sg.interval, m_store->series(it.key(), SubMetric::IntervalS), end,
+                             view.lower, view.upper, cols, force);
+    }
+    m_qualityStack->update(*m_store, visibleSubscriptions());
+    for (std::size_t i = 0; i < m_quality.size(); ++i)
+        m_qualityFeeds[i].sync(m_quality[i], m_qualityStack->level(int(i)), end, view.lower,
+                               view.upper, cols, force);
+    for (const auto& gg : m_gatewayGraphs) {
+        const QVector<QPointF>& source = m_store->gatewaySeries(gg->metric);
+        if (gg->band > 0) {
+            const QPointF last = source.isEmpty() ? QPointF() : source.last();
+            if (force || source.size() != gg->bandSourceSize || last != gg->bandSourceLast) {
+                gg->bandSeries = plot::bandOf(source, gg->band);
+                gg->bandSourceSize = source.size();
+                gg->bandSourceLast = last;
+            }
+            gg->feed.sync(gg->graph, gg->bandSeries, end, view.lower, view.upper, cols, force);
+        } else {
+            gg->feed.sync(gg->graph, source, end, view.lower, view.upper, cols, force);
+        }
+    }
+}
+
+void PlotPanel::setFollowLive(bool follow)
+{
+    if (m_follow == follow)
+        return;
+    m_follow = follow;
+    {
+        const QSignalBlocker block(m_followAction);
+        m_followAction->setChecked(follow);
+    }
+    emit followLiveChanged(follow);
+    if (follow)
+        onAppended();
+}
+
+void PlotPanel::setWindowSeconds(double seconds)
+{
+    m_windowS = std::max(1.0, seconds);
+    {
+        const QSignalBlocker block(m_windowSpin);
+        m_windowSpin->setValue(int(m_windowS));
+    }
+    if (m_follow)
+        onAppended();
+}
+
+// Follow-live: the last window, or the first one while there is less data than that
+// (a strip chart filling up, at a fixed scale).
+void PlotPanel::applyFollow()
+{
+    if (!m_follow)
+        return;
+    const double latest = m_store->latestTime();
+    if (std::isnan(latest))
+        return;
+    double lower = latest - m_windowS;
+    const double earliest = m_store->earliestTime();
+    if (!std::isnan(earliest) && lower < earliest)
+        lower = earliest;
+    setAllXRanges(lower, lower + m_windowS);
+}
+
+void PlotPanel::setAllXRanges(double lower, double upper)
+{
+    m_settingRange = true;
+    for (QCPAxisRect* r : m_rects)
+        r->axis(QCPAxis::atBottom)->setRange(lower, upper);
+    m_settingRange = false;
+    m_ticker->setTimeFormat(upper >= 3600 ? QStringLiteral("%h:%m:%s") : QStringLiteral("%m:%s"));
+}
+
+// Any range change we did not make is the user's (wheel, drag) or a caller's: follow-live
+// pauses and every other plot takes the same range.
+void PlotPanel::onXRangeChanged(QCPAxis* source)
+{
+    if (m_settingRange)
+        return;
+    setFollowLive(false);
+    const QCPRange range = source->range();
+    setAllXRanges(range.lower, range.upper);
+    syncData();
+    rescaleValueAxes();
+}
+
+void PlotPanel::setXRange(double lower, double upper)
+{
+    setFollowLive(false);
+    setAllXRanges(lower, upper);
+    onAppended();
+}
+
+double PlotPanel::xLower() const
+{
+    return m_rects[0]->axis(QCPAxis::atBottom)->range().lower;
+}
+
+double PlotPanel::xUpper() const
+{
+    return m_rects[0]->axis(QCPAxis::atBottom)->range().upper;
+}
+
+void PlotPanel::resetZoom()
+{
+    setFollowLive(true);
+    onAppended();
+}
+
+void PlotPanel::showAll()
+{
+    setFollowLive(false);
+    const double earliest = m_store->earliestTime(), latest = m_store->latestTime();
+    if (std::isnan(earliest) || std::isnan(latest))
+        return;
+    setAllXRanges(earliest, latest > earliest ? latest : earliest + 1);
+    onAppended();
+}
+
+void PlotPanel::rescaleValueAxes()
+{
+    const QCPRange keys = m_rects[0]->axis(QCPAxis::atBottom)->range();
+    const auto axis = [this](Plot p, QCPAxis::AxisType t) { return axisRect(p)->axis(t); };
+    const auto scaled = [&](Plot p, QCPAxis::AxisType t) {
+        return visibleMax(axisRect(p), axis(p, t), keys);
+    };
+    // Outstanding keeps the guard limit (1) well inside the plot.
+    axis(Plot::Outstanding, QCPAxis::atLeft)
+        ->setRange(-0.1, std::max(2.0, scaled(Plot::Outstanding, QCPAxis::atLeft) * 1.15));
+    axis(Plot::Interval, QCPAxis::atLeft)
+        ->setRange(0, std::max(1.0, scaled(Plot::Interval, QCPAxis::atLeft) * 1.15));
+    axis(Plot::Quality, QCPAxis::atLeft)
+        ->setRange(0, std::max(1.0, scaled(Plot::Quality, QCPAxis::atLeft) * 1.05));
+    axis(Plot::Gateway, QCPAxis::atLeft)
+        ->setRange(0, std::max(1.0, scaled(Plot::Gateway, QCPAxis::atLeft) * 1.15));
+    axis(Plot::Gateway, QCPAxis::atRight)
+        ->setRange(0, std::max(1.0, scaled(Plot::Gateway, QCPAxis::atRight) * 1.15));
+}
+
+QString PlotPanel::crosshairText(double x) const
+{
+    QStringList lines{tr("t %1").arg(plot::formatElapsed(x))};
+    const QList<SubscriptionKey> visible = visibleSubscriptions();
+    for (const SubscriptionKey& k : visible)
+        lines << tr("%1: outstanding %2, interval %3 s")
+                     .arg(m_store->label(k),
+                          number(m_store->valueAt(k, SubMetric::Outstanding, x)),
+                          number(m_store->valueAt(k, SubMetric::IntervalS, x)));
+    QStringList quality;
+    const std::array<std::pair<SubMetric, QString>, 3> levels{
+        std::pair{SubMetric::Good, tr("good")}, std::pair{SubMetric::Uncertain, tr("uncertain")},
+        std::pair{SubMetric::Bad, tr("bad")}};
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        if (!m_quality[i]->visible() || visible.isEmpty())
+            continue;
+        double sum = 0;
+        bool any = false;
+        for (const SubscriptionKey& k : visible)
+            if (const double v = m_store->valueAt(k, levels[i].first, x); !std::isnan(v)) {
+                sum += v;
+                any = true;
+            }
+        quality << levels[i].second + QLatin1Char(' ') + number(any ? sum : NAN);
+    }
+    if (!quality.isEmpty())
+        lines << tr("tags: %1").arg(quality.join(QStringLiteral(", ")));
+    QStringList gateway;
+    bool recoveryShown = false;
+    for (const auto& gg : m_gatewayGraphs) {
+        if (!gg->graph->visible())
+            continue;
+        const double v = m_store->gatewayValueAt(gg->metric, x);
+        switch (gg->metric) {
+        case GatewayMetric::StaQueueDepth: gateway << tr("STA queue %1").arg(number(v)); break;
+        case GatewayMetric::InvokeRps: gateway << tr("Invoke %1/s").arg(number(v)); break;
+        case GatewayMetric::DeadlineExceededPerS:
+            gateway << tr("DEADLINE_EXCEEDED %1/s").arg(number(v));
+            break;
+        case GatewayMetric::SuppressedPerS: gateway << tr("suppressed %1/s").arg(number(v)); break;
+        case GatewayMetric::RecoveryState:
+            if (!recoveryShown)
+                gateway << tr("recovery %1").arg(recoveryName(v));
+            recoveryShown = true;
+            break;
+        }
+    }
+    if (!gateway.isEmpty())
+        lines << tr("gateway: %1").arg(gateway.join(QStringLiteral(", ")));
+    return lines.join(QLatin1Char('\n'));
+}
+
+void PlotPanel::onMouseMove(QMouseEvent* event)
+{
+    const QPointF pos = event->position();
+    QCPAxisRect* under = nullptr;
+    for (QCPAxisRect* r : m_rects)
+        if (r->rect().contains(pos.toPoint()))
+            under = r;
+    if (!under) {
+        hideCrosshair();
+        return;
+    }
+    const double x = under->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+    for (QCPItemStraightLine* line : m_crosshairLines) {
+        line->point1->setCoords(x, 0);
+        line->point2->setCoords(x, 1);
+        line->setVisible(true);
+    }
+    m_crosshairText->setText(crosshairText(x));
+    // Keep the box on the side of the cursor with more room.
+    const bool right = pos.x() > m_plot->width() / 2.0;
+    const bool below = pos.y() < m_plot->height() / 2.0;
+    m_crosshairText->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) |
+                                          (below ? Qt::AlignTop : Qt::AlignBottom));
+    m_crosshairText->position->setCoords(pos.x() + (right ? -12 : 12),
+                                         pos.y() + (below ? 12 : -12));
+    m_crosshairText->setVisible(true);
+    m_plot->layer(QStringLiteral("crosshair"))->replot();
+}
+
+void PlotPanel::hideCrosshair()
+{
+    if (!m_crosshairText->visible())
+        return;
+    for (QCPItemStraightLine* line : m_crosshairLines)
+        line->setVisible(false);
+    m_crosshairText->setVisible(false);
+    m_plot->layer(QStringLiteral("crosshair"))->replot();
+}
+
+bool PlotPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot && event->type() == QEvent::Leave)
+        hideCrosshair();
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace stormwatch

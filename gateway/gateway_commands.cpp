@@ -60,11 +60,14 @@ Item* GatewayModel::findItem(Session& s, std::int32_t serverHandle, std::int32_t
     return &it->second;
 }
 
-void GatewayModel::adviseItem(Session& s, Item& item, bool supervisory)
+void GatewayModel::adviseItem(Session& s, std::int32_t handle, Item& item, bool supervisory)
 {
     (supervisory ? item.advise.supervisory : item.advise.plain) = true;
     // Its first value goes out in the next batch, promptly, whatever the data rate.
-    item.initialPending = true;
+    if (!item.initialPending) {
+        item.initialPending = true;
+        s.initialPendingHandles.push_back(handle);
+    }
     // Nobody listening: the value goes out when a stream attaches (see streamEvents).
     if (!s.initialFlushPosted && !s.streams.empty()) {
         s.initialFlushPosted = true;
@@ -129,7 +132,7 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
             }
             r->set_item_handle(handle);
             if (subscribe)
-                adviseItem(s, s.items.at(handle), supervisory);
+                adviseItem(s, handle, s.items.at(handle), supervisory);
         }
         return;
     }
@@ -140,7 +143,7 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
         Item* item = findItem(s, serverHandle, handle, error);
         if (!item)
             return fail(reply, error);
-        adviseItem(s, *item, supervisory);
+        adviseItem(s, handle, *item, supervisory);
         if (supervisory)
             reply.mutable_advise_supervisory();
         else
@@ -159,7 +162,7 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
                 continue;
             }
             r->set_tag_address(item->tag);
-            adviseItem(s, *item, false);
+            adviseItem(s, handle, *item, false);
         }
         return;
     }

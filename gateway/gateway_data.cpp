@@ -38,8 +38,11 @@ GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& req
     s->streams.push_back(id);
     // Values advised while nobody listened are still owed as first values.
     if (!s->initialFlushPosted) {
-        const bool owed = std::any_of(s->items.begin(), s->items.end(),
-                                      [](const auto& entry) { return entry.second.initialPending; });
+        const bool owed = std::any_of(s->initialPendingHandles.begin(), s->initialPendingHandles.end(),
+                                      [s](std::int32_t handle) {
+                                          auto it = s->items.find(handle);
+                                          return it != s->items.end() && it->second.initialPending;
+                                      });
         if (owed) {
             s->initialFlushPosted = true;
             post([this, sid = s->id] { flushInitialValues(sid); });
@@ -117,12 +120,11 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     }
     const int quality = m_sourceOutage ? kQualityBad : kQualityGood;
     const auto stampUs = m_config.timestampEpochUs + m_scheduler.now().count();
-    auto* changes = s.batch.mutable_data_changes()->mutable_changes();
+    mxgateway::v1::MxEvent& batch = allAdvised ? s.batch : s.initialBatch;
+    auto* changes = batch.mutable_data_changes()->mutable_changes();
     // Elements are overwritten in place: Clear() would free every sub-message each tick.
     int used = 0;
-    for (auto& [handle, item] : s.items) {
-        if (!item.advise.any() || !(allAdvised || item.initialPending))
-            continue;
+    auto emit = [&](std::int32_t handle, Item& item) {
         item.initialPending = false;
         // A bounded random walk: enough to make every change a new value.
         const double step = unitRandom() - 0.5;
@@ -136,6 +138,26 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
         auto* ts = c->mutable_source_timestamp();
         ts->set_seconds(stampUs / 1'000'000);
         ts->set_nanos(static_cast<std::int32_t>(stampUs % 1'000'000) * 1000);
+    };
+    if (allAdvised) {
+        for (auto& [handle, item] : s.items)
+            if (item.advise.any())
+                emit(handle, item);
+        // Every owed first value went out with this batch (un-advised ones are no longer owed).
+        for (std::int32_t handle : s.initialPendingHandles)
+            if (auto it = s.items.find(handle); it != s.items.end())
+                it->second.initialPending = false;
+        s.initialPendingHandles.clear();
+    } else {
+        // In handle order, as the tick batch is: batches stay deterministic.
+        std::vector<std::int32_t> owed;
+        owed.swap(s.initialPendingHandles);
+        std::sort(owed.begin(), owed.end());
+        for (std::int32_t handle : owed) {
+            auto it = s.items.find(handle);
+            if (it != s.items.end() && it->second.initialPending && it->second.advise.any())
+                emit(handle, it->second);
+        }
     }
     if (used < changes->size())
         changes->DeleteSubrange(used, changes->size() - used);
@@ -147,7 +169,7 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     for (StreamId id : streams) {
         auto it = m_streams.find(id);
         if (it != m_streams.end())
-            it->second.onEvent(s.batch);
+            it->second.onEvent(batch);
     }
 }
 

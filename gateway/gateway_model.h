@@ -146,7 +146,7 @@ private:
     void execute(Session& session, const mxgateway::v1::MxCommand& command, mxgateway::v1::MxCommandReply& reply);
     std::int32_t addItem(Session& session, std::int32_t serverHandle, const std::string& tag, std::string& error);
     Item* findItem(Session& session, std::int32_t serverHandle, std::int32_t itemHandle, std::string& error);
-    void adviseItem(Session& session, Item& item, bool supervisory);
+    void adviseItem(Session& session, std::int32_t handle, Item& item, bool supervisory);
 
     // data source (gateway_data.cpp)
     void armDataTick();

@@ -37,7 +37,12 @@ struct Session {
 
     std::vector<std::uint64_t> streams;
     bool initialFlushPosted = false;
-    mxgateway::v1::MxEvent batch; // reused every tick so the data path allocates nothing
+    // Items whose first value is owed (their initialPending flag; may hold handles since
+    // removed or un-advised, and repeats): a flush visits these, not every item.
+    std::vector<std::int32_t> initialPendingHandles;
+    mxgateway::v1::MxEvent batch;        // reused every tick so the data path allocates nothing
+    mxgateway::v1::MxEvent initialBatch; // first values, kept apart so a flush of one item
+                                         // does not shrink (free) the tick's full batch
 
     static std::string itemKey(std::int32_t serverHandle, const std::string& tag)
     {

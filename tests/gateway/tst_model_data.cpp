@@ -16,6 +16,8 @@ private slots:
     void zeroRateGivesOneInitialValuePerAdvise();
     void sessionsGetSeparateBatches();
     void streamOpenedAfterAdviseGetsFirstValues();
+    void firstValuesSkipItemsRemovedOrUnadvisedMeanwhile();
+    void oneFirstValueBetweenTicksLeavesTheTickBatchWhole();
     void cancelledStreamGetsNothingMore();
     void unknownSessionStreamEndsNotFound();
     void replayOf30MinutesIsCheap();
@@ -121,6 +123,58 @@ void TestModelData::streamOpenedAfterAdviseGetsFirstValues()
     QCOMPARE(log->changes(), std::size_t(6));
     f.sched.runFor(60s);
     QCOMPARE(log->changes(), std::size_t(6)); // once only
+}
+
+void TestModelData::firstValuesSkipItemsRemovedOrUnadvisedMeanwhile()
+{
+    Fixture f(0);
+    const auto id = open(f.model, f.sched).id();
+    const int sh = registerClient(f.model, f.sched, id);
+    auto a = send(f.model, id, subscribeBulk(sh, tagNames(4), true)); // handles 1..4, owed
+    QVERIFY(runUntilAnswered(f.sched, a));
+    MxCommand remove;
+    remove.mutable_remove_item()->set_server_handle(sh);
+    remove.mutable_remove_item()->set_item_handle(2);
+    MxCommand unadvise;
+    unadvise.mutable_un_advise()->set_server_handle(sh);
+    unadvise.mutable_un_advise()->set_item_handle(3);
+    auto r = send(f.model, id, remove);
+    QVERIFY(runUntilAnswered(f.sched, r));
+    auto u = send(f.model, id, unadvise);
+    QVERIFY(runUntilAnswered(f.sched, u));
+    // Advised again after the un-advise: owed once, not twice.
+    auto again = send(f.model, id, adviseSupervisory(sh, 3));
+    QVERIFY(runUntilAnswered(f.sched, again));
+    auto log = listen(f.model, id);
+    f.sched.runFor(1ms);
+    QCOMPARE(log->events.size(), std::size_t(1));
+    const auto& changes = log->events[0].data_changes().changes();
+    QCOMPARE(changes.size(), 3);
+    QCOMPARE(changes[0].item_handle(), 1); // in handle order
+    QCOMPARE(changes[1].item_handle(), 3);
+    QCOMPARE(changes[2].item_handle(), 4);
+    f.sched.runFor(60s);
+    QCOMPARE(log->changes(), std::size_t(3));
+}
+
+void TestModelData::oneFirstValueBetweenTicksLeavesTheTickBatchWhole()
+{
+    Fixture f(1);
+    std::shared_ptr<StreamLog> log;
+    const auto id = f.subscribed(5, log);
+    f.sched.runFor(1500ms); // initial values and the tick at 1 s
+    log->clear();
+    auto a = send(f.model, id, addItem(1, "Extra.Attr"));
+    QVERIFY(runUntilAnswered(f.sched, a));
+    auto adv = send(f.model, id, adviseSupervisory(1, 6));
+    QVERIFY(runUntilAnswered(f.sched, adv));
+    f.sched.runFor(1ms);
+    QCOMPARE(log->events.size(), std::size_t(1));
+    QCOMPARE(log->events[0].data_changes().changes_size(), 1); // only the new item's first value
+    QCOMPARE(log->events[0].data_changes().changes(0).item_handle(), 6);
+    f.sched.runUntil(Time(2s));
+    QCOMPARE(log->events.size(), std::size_t(2));
+    QCOMPARE(log->events[1].data_changes().changes_size(), 6); // the tick: every advised item
 }
 
 void TestModelData::cancelledStreamGetsNothingMore()

@@ -13,12 +13,17 @@
 #include "ui/topology_panel.h"
 
 #include <QAction>
+#include <QAbstractButton>
+#include <QAbstractItemView>
 #include <QActionGroup>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QFile>
+#include <QComboBox>
 #include <QFileDialog>
+#include <QKeyEvent>
 #include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QLabel>
@@ -92,9 +97,28 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     createMenus();
     createStatusBar();
     resize(1500, 950);
+    // Space is play / pause, but a focused check box, button, combo or table keeps it.
+    qApp->installEventFilter(this);
 }
 
 MainWindow::~MainWindow() = default;
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    // Accepting ShortcutOverride hands the key to the focused widget instead of a shortcut.
+    if (event->type() == QEvent::ShortcutOverride) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (key->key() == Qt::Key_Space && key->modifiers() == Qt::NoModifier && widget &&
+            widget->window() == this &&
+            (qobject_cast<QAbstractButton*>(widget) || qobject_cast<QComboBox*>(widget) ||
+             qobject_cast<QAbstractItemView*>(widget))) {
+            event->accept();
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
 
 QWidget* MainWindow::createPlotArea()
 {

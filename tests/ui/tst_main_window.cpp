@@ -9,6 +9,7 @@
 #include "ui/gateway_panel.h"
 #include "ui/levers_panel.h"
 #include "ui/main_window.h"
+#include "ui/main_window_view.h"
 #include "ui/scenario_panel.h"
 #include "ui/tags_panel.h"
 #include "ui/topology_panel.h"
@@ -458,6 +459,64 @@ private slots:
         QTest::keyClick(w.tagsPanel()->filterEdit(), Qt::Key_F);
         QCOMPARE(follow.count(), 1);
         QCOMPARE(w.tagsPanel()->filterEdit()->text(), QStringLiteral("f"));
+    }
+
+    void spaceOnAFocusedControlIsTheControlsNotPlayback()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        w.setScenarioNames(bundledScenarioNames());
+        QVERIFY(w.loadScenario("live-gate-lever1"));
+        QSignalSpy play(&w, &MainWindow::playRequested);
+        QSignalSpy levers(&w, &MainWindow::leversChanged);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        // A focused check box takes Space as a click: the lever flips, nothing plays.
+        auto* guard = child<QCheckBox>(w, "inflightGuard");
+        const bool before = guard->isChecked();
+        guard->setFocus();
+        QTest::keyClick(guard, Qt::Key_Space);
+        QCOMPARE(guard->isChecked(), !before);
+        QCOMPARE(levers.count(), 1);
+        QCOMPARE(play.count(), 0);
+        // Anywhere else Space is play / pause.
+        w.centralWidget()->setFocus();
+        QTest::keyClick(&w, Qt::Key_Space);
+        QCOMPARE(play.count(), 1);
+    }
+
+    void viewForwardsEveryIntentToTheController()
+    {
+        MainWindow w;
+        MainWindowView view(w);
+        ConsoleIntents* intents = view.intents();
+        QSignalSpy levers(intents, &ConsoleIntents::leversChanged);
+        QSignalSpy fault(intents, &ConsoleIntents::faultRequested);
+        QSignalSpy capability(intents, &ConsoleIntents::capabilityToggled);
+        QSignalSpy redeploy(intents, &ConsoleIntents::redeployRequested);
+        QSignalSpy play(intents, &ConsoleIntents::playRequested);
+        QSignalSpy stop(intents, &ConsoleIntents::stopRequested);
+        QSignalSpy pause(intents, &ConsoleIntents::pauseToggled);
+        QSignalSpy compare(intents, &ConsoleIntents::compareRequested);
+        emit w.leversChanged(preset("lever1"));
+        emit w.faultRequested(TimelineEvent{});
+        emit w.capabilityToggled(false);
+        emit w.redeployRequested(QStringLiteral("Z28061"));
+        emit w.playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("lever1"), 10);
+        emit w.stopRequested();
+        emit w.pauseToggled();
+        emit w.compareRequested(QStringLiteral("live-gate-lever1"));
+        for (QSignalSpy* spy : {&levers, &fault, &capability, &redeploy, &play, &stop, &pause, &compare})
+            QCOMPARE(spy->count(), 1);
+        QCOMPARE(redeploy.at(0).at(0).toString(), QStringLiteral("Z28061"));
+        QCOMPARE(play.at(0).at(2).toDouble(), 10.0);
+        // Every intent the interface declares is covered above.
+        const QMetaObject& meta = ConsoleIntents::staticMetaObject;
+        int declared = 0;
+        for (int i = meta.methodOffset(); i < meta.methodCount(); ++i)
+            declared += meta.method(i).methodType() == QMetaMethod::Signal;
+        QCOMPARE(declared, 8);
     }
 
     void settingsRoundTripThroughAnIniFile()

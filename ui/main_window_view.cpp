@@ -1,0 +1,78 @@
+#include "ui/main_window_view.h"
+
+#include "models/event_log_model.h"
+#include "models/tag_table_model.h"
+#include "ui/main_window.h"
+
+namespace stormwatch {
+
+MainWindowView::MainWindowView(MainWindow& window) : m_window(window)
+{
+    QObject::connect(&window, &MainWindow::leversChanged, &m_intents, &ConsoleIntents::leversChanged);
+    QObject::connect(&window, &MainWindow::faultRequested, &m_intents, &ConsoleIntents::faultRequested);
+    QObject::connect(&window, &MainWindow::capabilityToggled, &m_intents, &ConsoleIntents::capabilityToggled);
+    QObject::connect(&window, &MainWindow::redeployRequested, &m_intents, &ConsoleIntents::redeployRequested);
+    QObject::connect(&window, &MainWindow::playRequested, &m_intents, &ConsoleIntents::playRequested);
+    QObject::connect(&window, &MainWindow::stopRequested, &m_intents, &ConsoleIntents::stopRequested);
+    QObject::connect(&window, &MainWindow::pauseToggled, &m_intents, &ConsoleIntents::pauseToggled);
+    QObject::connect(&window, &MainWindow::compareRequested, &m_intents, &ConsoleIntents::compareRequested);
+}
+
+QWidget* MainWindowView::widget()
+{
+    return &m_window;
+}
+SeriesStore* MainWindowView::store()
+{
+    return m_window.store();
+}
+void MainWindowView::applyTagChanges(const QVector<TagChange>& changes)
+{
+    m_window.tagModel()->applyChanges(changes);
+}
+void MainWindowView::clearTags()
+{
+    m_window.tagModel()->clear();
+}
+void MainWindowView::appendLog(const QVector<LogEntry>& entries)
+{
+    m_window.logModel()->append(entries);
+}
+void MainWindowView::setConnectionInfo(const QVector<ConnectionInfo>& infos)
+{
+    m_window.setConnectionInfo(infos);
+}
+void MainWindowView::setGatewaySummary(const QString& address, const QString& recoveryState)
+{
+    m_window.setGatewaySummary(address, recoveryState);
+}
+void MainWindowView::setFaultsAvailable(bool available, const QString& reasonWhenNot)
+{
+    m_window.setFaultsAvailable(available, reasonWhenNot);
+}
+void MainWindowView::setLevers(const LeverSet& levers)
+{
+    m_window.setLevers(levers);
+}
+void MainWindowView::setScenarioNames(const QStringList& bundled)
+{
+    m_window.setScenarioNames(bundled);
+}
+void MainWindowView::selectScenario(const QString& nameOrPath)
+{
+    m_window.loadScenario(nameOrPath);
+}
+void MainWindowView::setPlaybackState(bool playing, double progress, const QString& label)
+{
+    m_window.setPlaybackState(playing, progress, label);
+}
+void MainWindowView::setInstances(const QStringList& names)
+{
+    m_window.setInstances(names);
+}
+void MainWindowView::showError(const QString& title, const QString& text)
+{
+    m_window.showError(title, text);
+}
+
+} // namespace stormwatch

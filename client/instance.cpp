@@ -185,7 +185,11 @@ void Instance::onSubscribeOutcome(std::size_t g, std::uint64_t id, const Subscri
                                    " failed: " + outcome.error);
     if (!changed.empty() && m_callbacks.onTagsChanged)
         m_callbacks.onTagsChanged(*this, changed);
-    if (group.guard)
+    if (!group.guard)
+        return;
+    if (outcome.suppressed)
+        group.guard->onRefused(id, outcome.error);
+    else
         group.guard->onReply(id, outcome.success, outcome.error);
 }
 

@@ -120,34 +120,56 @@ void TagSubscribeGuard::sendOrSkip()
     m_send(id);
 }
 
-void TagSubscribeGuard::onReply(std::uint64_t correlationId, bool success, const std::string& error)
+std::optional<bool> TagSubscribeGuard::settle(std::uint64_t correlationId, const std::string& error)
 {
     const bool known = m_pending.erase(correlationId) > 0;
     if (!m_running || (!known && m_policy.ignoreStaleReplies)) {
         emitEvent(GuardEventKind::StaleReplyIgnored, correlationId, Duration{0}, error);
-        return;
+        return std::nullopt;
     }
     const bool isLatest = m_inFlight == correlationId;
     if (isLatest)
         m_inFlight.reset();
+    return isLatest;
+}
 
-    if (success) {
-        if (m_timer != kNoTimer)
-            m_scheduler.cancel(m_timer);
-        m_timer = kNoTimer;
-        m_confirmed = true;
-        resetBackoff();
-        emitEvent(GuardEventKind::Confirmed, correlationId);
+void TagSubscribeGuard::onRefused(std::uint64_t correlationId, const std::string& why)
+{
+    onFailure(correlationId, why, /*backOff=*/false);
+}
+
+void TagSubscribeGuard::onReply(std::uint64_t correlationId, bool success, const std::string& error)
+{
+    if (!success) {
+        onFailure(correlationId, error, /*backOff=*/true);
         return;
     }
+    const std::optional<bool> isLatest = settle(correlationId, error);
+    if (!isLatest)
+        return;
+
+    if (m_timer != kNoTimer)
+        m_scheduler.cancel(m_timer);
+    m_timer = kNoTimer;
+    m_confirmed = true;
+    resetBackoff();
+    emitEvent(GuardEventKind::Confirmed, correlationId);
+}
+
+void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string& error, bool stepBackoff)
+{
+    const std::optional<bool> isLatest = settle(correlationId, error);
+    if (!isLatest)
+        return;
 
     emitEvent(GuardEventKind::Failed, correlationId, Duration{0}, error);
-    if (!isLatest && m_policy.ignoreStaleReplies)
+    if (!*isLatest && m_policy.ignoreStaleReplies)
         return; // an older stacked request failed; the latest still governs
     if (m_policy.inflightGuard || m_policy.backoff) {
         // The slot is free: back off and re-arm at the new interval so the backoff is
         // honoured on this very retry. Pre-fix, the already-armed timer just fires.
-        backOff();
+        if (stepBackoff)
+            backOff();
         arm();
     }
 }

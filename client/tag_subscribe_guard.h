@@ -87,6 +87,10 @@ public:
     void stop();
 
     void onReply(std::uint64_t correlationId, bool success, const std::string& error = {});
+    // The request never left: the client's own recovery gate refused it. Like a failure it
+    // frees the slot, but it does not back off — the gateway saw no load, and a stretched
+    // interval would only delay the first retry after the recovery period.
+    void onRefused(std::uint64_t correlationId, const std::string& why);
     void onConnectionQuality(bool good);
 
     // Levers switch at run time; the next tick or reply follows the new policy.
@@ -104,6 +108,9 @@ public:
 
 private:
     void onRetryTick();
+    // Forgets a replied request: whether it was the latest, or nullopt for a stale reply.
+    std::optional<bool> settle(std::uint64_t correlationId, const std::string& error);
+    void onFailure(std::uint64_t correlationId, const std::string& error, bool stepBackoff);
     void sendOrSkip();
     void arm();
     void backOff();

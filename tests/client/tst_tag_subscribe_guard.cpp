@@ -150,6 +150,40 @@ private slots:
         QCOMPARE(h.count(GuardEventKind::Failed), 1);
     }
 
+    // A refusal by the client's own recovery gate cost the gateway nothing: it frees the
+    // slot but must not stretch the interval, or the guard would wait out a long backoff
+    // after the recovery period ended. A real failure afterwards still backs off.
+    void refusalByTheRecoveryGateFreesTheSlotWithoutBackingOff()
+    {
+        Harness h(timing(200, 800, 60000));
+        h.guard->start();
+        std::vector<double> gaps;
+        for (int i = 0; i < 4; ++i) {
+            const std::size_t before = h.sent.size();
+            const Time at = h.sched.now();
+            if (i < 3)
+                h.guard->onRefused(h.lastId(), "temporarily unavailable: in recovery");
+            else
+                h.reply(h.lastId(), false);
+            QCOMPARE(h.guard->outstanding(), 0);
+            while (h.sent.size() == before)
+                QVERIFY(h.sched.runNext());
+            gaps.push_back(ms(h.sent.back().at - at));
+        }
+        QCOMPARE(gaps, (std::vector<double>{200, 200, 200, 400}));
+        QCOMPARE(h.count(GuardEventKind::Failed), 4);
+    }
+
+    void refusalOfAnOlderStackedRequestIsIgnoredLikeItsFailure()
+    {
+        Harness h(timing(200, 800, 300));
+        h.guard->start();
+        h.sched.runUntil(400ms); // presumed lost at 400 ms: a second request is in flight
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        h.guard->onRefused(h.sent[0].id, "temporarily unavailable: in recovery");
+        QCOMPARE(h.guard->outstanding(), 1); // the latest still governs
+    }
+
     void repeatedFailuresBackOffAndSuccessResetsToFloor()
     {
         // Floor 200 ms, max 800 ms: nominal gaps 400, 800 (cap), 800 (cap).

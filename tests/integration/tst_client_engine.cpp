@@ -147,6 +147,36 @@ private slots:
         gw.sched.runFor(1s);
         QVERIFY(engine.gate().suppressedCalls() >= 1); // the subscribe is
     }
+
+    // A subscribe refused by the recovery gate never reached the gateway: the guard keeps
+    // its floor, so the first retry after the period ends comes within one floor interval.
+    void subscribesRefusedDuringRecoveryRetryPromptlyWhenItEnds()
+    {
+        VirtualGateway gw;
+        EngineConfig c = config("lever1+2");
+        c.levers.recovery.enabled = true;
+        c.levers.recovery.strategy = RecoveryConfig::Strategy::Simple;
+        c.levers.recovery.failHandler = RecoveryConfig::FailHandler::Simple;
+        c.levers.recovery.recoverySeconds = 60;
+        ClientEngine engine(gw.sched, gw.port, c);
+        engine.startConnections();
+        gw.sched.runFor(1s);
+        engine.gate().recordFailure("DEADLINE_EXCEEDED: test");
+        QVERIFY(engine.gate().recovering());
+        const Time recoveryEnds = *engine.gate().recoveryEndsAt();
+        engine.deployAll();
+        const Instance& instance = *engine.instances()[0];
+        const TagSubscribeGuard& guard = *instance.guard(0);
+        const Duration floor = guard.timing().floor;
+        while (gw.sched.now() < recoveryEnds) {
+            QVERIFY(gw.sched.runNext());
+            QCOMPARE(guard.interval(), floor); // refusals do not stretch it
+        }
+        QVERIFY(engine.gate().suppressedCalls() >= 10); // refused every floor interval
+        QCOMPARE(instance.counts().good, 0);
+        gw.sched.runUntil(recoveryEnds + floor + 1s);
+        QCOMPARE(instance.counts().good, 10);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestClientEngine)

@@ -32,6 +32,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -173,11 +174,12 @@ void MainWindow::createDocks()
     QDockWidget* log = dock(tr("Event log"), QStringLiteral("dockLog"), m_log);
 
     // Left: what to run and how the client behaves; right: the gateway and what is attached;
-    // bottom, under the plots: the data and the log side by side.
+    // bottom, across the whole width: the data and the log side by side, wide enough for
+    // the log's message column.
     setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
-    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
     setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
-    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
     addDockWidget(Qt::LeftDockWidgetArea, scenario);
     splitDockWidget(scenario, levers, Qt::Vertical);
     addDockWidget(Qt::RightDockWidgetArea, gateway);
@@ -187,7 +189,8 @@ void MainWindow::createDocks()
     resizeDocks({scenario, levers}, {260, 600}, Qt::Vertical);
     resizeDocks({gateway, topology}, {330, 500}, Qt::Vertical);
     resizeDocks({scenario, gateway}, {340, 380}, Qt::Horizontal);
-    resizeDocks({tags}, {300}, Qt::Vertical);
+    resizeDocks({tags}, {260}, Qt::Vertical);
+    resizeDocks({tags, log}, {620, 880}, Qt::Horizontal);
 
     connect(m_levers, &LeversPanel::leversChanged, this, &MainWindow::leversChanged);
     connect(m_gateway, &GatewayPanel::faultRequested, this, &MainWindow::faultRequested);
@@ -447,7 +450,7 @@ void MainWindow::restoreSettings()
     m_settingsRestored = true;
     std::unique_ptr<QSettings> s(openSettings());
     restoreGeometry(s->value(QLatin1String(kGeometryKey)).toByteArray());
-    restoreState(s->value(QLatin1String(kStateKey)).toByteArray(), kStateVersion);
+    m_layoutRestored = restoreState(s->value(QLatin1String(kStateKey)).toByteArray(), kStateVersion);
     setTheme(themeFromName(s->value(QLatin1String(kThemeKey)).toString()));
     const QByteArray json = s->value(QLatin1String(kLeversKey)).toByteArray();
     if (!json.isEmpty()) {
@@ -489,6 +492,16 @@ void MainWindow::showEvent(QShowEvent* event)
     if (!m_settingsRestored)
         restoreSettings();
     QMainWindow::showEvent(event);
+    // First start: dock sizes only hold once the window has its real size.
+    if (!m_layoutRestored && !m_defaultLayoutApplied) {
+        m_defaultLayoutApplied = true;
+        QTimer::singleShot(0, this, [this] {
+            auto* tags = findChild<QDockWidget*>(QStringLiteral("dockTags"));
+            auto* log = findChild<QDockWidget*>(QStringLiteral("dockLog"));
+            resizeDocks({tags}, {height() / 4}, Qt::Vertical);
+            resizeDocks({tags, log}, {width() * 2 / 5, width() * 3 / 5}, Qt::Horizontal);
+        });
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -149,6 +149,8 @@ private:
 
     QString m_settingsFile;
     bool m_settingsRestored = false;
+    bool m_layoutRestored = false;       // a saved dock layout was applied
+    bool m_defaultLayoutApplied = false; // the first-start dock sizes were set
     Theme m_theme = Theme::Light;
     QString m_gatewayAddress;
     QStringList m_instanceNames;

@@ -57,8 +57,8 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     m_view->setColumnWidth(TagTableModel::Tag, 140);
     m_view->setColumnWidth(TagTableModel::Value, 80);
     m_view->setColumnWidth(TagTableModel::Quality, 100);
-    m_view->setColumnWidth(TagTableModel::SourceTimestamp, 100);
-    m_view->setColumnWidth(TagTableModel::ItemHandle, 70);
+    m_view->setColumnWidth(TagTableModel::SourceTimestamp, 150);
+    m_view->setColumnWidth(TagTableModel::ItemHandle, 90);
 
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(2, 2, 2, 2);

@@ -4,7 +4,7 @@
 #include "scenario/scenario_parser.h"
 #include "ui/compare_view.h"
 #include "ui/console_view.h"
-#include "ui/virtual_playback.h"
+#include "ui/scenario_playback.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
@@ -44,7 +44,7 @@ QString defaultDemoScenario()
 } // namespace
 
 ConsoleController::ConsoleController(ConsoleView* view, QObject* parent)
-    : QObject(parent), m_view(view), m_playback(new VirtualPlayback(this))
+    : QObject(parent), m_view(view), m_playback(new ScenarioPlayback(this))
 {
     ConsoleIntents* intents = view->intents();
     connect(intents, &ConsoleIntents::leversChanged, this, &ConsoleController::applyLevers);
@@ -387,25 +387,25 @@ CompareView* ConsoleController::compareView() const
 
 void ConsoleController::connectPlayback()
 {
-    connect(m_playback, &VirtualPlayback::subscriptionSamples, this,
+    connect(m_playback, &ScenarioPlayback::subscriptionSamples, this,
             [this](const auto& samples) { m_view->store()->appendSamples(samples); });
-    connect(m_playback, &VirtualPlayback::tagChanges, this,
+    connect(m_playback, &ScenarioPlayback::tagChanges, this,
             [this](const auto& changes) { m_view->applyTagChanges(changes); });
-    connect(m_playback, &VirtualPlayback::logEntries, this,
+    connect(m_playback, &ScenarioPlayback::logEntries, this,
             [this](const auto& entries) { m_view->appendLog(entries); });
-    connect(m_playback, &VirtualPlayback::connectionInfo, this,
+    connect(m_playback, &ScenarioPlayback::connectionInfo, this,
             [this](const auto& infos) { m_view->setConnectionInfo(infos); });
-    connect(m_playback, &VirtualPlayback::gatewayPoint, this,
+    connect(m_playback, &ScenarioPlayback::gatewayPoint, this,
             [this](const GatewayPoint& p) { m_view->store()->appendGateway(p); });
-    connect(m_playback, &VirtualPlayback::progress, this, [this](double t, double duration) {
+    connect(m_playback, &ScenarioPlayback::progress, this, [this](double t, double duration) {
         m_view->setPlaybackState(true, duration > 0 ? t / duration : 0,
                                  QStringLiteral("%1 / %2 — %3 of %4 s")
                                      .arg(m_playback->scenarioName(), m_playback->variantName())
                                      .arg(t, 0, 'f', 1)
                                      .arg(duration, 0, 'f', 0));
     });
-    connect(m_playback, &VirtualPlayback::finished, this, &ConsoleController::onPlaybackFinished);
-    connect(m_playback, &VirtualPlayback::stopped, this, [this] {
+    connect(m_playback, &ScenarioPlayback::finished, this, &ConsoleController::onPlaybackFinished);
+    connect(m_playback, &ScenarioPlayback::stopped, this, [this] {
         log(int(Severity::Info), QStringLiteral("playback"),
             QStringLiteral("stopped at %1 s; Stop again returns to the live view").arg(m_playback->virtualS(), 0, 'f', 1));
         m_view->setPlaybackState(false, m_playback->durationS() > 0 ? m_playback->virtualS() / m_playback->durationS() : 0,

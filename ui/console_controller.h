@@ -30,7 +30,7 @@ class MockGatewayServer;
 
 class CompareView;
 class ConsoleView;
-class VirtualPlayback;
+class ScenarioPlayback;
 
 class ConsoleController : public QObject {
     Q_OBJECT
@@ -67,7 +67,7 @@ public:
     QString gatewayAddress() const { return m_address; }
     ClientWorker* worker() const { return m_worker.get(); }
     gateway::MockGatewayServer* embeddedGateway() const { return m_server.get(); }
-    VirtualPlayback* playback() const { return m_playback; }
+    ScenarioPlayback* playback() const { return m_playback; }
     CompareView* compareView() const;
 
 public slots:
@@ -101,7 +101,7 @@ private:
     QString m_demoName; // as given: bundled name or path
     std::unique_ptr<gateway::MockGatewayServer> m_server;
     std::unique_ptr<ClientWorker> m_worker;
-    VirtualPlayback* m_playback = nullptr;
+    ScenarioPlayback* m_playback = nullptr;
     QPointer<CompareView> m_compare;
     bool m_external = false;
     bool m_showingPlayback = false;

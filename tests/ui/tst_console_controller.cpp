@@ -7,7 +7,7 @@
 #include "gateway/mock_gateway_server.h"
 #include "scenario/scenario_parser.h"
 #include "ui/console_controller.h"
-#include "ui/virtual_playback.h"
+#include "ui/scenario_playback.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

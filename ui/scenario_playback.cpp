@@ -1,4 +1,4 @@
-#include "ui/virtual_playback.h"
+#include "ui/scenario_playback.h"
 
 #include "client/engine_batcher.h"
 
@@ -65,17 +65,17 @@ struct TagFingerprint {
 
 } // namespace
 
-struct VirtualPlayback::Step {
+struct ScenarioPlayback::Step {
     EngineBatch batch;
     GatewayPoint gateway;
     double virtualS = 0;
 };
 
 // Lives on the playback thread; owns the runner from start() on.
-class VirtualPlayback::Worker : public QObject {
+class ScenarioPlayback::Worker : public QObject {
 public:
     Worker(std::unique_ptr<ScenarioRunner> runner, QList<TimelineEvent> timeline,
-           std::shared_ptr<Shared> shared, VirtualPlayback* owner)
+           std::shared_ptr<Shared> shared, ScenarioPlayback* owner)
         : m_runner(std::move(runner)), m_timeline(std::move(timeline)), m_shared(std::move(shared)),
           m_owner(owner), m_batcher(m_runner->engine())
     {
@@ -209,7 +209,7 @@ private:
     std::unique_ptr<ScenarioRunner> m_runner;
     QList<TimelineEvent> m_timeline;
     std::shared_ptr<Shared> m_shared;
-    VirtualPlayback* m_owner;
+    ScenarioPlayback* m_owner;
     EngineBatcher m_batcher; // not the engine's observer: used to build snapshots only
     QTimer* m_timer = nullptr;
     QElapsedTimer m_wall;
@@ -224,18 +224,18 @@ private:
     QVector<ConnectionInfo> m_sentConnections;
 };
 
-VirtualPlayback::VirtualPlayback(QObject* parent) : QObject(parent)
+ScenarioPlayback::ScenarioPlayback(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<GatewayPoint>();
     qRegisterMetaType<QSharedPointer<VariantRun>>();
 }
 
-VirtualPlayback::~VirtualPlayback()
+ScenarioPlayback::~ScenarioPlayback()
 {
     joinWorker();
 }
 
-bool VirtualPlayback::start(const Scenario& scenario, const QString& variant, double speed,
+bool ScenarioPlayback::start(const Scenario& scenario, const QString& variant, double speed,
                             QString* error)
 {
     stop();
@@ -281,7 +281,7 @@ bool VirtualPlayback::start(const Scenario& scenario, const QString& variant, do
     return true;
 }
 
-void VirtualPlayback::stop()
+void ScenarioPlayback::stop()
 {
     if (!m_thread)
         return;
@@ -289,7 +289,7 @@ void VirtualPlayback::stop()
     emit stopped();
 }
 
-void VirtualPlayback::joinWorker()
+void ScenarioPlayback::joinWorker()
 {
     if (!m_thread)
         return;
@@ -303,19 +303,19 @@ void VirtualPlayback::joinWorker()
     m_thread = nullptr;
 }
 
-void VirtualPlayback::setPaused(bool paused)
+void ScenarioPlayback::setPaused(bool paused)
 {
     if (m_shared)
         m_shared->paused = paused;
 }
 
-void VirtualPlayback::setSpeed(double speed)
+void ScenarioPlayback::setSpeed(double speed)
 {
     if (m_shared)
         m_shared->speed = std::max(0.0, speed);
 }
 
-void VirtualPlayback::onStep(Shared* run, const QSharedPointer<Step>& step)
+void ScenarioPlayback::onStep(Shared* run, const QSharedPointer<Step>& step)
 {
     --run->batchesInFlight;
     if (!m_thread || run != m_shared.get() || run->stop)
@@ -334,7 +334,7 @@ void VirtualPlayback::onStep(Shared* run, const QSharedPointer<Step>& step)
     emit progress(m_virtualS, m_durationS);
 }
 
-void VirtualPlayback::onWorkerFinished(Shared* which, const QSharedPointer<VariantRun>& run)
+void ScenarioPlayback::onWorkerFinished(Shared* which, const QSharedPointer<VariantRun>& run)
 {
     if (!m_thread || which != m_shared.get() || which->stop)
         return;

@@ -5,7 +5,7 @@
 
 #include "scenario/scenario_parser.h"
 #include "ui/console_controller.h"
-#include "ui/virtual_playback.h"
+#include "ui/scenario_playback.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -39,7 +39,7 @@ double maxOf(const QVector<QPointF>& series)
 
 } // namespace
 
-class TestVirtualPlayback : public QObject {
+class TestScenarioPlayback : public QObject {
     Q_OBJECT
 
 private slots:
@@ -69,7 +69,7 @@ private slots:
         FakeView view;
         ConsoleController c(&view);
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), variant, VirtualPlayback::kMaxSpeed);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), variant, ScenarioPlayback::kMaxSpeed);
         QVERIFY2(view.errors.isEmpty(), qPrintable(view.errors.join('\n')));
         QVERIFY(view.playing);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
@@ -93,9 +93,9 @@ private slots:
 
     void pacedAtTenTimesAdvancesAboutTenVirtualSecondsPerWallSecond()
     {
-        VirtualPlayback playback;
+        ScenarioPlayback playback;
         double virtualS = 0;
-        connect(&playback, &VirtualPlayback::progress, this, [&](double t, double) { virtualS = t; });
+        connect(&playback, &ScenarioPlayback::progress, this, [&](double t, double) { virtualS = t; });
         QString error;
         QElapsedTimer wall;
         wall.start();
@@ -112,10 +112,10 @@ private slots:
 
     void stopMidRunIsClean()
     {
-        VirtualPlayback playback;
-        QSignalSpy progress(&playback, &VirtualPlayback::progress);
-        QSignalSpy stopped(&playback, &VirtualPlayback::stopped);
-        QSignalSpy finished(&playback, &VirtualPlayback::finished);
+        ScenarioPlayback playback;
+        QSignalSpy progress(&playback, &ScenarioPlayback::progress);
+        QSignalSpy stopped(&playback, &ScenarioPlayback::stopped);
+        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
         QString error;
         QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), 1, &error), qPrintable(error));
         QVERIFY(playback.running());
@@ -129,13 +129,13 @@ private slots:
         QCOMPARE(finished.count(), 0);
         QVERIFY(playback.virtualS() < playback.durationS());
         // And it plays again afterwards.
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), VirtualPlayback::kMaxSpeed, &error), qPrintable(error));
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), ScenarioPlayback::kMaxSpeed, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     }
 
     void pauseHoldsVirtualTimeAndResumeContinues()
     {
-        VirtualPlayback playback;
+        ScenarioPlayback playback;
         QString error;
         QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), 60, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() > 0, 5000);
@@ -156,7 +156,7 @@ private slots:
 
     void unknownVariantIsRefusedWithTheVariantList()
     {
-        VirtualPlayback playback;
+        ScenarioPlayback playback;
         QString error;
         QVERIFY(!playback.start(liveGate(), QStringLiteral("nope"), 1, &error));
         QVERIFY2(error.contains("levers-off") && error.contains("lever1"), qPrintable(error));
@@ -164,5 +164,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestVirtualPlayback)
-#include "tst_virtual_playback.moc"
+QTEST_MAIN(TestScenarioPlayback)
+#include "tst_scenario_playback.moc"

@@ -27,14 +27,14 @@ class QThread;
 
 namespace stormwatch {
 
-class VirtualPlayback : public QObject {
+class ScenarioPlayback : public QObject {
     Q_OBJECT
 public:
     static constexpr double kMaxSpeed = 0; // as fast as possible
     static constexpr int kStepMs = 50;     // wall time between paced steps
 
-    explicit VirtualPlayback(QObject* parent = nullptr);
-    ~VirtualPlayback() override; // stop()
+    explicit ScenarioPlayback(QObject* parent = nullptr);
+    ~ScenarioPlayback() override; // stop()
 
     // Starts playing `variant` of `scenario` ("" = its first variant) at `speed` × wall
     // time (0 = max). False with *error when the variant cannot be built; a running

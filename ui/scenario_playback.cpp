@@ -1,6 +1,7 @@
 #include "ui/scenario_playback.h"
 
 #include "client/engine_batcher.h"
+#include "client/scheduler.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -9,6 +10,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <optional>
 
 namespace stormwatch {
 
@@ -63,50 +65,141 @@ struct TagFingerprint {
     bool operator==(const TagFingerprint&) const = default;
 };
 
+double seconds(Time t)
+{
+    return double(t.count()) / 1e6;
+}
+
+// The engine's own log lines for the event log, at most kMaxLogLinesPerStep between two
+// takes; the rest are counted and said in one line, so a storm cannot flood the UI.
+class LogTap final : public EngineObserver {
+public:
+    LogTap(const Scheduler& scheduler, int maxLines) : m_scheduler(scheduler), m_maxLines(maxLines) {}
+
+    void setStart(Time t0) { m_t0 = t0; }
+
+    void onLog(Severity severity, const std::string& subject, const std::string& message) override
+    {
+        if (m_lines.size() >= m_maxLines) {
+            ++m_suppressed;
+            return;
+        }
+        m_lines.push_back(LogEntry{seconds(m_scheduler.now() - m_t0), QDateTime::currentDateTime(),
+                                   int(severity), QString::fromStdString(subject),
+                                   QString::fromStdString(message)});
+    }
+
+    // Appends what was logged since the last take to `out`.
+    void takeInto(QVector<LogEntry>& out, double tS)
+    {
+        out.append(std::move(m_lines));
+        m_lines.clear();
+        if (m_suppressed > 0)
+            out.push_back(LogEntry{tS, QDateTime::currentDateTime(), int(Severity::Warning),
+                                   QStringLiteral("playback"),
+                                   QStringLiteral("%1 more engine log lines suppressed").arg(m_suppressed)});
+        m_suppressed = 0;
+    }
+
+private:
+    const Scheduler& m_scheduler;
+    const qsizetype m_maxLines;
+    Time m_t0{0};
+    QVector<LogEntry> m_lines;
+    qint64 m_suppressed = 0;
+};
+
 } // namespace
 
 struct ScenarioPlayback::Step {
     EngineBatch batch;
     GatewayPoint gateway;
     double virtualS = 0;
+    std::optional<LeverSet> levers; // when the engine's levers changed since the last step
 };
 
-// Lives on the playback thread; owns the runner from start() on.
+// Lives on the playback thread; builds, runs and destroys the runner there.
 class ScenarioPlayback::Worker : public QObject {
 public:
-    Worker(std::unique_ptr<ScenarioRunner> runner, QList<TimelineEvent> timeline,
+    Worker(Scenario scenario, VariantSpec variant, RunnerFactory factory, bool live, int maxLogLines,
            std::shared_ptr<Shared> shared, ScenarioPlayback* owner)
-        : m_runner(std::move(runner)), m_timeline(std::move(timeline)), m_shared(std::move(shared)),
-          m_owner(owner), m_batcher(m_runner->engine())
+        : m_scenario(std::move(scenario)), m_variant(std::move(variant)),
+          m_factory(std::move(factory)), m_live(live), m_maxLogLines(maxLogLines),
+          m_shared(std::move(shared)), m_owner(owner)
     {
     }
 
-    // On the playback thread, before it ends: the timer and the runner go where they lived.
-    void shutdown()
+    // Builds the runner (blocking the caller: a live one starts its gateway here). "" when
+    // it is ready, else what is wrong; *levers: the variant's.
+    QString create(LeverSet* levers)
     {
-        delete m_timer;
-        m_timer = nullptr;
-        m_done = true;
-        m_runner.reset();
+        m_runner = m_factory(m_scenario, m_variant);
+        if (!m_runner->ok())
+            return m_runner->error();
+        m_batcher = std::make_unique<EngineBatcher>(m_runner->engine());
+        m_tap = std::make_unique<LogTap>(m_runner->scheduler(), m_maxLogLines);
+        m_runner->engine().addObserver(m_tap.get());
+        m_sentLevers = m_runner->engine().levers();
+        *levers = m_sentLevers;
+        return {};
     }
 
     void begin()
     {
+        if (m_shutDown || !m_runner || !m_runner->ok())
+            return;
         m_runner->start();
+        m_t0 = m_runner->scheduler().now();
+        m_tap->setStart(m_t0);
+        if (m_live) {
+            liveTick();
+            return;
+        }
         m_timer = new QTimer(this);
         connect(m_timer, &QTimer::timeout, this, [this] { tick(); });
         m_timer->start(interval());
         tick();
     }
 
+    // The owner wants the thread to end. Inside a live step (this call then comes from the
+    // runner's event loop) the step sees the stop flag when it returns, within kStepMs.
+    void onStopRequested()
+    {
+        if (!m_inRunnerLoop)
+            shutdown();
+    }
+
+    void applyLevers(const LeverSet& levers)
+    {
+        if (m_runner && !m_done && !m_shutDown)
+            m_runner->engine().applyLevers(levers);
+    }
+
 private:
+    // The timer and the runner go where they lived, then the thread ends.
+    void shutdown()
+    {
+        if (m_shutDown)
+            return;
+        m_shutDown = true;
+        m_done = true;
+        delete m_timer;
+        m_timer = nullptr;
+        if (m_runner && m_tap)
+            m_runner->engine().removeObserver(m_tap.get());
+        m_batcher.reset();
+        m_runner.reset();
+        m_tap.reset();
+        QThread::currentThread()->quit();
+    }
+
     // Max speed ticks every millisecond: about 400 steps a run, so even a short run shows
     // its course, and waiting for the UI to catch up does not spin.
     int interval() const { return m_shared->speed.load() > 0 ? kStepMs : 1; }
 
     void tick()
     {
-        if (m_done || m_shared->stop)
+        if (m_done || m_shared->stop) // stopping: onStopRequested() is queued behind
             return;
         const double speed = m_shared->speed.load();
         if (m_shared->paused || speed != m_pacedSpeed) {
@@ -133,18 +226,50 @@ private:
             m_runner->advanceTo(target);
             m_virtualS = target;
         }
+        afterAdvance();
+    }
+
+    // Live: no pacing and no pause — the runner's own event loop waits out each step of
+    // wall time, and the next step is queued behind whatever that loop left pending.
+    void liveTick()
+    {
+        if (m_done)
+            return;
+        if (m_shared->stop)
+            return shutdown();
+        const double target = std::min(m_runner->durationS(), m_runner->elapsedS() + kStepMs / 1000.0);
+        m_inRunnerLoop = true;
+        m_runner->advanceTo(target);
+        m_inRunnerLoop = false;
+        if (m_shared->stop)
+            return shutdown();
+        m_virtualS = std::max(m_virtualS, target);
+        afterAdvance();
+        if (m_shared->stop)
+            return shutdown();
+        if (!m_done)
+            QMetaObject::invokeMethod(this, [this] { liveTick(); }, Qt::QueuedConnection);
+    }
+
+    void afterAdvance()
+    {
+        const double duration = m_runner->durationS();
         const bool end = m_virtualS >= duration;
-        // Paced, a slow UI skips batches (each is the full state anyway), never the last one.
+        // A slow UI skips batches (each is the full state anyway), never the last one.
         if (end || m_shared->batchesInFlight.load() < 2)
             sendStep();
-        if (end) {
-            m_done = true;
+        if (!end)
+            return;
+        m_done = true;
+        if (m_timer)
             m_timer->stop();
-            auto run = QSharedPointer<VariantRun>::create(m_runner->finish());
-            QMetaObject::invokeMethod(
-                m_owner, [owner = m_owner, shared = m_shared, run] { owner->onWorkerFinished(shared.get(), run); },
+        m_runner->engine().removeObserver(m_tap.get()); // finish() stops the engine: not news
+        m_inRunnerLoop = true; // live, finish() may run the event loop a last time
+        auto run = QSharedPointer<VariantRun>::create(m_runner->finish());
+        m_inRunnerLoop = false;
+        QMetaObject::invokeMethod(
+            m_owner, [owner = m_owner, shared = m_shared, run] { owner->onWorkerFinished(shared.get(), run); },
             Qt::QueuedConnection);
-        }
     }
 
     static double maxChunk(double duration)
@@ -157,8 +282,13 @@ private:
     {
         auto step = QSharedPointer<Step>::create();
         step->virtualS = m_virtualS;
-        step->batch = m_batcher.snapshot();
+        step->batch = m_batcher->snapshot();
         EngineBatch& b = step->batch;
+        // Run time: a live scheduler's clock started before the run did.
+        const double t0 = seconds(m_t0);
+        for (SubscriptionSample& sample : b.samples)
+            sample.tS -= t0;
+        b.gateway.tS -= t0;
 
         QVector<TagChange> changed;
         for (TagChange& t : b.tags) {
@@ -173,11 +303,12 @@ private:
         b.tags = std::move(changed);
 
         const QDateTime wall = QDateTime::currentDateTime();
-        while (m_nextTimeline < m_timeline.size() && m_timeline[m_nextTimeline].atS < m_virtualS) {
-            const TimelineEvent& e = m_timeline[m_nextTimeline++];
+        while (m_nextTimeline < m_scenario.timeline.size() && m_scenario.timeline[m_nextTimeline].atS < m_virtualS) {
+            const TimelineEvent& e = m_scenario.timeline[m_nextTimeline++];
             b.logs.push_back(LogEntry{e.atS, wall, int(Severity::Info), QStringLiteral("timeline"),
                                       describeTimeline(e)});
         }
+        m_tap->takeInto(b.logs, m_virtualS);
         for (const ConnectionInfo& c : b.connections) {
             const QString before = m_connectionStates.value(c.name);
             if (before != c.state)
@@ -190,15 +321,12 @@ private:
         b.connectionsChanged = !sameConnections(b.connections, m_sentConnections);
         if (b.connectionsChanged)
             m_sentConnections = b.connections;
+        if (const LeverSet& levers = m_runner->engine().levers(); !(levers == m_sentLevers)) {
+            m_sentLevers = levers;
+            step->levers = levers;
+        }
 
-        gateway::GatewayModel& model = m_runner->model();
-        const GatewaySample& g = b.gateway;
-        step->gateway.tS = g.tS;
-        step->gateway.staQueueDepth = double(model.staQueueDepth());
-        step->gateway.invokesTotal = model.invokeRpcs();
-        step->gateway.deadlineExceededTotal = model.deadlineExceeded();
-        step->gateway.suppressedTotal = g.suppressedCalls;
-        step->gateway.recoveryState = GatewayPoint::recoveryStateCode(g.recoveryState);
+        step->gateway = m_live ? liveGatewayPoint(b.gateway) : virtualGatewayPoint(b.gateway);
 
         ++m_shared->batchesInFlight;
         QMetaObject::invokeMethod(
@@ -206,22 +334,63 @@ private:
             Qt::QueuedConnection);
     }
 
-    std::unique_ptr<ScenarioRunner> m_runner;
-    QList<TimelineEvent> m_timeline;
+    GatewayPoint virtualGatewayPoint(const GatewaySample& g)
+    {
+        gateway::GatewayModel& model = m_runner->model();
+        GatewayPoint p;
+        p.tS = g.tS;
+        p.staQueueDepth = double(model.staQueueDepth());
+        p.invokesTotal = model.invokeRpcs();
+        p.deadlineExceededTotal = model.deadlineExceeded();
+        p.suppressedTotal = g.suppressedCalls;
+        p.recoveryState = GatewayPoint::recoveryStateCode(g.recoveryState);
+        return p;
+    }
+
+    // The client's view, with the gateway's own counters when it exposes them (asked at
+    // most 4 times a second: an external gateway is asked over gRPC).
+    GatewayPoint liveGatewayPoint(const GatewaySample& g)
+    {
+        if (!m_statsAsked.isValid() || m_statsAsked.elapsed() >= 250) {
+            m_statsAsked.start();
+            m_stats = m_runner->access().stats();
+        }
+        GatewayPoint p = GatewayPoint::fromSample(g);
+        if (m_stats) {
+            p.staQueueDepth = double(m_stats->sta_queue_depth());
+            p.invokesTotal = m_stats->invoke_rpcs();
+            p.deadlineExceededTotal = m_stats->deadline_exceeded();
+        }
+        return p;
+    }
+
+    Scenario m_scenario;
+    VariantSpec m_variant;
+    RunnerFactory m_factory;
+    const bool m_live;
+    const int m_maxLogLines;
     std::shared_ptr<Shared> m_shared;
     ScenarioPlayback* m_owner;
-    EngineBatcher m_batcher; // not the engine's observer: used to build snapshots only
-    QTimer* m_timer = nullptr;
+    std::unique_ptr<ScenarioRunner> m_runner;
+    std::unique_ptr<EngineBatcher> m_batcher; // not an observer: builds snapshots only
+    std::unique_ptr<LogTap> m_tap;            // an observer of the runner's engine
+    Time m_t0{0};
+    QTimer* m_timer = nullptr; // virtual time only
     QElapsedTimer m_wall;
+    QElapsedTimer m_statsAsked;
+    std::optional<mxgateway::mock::v1::GatewayStats> m_stats;
     double m_virtualS = 0;
     double m_anchorVirtualS = 0;
     double m_pacedSpeed = -1;
     bool m_pacingValid = false;
+    bool m_inRunnerLoop = false;
     bool m_done = false;
+    bool m_shutDown = false;
     qsizetype m_nextTimeline = 0;
     QHash<qint64, TagFingerprint> m_sentTags;
     QHash<QString, QString> m_connectionStates;
     QVector<ConnectionInfo> m_sentConnections;
+    LeverSet m_sentLevers;
 };
 
 ScenarioPlayback::ScenarioPlayback(QObject* parent) : QObject(parent)
@@ -236,7 +405,27 @@ ScenarioPlayback::~ScenarioPlayback()
 }
 
 bool ScenarioPlayback::start(const Scenario& scenario, const QString& variant, double speed,
-                            QString* error)
+                             QString* error)
+{
+    return launch(scenario, variant, false, speed,
+                  [](const Scenario& s, const VariantSpec& v) { return std::make_unique<ScenarioRunner>(s, v); },
+                  error);
+}
+
+bool ScenarioPlayback::startLive(const Scenario& scenario, const QString& variant,
+                                 const LiveOptions& live, QString* error)
+{
+    LiveOptions options = live;
+    options.progress = nullptr; // the steps report progress
+    return launch(scenario, variant, true, 1.0,
+                  [options](const Scenario& s, const VariantSpec& v) {
+                      return std::make_unique<ScenarioRunner>(s, v, options);
+                  },
+                  error);
+}
+
+bool ScenarioPlayback::launch(const Scenario& scenario, const QString& variant, bool live,
+                              double speed, RunnerFactory makeRunner, QString* error)
 {
     stop();
     const VariantSpec* spec = nullptr;
@@ -252,32 +441,45 @@ bool ScenarioPlayback::start(const Scenario& scenario, const QString& variant, d
                          .arg(scenario.name, variant, names.join(QStringLiteral(", ")));
         return false;
     }
-    auto runner = std::make_unique<ScenarioRunner>(scenario, *spec);
-    if (!runner->ok()) {
+    // Cheap checks here, so a bad variant does not start a gateway.
+    QString configError;
+    engineConfigFor(scenario, *spec, scenario.seed, &configError);
+    if (!configError.isEmpty()) {
         if (error)
-            *error = runner->error();
+            *error = configError;
         return false;
     }
+
+    m_shared = std::make_shared<Shared>();
+    m_shared->speed = std::max(0.0, speed);
+    m_thread = new QThread;
+    m_thread->setObjectName(QStringLiteral("stormwatch-playback"));
+    m_worker = new Worker(scenario, *spec, std::move(makeRunner), live, m_maxLogLines, m_shared, this);
+    m_worker->moveToThread(m_thread);
+    m_thread->start();
+    QString createError;
+    LeverSet levers;
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, &createError, &levers] { createError = worker->create(&levers); },
+        Qt::BlockingQueuedConnection);
+    if (!createError.isEmpty()) {
+        joinWorker();
+        if (error)
+            *error = createError;
+        return false;
+    }
+    m_live = live;
+    m_levers = levers;
     m_scenarioName = scenario.name;
     m_variantName = spec->name;
     m_durationS = scenario.durationS;
     m_virtualS = 0;
-    m_shared = std::make_shared<Shared>();
-    m_shared->speed = std::max(0.0, speed);
-
-    const QVector<LogEntry> opening{LogEntry{
-        0, QDateTime::currentDateTime(), int(Severity::Info), QStringLiteral("playback"),
-        QStringLiteral("playing %1 / %2 in virtual time at %3 (levers: %4)")
-            .arg(m_scenarioName, m_variantName, speedLabel(speed),
-                 describeLevers(runner->engine().levers()))}};
-
-    m_thread = new QThread;
-    m_thread->setObjectName(QStringLiteral("stormwatch-playback"));
-    m_worker = new Worker(std::move(runner), scenario.timeline, m_shared, this);
-    m_worker->moveToThread(m_thread);
-    connect(m_thread, &QThread::started, m_worker, [worker = m_worker] { worker->begin(); });
-    m_thread->start();
-    emit logEntries(opening);
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->begin(); }, Qt::QueuedConnection);
+    const QString how = live ? QStringLiteral("live over gRPC (%1 s of wall time)").arg(m_durationS)
+                             : QStringLiteral("in virtual time at %1").arg(speedLabel(speed));
+    emit logEntries({LogEntry{0, QDateTime::currentDateTime(), int(Severity::Info), QStringLiteral("playback"),
+                              QStringLiteral("playing %1 / %2 %3 (levers: %4)")
+                                  .arg(m_scenarioName, m_variantName, how, describeLevers(m_levers))}});
     return true;
 }
 
@@ -294,8 +496,8 @@ void ScenarioPlayback::joinWorker()
     if (!m_thread)
         return;
     m_shared->stop = true;
-    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->shutdown(); }, Qt::BlockingQueuedConnection);
-    m_thread->quit();
+    // Not a blocking call: in a live step it would run inside the runner's event loop.
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->onStopRequested(); }, Qt::QueuedConnection);
     m_thread->wait();
     delete m_worker;
     delete m_thread;
@@ -305,14 +507,24 @@ void ScenarioPlayback::joinWorker()
 
 void ScenarioPlayback::setPaused(bool paused)
 {
-    if (m_shared)
+    // Live, time goes on at the gateway and in the timeline: holding the steps would only
+    // hide it, so a live run is not paused.
+    if (m_shared && !m_live)
         m_shared->paused = paused;
 }
 
 void ScenarioPlayback::setSpeed(double speed)
 {
-    if (m_shared)
+    if (m_shared && !m_live)
         m_shared->speed = std::max(0.0, speed);
+}
+
+void ScenarioPlayback::applyLevers(const LeverSet& levers)
+{
+    if (!m_thread)
+        return;
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker, levers] { worker->applyLevers(levers); },
+                              Qt::QueuedConnection);
 }
 
 void ScenarioPlayback::onStep(Shared* run, const QSharedPointer<Step>& step)
@@ -331,6 +543,10 @@ void ScenarioPlayback::onStep(Shared* run, const QSharedPointer<Step>& step)
     if (!b.tags.isEmpty())
         emit tagChanges(b.tags);
     emit gatewayPoint(step->gateway);
+    if (step->levers) {
+        m_levers = *step->levers;
+        emit leversChanged(m_levers);
+    }
     emit progress(m_virtualS, m_durationS);
 }
 

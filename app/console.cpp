@@ -36,6 +36,7 @@ public:
         QObject::connect(&window, &MainWindow::redeployRequested, &m_intents, &ConsoleIntents::redeployRequested);
         QObject::connect(&window, &MainWindow::playRequested, &m_intents, &ConsoleIntents::playRequested);
         QObject::connect(&window, &MainWindow::stopRequested, &m_intents, &ConsoleIntents::stopRequested);
+        QObject::connect(&window, &MainWindow::pauseToggled, &m_intents, &ConsoleIntents::pauseToggled);
         QObject::connect(&window, &MainWindow::compareRequested, &m_intents, &ConsoleIntents::compareRequested);
     }
 

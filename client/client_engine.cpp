@@ -1,5 +1,6 @@
 #include "client_engine.h"
 
+#include <algorithm>
 #include <set>
 
 namespace stormwatch {
@@ -77,8 +78,7 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig
     m_gate->setObserver([this](RecoveryGate::State state, const std::string& cause) {
         log(state == RecoveryGate::State::Normal ? Severity::Info : Severity::Warning, "gateway",
             std::string("recovery ") + toString(state) + ": " + cause);
-        if (m_observer)
-            m_observer->onRecoveryState(state, cause);
+        notify([&](EngineObserver& o) { o.onRecoveryState(state, cause); });
     });
 
     for (const auto& spec : m_config.connections) {
@@ -91,8 +91,7 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig
             log(severity, raw->name(), message);
         });
         connection->setStateObserver([this, raw](ConnectionState state) {
-            if (m_observer)
-                m_observer->onConnectionState(*raw, state);
+            notify([&](EngineObserver& o) { o.onConnectionState(*raw, state); });
         });
         m_connections.push_back(std::move(connection));
     }
@@ -101,12 +100,13 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig
     InstanceCallbacks callbacks;
     callbacks.onGuardEvent = [this](Instance& instance, GatewayConnection& connection,
                                     const GuardEvent& event, bool alarm) {
-        if (m_observer)
-            m_observer->onGuardEvent(instance, connection, event, alarm);
+        notify([&](EngineObserver& o) { o.onGuardEvent(instance, connection, event, alarm); });
     };
     callbacks.onTagsChanged = [this](Instance& instance, const std::vector<int>& tags) {
-        if (m_observer)
-            m_observer->onTagsChanged(instance, instanceIndex(instance), tags);
+        if (m_observers.empty())
+            return;
+        const int index = instanceIndex(instance);
+        notify([&](EngineObserver& o) { o.onTagsChanged(instance, index, tags); });
     };
     callbacks.onLog = [this](Instance& instance, Severity severity, const std::string& message) {
         log(severity, instance.name(), message);
@@ -131,15 +131,32 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig
 
 ClientEngine::~ClientEngine()
 {
-    m_observer = nullptr;
+    m_observers.clear();
     m_instances.clear(); // before the connections they subscribe through
     m_connections.clear();
 }
 
 void ClientEngine::log(Severity severity, const std::string& subject, const std::string& message)
 {
-    if (m_observer)
-        m_observer->onLog(severity, subject, message);
+    notify([&](EngineObserver& o) { o.onLog(severity, subject, message); });
+}
+
+void ClientEngine::setObserver(EngineObserver* observer)
+{
+    m_observers.clear();
+    if (observer)
+        m_observers.push_back(observer);
+}
+
+void ClientEngine::addObserver(EngineObserver* observer)
+{
+    if (observer && std::find(m_observers.begin(), m_observers.end(), observer) == m_observers.end())
+        m_observers.push_back(observer);
+}
+
+void ClientEngine::removeObserver(EngineObserver* observer)
+{
+    std::erase(m_observers, observer);
 }
 
 int ClientEngine::instanceIndex(const std::string& name) const

@@ -1,7 +1,8 @@
 #pragma once
 // The client without its window: owns the gateway connections and instances, maps a
 // LeverSet + options onto them (switchable at run time), and reports guard events, tag
-// changes, connection and recovery states and log lines to one observer. Runs on one
+// changes, connection and recovery states and log lines to its observers (the runner's
+// metrics and a console's log tap can listen to the same engine). Runs on one
 // Scheduler: virtual in replay, QtScheduler on the worker thread in live mode.
 
 #include "gateway_connection.h"
@@ -66,7 +67,13 @@ public:
     ClientEngine(const ClientEngine&) = delete;
     ClientEngine& operator=(const ClientEngine&) = delete;
 
-    void setObserver(EngineObserver* observer) { m_observer = observer; }
+    // setObserver: this one observer only (nullptr: none). add/remove: one among several,
+    // called in the order added; an observer must be removed (or the engine gone) before it
+    // is destroyed. Removing one from inside a callback is safe (the one after it may miss
+    // that call).
+    void setObserver(EngineObserver* observer);
+    void addObserver(EngineObserver* observer);
+    void removeObserver(EngineObserver* observer);
 
     void startConnections();
     void deploy(int instance);  // start one instance (its first subscribe goes out now)
@@ -94,12 +101,19 @@ public:
 
 private:
     void log(Severity severity, const std::string& subject, const std::string& message);
+    template <typename F>
+    void notify(F&& call)
+    {
+        // By index: an observer may remove itself (or another) while being called.
+        for (std::size_t i = 0; i < m_observers.size(); ++i)
+            call(*m_observers[i]);
+    }
     double jitter() { return m_uniform(m_rng); }
 
     Scheduler& m_scheduler;
     GatewayPort& m_port;
     EngineConfig m_config;
-    EngineObserver* m_observer = nullptr;
+    std::vector<EngineObserver*> m_observers;
     std::mt19937_64 m_rng;
     std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
     std::unique_ptr<RecoveryGate> m_gate;

@@ -238,13 +238,13 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
     m_series.endS = m_scenario.durationS;
 
     m_observer = std::make_unique<Observer>(*this);
-    m_engine->setObserver(m_observer.get());
+    m_engine->addObserver(m_observer.get()); // the console may listen too
 }
 
 ScenarioRunner::~ScenarioRunner()
 {
     if (m_engine)
-        m_engine->setObserver(nullptr);
+        m_engine->removeObserver(m_observer.get());
     // The engine before the port it talks through, the port (which cancels its calls and
     // drops results posted to the scheduler) before the gateway, the scheduler last.
     m_engine.reset();
@@ -378,7 +378,7 @@ VariantRun ScenarioRunner::finish()
             m_countersFromGateway ? QStringLiteral("gateway") : QStringLiteral("client");
     m_finished = true;
 
-    m_engine->setObserver(nullptr);
+    m_engine->removeObserver(m_observer.get());
     m_engine->stop();
     m.wallMs = m_wall.elapsed();
     result.series = std::move(m_series);

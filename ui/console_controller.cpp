@@ -4,7 +4,7 @@
 #include "scenario/scenario_parser.h"
 #include "ui/compare_view.h"
 #include "ui/console_view.h"
-#include "ui/virtual_playback.h"
+#include "ui/scenario_playback.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
@@ -18,8 +18,6 @@ Q_LOGGING_CATEGORY(lcConsole, "stormwatch.ui.console")
 
 const QString ConsoleController::kExternalFaultsReason =
     QStringLiteral("fault injection needs the mock gateway's control service; this is an external gateway");
-const QString ConsoleController::kLivePlaybackMissing =
-    QStringLiteral("live scenario playback arrives with the live runner");
 
 namespace {
 
@@ -44,7 +42,7 @@ QString defaultDemoScenario()
 } // namespace
 
 ConsoleController::ConsoleController(ConsoleView* view, QObject* parent)
-    : QObject(parent), m_view(view), m_playback(new VirtualPlayback(this))
+    : QObject(parent), m_view(view), m_playback(new ScenarioPlayback(this))
 {
     ConsoleIntents* intents = view->intents();
     connect(intents, &ConsoleIntents::leversChanged, this, &ConsoleController::applyLevers);
@@ -124,6 +122,7 @@ bool ConsoleController::startExternal(const GrpcPortOptions& port, QString* erro
         return false;
     }
     m_external = true;
+    m_externalPort = port;
     m_address = QString::fromStdString(port.address);
     m_view->setFaultsAvailable(false, kExternalFaultsReason);
     startWorker(port);
@@ -228,6 +227,11 @@ void ConsoleController::loadDemoScenario()
 
 void ConsoleController::applyLevers(const LeverSet& levers)
 {
+    if (m_playback->running()) {
+        // The panel shows the playback's levers: the change is to them.
+        m_playback->applyLevers(levers);
+        return;
+    }
     m_levers = levers;
     if (m_worker)
         m_worker->applyLevers(levers);
@@ -331,18 +335,32 @@ void ConsoleController::play(const QString& scenarioNameOrPath, const QString& v
         m_view->showError(QStringLiteral("Playback"), error);
         return;
     }
-    m_showingPlayback = true;
-    m_view->store()->clear();
-    m_view->clearTags();
-    m_view->setPlaybackState(true, 0.0,
-                             QStringLiteral("%1 / %2").arg(m_playback->scenarioName(), m_playback->variantName()));
+    showPlayback();
 }
 
 void ConsoleController::playLive(const Scenario& scenario, const QString& variant)
 {
-    // The lead wires the live scenario runner here; nothing is faked until then.
-    log(int(Severity::Warning), QStringLiteral("playback"),
-        QStringLiteral("%1 (%2 / %3 not played)").arg(kLivePlaybackMissing, scenario.name, variant));
+    LiveOptions live;
+    if (m_external)
+        live.gateway = m_externalPort;
+    QString error;
+    if (!m_playback->startLive(scenario, variant, live, &error)) {
+        m_view->showError(QStringLiteral("Live playback"), error);
+        return;
+    }
+    showPlayback();
+}
+
+void ConsoleController::showPlayback()
+{
+    m_showingPlayback = true;
+    m_view->store()->clear();
+    m_view->clearTags();
+    m_view->setLevers(m_playback->levers());
+    m_view->setPlaybackState(true, 0.0,
+                             QStringLiteral("%1 / %2%3")
+                                 .arg(m_playback->scenarioName(), m_playback->variantName(),
+                                      m_playback->live() ? QStringLiteral(" — live") : QString()));
 }
 
 void ConsoleController::stop()
@@ -359,6 +377,12 @@ void ConsoleController::togglePause()
 {
     if (!m_playback->running())
         return;
+    if (m_playback->live()) {
+        // The panel offers no pause for a live run; Space or a stray click land here.
+        log(int(Severity::Info), QStringLiteral("playback"),
+            QStringLiteral("a live run cannot be paused (its gateway and timeline go on in wall time); Stop ends it"));
+        return;
+    }
     const bool paused = !m_playback->paused();
     m_playback->setPaused(paused);
     const double fraction = m_playback->durationS() > 0 ? m_playback->virtualS() / m_playback->durationS() : 0;
@@ -387,25 +411,29 @@ CompareView* ConsoleController::compareView() const
 
 void ConsoleController::connectPlayback()
 {
-    connect(m_playback, &VirtualPlayback::subscriptionSamples, this,
+    connect(m_playback, &ScenarioPlayback::subscriptionSamples, this,
             [this](const auto& samples) { m_view->store()->appendSamples(samples); });
-    connect(m_playback, &VirtualPlayback::tagChanges, this,
+    connect(m_playback, &ScenarioPlayback::tagChanges, this,
             [this](const auto& changes) { m_view->applyTagChanges(changes); });
-    connect(m_playback, &VirtualPlayback::logEntries, this,
+    connect(m_playback, &ScenarioPlayback::logEntries, this,
             [this](const auto& entries) { m_view->appendLog(entries); });
-    connect(m_playback, &VirtualPlayback::connectionInfo, this,
+    connect(m_playback, &ScenarioPlayback::connectionInfo, this,
             [this](const auto& infos) { m_view->setConnectionInfo(infos); });
-    connect(m_playback, &VirtualPlayback::gatewayPoint, this,
+    connect(m_playback, &ScenarioPlayback::gatewayPoint, this,
             [this](const GatewayPoint& p) { m_view->store()->appendGateway(p); });
-    connect(m_playback, &VirtualPlayback::progress, this, [this](double t, double duration) {
+    connect(m_playback, &ScenarioPlayback::leversChanged, this,
+            [this](const LeverSet& levers) { m_view->setLevers(levers); });
+    connect(m_playback, &ScenarioPlayback::progress, this, [this](double t, double duration) {
         m_view->setPlaybackState(true, duration > 0 ? t / duration : 0,
-                                 QStringLiteral("%1 / %2 — %3 of %4 s")
-                                     .arg(m_playback->scenarioName(), m_playback->variantName())
+                                 QStringLiteral("%1 / %2%3 — %4 of %5 s")
+                                     .arg(m_playback->scenarioName(), m_playback->variantName(),
+                                          m_playback->live() ? QStringLiteral(" — live") : QString())
                                      .arg(t, 0, 'f', 1)
                                      .arg(duration, 0, 'f', 0));
     });
-    connect(m_playback, &VirtualPlayback::finished, this, &ConsoleController::onPlaybackFinished);
-    connect(m_playback, &VirtualPlayback::stopped, this, [this] {
+    connect(m_playback, &ScenarioPlayback::finished, this, &ConsoleController::onPlaybackFinished);
+    connect(m_playback, &ScenarioPlayback::stopped, this, [this] {
+        m_view->setLevers(m_levers); // lever changes go to the live client again
         log(int(Severity::Info), QStringLiteral("playback"),
             QStringLiteral("stopped at %1 s; Stop again returns to the live view").arg(m_playback->virtualS(), 0, 'f', 1));
         m_view->setPlaybackState(false, m_playback->durationS() > 0 ? m_playback->virtualS() / m_playback->durationS() : 0,
@@ -430,6 +458,9 @@ void ConsoleController::onPlaybackFinished(const QSharedPointer<VariantRun>& run
             .arg(m.maxStaQueueDepth)
             .arg(m.suppressedCalls);
     log(int(Severity::Info), QStringLiteral("playback"), summary);
+    for (const QString& skipped : m.skippedActions)
+        log(int(Severity::Warning), QStringLiteral("timeline"), skipped);
+    m_view->setLevers(m_levers); // lever changes go to the live client again
     m_view->setPlaybackState(false, 1.0,
                              QStringLiteral("%1 / %2 — finished (Stop returns to live)")
                                  .arg(m_playback->scenarioName(), m.name));

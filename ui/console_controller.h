@@ -6,6 +6,8 @@
 //
 // One feed is shown at a time: live, or a playback. Playing a scenario mutes the live feed
 // and starts the store and tag table over; Stop while nothing plays returns to live.
+// While a playback runs the lever panel shows and drives the playback's engine (a change
+// goes to it, not to the live client); when it ends the panel shows the live levers again.
 
 #include "client/client_worker.h"
 #include "client/grpc_gateway_port.h"
@@ -30,15 +32,13 @@ class MockGatewayServer;
 
 class CompareView;
 class ConsoleView;
-class VirtualPlayback;
+class ScenarioPlayback;
 
 class ConsoleController : public QObject {
     Q_OBJECT
 public:
     // Said by the fault panel (and the log) when the gateway is not the embedded mock.
     static const QString kExternalFaultsReason;
-    // Said when live scenario playback is asked for before the live runner exists.
-    static const QString kLivePlaybackMissing;
 
     explicit ConsoleController(ConsoleView* view, QObject* parent = nullptr);
     ~ConsoleController() override;
@@ -57,8 +57,9 @@ public:
     // The demo scenario listed, selected and ready to play.
     void loadDemoScenario();
 
-    // Live scenario playback over gRPC. The hook the live runner is wired into; until
-    // then it says so in the event log (kLivePlaybackMissing) and plays nothing.
+    // Live scenario playback over gRPC, on the worker thread of the playback: against a
+    // mock gateway embedded for the run, or — when the console is on an external gateway —
+    // that gateway (its address, TLS and token; faults only if it serves MockGatewayControl).
     void playLive(const Scenario& scenario, const QString& variant);
 
     bool external() const { return m_external; }
@@ -67,7 +68,7 @@ public:
     QString gatewayAddress() const { return m_address; }
     ClientWorker* worker() const { return m_worker.get(); }
     gateway::MockGatewayServer* embeddedGateway() const { return m_server.get(); }
-    VirtualPlayback* playback() const { return m_playback; }
+    ScenarioPlayback* playback() const { return m_playback; }
     CompareView* compareView() const;
 
 public slots:
@@ -92,6 +93,7 @@ private:
     void log(int severity, const QString& subject, const QString& message);
     void onGatewaySample(const GatewaySample& sample);
     void onPlaybackFinished(const QSharedPointer<VariantRun>& run);
+    void showPlayback(); // a playback just started: mute live, start the views over
     std::optional<Scenario> loadScenarioOrSay(const QString& nameOrPath);
     QString liveLabel() const;
 
@@ -101,11 +103,12 @@ private:
     QString m_demoName; // as given: bundled name or path
     std::unique_ptr<gateway::MockGatewayServer> m_server;
     std::unique_ptr<ClientWorker> m_worker;
-    VirtualPlayback* m_playback = nullptr;
+    ScenarioPlayback* m_playback = nullptr;
     QPointer<CompareView> m_compare;
     bool m_external = false;
     bool m_showingPlayback = false;
     QString m_address;
+    GrpcPortOptions m_externalPort; // when m_external: what live playback connects to
     QString m_recoveryState;
     QHash<qint64, TagChange> m_liveTags; // the live tag table, kept while a playback shows
     QVector<ConnectionInfo> m_liveConnections;

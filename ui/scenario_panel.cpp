@@ -224,7 +224,9 @@ void ScenarioPanel::setPlaybackState(bool playing, double progress, const QStrin
     m_play->setEnabled(!playing && m_variant->count() > 0);
     m_stop->setEnabled(playing);
     m_playing = playing;
-    m_live = playing && progress < 0;
+    // Live: the live feed (unbounded), or a scenario played live over gRPC — its gateway and
+    // timeline go on in wall time, so it has Stop but no Pause.
+    m_live = playing && (progress < 0 || currentSpeed() < 0);
     m_pause->setEnabled(playing && !m_live);
     for (QWidget* w : std::initializer_list<QWidget*>{m_scenario, m_open, m_variant, m_speed})
         w->setEnabled(!playing);

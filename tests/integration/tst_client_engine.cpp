@@ -95,6 +95,38 @@ private slots:
         QCOMPARE(engine.subscribeRequests(), std::int64_t(5));
     }
 
+    void severalObserversHearTheSameEngine()
+    {
+        VirtualGateway gw;
+        ClientEngine engine(gw.sched, gw.port, config("lever1+2", 10));
+        Recorder metrics, console;
+        engine.addObserver(&metrics);
+        engine.addObserver(&console);
+        engine.addObserver(&console); // once is enough
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(3s);
+        QVERIFY(!metrics.logs.empty());
+        QCOMPARE(console.logs, metrics.logs); // every line, once each, to both
+        QCOMPARE(console.tagBatches, metrics.tagBatches);
+        QVERIFY(console.logged("deployed with 10 tags"));
+
+        engine.removeObserver(&console);
+        const std::size_t heard = console.logs.size();
+        engine.applyLevers(*leverPreset("all", nullptr));
+        QVERIFY(metrics.logged("levers changed"));
+        QCOMPARE(console.logs.size(), heard);
+
+        engine.setObserver(&console); // the one observer: the others leave
+        const std::size_t metricsHeard = metrics.logs.size();
+        engine.redeploy("Z28061");
+        QVERIFY(console.logged("redeploy"));
+        QCOMPARE(metrics.logs.size(), metricsHeard);
+        engine.setObserver(nullptr);
+        engine.redeploy("Z28061");
+        QCOMPARE(metrics.logs.size(), metricsHeard);
+    }
+
     void lever3ChangeIsLoggedForTheNextSession()
     {
         VirtualGateway gw;

@@ -1,0 +1,412 @@
+// Scenario playback: a variant replayed on a worker thread in virtual time (paced or at max
+// speed) or run live over gRPC against an embedded mock gateway, feeding the same store and
+// models as the live client; the engine's own log lines and lever changes mid-run.
+
+#include "support_fake_view.h"
+
+#include "scenario/scenario_parser.h"
+#include "ui/console_controller.h"
+#include "ui/scenario_playback.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QLoggingCategory>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace stormwatch;
+using stormwatch::test::FakeView;
+
+namespace {
+
+constexpr int kTimeoutMs = 20000;
+
+Scenario liveGate()
+{
+    QList<ScenarioError> errors;
+    auto s = loadScenario(QStringLiteral("live-gate-lever1"), &errors);
+    Q_ASSERT(s);
+    return *s;
+}
+
+// A few seconds of live run: one instance of `tags` tags on a quick gateway (data at 10 Hz).
+Scenario shortLive(double durationS, int tags, const QString& variant = QStringLiteral("lever1+2"))
+{
+    const QJsonObject o{
+        {"name", "short-live"},
+        {"description", "a short live scenario"},
+        {"duration_s", durationS},
+        {"seed", 5},
+        {"gateway", QJsonObject{{"command_ms", 0.2}, {"per_item_ms", 0.01}, {"data_hz", 10}}},
+        {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
+        {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}}}},
+        {"variants", QJsonArray{variant}},
+    };
+    QList<ScenarioError> errors;
+    auto s = parseScenario(QJsonDocument(o).toJson(), QStringLiteral("short-live.json"), &errors);
+    for (const auto& e : errors)
+        qWarning() << e.toString();
+    Q_ASSERT(s);
+    return *s;
+}
+
+// The latest quality of every tag, as the stream of changes leaves it.
+struct TagQualities {
+    QHash<qint64, int> quality;
+    void add(const QVector<TagChange>& changes)
+    {
+        for (const TagChange& t : changes)
+            quality.insert((qint64(t.instance) << 32) | quint32(t.tag), t.quality);
+    }
+    int good() const { return int(std::count(quality.cbegin(), quality.cend(), 192)); }
+};
+
+bool anyLog(const QVector<LogEntry>& log, const QString& subject, const QString& fragment)
+{
+    return std::any_of(log.begin(), log.end(), [&](const LogEntry& e) {
+        return (subject.isEmpty() || e.subject == subject) && e.message.contains(fragment);
+    });
+}
+
+double maxOf(const QVector<QPointF>& series)
+{
+    double m = 0;
+    for (const QPointF& p : series)
+        m = std::max(m, p.y());
+    return m;
+}
+
+} // namespace
+
+class TestScenarioPlayback : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        // The replays refuse sessions on purpose: their client warnings are expected.
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
+
+    void maxSpeedFillsTheStoreAndFinishesWithTheLiveGateFigures_data()
+    {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<int>("requests");
+        QTest::addColumn<int>("maxOutstanding");
+        QTest::addColumn<int>("minSteps"); // of the outstanding series
+        // Levers off: 1, 2, ... 22 outstanding, one more every 5 s; lever1: 1 throughout.
+        QTest::newRow("levers-off") << "levers-off" << 22 << 22 << 10;
+        QTest::newRow("lever1") << "lever1" << 3 << 1 << 1;
+    }
+
+    void maxSpeedFillsTheStoreAndFinishesWithTheLiveGateFigures()
+    {
+        QFETCH(QString, variant);
+        QFETCH(int, requests);
+        QFETCH(int, maxOutstanding);
+        QFETCH(int, minSteps);
+        FakeView view;
+        ConsoleController c(&view);
+        QSignalSpy finished(&c, &ConsoleController::playbackFinished);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), variant, ScenarioPlayback::kMaxSpeed);
+        QVERIFY2(view.errors.isEmpty(), qPrintable(view.errors.join('\n')));
+        QVERIFY(view.playing);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+        const auto run = finished.first().first().value<QSharedPointer<VariantRun>>();
+        QCOMPARE(run->metrics.subscribeRequests, qint64(requests));
+        QCOMPARE(run->metrics.maxOutstanding, maxOutstanding);
+
+        const SubscriptionKey key{0, false};
+        QVERIFY(view.store()->contains(key));
+        const QVector<QPointF>& outstanding = view.store()->series(key, SubMetric::Outstanding);
+        QVERIFY2(outstanding.size() >= minSteps, qPrintable(QString::number(outstanding.size())));
+        QCOMPARE(maxOf(outstanding), double(maxOutstanding));
+        QCOMPARE(view.store()->series(key, SubMetric::RequestsSent).last().y(), double(requests));
+        QVERIFY(view.store()->latestTime() > 100); // virtual seconds of the 110 s run
+        QCOMPARE(view.connectionState("gw1"), QStringLiteral("waiting to reconnect"));
+        QVERIFY(view.logContains(QStringLiteral("timeline")));
+        QVERIFY(view.logContains(QStringLiteral("subscribe_requests %1,").arg(requests)));
+        QVERIFY(!view.playing);
+        QCOMPARE(view.progress, 1.0);
+    }
+
+    void pacedAtTenTimesAdvancesAboutTenVirtualSecondsPerWallSecond()
+    {
+        ScenarioPlayback playback;
+        double virtualS = 0;
+        connect(&playback, &ScenarioPlayback::progress, this, [&](double t, double) { virtualS = t; });
+        QString error;
+        QElapsedTimer wall;
+        wall.start();
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), 10, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(virtualS >= 10, 5000);
+        const qint64 ms = wall.elapsed();
+        // 10 virtual seconds take about one wall second at 10×: never much faster, and
+        // not much slower either (loose for a loaded machine).
+        QVERIFY2(ms >= 850, qPrintable(QString::number(ms)));
+        QVERIFY2(ms <= 3000, qPrintable(QString::number(ms)));
+        QVERIFY2(virtualS <= 10.0 * double(wall.elapsed()) / 1000.0 + 1.0, qPrintable(QString::number(virtualS)));
+        playback.stop();
+    }
+
+    void stopMidRunIsClean()
+    {
+        ScenarioPlayback playback;
+        QSignalSpy progress(&playback, &ScenarioPlayback::progress);
+        QSignalSpy stopped(&playback, &ScenarioPlayback::stopped);
+        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        QString error;
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), 1, &error), qPrintable(error));
+        QVERIFY(playback.running());
+        QTRY_VERIFY_WITH_TIMEOUT(progress.count() >= 2, 5000);
+        playback.stop();
+        QVERIFY(!playback.running());
+        QCOMPARE(stopped.count(), 1);
+        const int after = int(progress.count());
+        QCoreApplication::processEvents(); // steps queued before the stop are dropped
+        QCOMPARE(int(progress.count()), after);
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(playback.virtualS() < playback.durationS());
+        // And it plays again afterwards.
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), ScenarioPlayback::kMaxSpeed, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+    }
+
+    void pauseHoldsVirtualTimeAndResumeContinues()
+    {
+        ScenarioPlayback playback;
+        QString error;
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), 60, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() > 0, 5000);
+        playback.setPaused(true);
+        QVERIFY(playback.paused());
+        // Let any step taken before the pause arrive, then hold for a while.
+        QElapsedTimer hold;
+        hold.start();
+        QTRY_VERIFY_WITH_TIMEOUT(hold.elapsed() >= 150, 2000);
+        const double pausedAt = playback.virtualS();
+        hold.restart();
+        QTRY_VERIFY_WITH_TIMEOUT(hold.elapsed() >= 400, 2000); // 24 virtual s at 60× were it running
+        QCOMPARE(playback.virtualS(), pausedAt);
+        playback.setPaused(false);
+        QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() > pausedAt, 5000);
+        playback.stop();
+    }
+
+    // Live over gRPC: the runner, its scheduler and its embedded mock live on the worker
+    // thread; every tag goes Good, the steps reach the end in about the run's wall time.
+    void liveRunFillsSamplesTagsGoGoodAndFinishes()
+    {
+        ScenarioPlayback playback;
+        TagQualities tags;
+        QVector<LogEntry> log;
+        QVector<SubscriptionSample> samples;
+        double lastProgress = -1, lastDuration = 0;
+        bool progressMonotonic = true;
+        connect(&playback, &ScenarioPlayback::tagChanges, this, [&](const auto& c) { tags.add(c); });
+        connect(&playback, &ScenarioPlayback::logEntries, this, [&](const auto& e) { log += e; });
+        connect(&playback, &ScenarioPlayback::subscriptionSamples, this, [&](const auto& s) { samples += s; });
+        connect(&playback, &ScenarioPlayback::progress, this, [&](double t, double d) {
+            progressMonotonic = progressMonotonic && t >= lastProgress;
+            lastProgress = t;
+            lastDuration = d;
+        });
+        QSignalSpy gateway(&playback, &ScenarioPlayback::gatewayPoint);
+        QSignalSpy connections(&playback, &ScenarioPlayback::connectionInfo);
+        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        QString error;
+        QElapsedTimer wall;
+        wall.start();
+        QVERIFY2(playback.startLive(shortLive(2.0, 20), QString(), LiveOptions{}, &error), qPrintable(error));
+        QVERIFY(playback.running());
+        QVERIFY(playback.live());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+        const qint64 ms = wall.elapsed();
+        QVERIFY2(ms >= 1900, qPrintable(QString::number(ms))); // live: wall time
+        QVERIFY(!playback.running());                          // the worker is joined
+
+        QVERIFY(progressMonotonic);
+        QCOMPARE(lastProgress, 2.0);
+        QCOMPARE(lastDuration, 2.0);
+        QCOMPARE(tags.quality.size(), 20);
+        QCOMPARE(tags.good(), 20);
+        QVERIFY2(samples.size() >= 10, qPrintable(QString::number(samples.size()))); // a sample a step
+        // Run times: from the start, within the run.
+        for (const SubscriptionSample& s : samples)
+            QVERIFY2(s.tS >= 0 && s.tS <= 2.1, qPrintable(QString::number(s.tS)));
+        QCOMPARE(samples.last().good, 20);
+        QCOMPARE(samples.last().requestsSent, qint64(1));
+        QVERIFY(gateway.count() >= 10);
+        // The embedded mock's own counters (an STA queue, the Invoke calls it served).
+        const auto last = gateway.last().first().value<GatewayPoint>();
+        QVERIFY(!std::isnan(last.staQueueDepth));
+        QVERIFY(last.invokesTotal >= 2); // register + SubscribeBulk
+        QVERIFY(connections.count() >= 1);
+        // The engine's own lines, not only the timeline's and the connection states.
+        QVERIFY(anyLog(log, QStringLiteral("engine"), QStringLiteral("levers:")));
+        QVERIFY(anyLog(log, QStringLiteral("inst-a"), QStringLiteral("deployed with 20 tags")));
+        QVERIFY(anyLog(log, QStringLiteral("gw1"), QStringLiteral("session")));
+        QVERIFY(anyLog(log, QStringLiteral("playback"), QStringLiteral("live over gRPC")));
+
+        const auto run = finished.first().first().value<QSharedPointer<VariantRun>>();
+        QCOMPARE(run->metrics.subscribeRequests, qint64(1));
+        QVERIFY(run->metrics.timeToAllGoodS.has_value());
+        QCOMPARE(run->metrics.gatewayMetricsSource, QStringLiteral("gateway"));
+        qInfo("live playback: 2 s run finished after %lld ms of wall time, %d samples", ms, int(samples.size()));
+    }
+
+    void liveStopMidRunIsPromptAndClean()
+    {
+        ScenarioPlayback playback;
+        TagQualities tags;
+        connect(&playback, &ScenarioPlayback::tagChanges, this, [&](const auto& c) { tags.add(c); });
+        QSignalSpy progress(&playback, &ScenarioPlayback::progress);
+        QSignalSpy stopped(&playback, &ScenarioPlayback::stopped);
+        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        QString error;
+        QVERIFY2(playback.startLive(shortLive(30, 10), QString(), LiveOptions{}, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(tags.good(), 10, kTimeoutMs);
+        // A live run has no pause: time goes on at its gateway.
+        playback.setPaused(true);
+        QVERIFY(!playback.paused());
+        QElapsedTimer wall;
+        wall.start();
+        playback.stop();
+        const qint64 stopMs = wall.elapsed();
+        QVERIFY(!playback.running());
+        QCOMPARE(stopped.count(), 1);
+        QVERIFY2(stopMs < 1000, qPrintable(QString::number(stopMs)));
+        const int after = int(progress.count());
+        QCoreApplication::processEvents(); // steps queued before the stop are dropped
+        QCOMPARE(int(progress.count()), after);
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(playback.virtualS() < 5);
+        qInfo("live playback: stop() took %lld ms (the runner and its embedded gateway torn down)", stopMs);
+        // And it plays again afterwards (in virtual time: quicker).
+        QVERIFY2(playback.start(shortLive(2, 10), QString(), ScenarioPlayback::kMaxSpeed, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+        QVERIFY(!playback.live());
+    }
+
+    void liveRunOfABadGatewayIsRefusedWithTheReason()
+    {
+        ScenarioPlayback playback;
+        LiveOptions live;
+        live.gateway = GrpcPortOptions{};
+        live.gateway->address = "nowhere";
+        QString error;
+        QVERIFY(!playback.startLive(shortLive(2, 3), QString(), live, &error));
+        QVERIFY2(error.contains("nowhere"), qPrintable(error));
+        QVERIFY(!playback.running());
+    }
+
+    // The engine's lines come through, and a step carries at most the cap of them: the
+    // rest are counted in one line.
+    void engineLogLinesAreForwardedAndCapped()
+    {
+        ScenarioPlayback playback;
+        playback.setMaxLogLinesPerStep(1);
+        QVector<QVector<LogEntry>> batches;
+        connect(&playback, &ScenarioPlayback::logEntries, this, [&](const auto& e) { batches.push_back(e); });
+        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        QString error;
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), ScenarioPlayback::kMaxSpeed, &error),
+                 qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+        QVector<LogEntry> all;
+        bool suppressed = false;
+        for (const auto& batch : batches) {
+            int engineLines = 0;
+            for (const LogEntry& e : batch) {
+                if (e.subject == QLatin1String("playback") && e.message.contains("more engine log lines suppressed"))
+                    suppressed = true;
+                else if (e.subject != QLatin1String("timeline") && !e.message.startsWith("connection ")
+                         && !e.message.startsWith("playing "))
+                    ++engineLines;
+            }
+            QVERIFY2(engineLines <= 1, qPrintable(QString::number(engineLines)));
+            all += batch;
+        }
+        QVERIFY(suppressed); // the first step alone logs the levers, a deploy and a refusal
+        // The cap keeps a step's first lines: the run's first engine line is its levers.
+        const auto firstEngine = std::find_if(all.begin(), all.end(), [](const LogEntry& e) {
+            return e.subject != QLatin1String("playback") && e.subject != QLatin1String("timeline");
+        });
+        QVERIFY(firstEngine != all.end());
+        QCOMPARE(firstEngine->subject, QStringLiteral("engine"));
+        QVERIFY2(firstEngine->message.startsWith("levers: "), qPrintable(firstEngine->message));
+    }
+
+    // Lever 1 switched on at ~30 s of the levers-off run: the stack of outstanding
+    // subscribes stops growing (levers off throughout: 22 requests, 22 outstanding).
+    void leverOneSwitchedOnMidRunStopsOutstandingClimbing()
+    {
+        ScenarioPlayback playback;
+        QVector<SubscriptionSample> samples;
+        connect(&playback, &ScenarioPlayback::subscriptionSamples, this, [&](const auto& s) { samples += s; });
+        QVector<LogEntry> log;
+        connect(&playback, &ScenarioPlayback::logEntries, this, [&](const auto& e) { log += e; });
+        QSignalSpy levers(&playback, &ScenarioPlayback::leversChanged);
+        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        QString error;
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), ScenarioPlayback::kMaxSpeed, &error),
+                 qPrintable(error));
+        QVERIFY(!playback.levers().inflightGuard);
+        QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() >= 30, kTimeoutMs);
+        // Held, so the change lands at a known time (steps already queued may add a few tenths).
+        playback.setPaused(true);
+        QElapsedTimer hold;
+        hold.start();
+        QTRY_VERIFY_WITH_TIMEOUT(hold.elapsed() >= 50, 1000);
+        const double switchedAt = playback.virtualS();
+        LeverSet lever1 = playback.levers();
+        lever1.inflightGuard = true;
+        lever1.backoff = true;
+        playback.applyLevers(lever1);
+        playback.setPaused(false);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+        QVERIFY(switchedAt < 35);
+
+        // The engine's own lines (the default cap is far above this run's few).
+        QVERIFY(!anyLog(log, QStringLiteral("playback"), QStringLiteral("suppressed")));
+        QVERIFY(anyLog(log, QStringLiteral("engine"), QStringLiteral("levers: ") + describeLevers(*leverPreset("levers-off", nullptr))));
+        QVERIFY(anyLog(log, QStringLiteral("rig-probe-1"), QStringLiteral("deployed with 3 tags")));
+        QVERIFY(anyLog(log, QStringLiteral("gw1"), QStringLiteral("OpenSession failed"))); // the refused sessions
+        QVERIFY(anyLog(log, QStringLiteral("engine"), QStringLiteral("levers changed: ") + describeLevers(lever1)));
+        QCOMPARE(levers.count(), 1);
+        QVERIFY(levers.first().first().value<LeverSet>().inflightGuard);
+        QVERIFY(playback.levers().inflightGuard);
+        const auto run = finished.first().first().value<QSharedPointer<VariantRun>>();
+        // Levers off sends one every 5 s (7 by 30 s); Lever 1 holds until the 45 s ceiling.
+        QVERIFY2(run->metrics.subscribeRequests >= 7 && run->metrics.subscribeRequests <= 12,
+                 qPrintable(QString::number(run->metrics.subscribeRequests)));
+        QVERIFY2(run->metrics.maxOutstanding <= 9, qPrintable(QString::number(run->metrics.maxOutstanding)));
+        int before = 0, after = 0; // the most outstanding before and after the switch
+        for (const SubscriptionSample& s : samples) {
+            int& most = s.tS <= switchedAt ? before : after;
+            if (!s.alarm)
+                most = std::max(most, s.outstanding);
+        }
+        QVERIFY2(before >= 6, qPrintable(QString::number(before)));
+        QVERIFY2(after <= before + 1, qPrintable(QStringLiteral("%1 after vs %2 before").arg(after).arg(before)));
+        qInfo("lever 1 on at %.1f s: %lld requests, max outstanding %d (levers off throughout: 22, 22)", switchedAt,
+              run->metrics.subscribeRequests, run->metrics.maxOutstanding);
+    }
+
+    void unknownVariantIsRefusedWithTheVariantList()
+    {
+        ScenarioPlayback playback;
+        QString error;
+        QVERIFY(!playback.start(liveGate(), QStringLiteral("nope"), 1, &error));
+        QVERIFY2(error.contains("levers-off") && error.contains("lever1"), qPrintable(error));
+        QVERIFY(!playback.running());
+    }
+};
+
+QTEST_MAIN(TestScenarioPlayback)
+#include "tst_scenario_playback.moc"

@@ -1,0 +1,561 @@
+#include "ui/scenario_playback.h"
+
+#include "client/engine_batcher.h"
+#include "client/scheduler.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QLoggingCategory>
+#include <QThread>
+#include <QTimer>
+
+#include <algorithm>
+#include <optional>
+
+namespace stormwatch {
+
+Q_LOGGING_CATEGORY(lcPlayback, "stormwatch.ui.playback")
+
+namespace {
+
+QString speedLabel(double speed)
+{
+    return speed <= 0 ? QStringLiteral("max speed") : QStringLiteral("%1×").arg(speed);
+}
+
+QString describeTimeline(const TimelineEvent& e)
+{
+    const QString name = timelineActionName(e.action);
+    switch (e.action) {
+    case TimelineAction::Wedge:
+    case TimelineAction::RefuseSessions:
+    case TimelineAction::SourceOutage: return QStringLiteral("%1 for %2 s").arg(name).arg(e.durationS);
+    case TimelineAction::Slow: return QStringLiteral("slow ×%1 for %2 s").arg(e.factor).arg(e.durationS);
+    case TimelineAction::DropReplies:
+        return QStringLiteral("drop_replies p=%1 for %2 s").arg(e.probability).arg(e.durationS);
+    case TimelineAction::RestartGateway: return QStringLiteral("restart_gateway, down %1 s").arg(e.downtimeS);
+    case TimelineAction::Redeploy: return QStringLiteral("redeploy %1").arg(e.instance);
+    case TimelineAction::SetCapability:
+        return QStringLiteral("set_capability bulk-subscribe-supervisory %1")
+            .arg(e.advertiseBulkSupervisory ? "on" : "off");
+    case TimelineAction::SetLevers:
+    case TimelineAction::EndEventStreams: break;
+    }
+    return name;
+}
+
+bool sameConnections(const QVector<ConnectionInfo>& a, const QVector<ConnectionInfo>& b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const ConnectionInfo& x, const ConnectionInfo& y) {
+        return x.name == y.name && x.state == y.state && x.address == y.address && x.sessionId == y.sessionId
+               && x.capabilities == y.capabilities && x.protocolVersion == y.protocolVersion
+               && x.echoedCommandTimeoutS == y.echoedCommandTimeoutS
+               && x.supportsSupervisoryBulk == y.supportsSupervisoryBulk;
+    });
+}
+
+// What makes a tag row worth sending again.
+struct TagFingerprint {
+    double value = 0;
+    int quality = -1;
+    qint64 sourceTimestampUs = 0;
+    int itemHandle = 0;
+    QString text;
+    QString error;
+    bool operator==(const TagFingerprint&) const = default;
+};
+
+double seconds(Time t)
+{
+    return double(t.count()) / 1e6;
+}
+
+// The engine's own log lines for the event log, at most kMaxLogLinesPerStep between two
+// takes; the rest are counted and said in one line, so a storm cannot flood the UI.
+class LogTap final : public EngineObserver {
+public:
+    LogTap(const Scheduler& scheduler, int maxLines) : m_scheduler(scheduler), m_maxLines(maxLines) {}
+
+    void setStart(Time t0) { m_t0 = t0; }
+
+    void onLog(Severity severity, const std::string& subject, const std::string& message) override
+    {
+        if (m_lines.size() >= m_maxLines) {
+            ++m_suppressed;
+            return;
+        }
+        m_lines.push_back(LogEntry{seconds(m_scheduler.now() - m_t0), QDateTime::currentDateTime(),
+                                   int(severity), QString::fromStdString(subject),
+                                   QString::fromStdString(message)});
+    }
+
+    // Appends what was logged since the last take to `out`.
+    void takeInto(QVector<LogEntry>& out, double tS)
+    {
+        out.append(std::move(m_lines));
+        m_lines.clear();
+        if (m_suppressed > 0)
+            out.push_back(LogEntry{tS, QDateTime::currentDateTime(), int(Severity::Warning),
+                                   QStringLiteral("playback"),
+                                   QStringLiteral("%1 more engine log lines suppressed").arg(m_suppressed)});
+        m_suppressed = 0;
+    }
+
+private:
+    const Scheduler& m_scheduler;
+    const qsizetype m_maxLines;
+    Time m_t0{0};
+    QVector<LogEntry> m_lines;
+    qint64 m_suppressed = 0;
+};
+
+} // namespace
+
+struct ScenarioPlayback::Step {
+    EngineBatch batch;
+    GatewayPoint gateway;
+    double virtualS = 0;
+    std::optional<LeverSet> levers; // when the engine's levers changed since the last step
+};
+
+// Lives on the playback thread; builds, runs and destroys the runner there.
+class ScenarioPlayback::Worker : public QObject {
+public:
+    Worker(Scenario scenario, VariantSpec variant, RunnerFactory factory, bool live, int maxLogLines,
+           std::shared_ptr<Shared> shared, ScenarioPlayback* owner)
+        : m_scenario(std::move(scenario)), m_variant(std::move(variant)),
+          m_factory(std::move(factory)), m_live(live), m_maxLogLines(maxLogLines),
+          m_shared(std::move(shared)), m_owner(owner)
+    {
+    }
+
+    // Builds the runner (blocking the caller: a live one starts its gateway here). "" when
+    // it is ready, else what is wrong; *levers: the variant's.
+    QString create(LeverSet* levers)
+    {
+        m_runner = m_factory(m_scenario, m_variant);
+        if (!m_runner->ok())
+            return m_runner->error();
+        m_batcher = std::make_unique<EngineBatcher>(m_runner->engine());
+        m_tap = std::make_unique<LogTap>(m_runner->scheduler(), m_maxLogLines);
+        m_runner->engine().addObserver(m_tap.get());
+        m_sentLevers = m_runner->engine().levers();
+        *levers = m_sentLevers;
+        return {};
+    }
+
+    void begin()
+    {
+        if (m_shutDown || !m_runner || !m_runner->ok())
+            return;
+        m_runner->start();
+        m_t0 = m_runner->scheduler().now();
+        m_tap->setStart(m_t0);
+        if (m_live) {
+            liveTick();
+            return;
+        }
+        m_timer = new QTimer(this);
+        connect(m_timer, &QTimer::timeout, this, [this] { tick(); });
+        m_timer->start(interval());
+        tick();
+    }
+
+    // The owner wants the thread to end. Inside a live step (this call then comes from the
+    // runner's event loop) the step sees the stop flag when it returns, within kStepMs.
+    void onStopRequested()
+    {
+        if (!m_inRunnerLoop)
+            shutdown();
+    }
+
+    void applyLevers(const LeverSet& levers)
+    {
+        if (m_runner && !m_done && !m_shutDown)
+            m_runner->engine().applyLevers(levers);
+    }
+
+private:
+    // The timer and the runner go where they lived, then the thread ends.
+    void shutdown()
+    {
+        if (m_shutDown)
+            return;
+        m_shutDown = true;
+        m_done = true;
+        delete m_timer;
+        m_timer = nullptr;
+        if (m_runner && m_tap)
+            m_runner->engine().removeObserver(m_tap.get());
+        m_batcher.reset();
+        m_runner.reset();
+        m_tap.reset();
+        QThread::currentThread()->quit();
+    }
+
+    // Max speed ticks every millisecond: about 400 steps a run, so even a short run shows
+    // its course, and waiting for the UI to catch up does not spin.
+    int interval() const { return m_shared->speed.load() > 0 ? kStepMs : 1; }
+
+    void tick()
+    {
+        if (m_done || m_shared->stop) // stopping: onStopRequested() is queued behind
+            return;
+        const double speed = m_shared->speed.load();
+        if (m_shared->paused || speed != m_pacedSpeed) {
+            m_pacingValid = false; // re-anchor the pacing on resume or a new speed
+            m_pacedSpeed = speed;
+            if (m_timer->interval() != interval())
+                m_timer->setInterval(interval());
+            if (m_shared->paused)
+                return;
+        }
+        // As fast as possible means as fast as the UI takes the steps: every step is shown.
+        if (speed <= 0 && m_shared->batchesInFlight.load() >= 2)
+            return;
+        if (!m_pacingValid) {
+            m_anchorVirtualS = m_virtualS;
+            m_wall.restart();
+            m_pacingValid = true;
+        }
+        const double duration = m_runner->durationS();
+        double target = speed > 0 ? m_anchorVirtualS + speed * double(m_wall.elapsed()) / 1000.0
+                                  : m_virtualS + maxChunk(duration);
+        target = std::min(target, duration);
+        if (target > m_virtualS) {
+            m_runner->advanceTo(target);
+            m_virtualS = target;
+        }
+        afterAdvance();
+    }
+
+    // Live: no pacing and no pause — the runner's own event loop waits out each step of
+    // wall time, and the next step is queued behind whatever that loop left pending.
+    void liveTick()
+    {
+        if (m_done)
+            return;
+        if (m_shared->stop)
+            return shutdown();
+        const double target = std::min(m_runner->durationS(), m_runner->elapsedS() + kStepMs / 1000.0);
+        m_inRunnerLoop = true;
+        m_runner->advanceTo(target);
+        m_inRunnerLoop = false;
+        if (m_shared->stop)
+            return shutdown();
+        m_virtualS = std::max(m_virtualS, target);
+        afterAdvance();
+        if (m_shared->stop)
+            return shutdown();
+        if (!m_done)
+            QMetaObject::invokeMethod(this, [this] { liveTick(); }, Qt::QueuedConnection);
+    }
+
+    void afterAdvance()
+    {
+        const double duration = m_runner->durationS();
+        const bool end = m_virtualS >= duration;
+        // A slow UI skips batches (each is the full state anyway), never the last one.
+        if (end || m_shared->batchesInFlight.load() < 2)
+            sendStep();
+        if (!end)
+            return;
+        m_done = true;
+        if (m_timer)
+            m_timer->stop();
+        m_runner->engine().removeObserver(m_tap.get()); // finish() stops the engine: not news
+        m_inRunnerLoop = true; // live, finish() may run the event loop a last time
+        auto run = QSharedPointer<VariantRun>::create(m_runner->finish());
+        m_inRunnerLoop = false;
+        QMetaObject::invokeMethod(
+            m_owner, [owner = m_owner, shared = m_shared, run] { owner->onWorkerFinished(shared.get(), run); },
+            Qt::QueuedConnection);
+    }
+
+    static double maxChunk(double duration)
+    {
+        // About 400 steps a run, so plots get enough points and stop stays prompt.
+        return std::clamp(duration / 400.0, 0.05, 5.0);
+    }
+
+    void sendStep()
+    {
+        auto step = QSharedPointer<Step>::create();
+        step->virtualS = m_virtualS;
+        step->batch = m_batcher->snapshot();
+        EngineBatch& b = step->batch;
+        // Run time: a live scheduler's clock started before the run did.
+        const double t0 = seconds(m_t0);
+        for (SubscriptionSample& sample : b.samples)
+            sample.tS -= t0;
+        b.gateway.tS -= t0;
+
+        QVector<TagChange> changed;
+        for (TagChange& t : b.tags) {
+            const qint64 key = (qint64(t.instance) << 32) | quint32(t.tag);
+            TagFingerprint fp{t.value, t.quality, t.sourceTimestampUs, t.itemHandle, t.text, t.error};
+            auto it = m_sentTags.find(key);
+            if (it != m_sentTags.end() && *it == fp)
+                continue;
+            m_sentTags.insert(key, fp);
+            changed.push_back(std::move(t));
+        }
+        b.tags = std::move(changed);
+
+        const QDateTime wall = QDateTime::currentDateTime();
+        while (m_nextTimeline < m_scenario.timeline.size() && m_scenario.timeline[m_nextTimeline].atS < m_virtualS) {
+            const TimelineEvent& e = m_scenario.timeline[m_nextTimeline++];
+            b.logs.push_back(LogEntry{e.atS, wall, int(Severity::Info), QStringLiteral("timeline"),
+                                      describeTimeline(e)});
+        }
+        m_tap->takeInto(b.logs, m_virtualS);
+        for (const ConnectionInfo& c : b.connections) {
+            const QString before = m_connectionStates.value(c.name);
+            if (before != c.state)
+                b.logs.push_back(LogEntry{m_virtualS, wall,
+                                          int(c.state == QLatin1String("connected") ? Severity::Info
+                                                                                    : Severity::Warning),
+                                          c.name, QStringLiteral("connection %1").arg(c.state)});
+            m_connectionStates.insert(c.name, c.state);
+        }
+        b.connectionsChanged = !sameConnections(b.connections, m_sentConnections);
+        if (b.connectionsChanged)
+            m_sentConnections = b.connections;
+        if (const LeverSet& levers = m_runner->engine().levers(); !(levers == m_sentLevers)) {
+            m_sentLevers = levers;
+            step->levers = levers;
+        }
+
+        step->gateway = m_live ? liveGatewayPoint(b.gateway) : virtualGatewayPoint(b.gateway);
+
+        ++m_shared->batchesInFlight;
+        QMetaObject::invokeMethod(
+            m_owner, [owner = m_owner, shared = m_shared, step] { owner->onStep(shared.get(), step); },
+            Qt::QueuedConnection);
+    }
+
+    GatewayPoint virtualGatewayPoint(const GatewaySample& g)
+    {
+        gateway::GatewayModel& model = m_runner->model();
+        GatewayPoint p;
+        p.tS = g.tS;
+        p.staQueueDepth = double(model.staQueueDepth());
+        p.invokesTotal = model.invokeRpcs();
+        p.deadlineExceededTotal = model.deadlineExceeded();
+        p.suppressedTotal = g.suppressedCalls;
+        p.recoveryState = GatewayPoint::recoveryStateCode(g.recoveryState);
+        return p;
+    }
+
+    // The client's view, with the gateway's own counters when it exposes them (asked at
+    // most 4 times a second: an external gateway is asked over gRPC).
+    GatewayPoint liveGatewayPoint(const GatewaySample& g)
+    {
+        if (!m_statsAsked.isValid() || m_statsAsked.elapsed() >= 250) {
+            m_statsAsked.start();
+            m_stats = m_runner->access().stats();
+        }
+        GatewayPoint p = GatewayPoint::fromSample(g);
+        if (m_stats) {
+            p.staQueueDepth = double(m_stats->sta_queue_depth());
+            p.invokesTotal = m_stats->invoke_rpcs();
+            p.deadlineExceededTotal = m_stats->deadline_exceeded();
+        }
+        return p;
+    }
+
+    Scenario m_scenario;
+    VariantSpec m_variant;
+    RunnerFactory m_factory;
+    const bool m_live;
+    const int m_maxLogLines;
+    std::shared_ptr<Shared> m_shared;
+    ScenarioPlayback* m_owner;
+    std::unique_ptr<ScenarioRunner> m_runner;
+    std::unique_ptr<EngineBatcher> m_batcher; // not an observer: builds snapshots only
+    std::unique_ptr<LogTap> m_tap;            // an observer of the runner's engine
+    Time m_t0{0};
+    QTimer* m_timer = nullptr; // virtual time only
+    QElapsedTimer m_wall;
+    QElapsedTimer m_statsAsked;
+    std::optional<mxgateway::mock::v1::GatewayStats> m_stats;
+    double m_virtualS = 0;
+    double m_anchorVirtualS = 0;
+    double m_pacedSpeed = -1;
+    bool m_pacingValid = false;
+    bool m_inRunnerLoop = false;
+    bool m_done = false;
+    bool m_shutDown = false;
+    qsizetype m_nextTimeline = 0;
+    QHash<qint64, TagFingerprint> m_sentTags;
+    QHash<QString, QString> m_connectionStates;
+    QVector<ConnectionInfo> m_sentConnections;
+    LeverSet m_sentLevers;
+};
+
+ScenarioPlayback::ScenarioPlayback(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<GatewayPoint>();
+    qRegisterMetaType<QSharedPointer<VariantRun>>();
+}
+
+ScenarioPlayback::~ScenarioPlayback()
+{
+    joinWorker();
+}
+
+bool ScenarioPlayback::start(const Scenario& scenario, const QString& variant, double speed,
+                             QString* error)
+{
+    return launch(scenario, variant, false, speed,
+                  [](const Scenario& s, const VariantSpec& v) { return std::make_unique<ScenarioRunner>(s, v); },
+                  error);
+}
+
+bool ScenarioPlayback::startLive(const Scenario& scenario, const QString& variant,
+                                 const LiveOptions& live, QString* error)
+{
+    LiveOptions options = live;
+    options.progress = nullptr; // the steps report progress
+    return launch(scenario, variant, true, 1.0,
+                  [options](const Scenario& s, const VariantSpec& v) {
+                      return std::make_unique<ScenarioRunner>(s, v, options);
+                  },
+                  error);
+}
+
+bool ScenarioPlayback::launch(const Scenario& scenario, const QString& variant, bool live,
+                              double speed, RunnerFactory makeRunner, QString* error)
+{
+    stop();
+    const VariantSpec* spec = nullptr;
+    for (const VariantSpec& v : scenario.variants)
+        if (variant.isEmpty() ? !spec : v.name == variant)
+            spec = &v;
+    if (!spec) {
+        QStringList names;
+        for (const VariantSpec& v : scenario.variants)
+            names << v.name;
+        if (error)
+            *error = QStringLiteral("scenario \"%1\" has no variant \"%2\" (variants: %3)")
+                         .arg(scenario.name, variant, names.join(QStringLiteral(", ")));
+        return false;
+    }
+    // Cheap checks here, so a bad variant does not start a gateway.
+    QString configError;
+    engineConfigFor(scenario, *spec, scenario.seed, &configError);
+    if (!configError.isEmpty()) {
+        if (error)
+            *error = configError;
+        return false;
+    }
+
+    m_shared = std::make_shared<Shared>();
+    m_shared->speed = std::max(0.0, speed);
+    m_thread = new QThread;
+    m_thread->setObjectName(QStringLiteral("stormwatch-playback"));
+    m_worker = new Worker(scenario, *spec, std::move(makeRunner), live, m_maxLogLines, m_shared, this);
+    m_worker->moveToThread(m_thread);
+    m_thread->start();
+    QString createError;
+    LeverSet levers;
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, &createError, &levers] { createError = worker->create(&levers); },
+        Qt::BlockingQueuedConnection);
+    if (!createError.isEmpty()) {
+        joinWorker();
+        if (error)
+            *error = createError;
+        return false;
+    }
+    m_live = live;
+    m_levers = levers;
+    m_scenarioName = scenario.name;
+    m_variantName = spec->name;
+    m_durationS = scenario.durationS;
+    m_virtualS = 0;
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->begin(); }, Qt::QueuedConnection);
+    const QString how = live ? QStringLiteral("live over gRPC (%1 s of wall time)").arg(m_durationS)
+                             : QStringLiteral("in virtual time at %1").arg(speedLabel(speed));
+    emit logEntries({LogEntry{0, QDateTime::currentDateTime(), int(Severity::Info), QStringLiteral("playback"),
+                              QStringLiteral("playing %1 / %2 %3 (levers: %4)")
+                                  .arg(m_scenarioName, m_variantName, how, describeLevers(m_levers))}});
+    return true;
+}
+
+void ScenarioPlayback::stop()
+{
+    if (!m_thread)
+        return;
+    joinWorker();
+    emit stopped();
+}
+
+void ScenarioPlayback::joinWorker()
+{
+    if (!m_thread)
+        return;
+    m_shared->stop = true;
+    // Not a blocking call: in a live step it would run inside the runner's event loop.
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->onStopRequested(); }, Qt::QueuedConnection);
+    m_thread->wait();
+    delete m_worker;
+    delete m_thread;
+    m_worker = nullptr;
+    m_thread = nullptr;
+}
+
+void ScenarioPlayback::setPaused(bool paused)
+{
+    // Live, time goes on at the gateway and in the timeline: holding the steps would only
+    // hide it, so a live run is not paused.
+    if (m_shared && !m_live)
+        m_shared->paused = paused;
+}
+
+void ScenarioPlayback::setSpeed(double speed)
+{
+    if (m_shared && !m_live)
+        m_shared->speed = std::max(0.0, speed);
+}
+
+void ScenarioPlayback::applyLevers(const LeverSet& levers)
+{
+    if (!m_thread)
+        return;
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker, levers] { worker->applyLevers(levers); },
+                              Qt::QueuedConnection);
+}
+
+void ScenarioPlayback::onStep(Shared* run, const QSharedPointer<Step>& step)
+{
+    --run->batchesInFlight;
+    if (!m_thread || run != m_shared.get() || run->stop)
+        return; // queued before a stop: that run is over for the listeners
+    m_virtualS = step->virtualS;
+    const EngineBatch& b = step->batch;
+    if (!b.logs.isEmpty())
+        emit logEntries(b.logs);
+    if (b.connectionsChanged)
+        emit connectionInfo(b.connections);
+    if (!b.samples.isEmpty())
+        emit subscriptionSamples(b.samples);
+    if (!b.tags.isEmpty())
+        emit tagChanges(b.tags);
+    emit gatewayPoint(step->gateway);
+    if (step->levers) {
+        m_levers = *step->levers;
+        emit leversChanged(m_levers);
+    }
+    emit progress(m_virtualS, m_durationS);
+}
+
+void ScenarioPlayback::onWorkerFinished(Shared* which, const QSharedPointer<VariantRun>& run)
+{
+    if (!m_thread || which != m_shared.get() || which->stop)
+        return;
+    joinWorker();
+    emit finished(run);
+}
+
+} // namespace stormwatch

@@ -1,6 +1,7 @@
 // How fast the bundled incident-2026-08-26 scenario replays in virtual time: each variant
 // run N times (best wall time kept), printed with its key metrics.
-// Target: >= 5,000 virtual seconds per wall second for every variant.
+// Target: >= 5,000 virtual seconds per wall second for every variant. The process's CPU time
+// is printed too: on a machine busy with other work (a build) the wall time is not all ours.
 //
 //   bench_incident [--repeat N] [--variants a,b] [--duration-s S]
 //
@@ -14,6 +15,7 @@
 #include <QLoggingCategory>
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <limits>
 
 using namespace stormwatch;
@@ -21,6 +23,13 @@ using namespace stormwatch;
 namespace {
 
 constexpr double kTargetSpeed = 5000; // virtual s per wall s
+
+double cpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
 
 } // namespace
 
@@ -60,18 +69,20 @@ int main(int argc, char** argv)
     }
     const double virtualS = scenario->durationS;
     std::printf("incident-2026-08-26: %.0f virtual s per variant, best of %d\n", virtualS, repeat);
-    std::printf("%-10s %9s %8s %11s %6s %7s %6s %9s %9s %10s %8s %7s\n", "variant", "virtual_s",
-                "wall_ms", "virt_s/wall", "target", "subscr", "max_out", "gw_rpcs", "deadline",
-                "bad_tag_s", "all_good", "max_sta");
+    std::printf("%-10s %9s %8s %11s %6s %7s %7s %6s %9s %9s %10s %8s %7s\n", "variant",
+                "virtual_s", "wall_ms", "virt_s/wall", "target", "cpu_ms", "subscr", "max_out",
+                "gw_rpcs", "deadline", "bad_tag_s", "all_good", "max_sta");
     bool allMet = true;
     for (const VariantSpec& variant : scenario->variants) {
         if (!only.isEmpty() && !only.contains(variant.name))
             continue;
         double bestMs = std::numeric_limits<double>::infinity();
+        double bestCpuMs = std::numeric_limits<double>::infinity();
         VariantMetrics metrics;
         for (int r = 0; r < repeat; ++r) {
             QElapsedTimer wall;
             wall.start();
+            const double cpu0 = cpuMs();
             ScenarioRunner runner(*scenario, variant);
             if (!runner.ok()) {
                 std::fprintf(stderr, "%s\n", qPrintable(runner.error()));
@@ -79,6 +90,7 @@ int main(int argc, char** argv)
             }
             const VariantRun run = runner.run();
             const double ms = double(wall.nsecsElapsed()) / 1e6;
+            bestCpuMs = std::min(bestCpuMs, cpuMs() - cpu0);
             if (ms < bestMs) {
                 bestMs = ms;
                 metrics = run.metrics;
@@ -89,9 +101,9 @@ int main(int argc, char** argv)
         const QString allGood = metrics.timeToAllGoodS
                                     ? QString::number(*metrics.timeToAllGoodS, 'f', 1)
                                     : QStringLiteral("never");
-        std::printf("%-10s %9.0f %8.1f %10.0fx %6s %7lld %6d %9lld %9lld %10.0f %8s %7lld\n",
+        std::printf("%-10s %9.0f %8.1f %10.0fx %6s %7.1f %7lld %6d %9lld %9lld %10.0f %8s %7lld\n",
                     qPrintable(variant.name), virtualS, bestMs, speed,
-                    speed >= kTargetSpeed ? "met" : "MISSED",
+                    speed >= kTargetSpeed ? "met" : "MISSED", bestCpuMs,
                     static_cast<long long>(metrics.subscribeRequests), metrics.maxOutstanding,
                     static_cast<long long>(metrics.gatewayRpcs),
                     static_cast<long long>(metrics.deadlineExceeded), metrics.badTagSeconds,

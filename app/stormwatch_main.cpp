@@ -10,6 +10,7 @@
 
 #ifdef STORMWATCH_CONSOLE
 #include "app/console.h"
+#include "ui/report_png.h"
 #include <QApplication>
 #endif
 #include "scenario/report.h"
@@ -63,7 +64,13 @@ struct Options {
     QCommandLineOption seed{"seed", "Seed for the run (default: the scenario's seed).", "N"};
     QCommandLineOption json{"json", "Print the report as JSON instead of a table."};
     QCommandLineOption report{"report",
-                              "Also write report.json, report.csv and report.md into DIR.", "DIR"};
+#ifdef STORMWATCH_CONSOLE
+                              "Also write report.json, report.csv, report.md and a PNG of the plots "
+                              "per variant (<variant>.png) into DIR.",
+#else
+                              "Also write report.json, report.csv and report.md into DIR.",
+#endif
+                              "DIR"};
     QCommandLineOption progress{
         "progress", "Show a progress bar on stderr (default: only when stderr is a terminal)."};
     QCommandLineOption verbose{"verbose",
@@ -130,6 +137,19 @@ bool headlessRequested(int argc, char** argv)
     return false;
 }
 
+#ifdef STORMWATCH_CONSOLE
+// Before the application object exists: does a headless run write a report (with plots)?
+bool reportRequested(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        if (a == "--report" || a.startsWith("--report="))
+            return true;
+    }
+    return false;
+}
+#endif
+
 // --- the console window ----------------------------------------------------------------
 
 std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool headless)
@@ -137,6 +157,13 @@ std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool
 #ifdef STORMWATCH_CONSOLE
     if (!headless)
         return std::make_unique<QApplication>(argc, argv);
+    // The report's plots are drawn with widgets: a QApplication, offscreen unless the user
+    // chose a platform, so a headless run needs no display.
+    if (reportRequested(argc, argv)) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        return std::make_unique<QApplication>(argc, argv);
+    }
 #else
     Q_UNUSED(headless);
 #endif
@@ -368,6 +395,9 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     ProgressBar bar(scenario->name);
     QString error;
     ScenarioReport report;
+    // Kept only for the report's plots.
+    QList<SeriesSet> series;
+    QList<SeriesSet>* keepSeries = parser.isSet(o.report) ? &series : nullptr;
     if (parser.isSet(o.live)) {
         QString problem;
         const auto live = liveOptionsFrom(parser, o, &problem);
@@ -375,10 +405,11 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
             err() << problem << '\n';
             return kExitBadInput;
         }
-        report = runScenarioLive(*scenario, variants, seed, *live, &error);
+        report = runScenarioLive(*scenario, variants, seed, *live, &error, keepSeries);
     } else {
         report = runScenario(*scenario, variants, seed,
-                             showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error);
+                             showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error,
+                             keepSeries);
     }
     if (!error.isEmpty()) {
         err() << "cannot run scenario \"" << scenario->name << "\": " << error << '\n';
@@ -390,12 +421,24 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
         printTable(report);
     out().flush();
     if (parser.isSet(o.report)) {
+        const QString dir = parser.value(o.report);
         QString why;
-        if (!writeReportDir(report, parser.value(o.report), &why)) {
-            err() << "cannot write the report to \"" << parser.value(o.report) << "\": " << why
-                  << '\n';
+        if (!writeReportDir(report, dir, &why)) {
+            err() << "cannot write the report to \"" << dir << "\": " << why << '\n';
             return kExitFailure;
         }
+#ifdef STORMWATCH_CONSOLE
+        // The plots after the text files, so a plotting failure still leaves the report.
+        QMap<QString, QString> plots;
+        if (!writeVariantPngs(report, series, dir, &plots, &why)) {
+            err() << "cannot draw the report's plots into \"" << dir << "\": " << why << '\n';
+            return kExitFailure;
+        }
+        if (!writeReportMarkdown(report, dir, plots, &why)) {
+            err() << "cannot write the report to \"" << dir << "\": " << why << '\n';
+            return kExitFailure;
+        }
+#endif
     }
     return kExitOk;
 }

@@ -15,8 +15,19 @@ using grpc::StatusCode;
 
 GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& request, EventFn onEvent, EndFn onEnd)
 {
+    return openStream(request, Stream{request.session_id(), std::move(onEvent), std::move(onEnd), {}});
+}
+
+GatewayModel::StreamId GatewayModel::streamEventsShared(const StreamEventsRequest& request, SharedEventFn onEvent,
+                                                        EndFn onEnd)
+{
+    return openStream(request, Stream{request.session_id(), {}, std::move(onEnd), std::move(onEvent)});
+}
+
+GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& request, Stream stream)
+{
     const StreamId id = m_nextStream++;
-    m_streams.emplace(id, Stream{request.session_id(), std::move(onEvent), std::move(onEnd)});
+    m_streams.emplace(id, std::move(stream));
     CallStatus refused;
     Session* s = findSession(request.session_id());
     if (m_down)
@@ -120,7 +131,10 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     }
     const int quality = m_sourceOutage ? kQualityBad : kQualityGood;
     const auto stampUs = m_config.timestampEpochUs + m_scheduler.now().count();
-    mxgateway::v1::MxEvent& batch = allAdvised ? s.batch : s.initialBatch;
+    std::shared_ptr<MxEvent>& slot = allAdvised ? s.batch : s.initialBatch;
+    if (slot.use_count() > 1)
+        slot = std::make_shared<MxEvent>(); // the last one is still held by a receiver
+    MxEvent& batch = *slot;
     auto* changes = batch.mutable_data_changes()->mutable_changes();
     // Elements are overwritten in place: Clear() would free every sub-message each tick.
     int used = 0;
@@ -168,7 +182,11 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     m_dataChangesSent += static_cast<std::int64_t>(changes->size()) * static_cast<std::int64_t>(streams.size());
     for (StreamId id : streams) {
         auto it = m_streams.find(id);
-        if (it != m_streams.end())
+        if (it == m_streams.end())
+            continue;
+        if (it->second.onShared)
+            it->second.onShared(slot);
+        else
             it->second.onEvent(batch);
     }
 }

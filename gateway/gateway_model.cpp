@@ -148,6 +148,11 @@ void GatewayModel::closeSession(const CloseSessionRequest& request, CloseDone do
 
 void GatewayModel::invoke(const MxCommandRequest& request, InvokeDone done)
 {
+    invoke(MxCommandRequest(request), std::move(done));
+}
+
+void GatewayModel::invoke(MxCommandRequest&& request, InvokeDone done)
+{
     auto fail = [&](StatusCode code, std::string message) {
         post([done = std::move(done), st = CallStatus::error(code, std::move(message))] { done(st, {}); });
     };
@@ -164,10 +169,10 @@ void GatewayModel::invoke(const MxCommandRequest& request, InvokeDone done)
 
     auto job = std::make_shared<StaJob>();
     job->session = it->second;
-    job->command = request.command();
-    job->correlationId = request.client_correlation_id();
     job->kind = kind;
     job->items = commandItemCount(request.command());
+    job->command = std::move(*request.mutable_command());
+    job->correlationId = std::move(*request.mutable_client_correlation_id());
     job->arrived = m_scheduler.now();
     job->timeout = it->second->commandTimeout;
     job->deadline = job->arrived + job->timeout;

@@ -13,7 +13,8 @@
 //   would be. A restart or shutdown answers pending invokes UNAVAILABLE. Only destroying
 //   the model drops callbacks unanswered.
 // - streamEvents(): onEnd is called at most once, never after cancelStream(). The event
-//   passed to onEvent is reused by the next batch: copy it to keep it.
+//   passed to onEvent is reused by the next batch: copy it to keep it (or stream with
+//   streamEventsShared(), whose receiver may keep the shared batch as it is).
 
 #include "gateway_types.h"
 #include "session.h"
@@ -39,6 +40,9 @@ public:
     using CloseDone = std::function<void(CallStatus)>;
     using InvokeDone = StaJob::Done;
     using EventFn = std::function<void(const mxgateway::v1::MxEvent&)>;
+    // The batch itself, shared: a receiver that delivers later (the in-process port, after its
+    // network latency) keeps it instead of copying it. It is not changed while held.
+    using SharedEventFn = std::function<void(const std::shared_ptr<const mxgateway::v1::MxEvent>&)>;
     using EndFn = std::function<void(CallStatus)>;
     using StatsFn = std::function<void(const mxgateway::mock::v1::GatewayStats&)>;
 
@@ -53,7 +57,13 @@ public:
     void openSession(const mxgateway::v1::OpenSessionRequest& request, OpenDone done);
     void closeSession(const mxgateway::v1::CloseSessionRequest& request, CloseDone done);
     void invoke(const mxgateway::v1::MxCommandRequest& request, InvokeDone done);
+    // The same, taking the command over instead of copying it (a 244-tag AddItemBulk is 244
+    // strings): the in-process port's request is its own.
+    void invoke(mxgateway::v1::MxCommandRequest&& request, InvokeDone done);
     StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent, EndFn onEnd);
+    // The same stream, its events shared rather than lent.
+    StreamId streamEventsShared(const mxgateway::v1::StreamEventsRequest& request, SharedEventFn onEvent,
+                                EndFn onEnd);
     // The client went away: forget the stream; its onEnd is not called.
     void cancelStream(StreamId id);
 
@@ -109,7 +119,9 @@ private:
         std::string sessionId;
         EventFn onEvent;
         EndFn onEnd;
+        SharedEventFn onShared; // instead of onEvent, when set
     };
+    StreamId openStream(const mxgateway::v1::StreamEventsRequest& request, Stream stream);
     struct Watch {
         Duration interval;
         StatsFn onStats;

@@ -6,6 +6,7 @@
 #include "mxaccess_gateway.pb.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -40,9 +41,11 @@ struct Session {
     // Items whose first value is owed (their initialPending flag; may hold handles since
     // removed or un-advised, and repeats): a flush visits these, not every item.
     std::vector<std::int32_t> initialPendingHandles;
-    mxgateway::v1::MxEvent batch;        // reused every tick so the data path allocates nothing
-    mxgateway::v1::MxEvent initialBatch; // first values, kept apart so a flush of one item
-                                         // does not shrink (free) the tick's full batch
+    // Reused every tick so the data path allocates nothing — unless a shared-event receiver
+    // (GatewayModel::streamEventsShared) still holds the last one: then a new one is made.
+    std::shared_ptr<mxgateway::v1::MxEvent> batch = std::make_shared<mxgateway::v1::MxEvent>();
+    // First values, kept apart so a flush of one item does not shrink (free) the tick's batch.
+    std::shared_ptr<mxgateway::v1::MxEvent> initialBatch = std::make_shared<mxgateway::v1::MxEvent>();
 
     static std::string itemKey(std::int32_t serverHandle, const std::string& tag)
     {

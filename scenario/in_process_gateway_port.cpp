@@ -1,45 +1,8 @@
 #include "in_process_gateway_port.h"
 
-#include <google/protobuf/arena.h>
-
-#include <vector>
-
 namespace stormwatch {
 
 using namespace mxgateway::v1;
-
-// Arenas with their own first block: Reset() keeps the block, so a recycled arena copies
-// the next event without touching the heap (a batch of ~500 changes fits the block).
-struct InProcessGatewayPort::EventPool {
-    static constexpr std::size_t kBlockBytes = 128 * 1024;
-    struct Slot {
-        std::vector<char> block = std::vector<char>(kBlockBytes);
-        google::protobuf::Arena arena{block.data(), block.size()};
-    };
-    std::vector<std::unique_ptr<Slot>> free;
-};
-
-std::shared_ptr<const MxEvent> InProcessGatewayPort::copyEvent(const MxEvent& event)
-{
-    if (!m_eventPool)
-        m_eventPool = std::make_shared<EventPool>();
-    std::unique_ptr<EventPool::Slot> slot;
-    if (m_eventPool->free.empty()) {
-        slot = std::make_unique<EventPool::Slot>();
-    } else {
-        slot = std::move(m_eventPool->free.back());
-        m_eventPool->free.pop_back();
-    }
-    MxEvent* copy = google::protobuf::Arena::CreateMessage<MxEvent>(&slot->arena);
-    copy->CopyFrom(event);
-    std::weak_ptr<EventPool> pool = m_eventPool;
-    return std::shared_ptr<const MxEvent>(copy, [pool, raw = slot.release()](const MxEvent*) {
-        std::unique_ptr<EventPool::Slot> back(raw);
-        back->arena.Reset();
-        if (auto p = pool.lock())
-            p->free.push_back(std::move(back));
-    });
-}
 
 InProcessGatewayPort::InProcessGatewayPort(Scheduler& scheduler, gateway::GatewayModel& model,
                                            Duration latency)
@@ -90,7 +53,7 @@ void InProcessGatewayPort::closeSession(const CloseSessionRequest& request, Clos
 void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
 {
     afterLatency([this, request, done = std::move(done)]() mutable {
-        m_model.invoke(request, [this, done = std::move(done)](gateway::CallStatus status,
+        m_model.invoke(std::move(request), [this, done = std::move(done)](gateway::CallStatus status,
                                                                MxCommandReply reply) mutable {
             afterLatency([done = std::move(done), status = convert(status),
                           reply = std::move(reply)] { done(status, reply); });
@@ -109,13 +72,16 @@ GatewayPort::StreamId InProcessGatewayPort::streamEvents(const StreamEventsReque
             m_streams.erase(id);
             return;
         }
-        it->second.modelId = m_model.streamEvents(
+        // The model's batch is shared, not copied: it stays as it is while the delivery
+        // below holds it (copying every batch was most of a replay's time).
+        it->second.modelId = m_model.streamEventsShared(
             request,
-            [this, id, onEvent = std::make_shared<EventFn>(std::move(onEvent))](const MxEvent& event) {
-                afterLatency([this, id, onEvent, copy = copyEvent(event)] {
+            [this, id, onEvent = std::make_shared<EventFn>(std::move(onEvent))](
+                const std::shared_ptr<const MxEvent>& event) {
+                afterLatency([this, id, onEvent, event] {
                     auto s = m_streams.find(id);
                     if (s != m_streams.end() && !s->second.cancelled)
-                        (*onEvent)(*copy);
+                        (*onEvent)(*event);
                 });
             },
             [this, id, onEnd](gateway::CallStatus status) {

@@ -31,11 +31,7 @@ private:
         gateway::GatewayModel::StreamId modelId = 0; // 0 until the request reached the model
         bool cancelled = false;
     };
-    struct EventPool;
     static RpcStatus convert(const gateway::CallStatus& s) { return RpcStatus{s.code, s.message}; }
-    // A copy of a streamed event that outlives the model's reused batch message while it
-    // is "on the wire". Copies live on recycled arenas: a replay streams ~10^6 data changes.
-    std::shared_ptr<const mxgateway::v1::MxEvent> copyEvent(const mxgateway::v1::MxEvent& event);
     void afterLatency(std::function<void()> task);
 
     Scheduler& m_scheduler;
@@ -43,7 +39,6 @@ private:
     Duration m_latency;
     StreamId m_nextStream = 1;
     std::unordered_map<StreamId, Stream> m_streams;
-    std::shared_ptr<EventPool> m_eventPool;
     std::shared_ptr<int> m_life = std::make_shared<int>(0);
 };
 

@@ -4,6 +4,7 @@
 // differs and the number moved the way that lever moves it.
 
 #include "scenario/report_writers.h"
+#include "scenario/report_markdown_sections.h"
 
 #include <QJsonDocument>
 #include <QStringList>
@@ -13,7 +14,7 @@
 
 namespace stormwatch {
 
-namespace {
+namespace markdown {
 
 QString count(qint64 n) {
     QString digits = QString::number(n < 0 ? -n : n);
@@ -21,6 +22,23 @@ QString count(qint64 n) {
     return n < 0 ? QLatin1Char('-') + digits : digits;
 }
 QString secs(double s) { return QString::number(s, 'f', 1); }
+
+bool isOn(const QJsonValue& v) {
+    if (v.isBool()) return v.toBool();
+    if (v.isDouble()) return v.toDouble() != 0;
+    if (v.isObject()) return !v.toObject().isEmpty() && v.toObject().value("enabled").toBool(true);
+    if (v.isString()) return !v.toString().isEmpty();
+    return false;
+}
+
+}  // namespace markdown
+
+namespace {
+
+using markdown::count;
+using markdown::isOn;
+using markdown::secs;
+
 QString plural(qint64 n, const QString& one, const QString& many) { return n == 1 ? one : many; }
 QString cell(const QString& s) { return QString(s).replace(QLatin1Char('|'), QLatin1String("\\|")); }
 
@@ -58,15 +76,6 @@ QString leverLabel(const QString& key) {
     for (const LeverLabel& l : kLeverLabels)
         if (key == QLatin1String(l.key)) return QString::fromLatin1(l.label);
     return key;
-}
-
-// Off = absent, false, 0, null, empty object or {"enabled": false}.
-bool isOn(const QJsonValue& v) {
-    if (v.isBool()) return v.toBool();
-    if (v.isDouble()) return v.toDouble() != 0;
-    if (v.isObject()) return !v.toObject().isEmpty() && v.toObject().value("enabled").toBool(true);
-    if (v.isString()) return !v.toString().isEmpty();
-    return false;
 }
 
 QString leverValue(const QString& key, const QJsonValue& v) {
@@ -349,7 +358,7 @@ const char* const kLegend = R"(- **subscribe_requests**: tag-subscribe requests 
 
 }  // namespace
 
-QByteArray reportToMarkdown(const ScenarioReport& r) {
+QByteArray reportToMarkdown(const ScenarioReport& r, const QMap<QString, QString>& plots) {
     QStringList out;
     out << QStringLiteral("# Scenario report: %1").arg(r.scenario) << QString();
     if (!r.description.isEmpty()) out << r.description << QString();
@@ -359,6 +368,7 @@ QByteArray reportToMarkdown(const ScenarioReport& r) {
                .arg(r.variants.size())
                .arg(plural(r.variants.size(), "variant", "variants"))
         << QString();
+    out << markdown::inShortSection(r) << QString() << markdown::leversSection(r) << QString();
     out << QStringLiteral("## Metrics") << QString() << metricsTable(r) << QString() << QString::fromUtf8(kLegend) << QString();
     for (const VariantMetrics& v : r.variants) {
         if (v.gatewayMetricsSource == QStringLiteral("client"))
@@ -384,6 +394,7 @@ QByteArray reportToMarkdown(const ScenarioReport& r) {
             out << QString();
         }
     }
+    if (const QString p = markdown::plotsSections(r, plots); !p.isEmpty()) out << p << QString();
     return out.join('\n').toUtf8();
 }
 

@@ -39,6 +39,14 @@ QString csvValue(const QJsonValue& v) {
     return v.toVariant().toString();
 }
 
+bool writeFile(const QString& dir, const QString& name, const QByteArray& bytes, QString* error) {
+    // QSaveFile: a failed write never leaves a half-written report behind.
+    QSaveFile file(QDir(dir).filePath(name));
+    if (file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size() && file.commit()) return true;
+    if (error) *error = QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString());
+    return false;
+}
+
 }  // namespace
 
 QByteArray reportToCsv(const ScenarioReport& report) {
@@ -65,13 +73,14 @@ bool writeReportDir(const ScenarioReport& report, const QString& dir, QString* e
         {QStringLiteral("report.csv"), reportToCsv(report)},
         {QStringLiteral("report.md"), reportToMarkdown(report)},
     };
-    for (const auto& [name, bytes] : files) {
-        // QSaveFile: a failed write never leaves a half-written report behind.
-        QSaveFile file(QDir(dir).filePath(name));
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-            return fail(QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString()));
-    }
+    for (const auto& [name, bytes] : files)
+        if (!writeFile(dir, name, bytes, error)) return false;
     return true;
+}
+
+bool writeReportMarkdown(const ScenarioReport& report, const QString& dir, const QMap<QString, QString>& plots,
+                         QString* error) {
+    return writeFile(dir, QStringLiteral("report.md"), reportToMarkdown(report, plots), error);
 }
 
 }  // namespace stormwatch

@@ -6,6 +6,7 @@
 #include "scenario/report.h"
 
 #include <QByteArray>
+#include <QMap>
 #include <QString>
 
 namespace stormwatch {
@@ -15,11 +16,18 @@ namespace stormwatch {
 // an empty time_to_all_good_s means never. Fields quoted per RFC 4180 when needed.
 QByteArray reportToCsv(const ScenarioReport& report);
 
-// Metrics table + per variant a plain-words account of what changed against the first
-// variant and why — every sentence is derived from the numbers and the lever differences.
-QByteArray reportToMarkdown(const ScenarioReport& report);
+// For a reader who has not read the scenario: the outcome in short (which variant did best,
+// by how much), the levers that differ in plain words, the metrics table, per variant a
+// plain-words account of what changed against the first variant and why — every sentence
+// derived from the numbers and the lever differences — and, when `plots` names images
+// (variant name → file name next to report.md), how to read them and the images.
+QByteArray reportToMarkdown(const ScenarioReport& report, const QMap<QString, QString>& plots = {});
 
 // Writes report.json, report.csv and report.md into `dir` (created if needed).
 bool writeReportDir(const ScenarioReport& report, const QString& dir, QString* error);
+// (Re)writes report.md alone, linking the plots written next to it (the UI layer draws them
+// after writeReportDir).
+bool writeReportMarkdown(const ScenarioReport& report, const QString& dir,
+                         const QMap<QString, QString>& plots, QString* error);
 
 }  // namespace stormwatch

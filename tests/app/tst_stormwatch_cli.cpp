@@ -22,9 +22,11 @@ struct Result {
     QString err;
 };
 
-Result run(const QStringList& args)
+Result run(const QStringList& args,
+           const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(STORMWATCH_BINARY), args);
     Result r;
     if (!p.waitForFinished(60'000)) {
@@ -223,7 +225,49 @@ private slots:
         QVERIFY2(r.err.contains("add --live"), qPrintable(r.err));
     }
 
+    void reportToAPathThatIsAFileExitsOne()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("taken");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        const Result r = run({"--headless", "--scenario", "live-gate-lever1", "--report", file});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("cannot write the report") && r.err.contains(file), qPrintable(r.err));
+    }
+
 #ifdef STORMWATCH_CONSOLE
+    // --report draws a PNG of the plots per variant, offscreen by itself: no display, no
+    // QT_QPA_PLATFORM set by the caller. report.md shows them.
+    void reportDirHasAPngPerVariantWithoutADisplay()
+    {
+        QTemporaryDir dir;
+        const QString reportDir = dir.filePath("out");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("QT_QPA_PLATFORM");
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        const Result r = run({"--headless", "--scenario", "live-gate-lever1", "--report", reportDir}, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QDir out(reportDir);
+        for (const char* file : {"report.json", "report.csv", "report.md"})
+            QVERIFY2(QFile::exists(out.filePath(file)), file);
+        QStringList pngs = out.entryList({"*.png"}, QDir::Files, QDir::Name);
+        QCOMPARE(pngs, (QStringList{"lever1.png", "levers-off.png"}));
+        for (const QString& png : pngs) {
+            QFile f(out.filePath(png));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY2(f.read(8).startsWith("\x89PNG"), qPrintable(png));
+        }
+        QFile md(out.filePath("report.md"));
+        QVERIFY(md.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(md.readAll());
+        QVERIFY2(text.contains("![levers-off](levers-off.png)") && text.contains("![lever1](lever1.png)"),
+                 qPrintable(text));
+        QVERIFY(text.contains("## How to read the plots"));
+    }
+
     // The console on the embedded mock, offscreen: the window is grabbed and it quits.
     void consoleStartsOnTheEmbeddedMockAndTakesAScreenshot()
     {

@@ -20,6 +20,7 @@ private slots:
     void oneFirstValueBetweenTicksLeavesTheTickBatchWhole();
     void cancelledStreamGetsNothingMore();
     void unknownSessionStreamEndsNotFound();
+    void sharedStreamBatchIsNotChangedWhileHeld();
     void replayOf30MinutesIsCheap();
 };
 
@@ -199,6 +200,40 @@ void TestModelData::unknownSessionStreamEndsNotFound()
     f.sched.runFor(1ms);
     QCOMPARE(log->ends, 1);
     QCOMPARE(log->endStatus.code, grpc::StatusCode::NOT_FOUND);
+}
+
+// The in-process port keeps each shared batch until its network latency has passed: the
+// model must build the next tick's batch elsewhere, and reuse a batch once it is let go.
+void TestModelData::sharedStreamBatchIsNotChangedWhileHeld()
+{
+    Fixture f(1);
+    std::shared_ptr<StreamLog> log;
+    const std::string id = f.subscribed(3, log);
+    f.model.cancelStream(log->id);
+    f.sched.runFor(1ms); // the initial values
+    std::vector<std::shared_ptr<const MxEvent>> held;
+    StreamEventsRequest req;
+    req.set_session_id(id);
+    f.model.streamEventsShared(req, [&](const std::shared_ptr<const MxEvent>& e) { held.push_back(e); },
+                               [](CallStatus) {});
+    // One tick at a time (ticks come every second, at the model's own phase).
+    auto nextTick = [&] {
+        const std::size_t before = held.size();
+        for (int i = 0; i < 2000 && held.size() == before; ++i)
+            f.sched.runFor(1ms);
+        return held.size() == before + 1;
+    };
+    QVERIFY(nextTick());
+    const MxEvent first = *held[0];
+    QVERIFY(nextTick());
+    QVERIFY(held[1] != held[0]);                                        // a held batch is not rebuilt ...
+    QCOMPARE(held[0]->SerializeAsString(), first.SerializeAsString()); // ... nor changed
+    QVERIFY(held[1]->SerializeAsString() != first.SerializeAsString());
+    QCOMPARE(held[1]->data_changes().changes_size(), 3);
+    const MxEvent* second = held[1].get();
+    held.clear(); // let go: the next tick reuses that batch rather than allocating
+    QVERIFY(nextTick());
+    QCOMPARE(held[0].get(), second);
 }
 
 void TestModelData::replayOf30MinutesIsCheap()

@@ -78,7 +78,46 @@ ScenarioReport bulkStorm() {
     return r;
 }
 
+// The incident's shape: levers off never recovers; Lever 1+2 recovers first with the fewest
+// calls; all (recovery gate) comes back later than lever1+2.
+ScenarioReport incident() {
+    ScenarioReport r;
+    r.scenario = "incident-2026-08-26";
+    r.durationS = 1800;
+    auto preset = [](const char* name) { return leverSetToJson(*leverPreset(name, nullptr)); };
+    VariantMetrics off = variant("levers-off", preset("levers-off"));
+    off.subscribeRequests = 400;
+    off.maxOutstanding = 9;
+    off.gatewayRpcs = 50000;
+    off.badTagSeconds = 400000;
+    VariantMetrics l1 = variant("lever1", preset("lever1"));
+    l1.maxOutstanding = 1;
+    l1.gatewayRpcs = 2000;
+    l1.badTagSeconds = 20000;
+    l1.timeToAllGoodS = 60;
+    VariantMetrics l12 = variant("lever1+2", preset("lever1+2"));
+    l12.maxOutstanding = 1;
+    l12.gatewayRpcs = 10;
+    l12.badTagSeconds = 5000;
+    l12.timeToAllGoodS = 20;
+    VariantMetrics all = variant("all", preset("all"));
+    all.maxOutstanding = 1;
+    all.gatewayRpcs = 12;
+    all.badTagSeconds = 9000;
+    all.timeToAllGoodS = 100;
+    r.variants = {off, l1, l12, all};
+    return r;
+}
+
 QString md(const ScenarioReport& r) { return QString::fromUtf8(reportToMarkdown(r)); }
+
+// A "## " section of the Markdown report, up to the next one.
+QString part(const QString& markdown, const QString& heading) {
+    const qsizetype start = markdown.indexOf("## " + heading + "\n");
+    if (start < 0) return {};
+    const qsizetype end = markdown.indexOf("\n## ", start + 1);
+    return markdown.mid(start, end < 0 ? -1 : end - start);
+}
 QStringList csvLines(const ScenarioReport& r) {
     QStringList lines = QString::fromUtf8(reportToCsv(r)).split('\n');
     if (lines.last().isEmpty()) lines.removeLast();
@@ -123,6 +162,16 @@ private slots:
     void markdownSameLeversSaysSo();
     void markdownSingleVariantHasNothingToCompare();
     void markdownEscapesPipesInTableCells();
+    void markdownInShortNamesTheWinnerAndByHowMuch();
+    void markdownInShortRanksFromBestToWorst();
+    void markdownInShortWhenTheBaselineIsBest();
+    void markdownInShortWhenAllCameOutTheSame();
+    void markdownInShortForASingleVariant();
+    void markdownInShortComesBeforeTheTable();
+    void markdownLeversExplainOnlyWhatDiffers();
+    void markdownLeversPutTheRecoveryGateInWords();
+    void markdownPlotsOnlyWhenThereAreSome();
+    void writeReportMarkdownLinksThePlots();
     void writeReportDirWritesThreeFiles();
     void writeReportDirCreatesMissingDirectories();
     void writeReportDirReportsAnUnwritableDirectory();
@@ -373,6 +422,132 @@ void TestReport::markdownEscapesPipesInTableCells() {
     ScenarioReport r = liveGate();
     r.variants[1].name = "a|b";
     QVERIFY(md(r).contains("| metric | levers-off | a\\|b |"));
+}
+
+void TestReport::markdownInShortNamesTheWinnerAndByHowMuch() {
+    const QString s = part(md(incident()), "In short");
+    QVERIFY2(s.contains("**lever1+2** came out best: every tag was Good again 20.0 s after the last fault and "
+                        "stayed Good, and tags spent 5000.0 tag-seconds not Good in all."),
+             qPrintable(s));
+    QVERIFY2(s.contains("The first variant, **levers-off**, is the baseline the others are compared with: the tags "
+                        "were never all Good again before the run ended, with 400000.0 tag-seconds not Good."),
+             qPrintable(s));
+    // 5,000 of 400,000: 98.75 % less, rounded; 10 calls instead of 50,000.
+    QVERIFY2(s.contains("cut the time tags were not Good by 99 % (5000.0 instead of 400000.0 tag-seconds)"), qPrintable(s));
+    QVERIFY2(s.contains("the gateway received 10 Invoke calls instead of 50,000 (5,000× fewer)."), qPrintable(s));
+    QVERIFY2(s.contains("It differs from **levers-off** in Lever 1 and Lever 2 (see \"The levers\" below)."), qPrintable(s));
+}
+
+void TestReport::markdownInShortRanksFromBestToWorst() {
+    const QString s = part(md(incident()), "In short");
+    const qsizetype a = s.indexOf("- **lever1+2**: all Good 20.0 s after the last fault; 5000.0 tag-seconds not Good; "
+                                  "10 Invoke calls to the gateway; at most 1 subscribe request of one subscription "
+                                  "outstanding at once.");
+    const qsizetype b = s.indexOf("- **all**: all Good 100.0 s");
+    const qsizetype c = s.indexOf("- **lever1**: all Good 60.0 s");
+    const qsizetype d = s.indexOf("- **levers-off**: never all Good again; 400000.0 tag-seconds not Good; 50,000 Invoke "
+                                  "calls to the gateway; at most 9 subscribe requests");
+    QVERIFY2(a > 0 && a < b && b < c && c < d, qPrintable(s));
+}
+
+void TestReport::markdownInShortWhenTheBaselineIsBest() {
+    ScenarioReport r = incident();
+    std::swap(r.variants[0], r.variants[2]);  // lever1+2 first: the baseline wins
+    const QString s = part(md(r), "In short");
+    QVERIFY2(s.contains("**lever1+2** came out best"), qPrintable(s));
+    QVERIFY2(s.contains("That is the baseline (the first variant): no other variant improved on it. The next best, "
+                        "**all**: every tag was Good again 100.0 s after the last fault and stayed Good, with 9000.0 "
+                        "tag-seconds not Good."),
+             qPrintable(s));
+}
+
+void TestReport::markdownInShortWhenAllCameOutTheSame() {
+    ScenarioReport r = liveGate();
+    r.variants[1].subscribeRequests = 22;  // outcome measures only: requests do not decide
+    const QString s = part(md(r), "In short");
+    QVERIFY2(s.contains("All 2 variants came out the same: the tags were never all Good again before the run ended, "
+                        "and tags spent 330.0 tag-seconds not Good."),
+             qPrintable(s));
+    QVERIFY(!s.contains("came out best"));
+}
+
+void TestReport::markdownInShortForASingleVariant() {
+    ScenarioReport r = bulkStorm();
+    r.variants.removeLast();
+    const QString s = part(md(r), "In short");
+    QVERIFY2(s.contains("Only **lever1** ran, so there is nothing to compare: every tag was Good again 95.5 s after "
+                        "the last fault and stayed Good; tags spent 5000.0 tag-seconds not Good and the gateway "
+                        "received 490 Invoke calls."),
+             qPrintable(s));
+}
+
+void TestReport::markdownInShortComesBeforeTheTable() {
+    const QString m = md(incident());
+    const qsizetype inShort = m.indexOf("## In short\n"), levers = m.indexOf("## The levers\n"),
+                    metrics = m.indexOf("## Metrics\n"), changed = m.indexOf("## What changed, and why\n");
+    QVERIFY2(inShort > 0 && inShort < levers && levers < metrics && metrics < changed, qPrintable(m));
+}
+
+void TestReport::markdownLeversExplainOnlyWhatDiffers() {
+    const QString gate = part(md(liveGate()), "The levers");
+    QVERIFY2(gate.contains("**Lever 1: in-flight guard and backoff on the subscribe retry.**"), qPrintable(gate));
+    QVERIFY2(gate.contains("- in-flight guard: off in **levers-off**; on in **lever1**."), qPrintable(gate));
+    QVERIFY(gate.contains("- backoff: off in **levers-off**; on in **lever1**."));
+    QVERIFY(!gate.contains("**Lever 2"));
+    QVERIFY(!gate.contains("**Lever 3"));
+    QVERIFY(!gate.contains("**Recovery period"));
+    QVERIFY2(gate.contains("The same in every variant: bulk supervisory subscribe off; session command timeout not "
+                           "sent (the gateway's default); recovery gate off"),
+             qPrintable(gate));
+
+    const QString inc = part(md(incident()), "The levers");
+    QVERIFY2(inc.contains("- bulk supervisory subscribe: off in **levers-off** and **lever1**; on in **lever1+2** and "
+                          "**all**."),
+             qPrintable(inc));
+    QVERIFY(inc.contains("1 + N commands"));
+    QVERIFY2(inc.contains("- session command timeout: not sent (the gateway's default) in **levers-off**, **lever1** "
+                          "and **lever1+2**; 60 s in **all**."),
+             qPrintable(inc));
+    QVERIFY(inc.contains("**Recovery period.** A gate in the client: after repeated failures it refuses calls for a "
+                         "while"));
+}
+
+void TestReport::markdownLeversPutTheRecoveryGateInWords() {
+    const QString inc = part(md(incident()), "The levers");
+    QVERIFY2(inc.contains("- recovery gate: off in **levers-off**, **lever1** and **lever1+2**; in **all**, on: after "
+                          "10 failures within 100 s it refuses calls until 60 s after the latest failure."),
+             qPrintable(inc));
+}
+
+void TestReport::markdownPlotsOnlyWhenThereAreSome() {
+    const ScenarioReport r = incident();
+    QVERIFY(!md(r).contains("How to read the plots"));
+    QVERIFY(!md(r).contains("!["));
+    const QString m = QString::fromUtf8(
+        reportToMarkdown(r, {{"levers-off", "levers-off.png"}, {"lever1+2", "lever1_2.png"}}));
+    const QString how = part(m, "How to read the plots");
+    QVERIFY2(how.contains("**Outstanding subscribe requests**") && how.contains("**Retry interval**") &&
+                 how.contains("**Tag quality**") && how.contains("**Gateway load**"),
+             qPrintable(how));
+    const QString plots = part(m, "Plots");
+    QVERIFY2(plots.contains("**levers-off**\n\n![levers-off](levers-off.png)"), qPrintable(plots));
+    QVERIFY(plots.contains("![lever1+2](lever1_2.png)"));
+    QVERIFY(!plots.contains("![lever1]("));  // no image, no link
+    QVERIFY(plots.indexOf("levers-off.png") < plots.indexOf("lever1_2.png"));
+}
+
+void TestReport::writeReportMarkdownLinksThePlots() {
+    QTemporaryDir tmp;
+    const ScenarioReport r = liveGate();
+    QString error;
+    QVERIFY2(writeReportDir(r, tmp.path(), &error), qPrintable(error));
+    const QMap<QString, QString> plots{{"levers-off", "levers-off.png"}, {"lever1", "lever1.png"}};
+    QVERIFY2(writeReportMarkdown(r, tmp.path(), plots, &error), qPrintable(error));
+    QFile f(QDir(tmp.path()).filePath("report.md"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), reportToMarkdown(r, plots));
+    QVERIFY(!writeReportMarkdown(r, tmp.filePath("missing/dir"), plots, &error));
+    QVERIFY2(error.contains("missing/dir"), qPrintable(error));
 }
 
 void TestReport::writeReportDirWritesThreeFiles() {

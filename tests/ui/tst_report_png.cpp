@@ -1,0 +1,169 @@
+// The report's plots: a finished virtual run's series loaded into a SeriesStore (units,
+// rates, held to the run's end) and one PNG per variant rendered offscreen.
+#include "scenario/scenario_parser.h"
+#include "scenario/scenario_runner.h"
+#include "ui/plot_panel.h"
+#include "ui/report_png.h"
+
+#include <QDir>
+#include <QImage>
+#include <QImageReader>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace stormwatch;
+
+namespace {
+
+// Pixels within a small distance of `colour` (antialiasing blends the edges of a line).
+int pixelsNear(const QImage& image, const QColor& colour)
+{
+    int n = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            if (std::abs(c.red() - colour.red()) <= 12 && std::abs(c.green() - colour.green()) <= 12 &&
+                std::abs(c.blue() - colour.blue()) <= 12)
+                ++n;
+        }
+    return n;
+}
+
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+} // namespace
+
+class TestReportPng : public QObject {
+    Q_OBJECT
+
+private slots:
+    void fileNamesAreSafe()
+    {
+        QCOMPARE(variantPngFileName("levers-off"), QStringLiteral("levers-off.png"));
+        QCOMPARE(variantPngFileName("lever1+2"), QStringLiteral("lever1_2.png"));
+        QCOMPARE(variantPngFileName("a/b c"), QStringLiteral("a_b_c.png"));
+        QCOMPARE(variantPngFileName(".."), QStringLiteral("variant...png"));
+        QCOMPARE(variantPngFileName(""), QStringLiteral("variant.png"));
+    }
+
+    void seriesSetLoadsIntoTheStoreInItsUnits()
+    {
+        SeriesSet set;
+        set.endS = 60;
+        Series& out = set.at(set.indexOf("Z28061/gw1", "outstanding"));
+        out.add(0, 0);
+        out.add(10, 3);
+        set.at(set.indexOf("Z28061/gw1", "interval_ms")).add(10, 5000);
+        set.at(set.indexOf("Z28062/gw1", "tags_bad")).add(0, 244);
+        set.at(set.indexOf("gateway", "invoke_rpcs_per_s")).add(0, 7);
+        // The suppressed calls are a total sampled each second: 4 more in [20, 21), 2 in [30, 31).
+        Series& suppressed = set.at(set.indexOf("gateway", "suppressed_calls"));
+        suppressed.add(0, 0);
+        suppressed.add(21, 4);
+        suppressed.add(31, 6);
+
+        SeriesStore store;
+        loadSeriesSet(set, store);
+        const SubscriptionKey a{0, false}, b{1, false};
+        QCOMPARE(store.subscriptions(), (QList<SubscriptionKey>{a, b}));
+        QCOMPARE(store.label(a), QStringLiteral("Z28061 × gw1"));
+        QCOMPARE(store.valueAt(a, SubMetric::Outstanding, 12), 3.0);
+        QCOMPARE(store.valueAt(a, SubMetric::IntervalS, 12), 5.0); // ms → s
+        QCOMPARE(store.valueAt(b, SubMetric::Bad, 59), 244.0);
+        // Held to the run's end, so the plots span the whole run.
+        QCOMPARE(store.series(a, SubMetric::Outstanding).last(), QPointF(60, 3));
+        QCOMPARE(store.latestTime(), 60.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::InvokeRps, 59), 7.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 19.5), 0.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 20.5), 4.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 25), 0.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 30.5), 2.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 59), 0.0);
+    }
+
+    void writesAValidNonBlankPngPerVariant()
+    {
+        QList<ScenarioError> errors;
+        const auto scenario = loadScenario("live-gate-lever1", &errors);
+        QVERIFY(scenario);
+        QList<SeriesSet> series;
+        QString error;
+        const ScenarioReport report = runScenario(*scenario, {}, std::nullopt, {}, &error, &series);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(series.size(), report.variants.size());
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QSize size(900, 700);
+        QMap<QString, QString> written;
+        QVERIFY2(writeVariantPngs(report, series, dir.path(), &written, &error, size),
+                 qPrintable(error));
+        QCOMPARE(written.size(), report.variants.size());
+        QList<QImage> images;
+        for (const VariantMetrics& v : report.variants) {
+            QCOMPARE(written.value(v.name), variantPngFileName(v.name));
+            const QString path = QDir(dir.path()).filePath(written.value(v.name));
+            QImageReader reader(path);
+            QCOMPARE(reader.format(), QByteArray("png"));
+            const QImage image = reader.read();
+            QVERIFY2(!image.isNull(), qPrintable(reader.errorString()));
+            QCOMPARE(image.size(), size);
+            // Not blank: the first subscription's line is drawn in its colour, over axes,
+            // labels and the quality stack.
+            const int seriesPixels = pixelsNear(image, PlotPanel::colourFor({0, false}));
+            QVERIFY2(seriesPixels > 100, qPrintable(QString::number(seriesPixels)));
+            QVERIFY(distinctColours(image) > 20);
+            images << image;
+        }
+        // The variants' plots differ (levers off stacks 22 requests, Lever 1 keeps one).
+        QVERIFY(images[0] != images[1]);
+    }
+
+    void sameSafeNameTwiceGetsDistinctFiles()
+    {
+        ScenarioReport report;
+        report.variants = {VariantMetrics{}, VariantMetrics{}};
+        report.variants[0].name = "a+b";
+        report.variants[1].name = "a b";
+        SeriesSet s;
+        s.endS = 10;
+        s.at(s.indexOf("i/gw", "outstanding")).add(0, 1);
+        QTemporaryDir dir;
+        QMap<QString, QString> written;
+        QString error;
+        QVERIFY2(writeVariantPngs(report, {s, s}, dir.path(), &written, &error, QSize(400, 300)),
+                 qPrintable(error));
+        QCOMPARE(written.value("a+b"), QStringLiteral("a_b.png"));
+        QCOMPARE(written.value("a b"), QStringLiteral("a_b-2.png"));
+        QVERIFY(QFile::exists(dir.filePath("a_b-2.png")));
+    }
+
+    void failuresSayWhat()
+    {
+        ScenarioReport report;
+        report.variants = {VariantMetrics{}};
+        report.variants[0].name = "lever1";
+        QString error;
+        QVERIFY(!writeVariantPngs(report, {}, QDir::tempPath(), nullptr, &error));
+        QVERIFY2(error.contains("1 variants but series for 0"), qPrintable(error));
+
+        SeriesSet s;
+        s.endS = 10;
+        QVERIFY(!writeVariantPngs(report, {s}, "/nonexistent/dir", nullptr, &error, QSize(200, 200)));
+        QVERIFY2(error.contains("lever1") && error.contains("/nonexistent/dir"), qPrintable(error));
+    }
+};
+
+QTEST_MAIN(TestReportPng)
+#include "tst_report_png.moc"

@@ -81,6 +81,17 @@ int runConsoleWindow(const ConsoleOptions& o)
         return 1;
     }
     window.show();
+    if (!o.play.isEmpty()) {
+        QStringList variants;
+        for (const VariantSpec& v : controller.demoScenario().variants)
+            variants << v.name;
+        if (!variants.contains(o.play)) {
+            err() << "bad --play \"" << o.play << "\": the scenario's variants are " << variants.join(QStringLiteral(", "))
+                  << '\n';
+            return 2;
+        }
+        controller.play(controller.demoScenarioName(), o.play, o.playSpeed);
+    }
 
     int code = 0;
     if (!o.screenshot.isEmpty()) {

@@ -12,6 +12,8 @@ struct ConsoleOptions {
     QString scenario;  // preselected (and the live client's connections/instances)
     QString levers;    // preset the live client starts with; empty = the last one used
     QString settingsFile;
+    QString play;       // variant of the demo scenario to play at start; empty = none
+    double playSpeed = 10; // 1, 10, 60; 0 = max (virtual time); -1 = live over gRPC
     QString screenshot; // grab the window to this PNG after screenshotAfterS and quit
     double screenshotAfterS = 5;
 };

@@ -19,6 +19,7 @@
 #include "scenario/scenario_runner.h"
 
 #include <QCommandLineParser>
+#include <QMap>
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -105,6 +106,13 @@ struct Options {
                               "PRESET"};
     QCommandLineOption settings{"settings", "Console: settings file to use instead of the user's (INI).",
                                 "FILE"};
+    QCommandLineOption play{"play",
+                            "Console: play this variant of the demo scenario (--scenario) at start.",
+                            "VARIANT"};
+    QCommandLineOption speed{"speed",
+                             "Console: speed of --play: 1, 10, 60, max (virtual time) or live (over "
+                             "gRPC, in real time) (default 10).",
+                             "SPEED", "10"};
     QCommandLineOption screenshot{"screenshot",
                                   "Console: save the window as a PNG after --screenshot-after-s and quit.",
                                   "FILE"};
@@ -120,7 +128,7 @@ struct Options {
         parser.addVersionOption();
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
                            listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
-                           tokenFile, levers, settings, screenshot, screenshotAfter});
+                           tokenFile, levers, settings, play, speed, screenshot, screenshotAfter});
     }
 };
 
@@ -183,6 +191,14 @@ int runConsole(const QCommandLineParser& parser, const Options& o)
     c.levers = parser.value(o.levers);
     c.settingsFile = parser.value(o.settings);
     c.screenshot = parser.value(o.screenshot);
+    c.play = parser.value(o.play);
+    const QString speed = parser.value(o.speed);
+    const QMap<QString, double> speeds{{"1", 1}, {"10", 10}, {"60", 60}, {"max", 0}, {"live", -1}};
+    if (!speeds.contains(speed)) {
+        err() << "bad --speed \"" << speed << "\": must be 1, 10, 60, max or live\n";
+        return kExitBadInput;
+    }
+    c.playSpeed = speeds.value(speed);
     bool ok = false;
     c.screenshotAfterS = parser.value(o.screenshotAfter).toDouble(&ok);
     if (!ok) {

@@ -69,6 +69,7 @@ public:
     ClientWorker* worker() const { return m_worker.get(); }
     gateway::MockGatewayServer* embeddedGateway() const { return m_server.get(); }
     ScenarioPlayback* playback() const { return m_playback; }
+    QString demoScenarioName() const { return m_demoName; } // bundled name or path
     CompareView* compareView() const;
 
 public slots:

@@ -177,7 +177,7 @@ private slots:
              {"--headless", "--scenario", "--variants", "--seed", "--json", "--report",
               "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress",
               "--tls-ca", "--tls-cert", "--tls-key", "--token-file", "--levers", "--settings",
-              "--screenshot", "--screenshot-after-s"})
+              "--play", "--speed", "--screenshot", "--screenshot-after-s"})
             QVERIFY2(text.contains(option), option);
         QVERIFY(text.contains("default: the scenario's seed"));
     }
@@ -293,6 +293,25 @@ private slots:
         r = run({"--levers", "most", "--settings", settings});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--levers") && r.err.contains("lever1"), qPrintable(r.err));
+    }
+
+    void consolePlaysAVariantAtStartAndRefusesAnUnknownOne()
+    {
+        QTemporaryDir dir;
+        const QString settings = dir.filePath("s.ini");
+        Result r = run({"--scenario", "live-gate-lever1", "--play", "bogus", "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--play") && r.err.contains("levers-off, lever1"), qPrintable(r.err));
+        r = run({"--play", "lever1", "--speed", "5", "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--speed") && r.err.contains("max"), qPrintable(r.err));
+        const QString png = dir.filePath("playing.png");
+        r = run({"--scenario", "live-gate-lever1", "--play", "levers-off", "--speed", "max", "--screenshot", png,
+                 "--screenshot-after-s", "2", "--settings", settings});
+        QCOMPARE(r.exitCode, 0);
+        QFile shot(png);
+        QVERIFY(shot.open(QIODevice::ReadOnly));
+        QVERIFY(shot.read(8).startsWith("\x89PNG"));
     }
 #else
     void consoleIsNotThereYet()

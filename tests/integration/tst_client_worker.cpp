@@ -128,10 +128,13 @@ private slots:
         worker.start(config, factory(1, /*refuseSessions=*/true)); // subscribes go unanswered
         QTRY_VERIFY_WITH_TIMEOUT(maxOutstanding >= 5, 10000); // stacking with the lever off
 
-        worker.applyLevers(*leverPreset("lever1", nullptr));
+        // Listen before the change: the worker thread may emit its log batch before a
+        // connection made afterwards exists, and a queued signal goes only to the
+        // connections present when it is emitted.
         QVector<LogEntry> logs;
         connect(&worker, &ClientWorker::logEntries, &context,
                 [&](const QVector<LogEntry>& l) { logs += l; });
+        worker.applyLevers(*leverPreset("lever1", nullptr));
         QTRY_VERIFY_WITH_TIMEOUT(std::any_of(logs.begin(), logs.end(), [](const LogEntry& e) {
             return e.message.contains("levers changed");
         }), 5000);

@@ -50,6 +50,7 @@ const char* kStateKey = "window/state";
 const char* kThemeKey = "window/theme";
 const char* kAddressKey = "gateway/address";
 const char* kLeversKey = "levers/last";
+const char* kRetentionKey = "plots/retentionMinutes";
 
 } // namespace
 
@@ -127,6 +128,8 @@ QWidget* MainWindow::createPlotArea()
     m_plots->setObjectName(QStringLiteral("plotArea"));
     connect(this, &MainWindow::followLiveToggled, m_plots, &PlotPanel::setFollowLive);
     connect(this, &MainWindow::resetZoomRequested, m_plots, &PlotPanel::resetZoom);
+    connect(m_plots, &PlotPanel::retentionMinutesChanged, m_store,
+            [this](int minutes) { m_store->setRetentionSeconds(minutes * 60.0); });
     return m_plots;
 }
 
@@ -452,6 +455,7 @@ void MainWindow::restoreSettings()
     restoreGeometry(s->value(QLatin1String(kGeometryKey)).toByteArray());
     m_layoutRestored = restoreState(s->value(QLatin1String(kStateKey)).toByteArray(), kStateVersion);
     setTheme(themeFromName(s->value(QLatin1String(kThemeKey)).toString()));
+    m_plots->setRetentionMinutes(s->value(QLatin1String(kRetentionKey), 60).toInt());
     const QByteArray json = s->value(QLatin1String(kLeversKey)).toByteArray();
     if (!json.isEmpty()) {
         QString error;
@@ -474,6 +478,7 @@ void MainWindow::saveSettings() const
     s->setValue(QLatin1String(kGeometryKey), saveGeometry());
     s->setValue(QLatin1String(kStateKey), saveState(kStateVersion));
     s->setValue(QLatin1String(kThemeKey), themeName(m_theme));
+    s->setValue(QLatin1String(kRetentionKey), m_plots->retentionMinutes());
     if (!m_gatewayAddress.isEmpty())
         s->setValue(QLatin1String(kAddressKey), m_gatewayAddress);
     s->setValue(QLatin1String(kLeversKey),

@@ -13,6 +13,8 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace stormwatch {
 
 using plot::kBadColour;
@@ -70,6 +72,16 @@ void PlotPanel::buildToolBar(QVBoxLayout* layout)
     connect(m_windowSpin, &QSpinBox::valueChanged, this,
             [this](int s) { setWindowSeconds(s); });
     bar->addWidget(m_windowSpin);
+    // History kept for zooming out; the store's owner drops older samples (memory bounded).
+    m_retentionSpin = new QSpinBox(bar);
+    m_retentionSpin->setObjectName(QStringLiteral("retentionMinutes"));
+    m_retentionSpin->setRange(1, 24 * 60);
+    m_retentionSpin->setPrefix(tr("keep "));
+    m_retentionSpin->setSuffix(tr(" min"));
+    m_retentionSpin->setToolTip(tr("How much history the plots keep (older samples are dropped)"));
+    m_retentionSpin->setValue(int(std::lround(m_store->retentionSeconds() / 60.0)));
+    connect(m_retentionSpin, &QSpinBox::valueChanged, this, &PlotPanel::retentionMinutesChanged);
+    bar->addWidget(m_retentionSpin);
     bar->addSeparator();
     bar->addAction(tr("Export PNG…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export plots"), QString(),

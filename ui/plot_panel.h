@@ -71,6 +71,10 @@ public:
     void setFollowLive(bool follow);
     bool followLive() const { return m_follow; }
     void setWindowSeconds(double seconds); // follow-live window, default 300
+    // The history the toolbar asks to keep (whole minutes); the panel only reads its store,
+    // so the store's owner applies it on retentionMinutesChanged.
+    void setRetentionMinutes(int minutes);
+    int retentionMinutes() const;
     double windowSeconds() const { return m_windowS; }
     // Sets every plot's time range as a user zoom / pan would (pauses follow-live).
     void setXRange(double lower, double upper);
@@ -108,6 +112,7 @@ public:
 signals:
     void replotted();
     void followLiveChanged(bool follow);
+    void retentionMinutesChanged(int minutes);
 
 private:
     struct SubscriptionGraphs;
@@ -147,6 +152,7 @@ private:
     QTimer m_throttle;
     QAction* m_followAction = nullptr;
     QSpinBox* m_windowSpin = nullptr;
+    QSpinBox* m_retentionSpin = nullptr;
     bool m_dirty = false;
     bool m_fullSync = true;
     bool m_settingRange = false;

@@ -350,4 +350,14 @@ bool PlotPanel::eventFilter(QObject* watched, QEvent* event)
     return QWidget::eventFilter(watched, event);
 }
 
+void PlotPanel::setRetentionMinutes(int minutes)
+{
+    m_retentionSpin->setValue(minutes); // clamps to its range; valueChanged applies it
+}
+
+int PlotPanel::retentionMinutes() const
+{
+    return m_retentionSpin->value();
+}
+
 } // namespace stormwatch

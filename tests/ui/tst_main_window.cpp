@@ -25,6 +25,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -484,6 +485,30 @@ private slots:
         w.centralWidget()->setFocus();
         QTest::keyClick(&w, Qt::Key_Space);
         QCOMPARE(play.count(), 1);
+    }
+
+    // The plots' history is bounded by a retention the engineer sets (default 1 h); it
+    // survives a restart like the other habits.
+    void retentionIsSetOnThePlotsAndRemembered()
+    {
+        const QString ini = m_dir->filePath("retention.ini");
+        {
+            MainWindow w;
+            w.setSettingsFile(ini);
+            w.restoreSettings();
+            auto* spin = child<QSpinBox>(w, "retentionMinutes");
+            QVERIFY(spin);
+            QCOMPARE(spin->value(), 60);
+            QCOMPARE(w.store()->retentionSeconds(), 3600.0);
+            spin->setValue(15);
+            QCOMPARE(w.store()->retentionSeconds(), 900.0);
+            w.saveSettings();
+        }
+        MainWindow again;
+        again.setSettingsFile(ini);
+        again.restoreSettings();
+        QCOMPARE(child<QSpinBox>(again, "retentionMinutes")->value(), 15);
+        QCOMPARE(again.store()->retentionSeconds(), 900.0);
     }
 
     void viewForwardsEveryIntentToTheController()

@@ -34,8 +34,11 @@ void EngineBatcher::onConnectionState(const GatewayConnection&, ConnectionState)
 
 void EngineBatcher::onLog(Severity severity, const std::string& subject, const std::string& message)
 {
-    m_logs.push_back(
-        LogEntry{seconds(), QDateTime::currentDateTime(), int(severity), qs(subject), qs(message)});
+    if (m_maxLogLines > 0 && m_logs.size() >= m_maxLogLines)
+        ++m_suppressedLogLines;
+    else
+        m_logs.push_back(
+            LogEntry{seconds(), QDateTime::currentDateTime(), int(severity), qs(subject), qs(message)});
     // Session details (capabilities, echoed timeout) change with these lines.
     if (message.rfind("session ", 0) == 0 || message.rfind("connection lost", 0) == 0)
         m_connectionsDirty = true;

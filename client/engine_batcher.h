@@ -10,6 +10,8 @@
 #include <QSet>
 #include <QVector>
 
+#include <utility>
+
 namespace stormwatch {
 
 struct EngineBatch {
@@ -29,6 +31,11 @@ public:
     EngineBatch take();
     // Every subscription and tag, as a first batch for a view that just attached.
     EngineBatch snapshot();
+    // At most `lines` log lines per batch (0 = no cap), so a storm of engine lines cannot
+    // flood a view; the lines over the cap are only counted.
+    void setMaxLogLines(int lines) { m_maxLogLines = lines; }
+    // Lines dropped by the cap since the last call.
+    qint64 takeSuppressedLogLines() { return std::exchange(m_suppressedLogLines, 0); }
 
     void onGuardEvent(const Instance& instance, const GatewayConnection&, const GuardEvent&,
                       bool alarm) override;
@@ -51,6 +58,8 @@ private:
     QSet<qint64> m_dirtySubscriptions;
     QSet<qint64> m_dirtyTags;
     QVector<LogEntry> m_logs;
+    int m_maxLogLines = 0;
+    qint64 m_suppressedLogLines = 0;
     bool m_connectionsDirty = true;
 };
 

@@ -44,70 +44,10 @@ QString describeTimeline(const TimelineEvent& e)
     return name;
 }
 
-bool sameConnections(const QVector<ConnectionInfo>& a, const QVector<ConnectionInfo>& b)
-{
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const ConnectionInfo& x, const ConnectionInfo& y) {
-        return x.name == y.name && x.state == y.state && x.address == y.address && x.sessionId == y.sessionId
-               && x.capabilities == y.capabilities && x.protocolVersion == y.protocolVersion
-               && x.echoedCommandTimeoutS == y.echoedCommandTimeoutS
-               && x.supportsSupervisoryBulk == y.supportsSupervisoryBulk;
-    });
-}
-
-// What makes a tag row worth sending again.
-struct TagFingerprint {
-    double value = 0;
-    int quality = -1;
-    qint64 sourceTimestampUs = 0;
-    int itemHandle = 0;
-    QString text;
-    QString error;
-    bool operator==(const TagFingerprint&) const = default;
-};
-
 double seconds(Time t)
 {
     return double(t.count()) / 1e6;
 }
-
-// The engine's own log lines for the event log, at most kMaxLogLinesPerStep between two
-// takes; the rest are counted and said in one line, so a storm cannot flood the UI.
-class LogTap final : public EngineObserver {
-public:
-    LogTap(const Scheduler& scheduler, int maxLines) : m_scheduler(scheduler), m_maxLines(maxLines) {}
-
-    void setStart(Time t0) { m_t0 = t0; }
-
-    void onLog(Severity severity, const std::string& subject, const std::string& message) override
-    {
-        if (m_lines.size() >= m_maxLines) {
-            ++m_suppressed;
-            return;
-        }
-        m_lines.push_back(LogEntry{seconds(m_scheduler.now() - m_t0), QDateTime::currentDateTime(),
-                                   int(severity), QString::fromStdString(subject),
-                                   QString::fromStdString(message)});
-    }
-
-    // Appends what was logged since the last take to `out`.
-    void takeInto(QVector<LogEntry>& out, double tS)
-    {
-        out.append(std::move(m_lines));
-        m_lines.clear();
-        if (m_suppressed > 0)
-            out.push_back(LogEntry{tS, QDateTime::currentDateTime(), int(Severity::Warning),
-                                   QStringLiteral("playback"),
-                                   QStringLiteral("%1 more engine log lines suppressed").arg(m_suppressed)});
-        m_suppressed = 0;
-    }
-
-private:
-    const Scheduler& m_scheduler;
-    const qsizetype m_maxLines;
-    Time m_t0{0};
-    QVector<LogEntry> m_lines;
-    qint64 m_suppressed = 0;
-};
 
 } // namespace
 
@@ -136,9 +76,11 @@ public:
         m_runner = m_factory(m_scenario, m_variant);
         if (!m_runner->ok())
             return m_runner->error();
+        // The same batcher as the live client's worker: it collects what changed (and the
+        // engine's log lines, capped per step) as an observer beside the runner's metrics.
         m_batcher = std::make_unique<EngineBatcher>(m_runner->engine());
-        m_tap = std::make_unique<LogTap>(m_runner->scheduler(), m_maxLogLines);
-        m_runner->engine().addObserver(m_tap.get());
+        m_batcher->setMaxLogLines(m_maxLogLines);
+        m_runner->engine().addObserver(m_batcher.get());
         m_sentLevers = m_runner->engine().levers();
         *levers = m_sentLevers;
         return {};
@@ -150,7 +92,6 @@ public:
             return;
         m_runner->start();
         m_t0 = m_runner->scheduler().now();
-        m_tap->setStart(m_t0);
         if (m_live) {
             liveTick();
             return;
@@ -185,11 +126,10 @@ private:
         m_done = true;
         delete m_timer;
         m_timer = nullptr;
-        if (m_runner && m_tap)
-            m_runner->engine().removeObserver(m_tap.get());
+        if (m_runner && m_batcher)
+            m_runner->engine().removeObserver(m_batcher.get());
         m_batcher.reset();
         m_runner.reset();
-        m_tap.reset();
         QThread::currentThread()->quit();
     }
 
@@ -255,7 +195,7 @@ private:
     {
         const double duration = m_runner->durationS();
         const bool end = m_virtualS >= duration;
-        // A slow UI skips batches (each is the full state anyway), never the last one.
+        // A slow UI skips steps (their changes wait in the batcher), never the last one.
         if (end || m_shared->batchesInFlight.load() < 2)
             sendStep();
         if (!end)
@@ -263,7 +203,7 @@ private:
         m_done = true;
         if (m_timer)
             m_timer->stop();
-        m_runner->engine().removeObserver(m_tap.get()); // finish() stops the engine: not news
+        m_runner->engine().removeObserver(m_batcher.get()); // finish() stops the engine: not news
         m_inRunnerLoop = true; // live, finish() may run the event loop a last time
         auto run = QSharedPointer<VariantRun>::create(m_runner->finish());
         m_inRunnerLoop = false;
@@ -282,25 +222,17 @@ private:
     {
         auto step = QSharedPointer<Step>::create();
         step->virtualS = m_virtualS;
-        step->batch = m_batcher->snapshot();
+        // The first step shows every tag and subscription; later ones what changed since.
+        step->batch = m_sentFirst ? m_batcher->take() : m_batcher->snapshot();
+        m_sentFirst = true;
         EngineBatch& b = step->batch;
         // Run time: a live scheduler's clock started before the run did.
         const double t0 = seconds(m_t0);
         for (SubscriptionSample& sample : b.samples)
             sample.tS -= t0;
+        for (LogEntry& line : b.logs)
+            line.tS -= t0;
         b.gateway.tS -= t0;
-
-        QVector<TagChange> changed;
-        for (TagChange& t : b.tags) {
-            const qint64 key = (qint64(t.instance) << 32) | quint32(t.tag);
-            TagFingerprint fp{t.value, t.quality, t.sourceTimestampUs, t.itemHandle, t.text, t.error};
-            auto it = m_sentTags.find(key);
-            if (it != m_sentTags.end() && *it == fp)
-                continue;
-            m_sentTags.insert(key, fp);
-            changed.push_back(std::move(t));
-        }
-        b.tags = std::move(changed);
 
         const QDateTime wall = QDateTime::currentDateTime();
         while (m_nextTimeline < m_scenario.timeline.size() && m_scenario.timeline[m_nextTimeline].atS < m_virtualS) {
@@ -308,7 +240,9 @@ private:
             b.logs.push_back(LogEntry{e.atS, wall, int(Severity::Info), QStringLiteral("timeline"),
                                       describeTimeline(e)});
         }
-        m_tap->takeInto(b.logs, m_virtualS);
+        if (const qint64 suppressed = m_batcher->takeSuppressedLogLines(); suppressed > 0)
+            b.logs.push_back(LogEntry{m_virtualS, wall, int(Severity::Warning), QStringLiteral("playback"),
+                                      QStringLiteral("%1 more engine log lines suppressed").arg(suppressed)});
         for (const ConnectionInfo& c : b.connections) {
             const QString before = m_connectionStates.value(c.name);
             if (before != c.state)
@@ -318,9 +252,6 @@ private:
                                           c.name, QStringLiteral("connection %1").arg(c.state)});
             m_connectionStates.insert(c.name, c.state);
         }
-        b.connectionsChanged = !sameConnections(b.connections, m_sentConnections);
-        if (b.connectionsChanged)
-            m_sentConnections = b.connections;
         if (const LeverSet& levers = m_runner->engine().levers(); !(levers == m_sentLevers)) {
             m_sentLevers = levers;
             step->levers = levers;
@@ -372,8 +303,8 @@ private:
     std::shared_ptr<Shared> m_shared;
     ScenarioPlayback* m_owner;
     std::unique_ptr<ScenarioRunner> m_runner;
-    std::unique_ptr<EngineBatcher> m_batcher; // not an observer: builds snapshots only
-    std::unique_ptr<LogTap> m_tap;            // an observer of the runner's engine
+    std::unique_ptr<EngineBatcher> m_batcher; // an observer of the runner's engine
+    bool m_sentFirst = false;
     Time m_t0{0};
     QTimer* m_timer = nullptr; // virtual time only
     QElapsedTimer m_wall;
@@ -387,9 +318,7 @@ private:
     bool m_done = false;
     bool m_shutDown = false;
     qsizetype m_nextTimeline = 0;
-    QHash<qint64, TagFingerprint> m_sentTags;
     QHash<QString, QString> m_connectionStates;
-    QVector<ConnectionInfo> m_sentConnections;
     LeverSet m_sentLevers;
 };
 

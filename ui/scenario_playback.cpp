@@ -257,7 +257,7 @@ private:
             step->levers = levers;
         }
 
-        step->gateway = m_live ? liveGatewayPoint(b.gateway) : virtualGatewayPoint(b.gateway);
+        step->gateway = gatewayPointOf(b.gateway);
 
         ++m_shared->batchesInFlight;
         QMetaObject::invokeMethod(
@@ -265,24 +265,12 @@ private:
             Qt::QueuedConnection);
     }
 
-    GatewayPoint virtualGatewayPoint(const GatewaySample& g)
+    // The client's view, with the gateway's own counters (STA queue, Invokes received) when
+    // its access exposes them: the model in virtual time, read every step; live, asked at
+    // most 4 times a second, since an external gateway is asked over gRPC.
+    GatewayPoint gatewayPointOf(const GatewaySample& g)
     {
-        gateway::GatewayModel& model = m_runner->model();
-        GatewayPoint p;
-        p.tS = g.tS;
-        p.staQueueDepth = double(model.staQueueDepth());
-        p.invokesTotal = model.invokeRpcs();
-        p.deadlineExceededTotal = model.deadlineExceeded();
-        p.suppressedTotal = g.suppressedCalls;
-        p.recoveryState = GatewayPoint::recoveryStateCode(g.recoveryState);
-        return p;
-    }
-
-    // The client's view, with the gateway's own counters when it exposes them (asked at
-    // most 4 times a second: an external gateway is asked over gRPC).
-    GatewayPoint liveGatewayPoint(const GatewaySample& g)
-    {
-        if (!m_statsAsked.isValid() || m_statsAsked.elapsed() >= 250) {
+        if (!m_live || !m_statsAsked.isValid() || m_statsAsked.elapsed() >= 250) {
             m_statsAsked.start();
             m_stats = m_runner->access().stats();
         }

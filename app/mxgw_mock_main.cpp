@@ -86,13 +86,24 @@ int main(int argc, char** argv)
         {"data-hz", "Data changes per second per advised item, 0..1000 (default 1).", "hz",
          QString::number(defaults.dataHz)},
         {"seed", "Seed of every random choice, an unsigned integer (default 1).", "n", QString::number(defaults.seed)},
+        {"keep-queued-on-close",
+         "CloseSession leaves the session's queued commands on the STA to run (default: off, they are "
+         "dropped and their Invokes answered CANCELLED)."},
     });
-    parser.process(app);
+    // parse(), not process(): an unknown flag or a missing value is bad input (exit 2), while
+    // process() would exit 1. Help and version still exit 0.
+    if (!parser.parse(QCoreApplication::arguments()))
+        usageError(parser.errorText());
+    if (parser.isSet("help") || parser.isSet("help-all"))
+        parser.showHelp(0);
+    if (parser.isSet("version"))
+        parser.showVersion();
     if (!parser.positionalArguments().isEmpty())
         usageError(QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()));
 
     GatewayConfig config;
     config.advertiseBulkSupervisory = !parser.isSet("no-bulk-supervisory");
+    config.closeDropsQueuedCommands = !parser.isSet("keep-queued-on-close");
     config.commandMs = number(parser, "command-ms", 0, 1e9, "must be a number >= 0");
     config.perItemMs = number(parser, "per-item-ms", 0, 1e9, "must be a number >= 0");
     const double timeoutS = number(parser, "default-command-timeout-s", 1e-6, 1e9, "must be a number > 0");

@@ -63,6 +63,21 @@ void GatewayModel::restart(Duration downtime)
     if (m_shutdown)
         return;
     qCInfo(lcGateway) << "fault: restart, down for" << downtime.count() / 1000 << "ms";
+    goDown(downtime, CallStatus::error(StatusCode::UNAVAILABLE, "gateway restarted"), EndOrder::InvokesFirst);
+}
+
+void GatewayModel::kill(Duration downtime)
+{
+    if (m_shutdown)
+        return;
+    qCInfo(lcGateway) << "fault: kill, down for" << downtime.count() / 1000 << "ms";
+    // The connections drop at once: a client sees its streams break before its calls fail.
+    goDown(downtime, CallStatus::error(StatusCode::UNAVAILABLE, "connection reset: gateway killed"),
+           EndOrder::StreamsFirst);
+}
+
+void GatewayModel::goDown(Duration downtime, const CallStatus& why, EndOrder order)
+{
     m_down = true;
     // A restarted process has no wedge, slowness or reply loss left.
     setWindow(m_wedge, Duration::zero(), nullptr);
@@ -70,13 +85,13 @@ void GatewayModel::restart(Duration downtime)
     m_sta.setSlowFactor(1.0);
     setWindow(m_slow, Duration::zero(), nullptr);
     setWindow(m_drop, Duration::zero(), nullptr);
-    dropEverything(CallStatus::error(StatusCode::UNAVAILABLE, "gateway restarted"));
+    dropEverything(why, order);
     m_scheduler.cancel(m_downTimer);
     m_downTimer = m_scheduler.callAfter(std::max(downtime, Duration::zero()), [this] {
         m_downTimer = kNoTimer;
         m_down = false;
         m_upSince = m_scheduler.now();
-        qCInfo(lcGateway) << "gateway back up after restart";
+        qCInfo(lcGateway) << "gateway back up";
     });
 }
 

@@ -136,8 +136,18 @@ void GatewayModel::closeSession(const CloseSessionRequest& request, CloseDone do
     } else if (auto it = m_sessions.find(request.session_id()); it == m_sessions.end()) {
         status = CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
     } else {
-        const auto streams = it->second->streams;
-        it->second->open = false;
+        const std::shared_ptr<Session> closing = it->second;
+        const auto streams = closing->streams;
+        if (m_config.closeDropsQueuedCommands) {
+            // Its commands still waiting for the STA would only be wasted work now.
+            const auto dropped =
+                m_sta.removeQueued([&closing](const StaJob& job) { return job.session.lock() == closing; });
+            const CallStatus why = CallStatus::error(StatusCode::CANCELLED, "session closed");
+            for (const auto& job : dropped)
+                if (auto done = takeDone(job))
+                    post([done = std::move(done), why] { done(why, {}); });
+        }
+        closing->open = false;
         m_sessions.erase(it);
         endStreams(streams, {});
     }
@@ -177,6 +187,13 @@ void GatewayModel::invoke(MxCommandRequest&& request, InvokeDone done)
     job->timeout = it->second->commandTimeout;
     job->deadline = job->arrived + job->timeout;
     job->done = std::move(done);
+    if (isSubscribeKind(kind)) {
+        const auto& tags = kind == CommandKind::SubscribeBulk ? job->command.subscribe_bulk().tag_addresses()
+                                                              : job->command.add_item_bulk().tag_addresses();
+        job->subscribeKey = subscribeKey(it->first, tags);
+        const std::int64_t n = ++m_outstandingSubscribes[job->subscribeKey];
+        m_maxOutstandingSubscribes = std::max(m_maxOutstandingSubscribes, n);
+    }
     auto& queue = m_deadlines[job->timeout];
     queue.jobs.push_back(job);
     if (queue.timer == kNoTimer)
@@ -222,10 +239,35 @@ void GatewayModel::onDeadlines(Duration timeout)
     }
 }
 
+GatewayModel::InvokeDone GatewayModel::takeDone(const StaJobPtr& job)
+{
+    InvokeDone done = std::move(job->done);
+    job->done = nullptr;
+    if (done && isSubscribeKind(job->kind)) {
+        auto it = m_outstandingSubscribes.find(job->subscribeKey);
+        if (it != m_outstandingSubscribes.end() && --it->second <= 0)
+            m_outstandingSubscribes.erase(it);
+    }
+    return done;
+}
+
+std::int64_t GatewayModel::outstandingSubscribes(const std::string& sessionId, const std::vector<std::string>& tags) const
+{
+    auto it = m_outstandingSubscribes.find(subscribeKey(sessionId, tags));
+    return it == m_outstandingSubscribes.end() ? 0 : it->second;
+}
+
+std::int64_t GatewayModel::outstandingSubscribes() const
+{
+    std::int64_t most = 0;
+    for (const auto& [key, n] : m_outstandingSubscribes)
+        most = std::max(most, n);
+    return most;
+}
+
 void GatewayModel::answer(const StaJobPtr& job, CallStatus status, MxCommandReply reply)
 {
-    auto done = std::move(job->done);
-    job->done = nullptr;
+    auto done = takeDone(job);
     // Answered in order (the usual case): drop it from the front of its deadline queue now,
     // so queues stay short; otherwise it is skipped when it reaches the front.
     auto& queue = m_deadlines[job->timeout];
@@ -256,7 +298,7 @@ void GatewayModel::runCommand(const StaJobPtr& job)
     answer(job, {}, std::move(reply));
 }
 
-void GatewayModel::dropEverything(const CallStatus& why)
+void GatewayModel::dropEverything(const CallStatus& why, EndOrder order)
 {
     m_sta.clear();
     std::vector<StaJobPtr> unanswered;
@@ -270,10 +312,12 @@ void GatewayModel::dropEverything(const CallStatus& why)
     }
     std::stable_sort(unanswered.begin(), unanswered.end(),
               [](const StaJobPtr& a, const StaJobPtr& b) { return a->arrived < b->arrived; });
-    for (auto& job : unanswered) {
-        post([done = std::move(job->done), why] { done(why, {}); });
-        job->done = nullptr;
-    }
+    auto failInvokes = [&] {
+        for (auto& job : unanswered)
+            post([done = takeDone(job), why] { done(why, {}); });
+    };
+    if (order == EndOrder::InvokesFirst)
+        failInvokes();
     std::vector<StreamId> streams;
     streams.reserve(m_streams.size());
     for (auto& [id, stream] : m_streams)
@@ -283,6 +327,8 @@ void GatewayModel::dropEverything(const CallStatus& why)
         s->open = false;
     m_sessions.clear();
     endStreams(streams, why);
+    if (order == EndOrder::StreamsFirst)
+        failInvokes();
 }
 
 // ---------------------------------------------------------------- statistics
@@ -310,6 +356,8 @@ mxgateway::mock::v1::GatewayStats GatewayModel::stats() const
     st.set_slow_factor(m_sta.slowFactor());
     st.set_source_outage(m_sourceOutage);
     st.set_advertise_bulk_supervisory(m_config.advertiseBulkSupervisory);
+    st.set_max_outstanding_subscribes(m_maxOutstandingSubscribes);
+    st.set_outstanding_subscribes(outstandingSubscribes());
     return st;
 }
 

@@ -10,8 +10,9 @@
 //   session's command timeout (counted from the Invoke's arrival) is answered
 //   DEADLINE_EXCEEDED at the deadline, and the STA still runs it later. A dropped reply
 //   (fault) is answered DEADLINE_EXCEEDED at the deadline too, as a real gRPC deadline
-//   would be. A restart or shutdown answers pending invokes UNAVAILABLE. Only destroying
-//   the model drops callbacks unanswered.
+//   would be. A restart, kill or shutdown answers pending invokes UNAVAILABLE; closing a
+//   session answers its invokes still queued on the STA CANCELLED (closeDropsQueuedCommands).
+//   Only destroying the model drops callbacks unanswered.
 // - streamEvents(): onEnd is called at most once, never after cancelStream(). The event
 //   passed to onEvent is reused by the next batch: copy it to keep it (or stream with
 //   streamEventsShared(), whose receiver may keep the shared batch as it is).
@@ -29,6 +30,7 @@
 #include <optional>
 #include <random>
 #include <unordered_map>
+#include <vector>
 
 namespace stormwatch::gateway {
 
@@ -73,7 +75,14 @@ public:
     void dropReplies(double probability, Duration duration);
     // Drops every session (streams end UNAVAILABLE, pending invokes fail UNAVAILABLE) and
     // answers everything UNAVAILABLE for `downtime`. Clears wedge, slow and drop faults.
+    // Graceful: the pending invokes are answered first, then the streams end.
     void restart(Duration downtime);
+    // The process SIGKILLed (and brought back after `downtime`), as the client's transport
+    // sees it: every event stream breaks UNAVAILABLE first, then every invoke in flight
+    // (queued, running or awaiting its deadline) fails UNAVAILABLE "connection reset:
+    // gateway killed". Otherwise exactly a restart: sessions and the STA queue are gone,
+    // everything is UNAVAILABLE for `downtime`, then it comes back empty.
+    void kill(Duration downtime);
     // Ends every event stream with OK; sessions stay valid and may stream again.
     void endEventStreams();
     void setSourceOutage(bool active);
@@ -107,6 +116,12 @@ public:
     std::int64_t invokeRpcs() const { return m_invokeTotal; }
     std::int64_t deadlineExceeded() const { return m_deadlineExceeded; }
     std::int64_t dataChangesSent() const { return m_dataChangesSent; }
+    // Subscribe-type invokes (add_item_bulk, subscribe_bulk) accepted and not yet answered
+    // (reply, DEADLINE_EXCEEDED or failure sent), per session and exact list of tag addresses.
+    // For one key; the largest over all keys now; the largest ever seen since start.
+    std::int64_t outstandingSubscribes(const std::string& sessionId, const std::vector<std::string>& tags) const;
+    std::int64_t outstandingSubscribes() const;
+    std::int64_t maxOutstandingSubscribes() const { return m_maxOutstandingSubscribes; }
     std::size_t streamCount() const { return m_streams.size(); }
     bool down() const { return m_down; }
     bool sourceOutage() const { return m_sourceOutage; }
@@ -151,8 +166,15 @@ private:
     void onDeadlines(Duration timeout);
     void armDeadlines(DeadlineQueue& queue, Duration timeout);
     void answer(const StaJobPtr& job, CallStatus status, mxgateway::v1::MxCommandReply reply);
+    // Takes the job's caller callback (the job counts as answered from here on).
+    InvokeDone takeDone(const StaJobPtr& job);
     void runCommand(const StaJobPtr& job);
-    void dropEverything(const CallStatus& why);
+    // Answers every pending invoke `why` and ends every stream `why` (posted, in that order,
+    // or streams first), and forgets every session and queued command.
+    enum class EndOrder { InvokesFirst, StreamsFirst };
+    void dropEverything(const CallStatus& why, EndOrder order = EndOrder::InvokesFirst);
+    // restart / kill: down for `downtime` with no fault left, then back up empty.
+    void goDown(Duration downtime, const CallStatus& why, EndOrder order);
 
     // command execution (gateway_commands.cpp)
     void execute(Session& session, const mxgateway::v1::MxCommand& command, mxgateway::v1::MxCommandReply& reply);
@@ -205,6 +227,8 @@ private:
     std::int64_t m_invokeTotal = 0;
     std::int64_t m_deadlineExceeded = 0;
     std::int64_t m_dataChangesSent = 0;
+    std::unordered_map<std::uint64_t, std::int64_t> m_outstandingSubscribes; // by subscribeKey; no zeros
+    std::int64_t m_maxOutstandingSubscribes = 0;
 };
 
 } // namespace stormwatch::gateway

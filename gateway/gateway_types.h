@@ -40,6 +40,11 @@ struct GatewayConfig {
     // Wall-clock microseconds since the Unix epoch at scheduler time 0; only used for
     // DataChange source timestamps (0 keeps virtual runs fully deterministic).
     std::int64_t timestampEpochUs = 0;
+    // CloseSession drops the session's commands still queued on the STA (the one already
+    // running finishes): they cost no STA time once the client has closed the session, and
+    // their pending Invokes are answered CANCELLED "session closed". Off: they stay queued,
+    // hold the STA when their turn comes and answer success=false "the session was closed".
+    bool closeDropsQueuedCommands = true;
 };
 
 // Empty when valid, else "<field> = <value>: <rule>".
@@ -79,6 +84,29 @@ CommandKind commandKind(const mxgateway::v1::MxCommand& command);
 std::string_view commandKindName(CommandKind kind);
 // Tags or handles the command touches: 1 for single-item commands, 0 for register.
 int commandItemCount(const mxgateway::v1::MxCommand& command);
+// Subscribe-type commands (add_item_bulk, subscribe_bulk): what the outstanding-subscribe
+// counter tracks.
+inline bool isSubscribeKind(CommandKind kind)
+{
+    return kind == CommandKind::AddItemBulk || kind == CommandKind::SubscribeBulk;
+}
+
+// Key of the outstanding-subscribe counter: the session and the exact list of tag addresses
+// (order matters), hashed (64-bit FNV-1a; a collision would only merge two counts).
+template <class Addresses>
+std::uint64_t subscribeKey(std::string_view sessionId, const Addresses& tagAddresses)
+{
+    std::uint64_t h = 14695981039346656037ull;
+    auto mix = [&h](std::string_view text, unsigned char end) {
+        for (const unsigned char c : text)
+            h = (h ^ c) * 1099511628211ull;
+        h = (h ^ end) * 1099511628211ull;
+    };
+    mix(sessionId, 0);
+    for (const auto& tag : tagAddresses)
+        mix(std::string_view(tag), '\n');
+    return h;
+}
 
 // How an item is advised. An item may hold both advises at once.
 struct AdviseState {

@@ -21,6 +21,7 @@ MockConfig toProto(const GatewayConfig& c)
     p.set_per_item_ms(c.perItemMs);
     p.set_default_command_timeout_s(std::chrono::duration<double>(c.defaultCommandTimeout).count());
     p.set_data_hz(c.dataHz);
+    p.set_close_drops_queued_commands(c.closeDropsQueuedCommands);
     return p;
 }
 
@@ -39,6 +40,8 @@ GatewayConfig applied(GatewayConfig c, const SetConfigRequest& r)
     }
     if (r.has_data_hz())
         c.dataHz = r.data_hz();
+    if (r.has_close_drops_queued_commands())
+        c.closeDropsQueuedCommands = r.close_drops_queued_commands();
     return c;
 }
 
@@ -91,6 +94,12 @@ CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& 
             return invalid("restart.downtime_s", r.restart().downtime_s(), "must be >= 0 s");
         model.restart(secondsToDuration(r.restart().downtime_s()));
         description = "gateway restarted, down for " + fmt(r.restart().downtime_s()) + " s";
+        return {};
+    case FaultRequest::kKill:
+        if (!validDuration(r.kill().downtime_s()))
+            return invalid("kill.downtime_s", r.kill().downtime_s(), "must be >= 0 s");
+        model.kill(secondsToDuration(r.kill().downtime_s()));
+        description = "gateway killed, down for " + fmt(r.kill().downtime_s()) + " s";
         return {};
     case FaultRequest::kEndEventStreams:
         description = "ended " + std::to_string(model.streamCount()) + " event streams";

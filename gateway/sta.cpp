@@ -64,6 +64,20 @@ std::deque<StaJobPtr> Sta::clear()
     return dropped;
 }
 
+std::vector<StaJobPtr> Sta::removeQueued(const std::function<bool(const StaJob&)>& drop)
+{
+    std::vector<StaJobPtr> dropped;
+    std::deque<StaJobPtr> kept;
+    for (auto& job : m_queue) {
+        if (drop(*job))
+            dropped.push_back(std::move(job));
+        else
+            kept.push_back(std::move(job));
+    }
+    m_queue = std::move(kept);
+    return dropped;
+}
+
 void Sta::startNext()
 {
     if (m_running || m_queue.empty() || wedged())

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace stormwatch::gateway {
 
@@ -27,6 +28,7 @@ struct StaJob {
     Time arrived{0};
     Duration timeout{0}; // the session's command timeout
     Time deadline{0};
+    std::uint64_t subscribeKey = 0; // subscribe-type commands: key of the outstanding counter
     Done done;           // empty once the caller has been answered
     bool ran = false;    // the STA finished it
     bool dropped = false; // ran, but its reply was dropped (fault)
@@ -54,6 +56,9 @@ public:
 
     // Drops every queued command and the running one (gateway restart); returns them.
     std::deque<StaJobPtr> clear();
+    // Drops the queued commands (not the running one) for which `drop` is true, in queue
+    // order; returns them.
+    std::vector<StaJobPtr> removeQueued(const std::function<bool(const StaJob&)>& drop);
 
     // Commands not yet finished: queued plus the running one.
     std::size_t depth() const { return m_queue.size() + (m_running ? 1 : 0); }

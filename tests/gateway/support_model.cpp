@@ -117,6 +117,17 @@ Opened open(GatewayModel& model, VirtualScheduler& scheduler, std::optional<Dura
     return result->value_or(Opened{CallStatus::error(grpc::StatusCode::INTERNAL, "never answered"), {}});
 }
 
+CallStatus close(GatewayModel& model, VirtualScheduler& scheduler, const std::string& sessionId)
+{
+    CloseSessionRequest request;
+    request.set_session_id(sessionId);
+    auto result = std::make_shared<std::optional<CallStatus>>();
+    model.closeSession(request, [result](CallStatus st) { *result = std::move(st); });
+    while (!*result && scheduler.runNext()) {
+    }
+    return result->value_or(CallStatus::error(grpc::StatusCode::INTERNAL, "never answered"));
+}
+
 bool runUntilAnswered(VirtualScheduler& scheduler, const AnswerPtr& answer, Duration limit)
 {
     const Time end = scheduler.now() + limit;

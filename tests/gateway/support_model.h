@@ -48,6 +48,9 @@ struct Opened {
 };
 Opened open(GatewayModel& model, VirtualScheduler& scheduler, std::optional<Duration> commandTimeout = std::nullopt);
 
+// Closes a session (running the scheduler until answered); the close's status.
+CallStatus close(GatewayModel& model, VirtualScheduler& scheduler, const std::string& sessionId);
+
 // Runs the scheduler until `answer` arrives (or `limit` of virtual time passes).
 bool runUntilAnswered(VirtualScheduler& scheduler, const AnswerPtr& answer, Duration limit = 600s);
 

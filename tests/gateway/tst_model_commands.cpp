@@ -1,6 +1,9 @@
 // GatewayModel on the VirtualScheduler: sessions, command semantics, STA cost and queue
-// arithmetic, FIFO order and command deadlines.
+// arithmetic, FIFO order, command deadlines, queued commands of a closed session and the
+// outstanding-subscribe counter.
 #include "support_model.h"
+
+#include "gateway/mock_control.h"
 
 #include <QTest>
 
@@ -43,6 +46,14 @@ private slots:
     void writeWithoutUserNeedsSupervisoryAdvise();
     void addingATagTwiceReturnsItsHandle();
     void removeAndUnAdvise();
+    void statsCountOpenSessions();
+    void closeSessionDropsItsQueuedCommands();
+    void closeSessionKeepsQueuedCommandsWhenConfigured();
+    void closeDropsQueuedCommandsInMockConfig();
+    void outstandingSubscribesCountsConcurrentIdenticalOnes();
+    void outstandingSubscribesSequentialStaysAtOne();
+    void outstandingSubscribesKeyedBySessionAndTagSet();
+    void outstandingSubscribeEndsWithItsDeadlineOrAFailure();
 };
 
 void TestModelCommands::openSessionDefaultsTo30sAndTenCapabilities()
@@ -418,6 +429,199 @@ void TestModelCommands::removeAndUnAdvise()
     QVERIFY(!a3->reply.success());
     QVERIFY(!model.adviseState(id, ha)->any());
     QVERIFY(!model.adviseState(id, hb).has_value());
+}
+
+void TestModelCommands::statsCountOpenSessions()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto a = open(model, sched).id();
+    const auto b = open(model, sched).id();
+    QCOMPARE(model.stats().sessions(), 2);
+    QVERIFY(close(model, sched, a).ok());
+    QCOMPARE(model.stats().sessions(), 1);
+    QCOMPARE(close(model, sched, a).code, StatusCode::NOT_FOUND);
+    QCOMPARE(model.stats().sessions(), 1);
+    QVERIFY(close(model, sched, b).ok());
+    QCOMPARE(model.stats().sessions(), 0);
+    open(model, sched);
+    model.restart(1s);
+    QCOMPARE(model.stats().sessions(), 0);
+}
+
+void TestModelCommands::closeSessionDropsItsQueuedCommands()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig(2, 0.5));
+    QVERIFY(model.config().closeDropsQueuedCommands); // the default
+    const auto closing = open(model, sched).id();
+    const auto other = open(model, sched).id();
+    const int sh = registerClient(model, sched, closing);
+    const auto registersRun = model.commandsRun(CommandKind::Register);
+    model.wedge(10s);
+    const Time t0 = sched.now();
+    std::vector<AnswerPtr> queued;
+    for (int i = 0; i < 20; ++i) // 20 × 52 ms of STA time
+        queued.push_back(send(model, closing, subscribeBulk(sh, tagNames(100), true)));
+    auto reg = send(model, other, registerCommand());
+    QCOMPARE(model.staQueueDepth(), std::size_t(21));
+
+    QVERIFY(close(model, sched, closing).ok());
+    QCOMPARE(model.staQueueDepth(), std::size_t(1)); // only the other session's register
+    for (const auto& a : queued) { // answered, not left hanging
+        QCOMPARE(a->calls, 1);
+        QCOMPARE(a->status.code, StatusCode::CANCELLED);
+        QCOMPARE(a->status.message, std::string("session closed"));
+    }
+    QVERIFY(runUntilAnswered(sched, reg));
+    QVERIFY(reg->status.ok());
+    QCOMPARE(reg->at - t0, ms(10000 + 2)); // straight after the wedge: nothing ahead of it
+    sched.runFor(100s);
+    QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 0);
+    QCOMPARE(model.commandsRun(CommandKind::Register), registersRun + 1);
+    QCOMPARE(model.deadlineExceeded(), 0);
+    for (const auto& a : queued)
+        QCOMPARE(a->calls, 1);
+}
+
+void TestModelCommands::closeSessionKeepsQueuedCommandsWhenConfigured()
+{
+    VirtualScheduler sched;
+    GatewayConfig config = costConfig(2, 0.5);
+    config.closeDropsQueuedCommands = false;
+    GatewayModel model(sched, config);
+    const auto closing = open(model, sched).id();
+    const auto other = open(model, sched).id();
+    const int sh = registerClient(model, sched, closing);
+    model.wedge(10s);
+    const Time t0 = sched.now();
+    std::vector<AnswerPtr> queued;
+    for (int i = 0; i < 20; ++i)
+        queued.push_back(send(model, closing, subscribeBulk(sh, tagNames(100), true)));
+    auto reg = send(model, other, registerCommand());
+    QVERIFY(close(model, sched, closing).ok());
+    QCOMPARE(model.staQueueDepth(), std::size_t(21));
+    QVERIFY(runUntilAnswered(sched, reg));
+    QCOMPARE(reg->at - t0, ms(10000 + 20 * 52 + 2)); // behind the closed session's work
+    QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 20);
+    for (const auto& a : queued) {
+        QVERIFY(a->status.ok());
+        QVERIFY(!a->reply.success());
+    }
+}
+
+void TestModelCommands::closeDropsQueuedCommandsInMockConfig()
+{
+    GatewayConfig config;
+    QVERIFY(toProto(config).close_drops_queued_commands());
+    mxgateway::mock::v1::SetConfigRequest request;
+    QVERIFY(applied(config, request).closeDropsQueuedCommands); // absent: unchanged
+    request.set_close_drops_queued_commands(false);
+    config = applied(config, request);
+    QVERIFY(!config.closeDropsQueuedCommands);
+    QVERIFY(!toProto(config).close_drops_queued_commands());
+}
+
+void TestModelCommands::outstandingSubscribesCountsConcurrentIdenticalOnes()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    QCOMPARE(model.maxOutstandingSubscribes(), 0);
+    const auto tags = tagNames(10);
+    auto a = send(model, id, addItemBulk(sh, tags));
+    auto b = send(model, id, addItemBulk(sh, tags));
+    QCOMPARE(model.outstandingSubscribes(id, tags), 2);
+    QCOMPARE(model.outstandingSubscribes(), 2);
+    QCOMPARE(model.maxOutstandingSubscribes(), 2);
+    QCOMPARE(model.stats().outstanding_subscribes(), 2);
+    QVERIFY(runUntilAnswered(sched, a));
+    QCOMPARE(model.outstandingSubscribes(id, tags), 1);
+    QVERIFY(runUntilAnswered(sched, b));
+    QCOMPARE(model.outstandingSubscribes(id, tags), 0);
+    QCOMPARE(model.outstandingSubscribes(), 0);
+    QCOMPARE(model.maxOutstandingSubscribes(), 2);
+    const auto st = model.stats();
+    QCOMPARE(st.max_outstanding_subscribes(), 2);
+    QCOMPARE(st.outstanding_subscribes(), 0);
+}
+
+void TestModelCommands::outstandingSubscribesSequentialStaysAtOne()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    const auto tags = tagNames(10);
+    for (int i = 0; i < 3; ++i) {
+        auto a = send(model, id, i % 2 ? addItemBulk(sh, tags) : subscribeBulk(sh, tags, true));
+        QCOMPARE(model.outstandingSubscribes(id, tags), 1);
+        QVERIFY(runUntilAnswered(sched, a));
+        QCOMPARE(model.outstandingSubscribes(id, tags), 0);
+    }
+    auto advise = send(model, id, adviseItemBulk(sh, {1, 2})); // not a subscribe-type command
+    QCOMPARE(model.outstandingSubscribes(), 0);
+    QVERIFY(runUntilAnswered(sched, advise));
+    QCOMPARE(model.maxOutstandingSubscribes(), 1);
+    QCOMPARE(model.stats().max_outstanding_subscribes(), 1);
+}
+
+void TestModelCommands::outstandingSubscribesKeyedBySessionAndTagSet()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto one = open(model, sched).id();
+    const auto two = open(model, sched).id();
+    const int sh1 = registerClient(model, sched, one);
+    const int sh2 = registerClient(model, sched, two);
+    const auto tagsA = tagNames(10, "A.Attr");
+    const auto tagsB = tagNames(10, "B.Attr");
+    auto reversed = tagsA;
+    std::reverse(reversed.begin(), reversed.end());
+    std::vector<AnswerPtr> answers = {
+        send(model, one, addItemBulk(sh1, tagsA)),
+        send(model, one, addItemBulk(sh1, tagsB)),
+        send(model, one, addItemBulk(sh1, reversed)), // another list of addresses: another key
+        send(model, two, addItemBulk(sh2, tagsA)),    // another session: another key
+    };
+    QCOMPARE(model.outstandingSubscribes(one, tagsA), 1);
+    QCOMPARE(model.outstandingSubscribes(one, tagsB), 1);
+    QCOMPARE(model.outstandingSubscribes(one, reversed), 1);
+    QCOMPARE(model.outstandingSubscribes(two, tagsA), 1);
+    QCOMPARE(model.outstandingSubscribes(), 1);
+    QCOMPARE(model.maxOutstandingSubscribes(), 1);
+    QVERIFY(runUntilAnswered(sched, answers.back()));
+    QCOMPARE(model.outstandingSubscribes(), 0);
+    QCOMPARE(model.maxOutstandingSubscribes(), 1);
+}
+
+void TestModelCommands::outstandingSubscribeEndsWithItsDeadlineOrAFailure()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched, 1s).id();
+    const int sh = registerClient(model, sched, id);
+    const auto tags = tagNames(10);
+    model.wedge(5s);
+    auto a = send(model, id, subscribeBulk(sh, tags, true));
+    auto b = send(model, id, subscribeBulk(sh, tags, true));
+    QVERIFY(runUntilAnswered(sched, b));
+    QCOMPARE(b->status.code, StatusCode::DEADLINE_EXCEEDED);
+    QCOMPARE(model.outstandingSubscribes(id, tags), 0); // answered, though the STA still owes the work
+    QCOMPARE(model.staQueueDepth(), std::size_t(2));
+    sched.runFor(10s);
+    QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 2);
+    QCOMPARE(model.outstandingSubscribes(), 0);
+    QCOMPARE(model.maxOutstandingSubscribes(), 2);
+
+    model.wedge(5s);
+    auto c = send(model, id, addItemBulk(sh, tags));
+    QCOMPARE(model.outstandingSubscribes(id, tags), 1);
+    model.restart(1s); // failed UNAVAILABLE
+    QCOMPARE(model.outstandingSubscribes(), 0);
+    sched.runFor(1ms);
+    QCOMPARE(c->status.code, StatusCode::UNAVAILABLE);
 }
 
 QTEST_GUILESS_MAIN(TestModelCommands)

@@ -1,8 +1,12 @@
-// GatewayModel faults on the VirtualScheduler: wedge, slow, drop replies, restart, end
+// GatewayModel faults on the VirtualScheduler: wedge, slow, drop replies, restart, kill, end
 // streams, source outage, refuse sessions, capability toggle; and seed determinism.
 #include "support_model.h"
 
+#include "gateway/mock_control.h"
+
 #include <QTest>
+
+#include <map>
 
 using namespace testsupport;
 using namespace mxgateway::v1;
@@ -18,6 +22,32 @@ GatewayConfig quietConfig()
     return c;
 }
 Duration ms(double v) { return Duration(static_cast<std::int64_t>(v * 1000)); }
+
+// Records, in delivery order, the end of one event stream and the answers of invokes.
+struct Delivery {
+    std::vector<std::string> order;
+    std::map<std::string, CallStatus> status;
+};
+void listenLogged(GatewayModel& model, const std::string& sessionId, const std::shared_ptr<Delivery>& log)
+{
+    StreamEventsRequest request;
+    request.set_session_id(sessionId);
+    model.streamEvents(request, [](const MxEvent&) {}, [log](CallStatus st) {
+        log->order.push_back("stream");
+        log->status["stream"] = std::move(st);
+    });
+}
+void invokeLogged(GatewayModel& model, const std::string& sessionId, const MxCommand& command,
+                  const std::string& name, const std::shared_ptr<Delivery>& log)
+{
+    MxCommandRequest request;
+    request.set_session_id(sessionId);
+    *request.mutable_command() = command;
+    model.invoke(request, [log, name](CallStatus st, MxCommandReply) {
+        log->order.push_back(name);
+        log->status[name] = std::move(st);
+    });
+}
 } // namespace
 
 class TestModelFaults : public QObject {
@@ -36,6 +66,10 @@ private slots:
     void watchStatsReportsAtTheInterval();
     void shutdownAnswersEverythingUnavailable();
     void restartCancelsAFreeCommandAboutToFinish();
+    void restartFailsInvokesBeforeEndingStreams();
+    void killEndsStreamsBeforeFailingInFlightInvokes();
+    void killIsDownForItsDowntimeThenComesBackEmpty();
+    void killFaultRequestIsValidatedAndInjected();
 };
 
 void TestModelFaults::wedgeHoldsTheStaUntilItEnds()
@@ -335,6 +369,106 @@ void TestModelFaults::restartCancelsAFreeCommandAboutToFinish()
     QCOMPARE(a->calls, 1);
     QCOMPARE(a->status.code, StatusCode::UNAVAILABLE);
     QCOMPARE(model.commandsRun(CommandKind::AddItem), 0);
+}
+
+void TestModelFaults::restartFailsInvokesBeforeEndingStreams()
+{
+    // The graceful restart's order is kept: pending invokes are answered, then streams end.
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto log = std::make_shared<Delivery>();
+    listenLogged(model, id, log);
+    invokeLogged(model, id, subscribeBulk(sh, tagNames(100), true), "invoke", log);
+    sched.runFor(ms(10));
+    model.restart(1s);
+    sched.runFor(1ms);
+    QCOMPARE(log->order, (std::vector<std::string>{"invoke", "stream"}));
+}
+
+void TestModelFaults::killEndsStreamsBeforeFailingInFlightInvokes()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto log = std::make_shared<Delivery>();
+    listenLogged(model, id, log);
+    invokeLogged(model, id, subscribeBulk(sh, tagNames(100), true), "running", log); // 52 ms on the STA
+    invokeLogged(model, id, addItem(sh, "T"), "queued", log);
+    sched.runFor(ms(10));
+    QCOMPARE(model.staQueueDepth(), std::size_t(2));
+    QVERIFY(log->order.empty());
+
+    model.kill(3s);
+    QVERIFY(model.down());
+    QCOMPARE(model.sessionCount(), std::size_t(0));
+    QCOMPARE(model.staQueueDepth(), std::size_t(0));
+    QVERIFY(log->order.empty()); // nothing answered from inside the call
+    sched.runFor(1ms);
+    // What a SIGKILLed process produces at the client's transport: the streams break first,
+    // then every call in flight is reset.
+    QCOMPARE(log->order, (std::vector<std::string>{"stream", "running", "queued"}));
+    for (const auto& [name, st] : log->status) {
+        QCOMPARE(st.code, StatusCode::UNAVAILABLE);
+        QVERIFY2(name == "stream" || st.message == "connection reset: gateway killed", st.message.c_str());
+    }
+    QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 0);
+    sched.runFor(100s);
+    QCOMPARE(log->order.size(), std::size_t(3)); // nobody answered twice
+}
+
+void TestModelFaults::killIsDownForItsDowntimeThenComesBackEmpty()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    const auto id = open(model, sched).id();
+    registerClient(model, sched, id);
+    model.wedge(100s);
+    model.slow(5, 100s);
+    model.kill(3s);
+    QVERIFY(!model.wedged()); // a new process: no wedge or slowness left
+    QCOMPARE(model.slowFactor(), 1.0);
+    QCOMPARE(model.stats().sessions(), 0);
+    QCOMPARE(open(model, sched).status.code, StatusCode::UNAVAILABLE);
+    auto during = send(model, id, registerCommand());
+    QVERIFY(runUntilAnswered(sched, during));
+    QCOMPARE(during->status.code, StatusCode::UNAVAILABLE);
+    auto stream = listen(model, id);
+    sched.runFor(1ms);
+    QCOMPARE(stream->endStatus.code, StatusCode::UNAVAILABLE);
+
+    sched.runFor(3s);
+    QVERIFY(!model.down());
+    auto old = send(model, id, registerCommand());
+    QVERIFY(runUntilAnswered(sched, old));
+    QCOMPARE(old->status.code, StatusCode::NOT_FOUND); // back empty: new sessions only
+    const auto reopened = open(model, sched);
+    QVERIFY(reopened.status.ok());
+    QVERIFY(reopened.id() != id);
+    QVERIFY(registerClient(model, sched, reopened.id()) > 0);
+}
+
+void TestModelFaults::killFaultRequestIsValidatedAndInjected()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, quietConfig());
+    mxgateway::mock::v1::FaultRequest bad;
+    bad.mutable_kill()->set_downtime_s(-1);
+    std::string description;
+    const auto refused = injectFault(model, bad, description);
+    QCOMPARE(refused.code, StatusCode::INVALID_ARGUMENT);
+    QVERIFY2(refused.message.find("kill.downtime_s") != std::string::npos, refused.message.c_str());
+    QVERIFY(!model.down());
+
+    mxgateway::mock::v1::FaultRequest kill;
+    kill.mutable_kill()->set_downtime_s(2);
+    QVERIFY(injectFault(model, kill, description).ok());
+    QVERIFY2(description.find("killed") != std::string::npos, description.c_str());
+    QVERIFY(model.down());
+    sched.runFor(2s);
+    QVERIFY(!model.down());
 }
 
 QTEST_GUILESS_MAIN(TestModelFaults)

@@ -1,5 +1,6 @@
 // The built mxgw-mock executable: announces its port, serves, refuses bad flags with exit 2,
 // and stops cleanly on SIGTERM.
+#include "mock_control.grpc.pb.h"
 #include "mxaccess_gateway.grpc.pb.h"
 
 #include <grpcpp/grpcpp.h>
@@ -21,6 +22,10 @@ private slots:
     void refusesNonLoopbackListen();
     void rejectsNegativeCommandMs();
     void helpDocumentsEveryFlag();
+    void unknownFlagExits2();
+    void missingFlagValueExits2();
+    void versionExits0();
+    void keepQueuedOnCloseReachesTheConfig();
 };
 
 namespace {
@@ -94,10 +99,62 @@ void TestMxgwMockProcess::helpDocumentsEveryFlag()
     QCOMPARE(p.exitCode(), 0);
     const QString help = QString::fromLocal8Bit(p.readAllStandardOutput());
     for (const char* flag : {"--listen", "--allow-remote", "--no-bulk-supervisory", "--command-ms", "--per-item-ms",
-                             "--default-command-timeout-s", "--data-hz", "--seed"})
+                             "--default-command-timeout-s", "--data-hz", "--seed", "--keep-queued-on-close"})
         QVERIFY2(help.contains(flag), flag);
     QVERIFY(help.contains("default 127.0.0.1:50051"));
     QVERIFY(help.contains("default 30"));
+}
+
+void TestMxgwMockProcess::unknownFlagExits2()
+{
+    const auto r = runToEnd({"--no-such-flag"});
+    QCOMPARE(r.exitCode, 2); // bad input, not QCommandLineParser::process()'s 1
+    QVERIFY2(r.stderrText.contains("no-such-flag"), qPrintable(r.stderrText));
+    QVERIFY2(r.stderrText.startsWith("mxgw-mock: "), qPrintable(r.stderrText));
+}
+
+void TestMxgwMockProcess::missingFlagValueExits2()
+{
+    const auto r = runToEnd({"--command-ms"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.stderrText.contains("command-ms"), qPrintable(r.stderrText));
+}
+
+void TestMxgwMockProcess::versionExits0()
+{
+    QProcess p;
+    p.start(MXGW_MOCK_PATH, {"--version"});
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(QString::fromLocal8Bit(p.readAllStandardOutput()).contains("0.1.0"));
+}
+
+void TestMxgwMockProcess::keepQueuedOnCloseReachesTheConfig()
+{
+    for (const bool keep : {false, true}) {
+        QProcess p;
+        QStringList args = {"--listen", "127.0.0.1:0", "--data-hz", "0"};
+        if (keep)
+            args << "--keep-queued-on-close";
+        p.start(MXGW_MOCK_PATH, args);
+        QVERIFY(p.waitForStarted(10000));
+        QString line;
+        while (!line.contains('\n') && p.waitForReadyRead(10000))
+            line += QString::fromLocal8Bit(p.readAllStandardOutput());
+        const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(line);
+        QVERIFY2(match.hasMatch(), qPrintable(line));
+        auto control = mxgateway::mock::v1::MockGatewayControl::NewStub(grpc::CreateChannel(
+            "127.0.0.1:" + match.captured(1).toStdString(), grpc::InsecureChannelCredentials()));
+        grpc::ClientContext ctx;
+        ctx.set_deadline(std::chrono::system_clock::now() + 5s);
+        mxgateway::mock::v1::MockConfig config;
+        QVERIFY(control->GetConfig(&ctx, {}, &config).ok());
+        QCOMPARE(config.close_drops_queued_commands(), !keep);
+        p.terminate();
+        QVERIFY(p.waitForFinished(10000));
+        QCOMPARE(p.exitCode(), 0);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMxgwMockProcess)

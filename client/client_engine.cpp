@@ -18,23 +18,26 @@ InstanceSettings instanceSettings(const LeverSet& levers, const ClientOptions& o
     s.tagTiming = GuardTiming{millis(options.tagSubscribeRetryIntervalMs),
                               millis(options.tagSubscribeRetryMaxIntervalMs),
                               millis(options.tagSubscribeInFlightCeilingMs)};
-    s.tagPolicy = GuardPolicy{levers.inflightGuard, levers.backoff, levers.confirmedFlag, true};
+    s.tagPolicy = GuardPolicy{levers.inflightGuard, levers.backoff, levers.confirmedFlag, true,
+                              levers.resubscribeGuard};
+    s.ceilingMargin = millis(options.tagSubscribeInFlightCeilingMarginMs);
     if (levers.alarmGuard) {
         s.alarmTiming = GuardTiming{millis(options.alarmSubscribeRetryIntervalMs),
                                     millis(options.tagSubscribeRetryMaxIntervalMs),
                                     millis(options.tagSubscribeInFlightCeilingMs)};
-        s.alarmPolicy = GuardPolicy{};
+        s.alarmPolicy = GuardPolicy{true, true, true, true, levers.resubscribeGuard};
     } else {
         // The pre-fix alarm actor: fixed 2× interval, no in-flight check, ids not compared.
-        const Duration twice = millis(2 * options.alarmSubscribeRetryIntervalMs);
+        const Duration twice = 2 * millis(options.alarmSubscribeRetryIntervalMs);
         s.alarmTiming = GuardTiming{twice, twice, millis(options.tagSubscribeInFlightCeilingMs)};
-        s.alarmPolicy = GuardPolicy{false, false, false, false};
+        s.alarmPolicy = GuardPolicy{false, false, false, false, false};
     }
     return s;
 }
 
 ConnectionConfig connectionConfig(const ConnectionSpec& spec, const LeverSet& levers,
-                                  const ClientOptions& options, const std::string& clientName)
+                                  const ClientOptions& options, const std::string& clientName,
+                                  const ClientModel& model)
 {
     ConnectionConfig c;
     c.name = spec.name;
@@ -44,6 +47,11 @@ ConnectionConfig connectionConfig(const ConnectionSpec& spec, const LeverSet& le
     c.sessionCommandTimeout = millis(levers.sessionCommandTimeoutMs);
     c.adviseParallelism = options.mxSupervisoryAdviseParallelism;
     c.coalesce = levers.coalesce;
+    c.guardedResubscribe = levers.resubscribeGuard;
+    c.dropSuperseded = levers.dropSuperseded;
+    c.commandTimeout = millis(options.mxCommandTimeoutMs);
+    c.teardown = model.redeployTeardown;
+    c.teardownGated = model.teardownGated;
     c.reconnectFloor = millis(options.reconnectBackoffFloorMs);
     c.reconnectMax = millis(options.reconnectBackoffMaxMs);
     return c;
@@ -84,7 +92,8 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig
     for (const auto& spec : m_config.connections) {
         auto connection = std::make_unique<GatewayConnection>(
             m_scheduler, m_port,
-            connectionConfig(spec, m_config.levers, m_config.options, m_config.clientName),
+            connectionConfig(spec, m_config.levers, m_config.options, m_config.clientName,
+                             m_config.model),
             m_gate.get(), [this] { return jitter(); });
         GatewayConnection* raw = connection.get();
         connection->setLogger([this, raw](Severity severity, const std::string& message) {
@@ -200,6 +209,32 @@ void ClientEngine::stop()
         c->stop();
 }
 
+void ClientEngine::close(std::function<void()> closed)
+{
+    for (auto& i : m_instances)
+        i->stop(/*teardown=*/false);
+    auto left = std::make_shared<std::size_t>(m_connections.size());
+    auto done = std::make_shared<std::function<void()>>(std::move(closed));
+    if (*left == 0) {
+        m_scheduler.post(*done);
+        return;
+    }
+    for (auto& c : m_connections)
+        c->close([left, done] {
+            if (--*left == 0)
+                (*done)();
+        });
+}
+
+int ClientEngine::orphanedTags() const
+{
+    int n = 0;
+    for (const auto& i : m_instances)
+        for (std::size_t g = 0; g < i->groupCount(); ++g)
+            n += i->orphanedTags(g);
+    return n;
+}
+
 bool ClientEngine::redeploy(const std::string& name)
 {
     const int index = instanceIndex(name);
@@ -224,7 +259,8 @@ void ClientEngine::applyLevers(const LeverSet& levers)
         i->setSettings(settings);
     for (std::size_t c = 0; c < m_connections.size(); ++c)
         m_connections[c]->setConfig(connectionConfig(m_config.connections[c], levers,
-                                                     m_config.options, m_config.clientName));
+                                                     m_config.options, m_config.clientName,
+                                                     m_config.model));
 }
 
 QualityCounts ClientEngine::deployedCounts() const

@@ -31,9 +31,17 @@ struct InstanceSpec {
     bool alarms = false;
 };
 
+// What the seeds leave open about the bridge, as named settings (scenario "client_model").
+struct ClientModel {
+    Teardown redeployTeardown = Teardown::PerItemRemove; // what a redeploy sends
+    bool teardownGated = true; // teardown calls pass the recovery gate and count as its failures
+    bool operator==(const ClientModel&) const = default;
+};
+
 struct EngineConfig {
     ClientOptions options;
     LeverSet levers;
+    ClientModel model;
     std::vector<ConnectionSpec> connections;
     std::vector<InstanceSpec> instances;
     std::uint64_t seed = 1;
@@ -55,7 +63,8 @@ public:
 // The guard settings a lever set and options give (shared by the engine and the console).
 InstanceSettings instanceSettings(const LeverSet& levers, const ClientOptions& options);
 ConnectionConfig connectionConfig(const ConnectionSpec& spec, const LeverSet& levers,
-                                  const ClientOptions& options, const std::string& clientName);
+                                  const ClientOptions& options, const std::string& clientName,
+                                  const ClientModel& model = {});
 
 class ClientEngine {
 public:
@@ -79,6 +88,9 @@ public:
     void deploy(int instance);  // start one instance (its first subscribe goes out now)
     void deployAll();
     void stop();
+    // The end of a run: instances stop without teardown, every connection closes its
+    // session; `closed` runs once every CloseSession is answered.
+    void close(std::function<void()> closed);
     bool redeploy(const std::string& instance);
     void applyLevers(const LeverSet& levers);
 
@@ -98,6 +110,8 @@ public:
     int deployedTags() const;
     // Tag-subscribe requests sent by all instances (alarm ones apart).
     std::int64_t subscribeRequests() const;
+    // Orphaned tags over every deployed instance (see Instance::orphanedTags).
+    int orphanedTags() const;
 
 private:
     void log(Severity severity, const std::string& subject, const std::string& message);

@@ -49,6 +49,23 @@ const char* toString(ConnectionState state)
     return "?";
 }
 
+const char* toString(Teardown teardown)
+{
+    switch (teardown) {
+    case Teardown::PerItemRemove: return "per_item_remove";
+    case Teardown::None: return "none";
+    }
+    return "?";
+}
+
+std::optional<Teardown> teardownFromString(const std::string& name)
+{
+    for (Teardown t : {Teardown::PerItemRemove, Teardown::None})
+        if (name == toString(t))
+            return t;
+    return std::nullopt;
+}
+
 const char* toString(Severity severity)
 {
     switch (severity) {
@@ -138,6 +155,24 @@ void GatewayConnection::stop()
     setState(ConnectionState::Stopped);
 }
 
+void GatewayConnection::close(std::function<void()> closed)
+{
+    if (m_state == ConnectionState::Stopped || m_sessionId.empty()) {
+        stop();
+        m_scheduler.post(std::move(closed));
+        return;
+    }
+    CloseSessionRequest request;
+    request.set_session_id(m_sessionId);
+    m_sessionId.clear(); // stop() must not send a second CloseSession
+    stop();
+    std::weak_ptr<int> life = m_life;
+    m_port.closeSession(request, [life, closed = std::move(closed)](RpcStatus) {
+        if (!life.expired())
+            closed();
+    });
+}
+
 void GatewayConnection::setConfig(const ConnectionConfig& config)
 {
     if (config.sessionCommandTimeout != m_config.sessionCommandTimeout) {
@@ -204,7 +239,7 @@ void GatewayConnection::openSession()
                 return;
             }
             onRegistered(reply.register_().server_handle());
-        }, /*gated=*/false);
+        }, GateUse::RecordOnly);
     });
 }
 
@@ -232,9 +267,12 @@ void GatewayConnection::onRegistered(std::int32_t serverHandle)
     publishQuality(true);
     if (m_state != ConnectionState::Connected)
         return; // a quality observer stopped us
-    for (const auto& [id, subscribed] : m_everSubscribed)
-        if (subscribed)
-            ensureSubscribed(id);
+    // Pre-fix, the connection re-subscribes on its own, once; with resubscribe_guard the
+    // subscribers' guards did so from the quality callback above, and keep at it.
+    if (!m_config.guardedResubscribe)
+        for (const auto& [id, subscribed] : m_everSubscribed)
+            if (subscribed)
+                ensureSubscribed(id);
     runHeld();
 }
 
@@ -263,13 +301,17 @@ void GatewayConnection::connectionLost(const std::string& why)
     dropSession();
     // Subscribes in flight lose their replies with the session; they are held and run
     // again once connected, so their callers are answered then (as the DCL does).
+    // The requeued copy carries the tags too: without them it would go out empty, be
+    // answered with an empty success and confirm a subscription that advised nothing.
     std::vector<OpPtr> requeue;
     for (auto& op : m_running) {
         op->aborted = true;
-        if (!op->dones.empty()) {
+        if (!op->waiters.empty()) {
             auto again = std::make_shared<SubscribeOp>();
             again->subscribers = op->subscribers;
-            again->dones = std::move(op->dones);
+            again->tags = op->tags;
+            again->signature = op->signature;
+            again->waiters = std::move(op->waiters);
             requeue.push_back(again);
         }
     }
@@ -344,11 +386,11 @@ void GatewayConnection::onEvent(const MxEvent& event)
     }
 }
 
-void GatewayConnection::invoke(MxCommand command, InvokeDone done, bool gated)
+void GatewayConnection::invoke(MxCommand command, InvokeDone done, GateUse gateUse)
 {
     std::weak_ptr<int> life = m_life;
     const auto epoch = m_epoch;
-    if (m_gate && gated) {
+    if (m_gate && gateUse == GateUse::CheckAndRecord) {
         const GateDecision decision = m_gate->check();
         if (!decision.allowed) {
             ++m_stats.suppressedCalls;
@@ -366,13 +408,27 @@ void GatewayConnection::invoke(MxCommand command, InvokeDone done, bool gated)
     ++m_stats.invokes;
     ++m_stats.invokesByKind[kindOf(command)];
     *request.mutable_command() = std::move(command);
-    m_port.invoke(request, [this, life, epoch, done = std::move(done)](RpcStatus status,
-                                                                        MxCommandReply reply) {
-        if (life.expired() || epoch != m_epoch)
+
+    // One answer per call: the gateway's, or this client's own deadline (MxCommandTimeoutMs),
+    // whichever comes first; the other is dropped.
+    struct Call {
+        InvokeDone done;
+        TimerId deadline = kNoTimer;
+    };
+    auto call = std::make_shared<Call>(Call{std::move(done)});
+    auto complete = [this, life, epoch, gateUse](const std::shared_ptr<Call>& c, RpcStatus status,
+                                                  MxCommandReply reply) {
+        if (life.expired() || !c->done)
+            return;
+        InvokeDone done = std::move(c->done);
+        c->done = nullptr;
+        if (c->deadline != kNoTimer)
+            m_scheduler.cancel(c->deadline);
+        if (epoch != m_epoch)
             return; // the session is gone; its work was re-queued or dropped
         if (status.code == grpc::StatusCode::DEADLINE_EXCEEDED)
             ++m_stats.deadlineExceeded;
-        if (m_gate) {
+        if (m_gate && gateUse != GateUse::Bypass) {
             if (status.transient())
                 m_gate->recordFailure(status.toString());
             else if (status.ok())
@@ -383,6 +439,23 @@ void GatewayConnection::invoke(MxCommand command, InvokeDone done, bool gated)
             return;
         }
         done(status, std::move(reply));
+    };
+    if (m_config.commandTimeout.count() > 0) {
+        std::weak_ptr<Call> weak = call;
+        call->deadline = m_scheduler.callAfter(m_config.commandTimeout, [this, life, weak, complete] {
+            auto c = weak.lock();
+            if (!c || life.expired())
+                return;
+            c->deadline = kNoTimer;
+            ++m_stats.clientDeadlines;
+            complete(c, RpcStatus{grpc::StatusCode::DEADLINE_EXCEEDED,
+                                  "no answer within MxCommandTimeoutMs (" +
+                                      seconds(m_config.commandTimeout) + ")"},
+                     MxCommandReply{});
+        });
+    }
+    m_port.invoke(request, [call, complete](RpcStatus status, MxCommandReply reply) {
+        complete(call, std::move(status), std::move(reply));
     });
 }
 

@@ -6,6 +6,7 @@
 // `adviseParallelism` in flight. Subscribes are held, unanswered, while not connected.
 // One implementation for both ports: all I/O goes through GatewayPort on one Scheduler.
 
+#include "defaults.h"
 #include "gateway_port.h"
 #include "recovery_gate.h"
 #include "scheduler.h"
@@ -21,16 +22,35 @@
 
 namespace stormwatch {
 
+// What a redeploy sends to take an instance's items off the gateway. The seeds do not say
+// what the bridge does, so it is a named model setting (scenario "client_model").
+enum class Teardown {
+    PerItemRemove, // one RemoveItem per advised tag (the default: what the DCL API offers)
+    None,          // nothing: the items stay on the gateway until the session ends
+};
+const char* toString(Teardown teardown); // "per_item_remove", "none"
+std::optional<Teardown> teardownFromString(const std::string& name);
+
 struct ConnectionConfig {
     std::string name = "gw1";
     int writeUserId = 0;                 // 0 = supervisory mode
     std::string clientName = "stormwatch";
     bool bulkSupervisory = true;         // Lever 2 (used only when advertised)
     Duration sessionCommandTimeout{0};   // Lever 3: sent at OpenSession when > 0
-    int adviseParallelism = 16;          // MxSupervisoryAdviseParallelism
+    int adviseParallelism = defaults::kMxSupervisoryAdviseParallelism;
     bool coalesce = false;               // merge identical concurrent subscribes
-    Duration reconnectFloor = std::chrono::seconds(1);
-    Duration reconnectMax = std::chrono::seconds(30);
+    // Lever resubscribe_guard: after a reconnect the subscribers' guards re-subscribe;
+    // off = the connection's own one-shot transparent re-subscribe (pre-fix DCL).
+    bool guardedResubscribe = false;
+    // Lever drop_superseded: a held subscribe is dropped when its subscriber sends a newer
+    // one while disconnected; off = every held request goes out on reconnect (pre-fix).
+    bool dropSuperseded = false;
+    // MxCommandTimeoutMs: an Invoke not answered by then fails DEADLINE_EXCEEDED here.
+    Duration commandTimeout = std::chrono::milliseconds(defaults::kMxCommandTimeoutMs);
+    Teardown teardown = Teardown::PerItemRemove;
+    bool teardownGated = true; // teardown calls pass (and feed) the recovery gate
+    Duration reconnectFloor = std::chrono::milliseconds(defaults::kReconnectBackoffFloorMs);
+    Duration reconnectMax = std::chrono::milliseconds(defaults::kReconnectBackoffMaxMs);
 };
 
 enum class ConnectionState { Stopped, Connecting, Connected, WaitingToReconnect };
@@ -58,11 +78,13 @@ struct TagResult {
     bool ok = false;
     std::int32_t itemHandle = 0;
     std::string error;
+    bool definitive = false; // the gateway itself rejected the tag (not a transport failure)
 };
 
 struct SubscribeOutcome {
     bool success = false;
     bool suppressed = false; // refused by the recovery gate without reaching the gateway
+    bool superseded = false; // dropped unsent from the held queue (lever drop_superseded)
     std::string error;
     std::vector<TagResult> tags; // one per tag, in the subscriber's order
 };
@@ -76,6 +98,8 @@ struct ConnectionStats {
     std::int64_t reconnects = 0;
     std::int64_t subscribeOperations = 0; // gateway subscribe operations actually run
     std::int64_t coalescedSubscribes = 0;
+    std::int64_t supersededDropped = 0;   // held subscribes dropped unsent
+    std::int64_t clientDeadlines = 0;     // Invokes failed by MxCommandTimeoutMs here
     std::int64_t dataChanges = 0;
     int maxAdviseInFlight = 0;
 };
@@ -102,6 +126,10 @@ public:
 
     void start();
     void stop();
+    // Graceful end: forgets subscribers' work, sends CloseSession and calls `closed` once it
+    // is answered (or at once when there is no session). The gateway frees the session's
+    // items and queued commands; stop() alone closes best effort, without waiting.
+    void close(std::function<void()> closed);
 
     // A subscriber owns a fixed tag list (an instance's tags on this connection).
     SubscriberId addSubscriber(std::vector<std::string> tags, DataFn onData, QualityFn onQuality);
@@ -128,6 +156,11 @@ public:
     std::optional<Duration> echoedCommandTimeout() const { return m_echoedTimeout; }
     int protocolVersion() const { return m_protocolVersion; }
     std::size_t heldRequests() const { return m_held.size(); }
+    // Something will still subscribe the subscriber's tags without anyone asking again: a
+    // subscribe held or running for it, or a reconnect that re-subscribes it.
+    bool subscribePending(SubscriberId id) const;
+    // The tag has a live item on the gateway (its data is routed to the subscriber).
+    bool routed(SubscriberId id, int index) const;
     const ConnectionStats& stats() const { return m_stats; }
     std::string describePort() const { return m_port.describe(); }
 
@@ -145,11 +178,15 @@ private:
         int index;
     };
     // One gateway subscribe operation; coalesced callers share it.
+    struct Waiter { // a caller waiting for the op's outcome
+        SubscriberId subscriber;
+        SubscribeDone done;
+    };
     struct SubscribeOp {
         std::vector<SubscriberId> subscribers;
         std::vector<std::string> tags; // copied: a subscriber may go away while this runs
         std::string signature;
-        std::vector<SubscribeDone> dones; // empty for the transparent re-subscribe
+        std::vector<Waiter> waiters; // empty for the transparent re-subscribe
         bool aborted = false;             // the session was lost while it ran
         bool failed = false;              // the primary call failed as a whole
         bool transientFailure = false;    // some tag failed for a retryable reason
@@ -175,9 +212,13 @@ private:
     void log(Severity severity, const std::string& message) const;
 
     // gateway calls (gateway_connection.cpp)
-    // Gated calls pass the recovery gate first; session setup (Register) does not, or a
-    // recovering gate would turn every reconnect into an open-refuse-close churn.
-    void invoke(mxgateway::v1::MxCommand command, InvokeDone done, bool gated = true);
+    // Gated calls pass the recovery gate first and feed it their outcome. Session setup
+    // (Register) only feeds it, or a recovering gate would turn every reconnect into an
+    // open-refuse-close churn; ungated teardown does neither.
+    enum class GateUse { CheckAndRecord, RecordOnly, Bypass };
+    void invoke(mxgateway::v1::MxCommand command, InvokeDone done,
+                GateUse gate = GateUse::CheckAndRecord);
+    void dropSupersededHeld(SubscriberId id);
     void ensureSubscribed(SubscriberId id); // transparent re-subscribe after reconnect
 
     // subscribe paths (subscribe_operation.cpp)

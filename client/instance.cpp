@@ -1,5 +1,7 @@
 #include "instance.h"
 
+#include <algorithm>
+
 namespace stormwatch {
 
 namespace {
@@ -60,6 +62,52 @@ const TagSubscribeGuard* Instance::guard(std::size_t group) const
     return m_groups[group].guard.get();
 }
 
+namespace {
+GuardTiming withSessionCeiling(GuardTiming timing, const GatewayConnection& connection, Duration margin)
+{
+    if (const auto echoed = connection.echoedCommandTimeout())
+        timing.ceiling = std::max(timing.ceiling, *echoed + margin);
+    return timing;
+}
+} // namespace
+
+GuardTiming Instance::tagTimingFor(std::size_t g) const
+{
+    return withSessionCeiling(m_settings.tagTiming, *m_groups[g].connection, m_settings.ceilingMargin);
+}
+
+GuardTiming Instance::alarmTimingFor() const
+{
+    if (m_groups.empty())
+        return m_settings.alarmTiming;
+    return withSessionCeiling(m_settings.alarmTiming, *m_groups.front().connection,
+                              m_settings.ceilingMargin);
+}
+
+bool Instance::subscribePending(std::size_t group) const
+{
+    const GroupState& g = m_groups[group];
+    if (!g.guard)
+        return false;
+    if (g.guard->running() && (g.guard->inFlight() || g.guard->retryScheduled()))
+        return true;
+    return g.subscriber && g.connection->subscribePending(g.subscriber);
+}
+
+int Instance::orphanedTags(std::size_t group) const
+{
+    if (!m_deployed || subscribePending(group))
+        return 0;
+    const GroupState& g = m_groups[group];
+    int orphaned = 0;
+    for (std::size_t i = 0; i < g.tagIndices.size(); ++i) {
+        const TagState& tag = m_tags[std::size_t(g.tagIndices[i])];
+        if (tag.quality != kQualityGood && !tag.rejected && !g.connection->routed(g.subscriber, int(i)))
+            ++orphaned;
+    }
+    return orphaned;
+}
+
 QualityCounts Instance::counts(std::size_t group) const
 {
     QualityCounts c;
@@ -103,7 +151,7 @@ void Instance::start()
         GatewayConnection* connection = m_groups.front().connection;
         std::weak_ptr<int> life = m_deployment;
         m_alarmGuard = std::make_unique<TagSubscribeGuard>(
-            m_scheduler, m_settings.alarmTiming, m_settings.alarmPolicy,
+            m_scheduler, alarmTimingFor(), m_settings.alarmPolicy,
             [this, connection, life](std::uint64_t id) {
                 connection->subscribeAlarms(m_name, [this, life, id](bool ok, const std::string& error) {
                     if (!life.expired() && m_alarmGuard)
@@ -142,7 +190,7 @@ void Instance::deployGroup(std::size_t g)
     GatewayConnection* connection = group.connection;
     const auto subscriber = group.subscriber;
     group.guard = std::make_unique<TagSubscribeGuard>(
-        m_scheduler, m_settings.tagTiming, m_settings.tagPolicy,
+        m_scheduler, tagTimingFor(g), m_settings.tagPolicy,
         [this, g, connection, subscriber, life](std::uint64_t id) {
             connection->subscribe(subscriber, [this, g, id, life](const SubscribeOutcome& outcome) {
                 if (!life.expired())
@@ -162,6 +210,11 @@ void Instance::deployGroup(std::size_t g)
 void Instance::onSubscribeOutcome(std::size_t g, std::uint64_t id, const SubscribeOutcome& outcome)
 {
     GroupState& group = m_groups[g];
+    if (outcome.superseded) {
+        if (group.guard)
+            group.guard->onSuperseded(id);
+        return;
+    }
     std::vector<int> changed;
     for (const TagResult& r : outcome.tags) {
         const int tag = group.tagIndices[std::size_t(r.index)];
@@ -169,9 +222,11 @@ void Instance::onSubscribeOutcome(std::size_t g, std::uint64_t id, const Subscri
         if (r.ok) {
             state.itemHandle = r.itemHandle;
             state.error.clear();
+            state.rejected = false;
             changed.push_back(tag);
         } else {
             state.error = r.error;
+            state.rejected = r.definitive;
             // A failure never downgrades a tag whose data says Good (an older request
             // may have advised it); a tag still waiting goes Bad with the reason.
             if (state.quality != kQualityGood)
@@ -214,6 +269,11 @@ void Instance::onData(std::size_t g, const std::vector<TagUpdate>& updates)
 void Instance::onQuality(std::size_t g, bool good)
 {
     GroupState& group = m_groups[g];
+    // A new session may have echoed another command timeout: the ceiling follows it.
+    if (good && group.guard)
+        group.guard->setTiming(tagTimingFor(g));
+    if (good && g == 0 && m_alarmGuard)
+        m_alarmGuard->setTiming(alarmTimingFor());
     if (group.guard)
         group.guard->onConnectionQuality(good);
     if (g == 0 && m_alarmGuard)
@@ -227,7 +287,7 @@ void Instance::onQuality(std::size_t g, bool good)
         m_callbacks.onTagsChanged(*this, changed);
 }
 
-void Instance::stop()
+void Instance::stop(bool teardown)
 {
     if (!m_deployed)
         return;
@@ -236,7 +296,8 @@ void Instance::stop()
     for (auto& group : m_groups) {
         if (group.guard)
             group.guard->stop();
-        group.connection->removeItems(group.subscriber);
+        if (teardown)
+            group.connection->removeItems(group.subscriber);
         group.connection->removeSubscriber(group.subscriber);
         group.subscriber = 0;
     }
@@ -254,14 +315,14 @@ void Instance::redeploy()
 void Instance::setSettings(const InstanceSettings& settings)
 {
     m_settings = settings;
-    for (auto& group : m_groups)
-        if (group.guard) {
-            group.guard->setPolicy(settings.tagPolicy);
-            group.guard->setTiming(settings.tagTiming);
+    for (std::size_t g = 0; g < m_groups.size(); ++g)
+        if (m_groups[g].guard) {
+            m_groups[g].guard->setPolicy(settings.tagPolicy);
+            m_groups[g].guard->setTiming(tagTimingFor(g));
         }
     if (m_alarmGuard) {
         m_alarmGuard->setPolicy(settings.alarmPolicy);
-        m_alarmGuard->setTiming(settings.alarmTiming);
+        m_alarmGuard->setTiming(alarmTimingFor());
     }
 }
 

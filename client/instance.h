@@ -21,6 +21,7 @@ struct TagState {
     std::int64_t sourceTimestampUs = 0;
     std::int32_t itemHandle = 0;
     std::string error; // the last per-tag subscribe error, if any
+    bool rejected = false; // the gateway itself refused the tag (e.g. unknown address)
 };
 
 struct QualityCounts {
@@ -33,10 +34,14 @@ struct QualityCounts {
 
 
 struct InstanceSettings {
-    GuardTiming tagTiming;
+    GuardTiming tagTiming; // its ceiling is the lowest; see ceilingMargin
     GuardPolicy tagPolicy;
     GuardTiming alarmTiming;
     GuardPolicy alarmPolicy;
+    // Once a session echoed its command timeout, a guard's ceiling is at least that timeout
+    // plus this margin: a request is never presumed lost while the gateway may still answer
+    // it within its deadline (Lever 3 raises the timeout, and so the ceiling).
+    Duration ceilingMargin = std::chrono::milliseconds(defaults::kTagSubscribeInFlightCeilingMarginMs);
     bool operator==(const InstanceSettings&) const = default;
 };
 
@@ -64,7 +69,9 @@ public:
     Instance& operator=(const Instance&) = delete;
 
     void start();
-    void stop();
+    // teardown: remove the items on the gateway (a redeploy); false at the end of a run,
+    // where closing the session frees them.
+    void stop(bool teardown = true);
     void redeploy();
     void setSettings(const InstanceSettings& settings);
 
@@ -78,6 +85,11 @@ public:
     GatewayConnection& connection(std::size_t group) const { return *m_groups[group].connection; }
     const TagSubscribeGuard* guard(std::size_t group) const;
     const TagSubscribeGuard* alarmGuard() const { return m_alarmGuard.get(); }
+    // Tags of the group that nobody will ever fix: deployed, not Good, no live route, not
+    // rejected by the gateway, and nothing in flight or scheduled that would subscribe them.
+    int orphanedTags(std::size_t group) const;
+    // Whether anything (guard, held or running subscribe, reconnect) will still subscribe.
+    bool subscribePending(std::size_t group) const;
     // Tag-subscribe requests sent over the instance's lifetime, across redeploys.
     std::int64_t requestsSent(std::size_t group) const { return m_groups[group].requestsSent; }
     std::int64_t alarmRequestsSent() const { return m_alarmRequestsSent; }
@@ -96,6 +108,8 @@ private:
     void onData(std::size_t g, const std::vector<TagUpdate>& updates);
     void onQuality(std::size_t g, bool good);
     void onSubscribeOutcome(std::size_t g, std::uint64_t id, const SubscribeOutcome& outcome);
+    GuardTiming tagTimingFor(std::size_t g) const;
+    GuardTiming alarmTimingFor() const;
     void log(Severity severity, const std::string& message);
 
     Scheduler& m_scheduler;

@@ -22,6 +22,8 @@ LeverSet leversOff()
     s.recovery = RecoveryConfig{};
     s.alarmGuard = false;
     s.coalesce = false;
+    s.resubscribeGuard = false;
+    s.dropSuperseded = false;
     return s;
 }
 
@@ -31,6 +33,8 @@ std::vector<std::pair<QString, LeverSet>> presets()
     lever1.inflightGuard = true;
     lever1.backoff = true;
     lever1.confirmedFlag = true;
+    lever1.resubscribeGuard = true;
+    lever1.dropSuperseded = true;
     LeverSet lever12 = lever1;
     lever12.bulkSupervisory = true;
     return {{"levers-off", leversOff()}, {"lever1", lever1}, {"lever1+2", lever12}, {"all", {}}};
@@ -41,6 +45,8 @@ const std::pair<const char*, bool LeverSet::*> kBoolLevers[] = {
     {"inflight_guard", &LeverSet::inflightGuard}, {"backoff", &LeverSet::backoff},
     {"confirmed_flag", &LeverSet::confirmedFlag}, {"bulk_supervisory", &LeverSet::bulkSupervisory},
     {"alarm_guard", &LeverSet::alarmGuard},       {"coalesce", &LeverSet::coalesce},
+    {"resubscribe_guard", &LeverSet::resubscribeGuard},
+    {"drop_superseded", &LeverSet::dropSuperseded},
 };
 
 QString jsonText(const QJsonValue& v)
@@ -172,7 +178,8 @@ QStringList leverKeys()
 {
     return {"preset",         "inflight_guard",   "backoff",
             "confirmed_flag", "bulk_supervisory", "session_command_timeout_ms",
-            "recovery",       "alarm_guard",      "coalesce"};
+            "recovery",       "alarm_guard",      "coalesce",
+            "resubscribe_guard", "drop_superseded"};
 }
 
 QStringList recoveryLeverKeys()
@@ -315,7 +322,9 @@ QString describeLevers(const LeverSet& s)
                                  secondsText(r.maxSeconds), QString::number(r.multiplier, 'g', 6));
         parts << "recovery " + handler + "/" + strategy;
     }
-    parts << "alarm guard " + onOff(s.alarmGuard) << "coalesce " + onOff(s.coalesce);
+    parts << "alarm guard " + onOff(s.alarmGuard) << "coalesce " + onOff(s.coalesce)
+          << "resubscribe guard " + onOff(s.resubscribeGuard)
+          << "drop superseded " + onOff(s.dropSuperseded);
     return parts.join(", ");
 }
 

@@ -12,6 +12,7 @@
 // A recovery object overrides the base set's recovery parameters and turns the gate on
 // unless it says "enabled": false; `true` turns it on with the base parameters.
 
+#include "client/defaults.h"
 #include "client/recovery_gate.h"
 
 #include <QJsonObject>
@@ -27,12 +28,20 @@ struct LeverSet {
     bool backoff = true;                 // Lever 1: exponential backoff + jitter
     bool confirmedFlag = true;           // closes the cancel race
     bool bulkSupervisory = true;         // Lever 2: SubscribeBulk{supervisory} when advertised
-    int sessionCommandTimeoutMs = 60000; // Lever 3: sent at OpenSession; 0 = not sent
+    int sessionCommandTimeoutMs = defaults::kSessionCommandTimeoutMs; // Lever 3: sent at OpenSession; 0 = not sent
     // Default-constructed LeverSet is the "all" preset, so the gate is on here (a bare
     // RecoveryConfig is off).
     RecoveryConfig recovery{.enabled = true};
     bool alarmGuard = true; // guard + backoff on the alarm subscription too
     bool coalesce = true;   // connection layer merges identical concurrent subscribes
+    // Lever 1's follow-ups, on in lever1 and above (the seed's §7 claims them of Lever 1;
+    // off reproduces the plan as literally written):
+    // after a reconnect the guard re-subscribes and retries until confirmed, instead of the
+    // connection's one-shot transparent re-subscribe whose failure nobody retries;
+    bool resubscribeGuard = true;
+    // a subscribe held while disconnected is dropped once its guard supersedes it, so only
+    // the latest goes out on reconnect.
+    bool dropSuperseded = true;
 
     bool operator==(const LeverSet&) const = default;
 };

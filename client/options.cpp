@@ -25,11 +25,9 @@ const Key kKeys[] = {
     {"TagSubscribeRetryIntervalMs", &ClientOptions::tagSubscribeRetryIntervalMs},
     {"TagSubscribeRetryMaxIntervalMs", &ClientOptions::tagSubscribeRetryMaxIntervalMs},
     {"TagSubscribeInFlightCeilingMs", &ClientOptions::tagSubscribeInFlightCeilingMs},
+    {"TagSubscribeInFlightCeilingMarginMs", &ClientOptions::tagSubscribeInFlightCeilingMarginMs},
     {"MxCommandTimeoutMs", &ClientOptions::mxCommandTimeoutMs},
     {"MxSupervisoryAdviseParallelism", &ClientOptions::mxSupervisoryAdviseParallelism},
-    {"RecoverySeconds", &ClientOptions::recoverySeconds},
-    {"FailuresToEnterRecovery", &ClientOptions::failuresToEnterRecovery},
-    {"FailuresWindowSeconds", &ClientOptions::failuresWindowSeconds},
     {"ReconnectBackoffFloorMs", &ClientOptions::reconnectBackoffFloorMs},
     {"ReconnectBackoffMaxMs", &ClientOptions::reconnectBackoffMaxMs},
     {"AlarmSubscribeRetryIntervalMs", &ClientOptions::alarmSubscribeRetryIntervalMs},
@@ -70,8 +68,21 @@ QString jsonText(const QJsonValue& v)
     return QStringLiteral("undefined");
 }
 
+// Keys that once were options: their values belong to the recovery lever now (one source).
+const char* const kMovedToRecoveryLever[][2] = {
+    {"RecoverySeconds", "recovery_seconds"},
+    {"FailuresToEnterRecovery", "failures_to_enter_recovery"},
+    {"FailuresWindowSeconds", "failures_window_seconds"},
+};
+
 OptionError unknownKey(const QString& key, const QString& value)
 {
+    for (const auto& moved : kMovedToRecoveryLever)
+        if (key == QLatin1String(moved[0]))
+            return {key, value,
+                    QString("not an option: set it on the recovery lever, e.g. \"levers\": "
+                            "{\"preset\": \"all\", \"recovery\": {\"%1\": ...}}")
+                        .arg(moved[1])};
     return {key, value, "unknown option; valid keys: " + optionKeys().join(", ")};
 }
 
@@ -132,11 +143,11 @@ QList<OptionError> validate(const ClientOptions& o)
     atLeast("TagSubscribeRetryMaxIntervalMs", o.tagSubscribeRetryMaxIntervalMs,
             "TagSubscribeRetryIntervalMs", o.tagSubscribeRetryIntervalMs);
     positive("TagSubscribeInFlightCeilingMs", o.tagSubscribeInFlightCeilingMs);
+    if (o.tagSubscribeInFlightCeilingMarginMs < 0)
+        errors.append({"TagSubscribeInFlightCeilingMarginMs",
+                       QString::number(o.tagSubscribeInFlightCeilingMarginMs), "must be >= 0"});
     positive("MxCommandTimeoutMs", o.mxCommandTimeoutMs);
     between("MxSupervisoryAdviseParallelism", o.mxSupervisoryAdviseParallelism, 1, 256);
-    positive("RecoverySeconds", o.recoverySeconds);
-    between("FailuresToEnterRecovery", o.failuresToEnterRecovery, 1, 1000);
-    positive("FailuresWindowSeconds", o.failuresWindowSeconds);
     positive("ReconnectBackoffFloorMs", o.reconnectBackoffFloorMs);
     atLeast("ReconnectBackoffMaxMs", o.reconnectBackoffMaxMs, "ReconnectBackoffFloorMs",
             o.reconnectBackoffFloorMs);

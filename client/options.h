@@ -3,6 +3,8 @@
 // value and the rule. Keys are exactly the DESIGN.md names, in JSON and on the command line
 // (--option KEY=VALUE).
 
+#include "client/defaults.h"
+
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -12,18 +14,20 @@
 namespace stormwatch {
 
 struct ClientOptions {
-    int tagSubscribeRetryIntervalMs = 5000;     // backoff floor (and fixed interval, lever off)
-    int tagSubscribeRetryMaxIntervalMs = 60000; // backoff ceiling; == floor makes it fixed
-    // How long an unanswered subscribe blocks a duplicate for the same connection.
-    int tagSubscribeInFlightCeilingMs = 45000;
-    int mxCommandTimeoutMs = 60000;
-    int mxSupervisoryAdviseParallelism = 16; // legacy fan-out: AdviseSupervisory in flight
-    double recoverySeconds = 60;
-    int failuresToEnterRecovery = 10;
-    double failuresWindowSeconds = 100;
-    int reconnectBackoffFloorMs = 1000;
-    int reconnectBackoffMaxMs = 30000;
-    int alarmSubscribeRetryIntervalMs = 5000;
+    int tagSubscribeRetryIntervalMs = defaults::kTagSubscribeRetryIntervalMs; // backoff floor (and fixed interval, lever off)
+    int tagSubscribeRetryMaxIntervalMs = defaults::kTagSubscribeRetryMaxIntervalMs; // == floor makes it fixed
+    // How long an unanswered subscribe blocks a duplicate for the same connection, at the
+    // least; the effective ceiling is max(this, echoed session command timeout + margin).
+    int tagSubscribeInFlightCeilingMs = defaults::kTagSubscribeInFlightCeilingMs;
+    int tagSubscribeInFlightCeilingMarginMs = defaults::kTagSubscribeInFlightCeilingMarginMs;
+    // The client's own deadline on every Invoke: a call the gateway has not answered by
+    // then fails DEADLINE_EXCEEDED at the client (a gateway that never answers cannot
+    // hold a subscribe, a coalesced caller or a fan-out slot forever).
+    int mxCommandTimeoutMs = defaults::kMxCommandTimeoutMs;
+    int mxSupervisoryAdviseParallelism = defaults::kMxSupervisoryAdviseParallelism; // legacy fan-out: AdviseSupervisory in flight
+    int reconnectBackoffFloorMs = defaults::kReconnectBackoffFloorMs;
+    int reconnectBackoffMaxMs = defaults::kReconnectBackoffMaxMs;
+    int alarmSubscribeRetryIntervalMs = defaults::kAlarmSubscribeRetryIntervalMs;
 
     bool operator==(const ClientOptions&) const = default;
 };

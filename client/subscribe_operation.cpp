@@ -3,6 +3,9 @@
 // fan-out (bounded in flight). Handle bookkeeping is shared by all paths.
 #include "gateway_connection.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace stormwatch {
 
 using namespace mxgateway::v1;
@@ -14,7 +17,7 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
         std::weak_ptr<int> life = m_life;
         m_scheduler.post([life, done = std::move(done)] {
             if (!life.expired())
-                done(SubscribeOutcome{false, false, "unknown subscriber", {}});
+                done(SubscribeOutcome{false, false, false, "unknown subscriber", {}});
         });
         return;
     }
@@ -28,7 +31,7 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
                 if (std::find(op->subscribers.begin(), op->subscribers.end(), id) ==
                     op->subscribers.end())
                     op->subscribers.push_back(id);
-                op->dones.push_back(std::move(done));
+                op->waiters.push_back(Waiter{id, std::move(done)});
                 ++m_stats.coalescedSubscribes;
                 return true;
             }
@@ -37,8 +40,10 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
         if (join(m_running) || join(m_held))
             return;
     }
+    if (m_config.dropSuperseded && !connected())
+        dropSupersededHeld(id);
     auto op = newOp(id);
-    op->dones.push_back(std::move(done));
+    op->waiters.push_back(Waiter{id, std::move(done)});
     if (connected()) {
         startOp(op);
     } else {
@@ -46,6 +51,57 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
         log(Severity::Debug, "subscribe held while " + std::string(toString(m_state)) + " (" +
                                  std::to_string(m_held.size()) + " held)");
     }
+}
+
+void GatewayConnection::dropSupersededHeld(SubscriberId id)
+{
+    // The subscriber asks again while its earlier request waits unsent: that one can only
+    // add a duplicate on reconnect. Its caller is told it was superseded.
+    std::vector<Waiter> dropped;
+    for (auto& op : m_held) {
+        auto mine = std::stable_partition(op->waiters.begin(), op->waiters.end(),
+                                          [id](const Waiter& w) { return w.subscriber != id; });
+        std::move(mine, op->waiters.end(), std::back_inserter(dropped));
+        op->waiters.erase(mine, op->waiters.end());
+        if (op->waiters.empty())
+            std::erase(op->subscribers, id);
+    }
+    std::erase_if(m_held, [](const OpPtr& op) { return op->subscribers.empty(); });
+    if (dropped.empty())
+        return;
+    m_stats.supersededDropped += std::int64_t(dropped.size());
+    log(Severity::Debug, "dropped " + std::to_string(dropped.size()) +
+                             " held subscribe(s) superseded by a newer one");
+    std::weak_ptr<int> life = m_life;
+    for (auto& w : dropped)
+        m_scheduler.post([life, done = std::move(w.done)] {
+            if (!life.expired())
+                done(SubscribeOutcome{false, false, true, "superseded while held", {}});
+        });
+}
+
+bool GatewayConnection::subscribePending(SubscriberId id) const
+{
+    auto has = [id](const auto& ops) {
+        for (const auto& op : ops)
+            if (!op->aborted &&
+                std::find(op->subscribers.begin(), op->subscribers.end(), id) != op->subscribers.end())
+                return true;
+        return false;
+    };
+    if (has(m_held) || has(m_running))
+        return true;
+    // Down but coming back: the reconnect re-subscribes what was subscribed before.
+    const auto ever = m_everSubscribed.find(id);
+    return m_state != ConnectionState::Stopped && !connected() && ever != m_everSubscribed.end() &&
+           ever->second;
+}
+
+bool GatewayConnection::routed(SubscriberId id, int index) const
+{
+    const auto it = m_subscribers.find(id);
+    return it != m_subscribers.end() && index >= 0 && std::size_t(index) < it->second.handles.size() &&
+           it->second.handles[std::size_t(index)] != 0;
 }
 
 void GatewayConnection::ensureSubscribed(SubscriberId id)
@@ -123,6 +179,7 @@ void mapBulkResults(const BulkItemReply& reply, const std::vector<std::string>& 
         t.ok = item.ok();
         t.itemHandle = item.ok() ? item.item_handle() : 0;
         t.error = item.ok() ? std::string() : item.error();
+        t.definitive = !item.ok();
     }
     for (TagResult& t : results)
         if (!t.ok && t.error.empty())
@@ -209,6 +266,7 @@ void GatewayConnection::pumpAdvises(const OpPtr& op)
                     op->error = "AdviseSupervisory: " + status.toString();
             } else if (!reply.success()) {
                 t.error = reply.error_message();
+                t.definitive = true;
             } else {
                 t.ok = true;
                 t.error.clear();
@@ -260,6 +318,7 @@ void GatewayConnection::finishOp(const OpPtr& op)
             t.ok = false;
             t.itemHandle = 0;
             t.error = op->error;
+            t.definitive = false;
         }
     for (SubscriberId id : op->subscribers) {
         if (!m_subscribers.count(id))
@@ -272,8 +331,8 @@ void GatewayConnection::finishOp(const OpPtr& op)
     outcome.tags = std::move(op->results);
     if (!outcome.success)
         log(Severity::Warning, "subscribe failed: " + outcome.error);
-    for (auto& done : op->dones)
-        done(outcome);
+    for (auto& w : op->waiters)
+        w.done(outcome);
 }
 
 GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std::string> tags,
@@ -317,11 +376,12 @@ void GatewayConnection::removeItems(SubscriberId id)
     for (std::int32_t& handle : it->second.handles) {
         if (handle == 0)
             continue;
-        if (connected()) {
+        if (connected() && m_config.teardown == Teardown::PerItemRemove) {
             MxCommand command;
             command.mutable_remove_item()->set_server_handle(m_serverHandle);
             command.mutable_remove_item()->set_item_handle(handle);
-            invoke(std::move(command), [](RpcStatus, MxCommandReply) {});
+            invoke(std::move(command), [](RpcStatus, MxCommandReply) {},
+                   m_config.teardownGated ? GateUse::CheckAndRecord : GateUse::Bypass);
         }
         eraseRoute(handle, id, std::nullopt);
         handle = 0;

@@ -46,6 +46,7 @@ void TagSubscribeGuard::stop()
         m_scheduler.cancel(m_timer);
     m_timer = kNoTimer;
     m_running = false;
+    m_tickPosted = false;
     m_pending.clear();
     m_inFlight.reset();
     emitEvent(GuardEventKind::Stopped);
@@ -67,11 +68,14 @@ void TagSubscribeGuard::arm()
         if (life.expired())
             return;
         m_timer = kNoTimer;
+        m_tickPosted = true;
         // The tick lands in the "mailbox": a reply already queued at this instant is
         // handled first, exactly the window in which cancel() cannot retract the tick.
         m_scheduler.post([this, life] {
-            if (!life.expired())
-                onRetryTick();
+            if (life.expired())
+                return;
+            m_tickPosted = false;
+            onRetryTick();
         });
     });
 }
@@ -135,13 +139,26 @@ std::optional<bool> TagSubscribeGuard::settle(std::uint64_t correlationId, const
 
 void TagSubscribeGuard::onRefused(std::uint64_t correlationId, const std::string& why)
 {
-    onFailure(correlationId, why, /*backOff=*/false);
+    // The gateway saw nothing, so nothing earned a longer wait: the retry comes at the
+    // floor, as after a restore (an interval stretched before the recovery period would
+    // otherwise delay the first retry after it).
+    onFailure(correlationId, why, /*retryAtFloor=*/true);
+}
+
+void TagSubscribeGuard::onSuperseded(std::uint64_t correlationId)
+{
+    if (m_pending.erase(correlationId) == 0)
+        return; // already superseded here (the guard presumed it lost)
+    if (m_inFlight == correlationId)
+        m_inFlight.reset();
+    emitEvent(GuardEventKind::StaleReplyIgnored, correlationId, Duration{0},
+              "superseded while held");
 }
 
 void TagSubscribeGuard::onReply(std::uint64_t correlationId, bool success, const std::string& error)
 {
     if (!success) {
-        onFailure(correlationId, error, /*backOff=*/true);
+        onFailure(correlationId, error, /*retryAtFloor=*/false);
         return;
     }
     const std::optional<bool> isLatest = settle(correlationId, error);
@@ -156,7 +173,7 @@ void TagSubscribeGuard::onReply(std::uint64_t correlationId, bool success, const
     emitEvent(GuardEventKind::Confirmed, correlationId);
 }
 
-void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string& error, bool stepBackoff)
+void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string& error, bool retryAtFloor)
 {
     const std::optional<bool> isLatest = settle(correlationId, error);
     if (!isLatest)
@@ -168,7 +185,9 @@ void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string
     if (m_policy.inflightGuard || m_policy.backoff) {
         // The slot is free: back off and re-arm at the new interval so the backoff is
         // honoured on this very retry. Pre-fix, the already-armed timer just fires.
-        if (stepBackoff)
+        if (retryAtFloor)
+            resetBackoff();
+        else
             backOff();
         arm();
     }
@@ -176,9 +195,22 @@ void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string
 
 void TagSubscribeGuard::onConnectionQuality(bool good)
 {
+    if (!good || !m_running)
+        return;
+    if (m_confirmed) {
+        // The session that confirmed us is gone with its items. With resubscribeOnRestore
+        // this guard re-subscribes now and keeps retrying until confirmed again; without
+        // it the connection's transparent re-subscribe is all there is (pre-fix).
+        if (!m_policy.resubscribeOnRestore)
+            return;
+        m_confirmed = false;
+        resetBackoff();
+        sendOrSkip();
+        return;
+    }
     // A restore must not inherit a stretched interval: retry at the floor now if our
     // subscribe is still unconfirmed. This does not release an in-flight request.
-    if (!good || !m_running || m_confirmed || !m_policy.backoff)
+    if (!m_policy.backoff)
         return;
     resetBackoff();
     arm();

@@ -15,6 +15,7 @@
 // through Scheduler::post, like a message landing in an actor's mailbox, so the race
 // the confirmed flag closes is real here too.
 
+#include "defaults.h"
 #include "scheduler.h"
 
 #include <cstdint>
@@ -31,15 +32,20 @@ struct GuardPolicy {
     bool backoff = true;           // exponential backoff + jitter; off = fixed floor interval
     bool confirmedFlag = true;     // a tick queued before Success does nothing
     bool ignoreStaleReplies = true; // off = the pre-fix alarm actor: any reply governs
+    // Lever resubscribe_guard: when the connection comes back, a confirmed subscription
+    // re-subscribes through this guard (in-flight check, backoff, retry on failure)
+    // instead of relying on the connection's one-shot transparent re-subscribe.
+    bool resubscribeOnRestore = true;
 
-    static GuardPolicy preFix() { return {false, false, false, true}; }
+    static GuardPolicy preFix() { return {false, false, false, true, false}; }
     bool operator==(const GuardPolicy&) const = default;
 };
 
 struct GuardTiming {
-    Duration floor = std::chrono::milliseconds(5000);    // TagSubscribeRetryIntervalMs
-    Duration max = std::chrono::milliseconds(60000);     // TagSubscribeRetryMaxIntervalMs
-    Duration ceiling = std::chrono::milliseconds(45000); // TagSubscribeInFlightCeilingMs
+    Duration floor = std::chrono::milliseconds(defaults::kTagSubscribeRetryIntervalMs);
+    Duration max = std::chrono::milliseconds(defaults::kTagSubscribeRetryMaxIntervalMs);
+    // The effective in-flight ceiling (see Instance: derived from the session's timeout).
+    Duration ceiling = std::chrono::milliseconds(defaults::kTagSubscribeInFlightCeilingMs);
     bool operator==(const GuardTiming&) const = default;
 };
 
@@ -92,6 +98,10 @@ public:
     // interval would only delay the first retry after the recovery period.
     void onRefused(std::uint64_t correlationId, const std::string& why);
     void onConnectionQuality(bool good);
+    // The request never reached the gateway and never will: the connection dropped it from
+    // its held queue because this guard superseded it (lever drop_superseded). It only
+    // leaves the outstanding set; the latest request governs.
+    void onSuperseded(std::uint64_t correlationId);
 
     // Levers switch at run time; the next tick or reply follows the new policy.
     void setPolicy(GuardPolicy policy) { m_policy = policy; }
@@ -105,12 +115,14 @@ public:
     bool running() const { return m_running; }
     std::uint64_t requestsSent() const { return m_requestsSent; }
     std::optional<std::uint64_t> inFlight() const { return m_inFlight; }
+    // A retry tick is armed or already on its way (nothing can be orphaned while it is).
+    bool retryScheduled() const { return m_timer != kNoTimer || m_tickPosted; }
 
 private:
     void onRetryTick();
     // Forgets a replied request: whether it was the latest, or nullopt for a stale reply.
     std::optional<bool> settle(std::uint64_t correlationId, const std::string& error);
-    void onFailure(std::uint64_t correlationId, const std::string& error, bool stepBackoff);
+    void onFailure(std::uint64_t correlationId, const std::string& error, bool retryAtFloor);
     void sendOrSkip();
     void arm();
     void backOff();
@@ -130,6 +142,7 @@ private:
     bool m_confirmed = false;
     Duration m_interval;
     TimerId m_timer = kNoTimer;
+    bool m_tickPosted = false;
     std::optional<std::uint64_t> m_inFlight; // the latest request, until answered or superseded
     Time m_inFlightSentAt{0};
     std::set<std::uint64_t> m_pending; // sent, neither answered nor superseded

@@ -51,13 +51,18 @@ private slots:
         QVERIFY(!s.recovery.enabled);
         QVERIFY(!s.alarmGuard);
         QVERIFY(!s.coalesce);
+        QVERIFY(!s.resubscribeGuard);
+        QVERIFY(!s.dropSuperseded);
     }
 
-    void lever1PresetIsGuardBackoffConfirmedOnly()
+    // Lever 1 with its two follow-ups (the seed's §7 claims of Lever 1).
+    void lever1PresetIsGuardBackoffConfirmedAndItsFollowUps()
     {
         LeverSet expected = preset("levers-off");
         expected.inflightGuard = expected.backoff = expected.confirmedFlag = true;
+        expected.resubscribeGuard = expected.dropSuperseded = true;
         QVERIFY(preset("lever1") == expected);
+        QVERIFY(preset("all").resubscribeGuard && preset("all").dropSuperseded);
     }
 
     void lever12PresetAddsBulkSupervisory()
@@ -77,10 +82,9 @@ private slots:
         QVERIFY(s.recovery.enabled);
         QCOMPARE(s.recovery.strategy, RecoveryConfig::Strategy::Simple);
         QCOMPARE(s.recovery.failHandler, RecoveryConfig::FailHandler::Windowed);
-        const ClientOptions o;
-        QCOMPARE(s.recovery.recoverySeconds, o.recoverySeconds);
-        QCOMPARE(s.recovery.failuresToEnterRecovery, o.failuresToEnterRecovery);
-        QCOMPARE(s.recovery.failuresWindowSeconds, o.failuresWindowSeconds);
+        QCOMPARE(s.recovery.recoverySeconds, 60.0);
+        QCOMPARE(s.recovery.failuresToEnterRecovery, 10);
+        QCOMPARE(s.recovery.failuresWindowSeconds, 100.0);
         QVERIFY(s == LeverSet{}); // a default LeverSet is "all"
     }
 
@@ -309,10 +313,11 @@ private slots:
         QCOMPARE(describeLevers(preset("all")),
                  QString("guard on, backoff on, confirmed on, bulk on, cmd-timeout 60 s, "
                          "recovery windowed(10 in 100 s)/simple(60 s), alarm guard on, "
-                         "coalesce on"));
+                         "coalesce on, resubscribe guard on, drop superseded on"));
         QCOMPARE(describeLevers(preset("levers-off")),
                  QString("guard off, backoff off, confirmed off, bulk off, cmd-timeout not sent, "
-                         "recovery off, alarm guard off, coalesce off"));
+                         "recovery off, alarm guard off, coalesce off, resubscribe guard off, "
+                         "drop superseded off"));
         LeverSet s = preset("lever1");
         s.sessionCommandTimeoutMs = 1500;
         s.recovery = {.enabled = true,
@@ -321,7 +326,7 @@ private slots:
         QCOMPARE(describeLevers(s),
                  QString("guard on, backoff on, confirmed on, bulk off, cmd-timeout 1.5 s, "
                          "recovery simple/exponential(5..300 s x2), alarm guard off, "
-                         "coalesce off"));
+                         "coalesce off, resubscribe guard on, drop superseded on"));
     }
 
     void presetNameOfIdentifiesPresets()

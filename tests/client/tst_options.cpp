@@ -1,7 +1,9 @@
 // ClientOptions: every validation rule at its boundary, JSON parsing and the command-line
 // setter, and the error messages that name key, value and rule.
 
+#include "client/gateway_connection.h"
 #include "client/options.h"
+#include "client/tag_subscribe_guard.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -47,21 +49,9 @@ private slots:
         QTest::newRow("parallelism 257") << "MxSupervisoryAdviseParallelism"
                                          << "257"
                                          << "must be 1..256";
-        QTest::newRow("recovery 0") << "RecoverySeconds"
-                                    << "0"
-                                    << "must be > 0";
-        QTest::newRow("recovery -0.5") << "RecoverySeconds"
-                                       << "-0.5"
-                                       << "must be > 0";
-        QTest::newRow("failures 0") << "FailuresToEnterRecovery"
-                                    << "0"
-                                    << "must be 1..1000";
-        QTest::newRow("failures 1001") << "FailuresToEnterRecovery"
-                                       << "1001"
-                                       << "must be 1..1000";
-        QTest::newRow("window 0") << "FailuresWindowSeconds"
-                                  << "0"
-                                  << "must be > 0";
+        QTest::newRow("ceiling margin -1") << "TagSubscribeInFlightCeilingMarginMs"
+                                           << "-1"
+                                           << "must be >= 0";
         QTest::newRow("reconnect floor 0") << "ReconnectBackoffFloorMs"
                                            << "0"
                                            << "must be > 0";
@@ -104,14 +94,8 @@ private slots:
                                        << "1";
         QTest::newRow("parallelism 256") << "MxSupervisoryAdviseParallelism"
                                          << "256";
-        QTest::newRow("recovery 0.001") << "RecoverySeconds"
-                                        << "0.001";
-        QTest::newRow("failures 1") << "FailuresToEnterRecovery"
-                                    << "1";
-        QTest::newRow("failures 1000") << "FailuresToEnterRecovery"
-                                       << "1000";
-        QTest::newRow("window 0.001") << "FailuresWindowSeconds"
-                                      << "0.001";
+        QTest::newRow("ceiling margin 0") << "TagSubscribeInFlightCeilingMarginMs"
+                                          << "0";
         QTest::newRow("reconnect floor 1") << "ReconnectBackoffFloorMs"
                                            << "1";
         QTest::newRow("reconnect max == floor") << "ReconnectBackoffMaxMs"
@@ -147,25 +131,52 @@ private slots:
         ClientOptions o;
         o.tagSubscribeInFlightCeilingMs = 0;
         o.mxSupervisoryAdviseParallelism = 300;
-        o.failuresWindowSeconds = -1;
+        o.alarmSubscribeRetryIntervalMs = -1;
         const QList<OptionError> errors = validate(o);
         QCOMPARE(errors.size(), 3);
         QCOMPARE(errors[0].key, QString("TagSubscribeInFlightCeilingMs"));
         QCOMPARE(errors[1].key, QString("MxSupervisoryAdviseParallelism"));
-        QCOMPARE(errors[2].key, QString("FailuresWindowSeconds"));
+        QCOMPARE(errors[2].key, QString("AlarmSubscribeRetryIntervalMs"));
     }
 
     void jsonStartsFromDefaultsAndAppliesKeys()
     {
         QList<OptionError> errors;
         const auto o = optionsFromJson(
-            QJsonObject{{"TagSubscribeRetryIntervalMs", 200}, {"RecoverySeconds", 20.5}}, &errors);
+            QJsonObject{{"TagSubscribeRetryIntervalMs", 200}, {"MxCommandTimeoutMs", 20500}}, &errors);
         QVERIFY(errors.isEmpty());
         QVERIFY(o.has_value());
         ClientOptions expected;
         expected.tagSubscribeRetryIntervalMs = 200;
-        expected.recoverySeconds = 20.5;
+        expected.mxCommandTimeoutMs = 20500;
         QVERIFY(*o == expected);
+    }
+
+    // Defect 7: these validated but were never read; the recovery lever carries them.
+    void recoveryKeysPointToTheRecoveryLever()
+    {
+        for (const char* key : {"RecoverySeconds", "FailuresToEnterRecovery", "FailuresWindowSeconds"}) {
+            QList<OptionError> errors;
+            QVERIFY(!optionsFromJson(QJsonObject{{key, 10}}, &errors).has_value());
+            QCOMPARE(errors.size(), 1);
+            QVERIFY2(errors[0].rule.contains("recovery lever"), qPrintable(errors[0].message()));
+            QVERIFY(!optionKeys().contains(key));
+        }
+    }
+
+    // One source of defaults: the options, the guard's timing and the connection's config.
+    void defaultsHaveOneSource()
+    {
+        const ClientOptions o;
+        const GuardTiming t;
+        const ConnectionConfig c;
+        QCOMPARE(Duration(std::chrono::milliseconds(o.tagSubscribeRetryIntervalMs)), t.floor);
+        QCOMPARE(Duration(std::chrono::milliseconds(o.tagSubscribeRetryMaxIntervalMs)), t.max);
+        QCOMPARE(Duration(std::chrono::milliseconds(o.tagSubscribeInFlightCeilingMs)), t.ceiling);
+        QCOMPARE(Duration(std::chrono::milliseconds(o.mxCommandTimeoutMs)), c.commandTimeout);
+        QCOMPARE(o.mxSupervisoryAdviseParallelism, c.adviseParallelism);
+        QCOMPARE(Duration(std::chrono::milliseconds(o.reconnectBackoffFloorMs)), c.reconnectFloor);
+        QCOMPARE(Duration(std::chrono::milliseconds(o.reconnectBackoffMaxMs)), c.reconnectMax);
     }
 
     void jsonUnknownKeyListsValidKeys()
@@ -184,8 +195,8 @@ private slots:
         QList<OptionError> errors;
         const auto o = optionsFromJson(QJsonObject{{"TagSubscribeRetryIntervalMs", "5000"},
                                                    {"MxCommandTimeoutMs", 1500.5},
-                                                   {"RecoverySeconds", true},
-                                                   {"FailuresWindowSeconds", QJsonArray{1}}},
+                                                   {"ReconnectBackoffFloorMs", true},
+                                                   {"ReconnectBackoffMaxMs", QJsonArray{1}}},
                                        &errors);
         QVERIFY(!o.has_value());
         QCOMPARE(errors.size(), 4);
@@ -196,8 +207,8 @@ private slots:
             "TagSubscribeRetryIntervalMs = \"5000\" is invalid: must be a whole number"));
         QVERIFY(
             messages.contains("MxCommandTimeoutMs = 1500.5 is invalid: must be a whole number"));
-        QVERIFY(messages.contains("RecoverySeconds = true is invalid: must be a number"));
-        QVERIFY(messages.contains("FailuresWindowSeconds = [1] is invalid: must be a number"));
+        QVERIFY(messages.contains("ReconnectBackoffFloorMs = true is invalid: must be a whole number"));
+        QVERIFY(messages.contains("ReconnectBackoffMaxMs = [1] is invalid: must be a whole number"));
     }
 
     void jsonAppliesTheRules()
@@ -217,7 +228,7 @@ private slots:
     {
         ClientOptions o;
         o.tagSubscribeInFlightCeilingMs = 200;
-        o.failuresWindowSeconds = 30;
+        o.tagSubscribeInFlightCeilingMarginMs = 30;
         o.reconnectBackoffMaxMs = 5000;
         const QJsonObject json = optionsToJson(o);
         QCOMPARE(json.keys().size(), optionKeys().size());
@@ -233,9 +244,8 @@ private slots:
     {
         ClientOptions o;
         QVERIFY(setOption(o, "TagSubscribeInFlightCeilingMs", "200", nullptr));
-        QVERIFY(setOption(o, "FailuresWindowSeconds", "12.5", nullptr));
+        QVERIFY(!setOption(o, "TagSubscribeInFlightCeilingMarginMs", "12.5", nullptr));
         QCOMPARE(o.tagSubscribeInFlightCeilingMs, 200);
-        QCOMPARE(o.failuresWindowSeconds, 12.5);
 
         const ClientOptions before = o;
         OptionError error;
@@ -243,9 +253,9 @@ private slots:
         QCOMPARE(error.message(),
                  QString("MxCommandTimeoutMs = 60s is invalid: must be a whole number"));
         QVERIFY(!setOption(o, "MxCommandTimeoutMs", "1.5", &error));
-        QVERIFY(!setOption(o, "RecoverySeconds", "abc", &error));
-        QCOMPARE(error.rule, QString("must be a number"));
-        QVERIFY(!setOption(o, "recoveryseconds", "20", &error)); // keys are exact
+        QVERIFY(!setOption(o, "ReconnectBackoffMaxMs", "abc", &error));
+        QCOMPARE(error.rule, QString("must be a whole number"));
+        QVERIFY(!setOption(o, "reconnectbackoffmaxms", "20", &error)); // keys are exact
         QVERIFY(error.message().contains("valid keys: TagSubscribeRetryIntervalMs,"));
         QVERIFY(o == before);
     }
@@ -254,9 +264,8 @@ private slots:
     {
         QCOMPARE(optionKeys(),
                  QStringList({"TagSubscribeRetryIntervalMs", "TagSubscribeRetryMaxIntervalMs",
-                              "TagSubscribeInFlightCeilingMs", "MxCommandTimeoutMs",
-                              "MxSupervisoryAdviseParallelism", "RecoverySeconds",
-                              "FailuresToEnterRecovery", "FailuresWindowSeconds",
+                              "TagSubscribeInFlightCeilingMs", "TagSubscribeInFlightCeilingMarginMs",
+                              "MxCommandTimeoutMs", "MxSupervisoryAdviseParallelism",
                               "ReconnectBackoffFloorMs", "ReconnectBackoffMaxMs",
                               "AlarmSubscribeRetryIntervalMs"}));
     }

@@ -174,6 +174,28 @@ private slots:
         QCOMPARE(h.count(GuardEventKind::Failed), 4);
     }
 
+    // Defect: after failures had stretched the interval, a refusal kept the stretched one;
+    // the gateway saw nothing, so the retry after a refusal comes at the floor.
+    void refusalAfterBackoffRetriesAtTheFloor()
+    {
+        Harness h(timing(200, 3200, 60000));
+        h.guard->start();
+        for (int i = 0; i < 3; ++i) { // 200 → 400 → 800 → 1600
+            h.reply(h.lastId(), false);
+            const std::size_t before = h.sent.size();
+            while (h.sent.size() == before)
+                QVERIFY(h.sched.runNext());
+        }
+        QCOMPARE(ms(h.guard->interval()), 1600.0);
+        const Time at = h.sched.now();
+        h.guard->onRefused(h.lastId(), "temporarily unavailable: in recovery");
+        QCOMPARE(ms(h.guard->interval()), 200.0);
+        const std::size_t before = h.sent.size();
+        while (h.sent.size() == before)
+            QVERIFY(h.sched.runNext());
+        QCOMPARE(ms(h.sent.back().at - at), 200.0);
+    }
+
     void refusalOfAnOlderStackedRequestIsIgnoredLikeItsFailure()
     {
         Harness h(timing(200, 800, 300));
@@ -280,15 +302,76 @@ private slots:
         QCOMPARE(h.sent.size(), std::size_t(1));
     }
 
-    void goodQualityAfterConfirmationDoesNothing()
+    // The plan as literally written: a confirmed guard leaves the re-subscribe after a
+    // reconnect to the connection.
+    void goodQualityAfterConfirmationDoesNothingWithoutResubscribeOnRestore()
     {
-        Harness h(timing(200, 5000, 60000));
+        GuardPolicy plan;
+        plan.resubscribeOnRestore = false;
+        Harness h(timing(200, 5000, 60000), plan);
         h.guard->start();
         h.reply(h.lastId(), true);
         h.guard->onConnectionQuality(true);
         h.sched.runUntil(5000ms);
         QCOMPARE(h.sent.size(), std::size_t(1));
         QCOMPARE(h.sched.pending(), std::size_t(0));
+    }
+
+    // Lever resubscribe_guard: Good after confirmation means a new session without our
+    // items; the guard re-subscribes at once and retries at the floor-based backoff until
+    // confirmed again.
+    void goodQualityAfterConfirmationResubscribesAndRetriesUntilConfirmed()
+    {
+        Harness h(timing(200, 5000, 60000));
+        h.guard->start();
+        h.reply(h.lastId(), true);
+        h.sched.runUntil(1000ms);
+        h.guard->onConnectionQuality(false);
+        h.guard->onConnectionQuality(true);
+        QCOMPARE(h.sent.size(), std::size_t(2));
+        QCOMPARE(h.sent.back().at, Time(1000ms));
+        QVERIFY(!h.guard->confirmed());
+        h.reply(h.lastId(), false, "DEADLINE_EXCEEDED");
+        QVERIFY(h.guard->retryScheduled());
+        h.sched.runUntil(1400ms); // backed off from the 200 ms floor: 400 ms at jitter 0.5
+        QCOMPARE(h.sent.size(), std::size_t(3));
+        h.reply(h.lastId(), true);
+        h.sched.runUntil(10000ms);
+        QCOMPARE(h.sent.size(), std::size_t(3));
+        QVERIFY(!h.guard->retryScheduled());
+    }
+
+    void retryScheduledCoversTheTickInTheMailbox()
+    {
+        Harness h(timing(200, 800, 60000));
+        h.guard->start();
+        h.reply(h.lastId(), false);
+        QVERIFY(h.guard->retryScheduled());
+        // Fire the timer but not the posted tick: the retry is on its way, not forgotten.
+        while (h.sent.size() == 1 && h.sched.pending() > 0) {
+            QVERIFY(h.guard->retryScheduled() || h.guard->inFlight());
+            QVERIFY(h.sched.runNext());
+        }
+        QCOMPARE(h.sent.size(), std::size_t(2));
+    }
+
+    // Lever drop_superseded: the connection dropped a held request unsent; it leaves the
+    // outstanding set without counting as a failure, and the latest still governs.
+    void supersededHeldRequestLeavesTheOutstandingSet()
+    {
+        GuardPolicy off = GuardPolicy::preFix();
+        Harness h(timing(200, 200, 60000), off);
+        h.guard->start();
+        h.sched.runUntil(450ms); // pre-fix: two more stacked on the first
+        QCOMPARE(h.guard->outstanding(), 3);
+        h.guard->onSuperseded(h.sent[0].id);
+        h.guard->onSuperseded(h.sent[1].id);
+        QCOMPARE(h.guard->outstanding(), 1);
+        QCOMPARE(h.count(GuardEventKind::Failed), 0);
+        h.guard->onSuperseded(h.sent[1].id); // twice: nothing more
+        QCOMPARE(h.guard->outstanding(), 1);
+        h.reply(h.lastId(), true);
+        QCOMPARE(h.guard->outstanding(), 0);
     }
 
     // The cancel race: the watchdog tick is already in the mailbox when Success arrives.

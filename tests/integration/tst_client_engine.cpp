@@ -209,6 +209,90 @@ private slots:
         gw.sched.runUntil(recoveryEnds + floor + 1s);
         QCOMPARE(instance.counts().good, 10);
     }
+
+    // Defect 2: the connection's one-shot re-subscribe after a reconnect fails (the STA is
+    // slowed past the command timeout) and, the guard being confirmed, nothing retries it.
+    // The tags are orphaned for good; with resubscribe_guard the guard retries until Good.
+    void failedReSubscribeAfterReconnectIsRetriedByTheGuard()
+    {
+        for (bool lever : {false, true}) {
+            gateway::GatewayConfig gc;
+            gc.commandMs = 20;
+            gc.perItemMs = 1;
+            VirtualGateway gw(gc);
+            EngineConfig c = config("lever1+2", 244);
+            c.levers.resubscribeGuard = lever;
+            ClientEngine engine(gw.sched, gw.port, c);
+            engine.startConnections();
+            engine.deployAll();
+            gw.sched.runFor(30s);
+            QCOMPARE(engine.deployedCounts().good, 244);
+            QCOMPARE(engine.orphanedTags(), 0);
+            gw.model.restart(5s);
+            gw.sched.runFor(5s);
+            gw.model.slow(400, 120s); // a 244-tag subscribe now takes ~100 s, past 30 s
+            gw.sched.runFor(60s);
+            QCOMPARE(engine.deployedCounts().good, 0);
+            if (!lever) {
+                QCOMPARE(engine.orphanedTags(), 244); // Bad, no route, nothing will retry
+                gw.sched.runFor(600s);
+                QCOMPARE(engine.deployedCounts().good, 0);
+                QCOMPARE(engine.subscribeRequests(), std::int64_t(1));
+            } else {
+                QCOMPARE(engine.orphanedTags(), 0);
+                gw.sched.runFor(600s);
+                QCOMPARE(engine.deployedCounts().good, 244);
+                QVERIFY(engine.subscribeRequests() > 2);
+            }
+        }
+    }
+
+    // Defect 4: Lever 3 raises the session's command timeout to 60 s; the 45 s ceiling
+    // presumed the first subscribe lost while the gateway still held it. The ceiling is now
+    // the echoed timeout + margin (75 s), and the gateway never holds two.
+    void ceilingFollowsTheEchoedSessionTimeout()
+    {
+        gateway::GatewayConfig gc;
+        gc.advertiseBulkSupervisory = false;
+        VirtualGateway gw(gc);
+        EngineConfig c = config("lever1", 50);
+        c.levers.sessionCommandTimeoutMs = 60000;
+        ClientEngine engine(gw.sched, gw.port, c);
+        engine.startConnections();
+        gw.sched.runFor(1s);
+        gw.model.wedge(300s);
+        engine.deployAll();
+        QCOMPARE(engine.instances()[0]->guard(0)->timing().ceiling, Duration(75s));
+        std::int64_t maxAtGateway = 0;
+        for (int s = 0; s < 200; ++s) {
+            gw.sched.runFor(1s);
+            maxAtGateway = std::max(maxAtGateway, gw.model.maxOutstandingSubscribes());
+        }
+        QCOMPARE(maxAtGateway, std::int64_t(1));
+
+        EngineConfig defaults = config("lever1", 5); // Lever 3 off: 30 s + 15 s = 45 s
+        VirtualGateway gw2;
+        ClientEngine plain(gw2.sched, gw2.port, defaults);
+        plain.startConnections();
+        plain.deployAll();
+        gw2.sched.runFor(2s);
+        QCOMPARE(plain.instances()[0]->guard(0)->timing().ceiling, Duration(45s));
+    }
+
+    void closeEndsEverySessionWithoutTeardown()
+    {
+        VirtualGateway gw;
+        ClientEngine engine(gw.sched, gw.port, config("all", 20));
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(3s);
+        bool closed = false;
+        engine.close([&closed] { closed = true; });
+        gw.sched.runFor(1s);
+        QVERIFY(closed);
+        QCOMPARE(gw.model.sessionCount(), std::size_t(0));
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::RemoveItem), std::int64_t(0));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestClientEngine)

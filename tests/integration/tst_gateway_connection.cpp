@@ -287,10 +287,31 @@ private slots:
         QCOMPARE(h.connection.heldRequests(), std::size_t(0));
     }
 
-    void subscribeInFlightWhenTheSessionDropsIsAnsweredAfterReconnect()
+    // A graceful restart answers the calls it holds (UNAVAILABLE) before it ends the
+    // streams: the caller hears the failure and retries (its guard does).
+    void subscribeInFlightWhenTheGatewayRestartsFailsUnavailable()
     {
         auto config = gatewayConfig(true);
-        config.commandMs = 3000; // the subscribe is still on the STA when the gateway restarts
+        config.perItemMs = 1000; // Register is quick; the subscribe is still on the STA when the gateway restarts
+        VirtualGateway gw(config);
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 3)));
+        gw.sched.runFor(1s);
+        QCOMPARE(h.connection.heldRequests(), std::size_t(0)); // in flight, not held
+        gw.model.restart(2s);
+        gw.sched.runFor(1s);
+        QVERIFY(outcome->has_value() && !(*outcome)->success);
+        QVERIFY(QString::fromStdString((*outcome)->error).contains("UNAVAILABLE"));
+        QCOMPARE(h.connection.heldRequests(), std::size_t(0));
+    }
+
+    // A subscribe still waiting for the session when it drops stays held, tags and all.
+    void heldSubscribeIsAnsweredAfterReconnectWithItsTags()
+    {
+        auto config = gatewayConfig(true);
+        config.commandMs = 3000; // Register is still running when the gateway restarts
         VirtualGateway gw(config);
         ConnectionHarness h(gw);
         h.connection.start();
@@ -303,6 +324,174 @@ private slots:
         QCOMPARE(h.connection.heldRequests(), std::size_t(1));
         gw.sched.runFor(60s);
         QVERIFY(outcome->has_value() && (*outcome)->success);
+        QCOMPARE((*outcome)->tags.size(), std::size_t(3));
+        QCOMPARE(supervisoryItems(gw.model, h.connection.sessionId()), 3);
+    }
+
+    // Defect 1, through the transport break a killed gateway produces: the stream ends
+    // before the calls fail, so the subscribe in flight is requeued. The requeued request
+    // went out with no tags, and its empty success confirmed a subscription that advised
+    // nothing.
+    void requeuedSubscribeKeepsItsTagsWhenTheStreamEndsFirst()
+    {
+        auto config = gatewayConfig(true);
+        config.perItemMs = 1000; // the 5-tag subscribe takes 5 s on the STA
+        VirtualGateway gw(config);
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        const auto sub = h.addSubscriber(makeTags("A", 5));
+        auto outcome = h.subscribe(sub);
+        gw.sched.runFor(1s);
+        QVERIFY(h.connection.connected());
+        QCOMPARE(h.connection.heldRequests(), std::size_t(0)); // in flight, not held
+        gw.model.kill(2s);
+        gw.sched.runFor(60s);
+        QVERIFY(outcome->has_value() && (*outcome)->success);
+        QCOMPARE((*outcome)->tags.size(), std::size_t(5));
+        QCOMPARE(h.goodTags(sub), 5);
+        QVERIFY(!h.connection.subscribePending(sub));
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(h.connection.routed(sub, i));
+    }
+
+    // Lever drop_superseded: while disconnected, a newer subscribe from the same subscriber
+    // replaces the held one (told "superseded"); one request goes out on reconnect.
+    void heldSubscribeSupersededByANewerOneIsDropped()
+    {
+        for (bool drop : {false, true}) {
+            VirtualGateway gw(gatewayConfig(true));
+            gw.model.refuseSessions(60s);
+            ConnectionConfig cc;
+            cc.dropSuperseded = drop;
+            ConnectionHarness h(gw, cc);
+            h.connection.start();
+            const auto sub = h.addSubscriber(makeTags("A", 3));
+            auto first = h.subscribe(sub);
+            gw.sched.runFor(10s);
+            auto second = h.subscribe(sub);
+            gw.sched.runFor(1s);
+            QCOMPARE(h.connection.heldRequests(), std::size_t(drop ? 1 : 2));
+            if (drop) {
+                QVERIFY(first->has_value() && (*first)->superseded && !(*first)->success);
+                QCOMPARE(h.connection.stats().supersededDropped, std::int64_t(1));
+            }
+            gw.sched.runFor(120s);
+            QVERIFY(second->has_value() && (*second)->success);
+            QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(drop ? 1 : 2));
+        }
+    }
+
+    // Lever resubscribe_guard: the connection no longer re-subscribes on its own after a
+    // reconnect; the subscriber's guard does (see the engine tests).
+    void guardedResubscribeLeavesTheReSubscribeToTheSubscriber()
+    {
+        for (bool guarded : {false, true}) {
+            VirtualGateway gw(gatewayConfig(true));
+            ConnectionConfig cc;
+            cc.guardedResubscribe = guarded;
+            ConnectionHarness h(gw, cc);
+            h.connection.start();
+            const auto sub = h.addSubscriber(makeTags("A", 4));
+            h.subscribe(sub);
+            gw.sched.runFor(2s);
+            gw.model.restart(3s);
+            gw.sched.runFor(1s);
+            QVERIFY(h.connection.subscribePending(sub)); // down: the reconnect is coming
+            gw.sched.runFor(30s);
+            QVERIFY(h.connection.connected());
+            QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(guarded ? 1 : 2));
+            for (int i = 0; i < 4; ++i)
+                QCOMPARE(h.connection.routed(sub, i), !guarded);
+            QCOMPARE(h.connection.subscribePending(sub), false);
+        }
+    }
+
+    // MxCommandTimeoutMs: the client's own deadline answers a call the gateway never does.
+    void clientDeadlineFailsACallTheGatewayNeverAnswers()
+    {
+        auto config = gatewayConfig(true);
+        config.defaultCommandTimeout = 300s;
+        VirtualGateway gw(config);
+        ConnectionConfig cc;
+        cc.commandTimeout = 10s;
+        ConnectionHarness h(gw, cc);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        gw.model.wedge(120s);
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 2)));
+        gw.sched.runFor(9s);
+        QVERIFY(!outcome->has_value());
+        gw.sched.runFor(2s);
+        QVERIFY(outcome->has_value() && !(*outcome)->success);
+        QVERIFY(QString::fromStdString((*outcome)->error).contains("MxCommandTimeoutMs"));
+        QCOMPARE(h.connection.stats().clientDeadlines, std::int64_t(1));
+        gw.sched.runFor(200s); // the gateway's late answer is dropped: still one outcome
+        QCOMPARE(h.connection.stats().clientDeadlines, std::int64_t(1));
+    }
+
+    void closeSendsCloseSessionAndWaitsForTheAnswer()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        h.subscribe(h.addSubscriber(makeTags("A", 4)));
+        gw.sched.runFor(2s);
+        QCOMPARE(gw.model.sessionCount(), std::size_t(1));
+        bool closed = false;
+        h.connection.close([&closed] { closed = true; });
+        QVERIFY(!closed);
+        gw.sched.runFor(1s);
+        QVERIFY(closed);
+        QCOMPARE(gw.model.sessionCount(), std::size_t(0));
+        QCOMPARE(h.connection.state(), ConnectionState::Stopped);
+    }
+
+    void teardownModelSettings()
+    {
+        for (Teardown teardown : {Teardown::PerItemRemove, Teardown::None}) {
+            VirtualGateway gw(gatewayConfig(true));
+            ConnectionConfig cc;
+            cc.teardown = teardown;
+            ConnectionHarness h(gw, cc);
+            h.connection.start();
+            const auto sub = h.addSubscriber(makeTags("A", 6));
+            h.subscribe(sub);
+            gw.sched.runFor(2s);
+            h.connection.removeItems(sub);
+            gw.sched.runFor(2s);
+            QCOMPARE(gw.model.invokeRpcs(CommandKind::RemoveItem),
+                     std::int64_t(teardown == Teardown::PerItemRemove ? 6 : 0));
+            QVERIFY(!h.connection.routed(sub, 0));
+        }
+        QCOMPARE(teardownFromString("none"), std::optional<Teardown>(Teardown::None));
+        QCOMPARE(teardownFromString("bulk"), std::optional<Teardown>());
+    }
+
+    // teardown_gated off: RemoveItems neither pass the recovery gate nor feed it failures.
+    void ungatedTeardownDoesNotFeedTheRecoveryGate()
+    {
+        for (bool gated : {true, false}) {
+            VirtualGateway gw(gatewayConfig(true));
+            RecoveryConfig rc;
+            rc.enabled = true;
+            rc.strategy = RecoveryConfig::Strategy::Simple;
+            rc.failHandler = RecoveryConfig::FailHandler::Windowed;
+            rc.failuresToEnterRecovery = 3;
+            rc.failuresWindowSeconds = 100;
+            RecoveryGate gate(gw.sched, rc);
+            ConnectionConfig cc;
+            cc.teardownGated = gated;
+            ConnectionHarness h(gw, cc, &gate);
+            h.connection.start();
+            const auto sub = h.addSubscriber(makeTags("A", 5));
+            h.subscribe(sub);
+            gw.sched.runFor(2s);
+            gw.model.wedge(60s); // every RemoveItem times out (30 s)
+            h.connection.removeItems(sub);
+            gw.sched.runFor(40s);
+            QCOMPARE(gate.recovering(), gated);
+        }
     }
 
     void wedgePastTheCommandTimeoutFailsWithDeadlineExceeded()

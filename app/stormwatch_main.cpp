@@ -248,62 +248,11 @@ QString formatSeconds(double s)
     return QString::number(s, 'f', s == std::floor(s) ? 0 : 3);
 }
 
-// Metrics as rows, variants as columns: a handful of variants, a dozen metrics.
+// Metrics as rows, variants as columns (scenario/metric_table.h decides the rows), then
+// skipped timeline actions and notes per variant.
 void printTable(const ScenarioReport& report)
 {
-    out() << "scenario " << report.scenario << " — " << (report.live ? "live" : "virtual") << ", "
-          << formatSeconds(report.durationS) << " s, seed " << report.seed << "\n\n";
-    QStringList kinds;
-    for (const VariantMetrics& v : report.variants)
-        for (auto it = v.gatewayRpcsByKind.begin(); it != v.gatewayRpcsByKind.end(); ++it)
-            if (!kinds.contains(it.key()))
-                kinds << it.key();
-    kinds.sort();
-
-    QList<QStringList> rows;
-    QStringList header{"metric"};
-    for (const VariantMetrics& v : report.variants)
-        header << v.name;
-    rows << header;
-    auto row = [&](const QString& name, auto value) {
-        QStringList r{name};
-        for (const VariantMetrics& v : report.variants)
-            r << value(v);
-        rows << r;
-    };
-    auto n = [](qint64 x) { return QString::number(x); };
-    row("subscribe_requests", [&](const VariantMetrics& v) { return n(v.subscribeRequests); });
-    row("max_outstanding", [&](const VariantMetrics& v) { return n(v.maxOutstanding); });
-    row("gateway_rpcs", [&](const VariantMetrics& v) { return n(v.gatewayRpcs); });
-    for (const QString& k : kinds)
-        row("  " + k, [&](const VariantMetrics& v) { return n(v.gatewayRpcsByKind.value(k, 0)); });
-    row("deadline_exceeded", [&](const VariantMetrics& v) { return n(v.deadlineExceeded); });
-    row("bad_tag_seconds",
-        [&](const VariantMetrics& v) { return QString::number(v.badTagSeconds, 'f', 1); });
-    row("time_to_all_good_s", [&](const VariantMetrics& v) {
-        return v.timeToAllGoodS ? QString::number(*v.timeToAllGoodS, 'f', 1)
-                                : QStringLiteral("never");
-    });
-    row("max_sta_queue_depth", [&](const VariantMetrics& v) { return n(v.maxStaQueueDepth); });
-    row("suppressed_calls", [&](const VariantMetrics& v) { return n(v.suppressedCalls); });
-    row("wall_ms", [&](const VariantMetrics& v) { return n(v.wallMs); });
-    if (report.live)
-        row("gateway_metrics_source",
-            [&](const VariantMetrics& v) { return v.gatewayMetricsSource; });
-
-    QList<int> widths(header.size(), 0);
-    for (const QStringList& r : rows)
-        for (int c = 0; c < r.size(); ++c)
-            widths[c] = std::max(widths[c], int(r[c].size()));
-    for (const QStringList& r : rows) {
-        QString line = r[0].leftJustified(widths[0]);
-        for (int c = 1; c < r.size(); ++c)
-            line += QStringLiteral("  ") + r[c].rightJustified(widths[c]);
-        out() << line << '\n';
-    }
-    for (const VariantMetrics& v : report.variants)
-        for (const QString& skipped : v.skippedActions)
-            out() << v.name << ": " << skipped << '\n';
+    out() << reportToText(report);
 }
 
 class ProgressBar {

@@ -28,6 +28,7 @@ std::optional<mock::FaultRequest> faultRequestFor(const TimelineEvent& e)
         f.mutable_drop_replies()->set_duration_s(e.durationS);
         break;
     case TimelineAction::RestartGateway: f.mutable_restart()->set_downtime_s(e.downtimeS); break;
+    case TimelineAction::KillGateway: f.mutable_kill()->set_downtime_s(e.downtimeS); break;
     case TimelineAction::EndEventStreams: f.mutable_end_event_streams(); break;
     case TimelineAction::SourceOutage: f.mutable_source_outage()->set_active(true); break;
     case TimelineAction::RefuseSessions: f.mutable_refuse_sessions()->set_duration_s(e.durationS); break;

@@ -1,30 +1,30 @@
 #include "scenario/report.h"
 
+#include "scenario/metric_table.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
 namespace stormwatch {
 
 QJsonObject variantToJson(const VariantMetrics& v, bool includeWallMs) {
-    QJsonObject byKind;
-    for (auto it = v.gatewayRpcsByKind.begin(); it != v.gatewayRpcsByKind.end(); ++it)
-        byKind.insert(it.key(), double(it.value()));
-    QJsonObject o{
-        {"name", v.name},
-        {"levers", v.levers},
-        {"subscribe_requests", double(v.subscribeRequests)},
-        {"max_outstanding", v.maxOutstanding},
-        {"gateway_rpcs", double(v.gatewayRpcs)},
-        {"gateway_rpcs_by_kind", byKind},
-        {"deadline_exceeded", double(v.deadlineExceeded)},
-        {"bad_tag_seconds", v.badTagSeconds},
-        {"time_to_all_good_s", v.timeToAllGoodS ? QJsonValue(*v.timeToAllGoodS) : QJsonValue(QJsonValue::Null)},
-        {"max_sta_queue_depth", double(v.maxStaQueueDepth)},
-        {"suppressed_calls", double(v.suppressedCalls)},
-    };
-    if (includeWallMs) o.insert("wall_ms", double(v.wallMs));
+    QJsonObject o{{"name", v.name}, {"levers", v.levers}};
+    for (const MetricDescriptor& m : metricTable()) {
+        if (!m.deterministic && !includeWallMs) continue;
+        if (m.shape == MetricShape::ByKind) {
+            QJsonObject byKind;
+            for (auto it = v.gatewayRpcsByKind.begin(); it != v.gatewayRpcsByKind.end(); ++it)
+                byKind.insert(it.key(), double(it.value()));
+            o.insert(m.keyString(), byKind);
+            continue;
+        }
+        const std::optional<double> value = m.value(v);
+        o.insert(m.keyString(), value ? QJsonValue(*value) : QJsonValue(QJsonValue::Null));
+    }
+    o.insert("time_to_all_good_from", v.timeToAllGoodFrom);
     if (!v.gatewayMetricsSource.isEmpty()) o.insert("gateway_metrics_source", v.gatewayMetricsSource);
     if (!v.skippedActions.isEmpty()) o.insert("skipped_actions", QJsonArray::fromStringList(v.skippedActions));
+    if (!v.notes.isEmpty()) o.insert("notes", QJsonArray::fromStringList(v.notes));
     return o;
 }
 

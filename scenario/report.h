@@ -33,14 +33,28 @@ struct VariantMetrics {
     qint64 deadlineExceeded = 0;
     double badTagSeconds = 0;
     std::optional<double> timeToAllGoodS;  // nullopt: tags never all Good to the end
-    qint64 maxStaQueueDepth = 0;
+    // What time_to_all_good_s is measured from: "last fault" (the end of the last fault
+    // the gateway applied), "start" (none applied; skipped faults do not count).
+    QString timeToAllGoodFrom = QStringLiteral("start");
+    // nullopt: the gateway exposes no queue (a real one); never reported as 0.
+    std::optional<qint64> maxStaQueueDepth;
     qint64 suppressedCalls = 0;
+    // Sum over deployed tags of the seconds each was orphaned: not Good, no live route, no
+    // subscribe in flight and no retry scheduled (the "no orphaned tags" invariant).
+    double orphanedTagSeconds = 0;
+    // The gateway's own count: the most subscribes (subscribe_bulk / add_item_bulk) for one
+    // tag set on one session outstanding at once; nullopt when the gateway has no counters.
+    std::optional<qint64> maxGatewayOutstandingSubscribes;
+    // Seconds from the run's start until every connection had its first session; nullopt
+    // if one never did. Live runs on a shared gateway compare it across variants.
+    std::optional<double> connectedAfterS;
     qint64 wallMs = 0;  // real time the variant took; the one non-deterministic figure
     // Live runs only: "gateway" when the gateway metrics are the gateway's own counters,
     // "client" when the gateway exposes none (a real one) and they are what this client
-    // sent and saw fail — then max_sta_queue_depth is unknown and reported as 0.
+    // sent and saw fail — then max_sta_queue_depth is unknown (null).
     QString gatewayMetricsSource;
     QStringList skippedActions;  // timeline actions the gateway could not apply, with why
+    QStringList notes;           // what the reader must know about this run (clean start, ...)
 };
 
 struct ScenarioReport {
@@ -53,10 +67,10 @@ struct ScenarioReport {
 };
 
 // {"scenario", "description", "duration_s", "seed", "mode", "variants": [{"name",
-// "levers", "subscribe_requests", "max_outstanding", "gateway_rpcs",
-// "gateway_rpcs_by_kind", "deadline_exceeded", "bad_tag_seconds", "time_to_all_good_s"
-// (null if never), "max_sta_queue_depth", "suppressed_calls", "wall_ms",
-// "gateway_metrics_source" (live only), "skipped_actions" (only when some were)}]}
+// "levers", every metric of metricTable() (scenario/metric_table.h) under its key — null
+// for no value, gateway_rpcs_by_kind an object of counts per kind —,
+// "time_to_all_good_from", "gateway_metrics_source" (live only), "skipped_actions" and
+// "notes" (only when there are some)}]}
 QJsonObject reportToJson(const ScenarioReport& report);
 QJsonObject variantToJson(const VariantMetrics& variant, bool includeWallMs = true);
 

@@ -4,6 +4,7 @@
 // differs and the number moved the way that lever moves it.
 
 #include "scenario/report_writers.h"
+#include "scenario/metric_table.h"
 #include "scenario/report_markdown_sections.h"
 
 #include <QJsonDocument>
@@ -69,6 +70,8 @@ const LeverLabel kLeverLabels[] = {
     {"recovery", "recovery gate"},
     {"alarm_guard", "alarm subscription guard"},
     {"coalesce", "subscribe coalescing"},
+    {"resubscribe_guard", "re-subscribe guard after a reconnect (Lever 1)"},
+    {"drop_superseded", "drop superseded subscribes held while disconnected (Lever 1)"},
 };
 const QString kTimeoutKey = QStringLiteral("session_command_timeout_ms");
 
@@ -117,14 +120,14 @@ QList<LeverDiff> leverDiffs(const QJsonObject& base, const QJsonObject& other) {
 
 class Comparison {
 public:
-    Comparison(const VariantMetrics& base, const VariantMetrics& v)
-        : b_(base), v_(v), diffs_(leverDiffs(base.levers, v.levers)) {}
+    Comparison(const ScenarioReport& r, const VariantMetrics& base, const VariantMetrics& v)
+        : r_(r), b_(base), v_(v), diffs_(leverDiffs(base.levers, v.levers)) {}
 
     QStringList sentences() const {
         QStringList out;
         for (auto part : {&Comparison::outstanding, &Comparison::subscribeRequests, &Comparison::gatewayCalls,
                           &Comparison::deadlines, &Comparison::staQueue, &Comparison::suppressed,
-                          &Comparison::badTags, &Comparison::allGood}) {
+                          &Comparison::badTags, &Comparison::orphaned, &Comparison::allGood}) {
             const QString s = (this->*part)();
             if (!s.isEmpty()) out << s;
         }
@@ -259,22 +262,25 @@ private:
                      .arg(leverValue(kTimeoutKey, d->to), leverValue(kTimeoutKey, d->from));
         if (staExplainsDeadlines())
             s += QStringLiteral(" The STA queue peaked at %1 %2 instead of %3, so %4 commands waited past the timeout.")
-                     .arg(count(v_.maxStaQueueDepth), plural(v_.maxStaQueueDepth, "command", "commands"),
-                          count(b_.maxStaQueueDepth),
+                     .arg(count(*v_.maxStaQueueDepth), plural(*v_.maxStaQueueDepth, "command", "commands"),
+                          count(*b_.maxStaQueueDepth),
                           now < before ? QStringLiteral("fewer") : QStringLiteral("more"));
         return s;
     }
+    // Both queue depths known (a gateway that exposes none has no max_sta_queue_depth).
+    bool staKnown() const { return v_.maxStaQueueDepth && b_.maxStaQueueDepth; }
     bool staExplainsDeadlines() const {
+        if (!staKnown()) return false;
         const qint64 de = v_.deadlineExceeded - b_.deadlineExceeded;
-        const qint64 q = v_.maxStaQueueDepth - b_.maxStaQueueDepth;
+        const qint64 q = *v_.maxStaQueueDepth - *b_.maxStaQueueDepth;
         return (de < 0 && q < 0) || (de > 0 && q > 0);
     }
 
     QString staQueue() const {
-        if (v_.maxStaQueueDepth == b_.maxStaQueueDepth || staExplainsDeadlines()) return {};
+        if (!staKnown() || *v_.maxStaQueueDepth == *b_.maxStaQueueDepth || staExplainsDeadlines()) return {};
         return QStringLiteral("The STA queue (commands waiting for the gateway's single command thread) peaked at %1 "
                               "instead of %2.")
-            .arg(count(v_.maxStaQueueDepth), count(b_.maxStaQueueDepth));
+            .arg(count(*v_.maxStaQueueDepth), count(*b_.maxStaQueueDepth));
     }
 
     QString suppressed() const {
@@ -299,21 +305,50 @@ private:
         return s + QLatin1Char('.');
     }
 
+    // A variant with orphaned tags: said plainly, with the lever that cures them; one that
+    // orphaned none where the baseline did: which lever turned on made the difference.
+    QString orphaned() const {
+        const double now = v_.orphanedTagSeconds, before = b_.orphanedTagSeconds;
+        if (now > 0) {
+            QString s = markdown::orphanFinding(r_, v_);
+            if (now != before) s += QStringLiteral(" With %1 it was %2 tag-seconds.").arg(b_.name, secs(before));
+            return s;
+        }
+        if (before <= 0) return {};
+        QString s = QStringLiteral("No tag was left orphaned (%1%2 tag-seconds).").arg(vs(), secs(before));
+        QStringList why;
+        if (turnedOn("resubscribe_guard"))
+            why << QStringLiteral("with the re-subscribe guard on, after a reconnect the instance's guard re-subscribed "
+                                  "instead of the connection's one-shot transparent re-subscribe, so a failed "
+                                  "re-subscribe was retried");
+        if (turnedOn("drop_superseded"))
+            why << QStringLiteral("with drop superseded on, a subscribe held while disconnected was dropped when its "
+                                  "guard superseded it, so only the latest went out on reconnect");
+        if (!why.isEmpty()) {
+            s.chop(1);  // the full stop
+            s += QStringLiteral(": ") + why.join(QStringLiteral("; and ")) + QLatin1Char('.');
+        }
+        return s;
+    }
+
     QString allGood() const {
         const auto& now = v_.timeToAllGoodS;
         const auto& before = b_.timeToAllGoodS;
+        const QString from = markdown::allGoodFrom(v_);
         if (!now && !before) return QStringLiteral("In neither variant were all tags Good to the end of the run.");
         if (!now)
             return QStringLiteral("The tags never all became Good and stayed Good (%1all Good after %2 s).")
                 .arg(vs(), secs(*before));
         if (!before)
-            return QStringLiteral("All tags were Good, and stayed Good, %1 s after the last fault; with %2 they never were.")
-                .arg(secs(*now), b_.name);
-        if (*now == *before) return QStringLiteral("All tags were Good, and stayed Good, %1 s after the last fault in both.").arg(secs(*now));
-        return QStringLiteral("All tags were Good, and stayed Good, %1 s after the last fault (%2%3 s).")
-            .arg(secs(*now), vs(), secs(*before));
+            return QStringLiteral("All tags were Good, and stayed Good, %1 s after %2; with %3 they never were.")
+                .arg(secs(*now), from, b_.name);
+        if (*now == *before)
+            return QStringLiteral("All tags were Good, and stayed Good, %1 s after %2 in both.").arg(secs(*now), from);
+        return QStringLiteral("All tags were Good, and stayed Good, %1 s after %2 (%3%4 s).")
+            .arg(secs(*now), from, vs(), secs(*before));
     }
 
+    const ScenarioReport& r_;
     const VariantMetrics& b_;
     const VariantMetrics& v_;
     QList<LeverDiff> diffs_;
@@ -328,33 +363,29 @@ QString metricsTable(const ScenarioReport& r) {
         for (const VariantMetrics& v : r.variants) cells << cell(value(v));
         lines << QStringLiteral("| %1 |").arg(cells.join(" | "));
     };
-    row("subscribe_requests", [](const VariantMetrics& v) { return count(v.subscribeRequests); });
-    row("max_outstanding", [](const VariantMetrics& v) { return count(v.maxOutstanding); });
-    row("gateway_rpcs", [](const VariantMetrics& v) { return count(v.gatewayRpcs); });
-    QStringList kinds;
-    for (const VariantMetrics& v : r.variants) kinds += v.gatewayRpcsByKind.keys();
-    kinds.sort();
-    kinds.removeDuplicates();
-    for (const QString& k : kinds)
-        row(QStringLiteral("gateway_rpcs: %1").arg(k), [&k](const VariantMetrics& v) { return count(v.gatewayRpcsByKind.value(k, 0)); });
-    row("deadline_exceeded", [](const VariantMetrics& v) { return count(v.deadlineExceeded); });
-    row("bad_tag_seconds", [](const VariantMetrics& v) { return secs(v.badTagSeconds); });
-    row("time_to_all_good_s", [](const VariantMetrics& v) { return v.timeToAllGoodS ? secs(*v.timeToAllGoodS) : QStringLiteral("never"); });
-    row("max_sta_queue_depth", [](const VariantMetrics& v) { return count(v.maxStaQueueDepth); });
-    row("suppressed_calls", [](const VariantMetrics& v) { return count(v.suppressedCalls); });
-    row("wall_ms", [](const VariantMetrics& v) { return count(v.wallMs); });
+    const QStringList kinds = rpcKinds(r);
+    for (const MetricDescriptor& m : metricTable()) {
+        if (m.shape == MetricShape::ByKind) {
+            // A row per kind, named after the total it breaks down: "gateway_rpcs: subscribe_bulk".
+            const QString total = m.breaksDown ? QString::fromLatin1(m.breaksDown) : m.keyString();
+            for (const QString& k : kinds)
+                row(QStringLiteral("%1: %2").arg(total, k),
+                    [&m, &k](const VariantMetrics& v) { return m.text(rpcKindCount(v, k), Digits::Grouped); });
+            continue;
+        }
+        row(m.keyString(), [&m](const VariantMetrics& v) { return m.text(v, Digits::Grouped); });
+    }
     return lines.join('\n');
 }
 
-const char* const kLegend = R"(- **subscribe_requests**: tag-subscribe requests the instances sent (alarm subscriptions apart).
-- **max_outstanding**: the most subscribe requests of one subscription (instance × connection) that were sent and neither answered nor superseded at the same moment. Above 1 means re-sends stacked up.
-- **gateway_rpcs**: `Invoke` calls the gateway received, by command kind below it.
-- **deadline_exceeded**: `Invoke` calls that failed because their command waited longer than the session's command timeout.
-- **bad_tag_seconds**: summed over all deployed tags, the seconds each was not Good.
-- **time_to_all_good_s**: seconds from the end of the last fault (or the start, without faults) until every tag was Good and stayed Good; "never" if that did not happen.
-- **max_sta_queue_depth**: the most commands waiting at once for the gateway's single command thread (the STA).
-- **suppressed_calls**: calls the recovery gate refused while recovering.
-- **wall_ms**: real time the variant took to run.)";
+// The metric definitions under the table: "- **key** (unit): what it measures. How to read it."
+QString metricDefinitions() {
+    QStringList lines;
+    for (const MetricDescriptor& m : metricTable())
+        lines << QStringLiteral("- **%1** (%2): %3 %4")
+                     .arg(m.keyString(), m.unitString(), m.descriptionString(), m.howToReadString());
+    return lines.join('\n');
+}
 
 }  // namespace
 
@@ -369,16 +400,27 @@ QByteArray reportToMarkdown(const ScenarioReport& r, const QMap<QString, QString
                .arg(plural(r.variants.size(), "variant", "variants"))
         << QString();
     out << markdown::inShortSection(r) << QString() << markdown::leversSection(r) << QString();
-    out << QStringLiteral("## Metrics") << QString() << metricsTable(r) << QString() << QString::fromUtf8(kLegend) << QString();
+    out << QStringLiteral("## Metrics") << QString() << metricsTable(r) << QString() << metricDefinitions() << QString();
     for (const VariantMetrics& v : r.variants) {
         if (v.gatewayMetricsSource == QStringLiteral("client"))
             out << QStringLiteral("%1: the gateway exposes no counters, so gateway_rpcs and deadline_exceeded are what "
-                                  "this client sent and saw fail, and max_sta_queue_depth is unknown (0).")
+                                  "this client sent and saw fail, and max_sta_queue_depth and "
+                                  "max_gateway_outstanding_subscribes are unknown (n/a).")
                        .arg(v.name)
                 << QString();
         if (!v.skippedActions.isEmpty()) {
             out << QStringLiteral("%1: timeline actions the gateway could not apply:").arg(v.name) << QString();
             for (const QString& a : v.skippedActions) out << QStringLiteral("- ") + a;
+            out << QString();
+            if (markdown::measuredFromStartForSkippedFaults(v))
+                out << QStringLiteral("%1: time_to_all_good_s is measured from the start of the run, because the "
+                                      "gateway applied none of its faults.")
+                           .arg(v.name)
+                    << QString();
+        }
+        if (!v.notes.isEmpty()) {
+            out << QStringLiteral("%1: notes on this run:").arg(v.name) << QString();
+            for (const QString& n : v.notes) out << QStringLiteral("- ") + n;
             out << QString();
         }
     }
@@ -388,7 +430,7 @@ QByteArray reportToMarkdown(const ScenarioReport& r, const QMap<QString, QString
     } else {
         out << QStringLiteral("Each variant is compared with the first one, %1.").arg(r.variants[0].name) << QString();
         for (qsizetype i = 1; i < r.variants.size(); ++i) {
-            const Comparison c(r.variants[0], r.variants[i]);
+            const Comparison c(r, r.variants[0], r.variants[i]);
             out << QStringLiteral("### %1").arg(r.variants[i].name) << QString() << c.leverLine() << QString();
             for (const QString& s : c.sentences()) out << QStringLiteral("- ") + s;
             out << QString();

@@ -40,8 +40,8 @@ QString names(const QList<const VariantMetrics*>& vs) {
 }
 
 QString outcome(const VariantMetrics& v) {
-    return recovered(v) ? QStringLiteral("every tag was Good again %1 s after the last fault and stayed Good")
-                              .arg(secs(*v.timeToAllGoodS))
+    return recovered(v) ? QStringLiteral("every tag was Good again %1 s after %2 and stayed Good")
+                              .arg(secs(*v.timeToAllGoodS), allGoodFrom(v))
                         : QStringLiteral("the tags were never all Good again before the run ended");
 }
 
@@ -104,6 +104,21 @@ const QList<LeverGroup>& leverGroups() {
         {"subscribe coalescing", "Subscribe coalescing",
          {"coalesce"},
          "The connection merges identical subscribes that are in flight at the same time into one call."},
+        // Lever 1's follow-ups (on in lever1 and above): named "Lever 1" in sentences, explained
+        // on their own, after the rest so the levers that differ most often come first.
+        {"Lever 1", "re-subscribe guard after a reconnect",
+         {"resubscribe_guard"},
+         "When the connection to the gateway drops and comes back, the tags must be subscribed again. Without "
+         "the re-subscribe guard, the connection does that once, by itself (a transparent re-subscribe): if that "
+         "one attempt fails, nothing ever tries again, and the tags stay not Good with nothing in flight and no "
+         "retry scheduled: orphaned. With it, the instance's guard re-subscribes instead, the same way it "
+         "subscribes at the start, so a failed re-subscribe is retried until it succeeds."},
+        {"Lever 1", "drop superseded subscribes held while disconnected",
+         {"drop_superseded"},
+         "While the connection is down, the subscribes an instance sends are held until it is back. Without this "
+         "lever every held subscribe goes out on reconnect, stale ones included, all at once onto a gateway that "
+         "has just come back. With it, a held subscribe is dropped when its guard supersedes it with a newer one, "
+         "so only the latest goes out on reconnect."},
     };
     return groups;
 }
@@ -117,6 +132,8 @@ QString leverLabel(const QString& key) {
     if (key == QLatin1String("recovery")) return QStringLiteral("recovery gate");
     if (key == QLatin1String("alarm_guard")) return QStringLiteral("alarm guard");
     if (key == QLatin1String("coalesce")) return QStringLiteral("coalescing");
+    if (key == QLatin1String("resubscribe_guard")) return QStringLiteral("re-subscribe guard");
+    if (key == QLatin1String("drop_superseded")) return QStringLiteral("drop superseded");
     return key;
 }
 
@@ -185,7 +202,7 @@ QString groupsThatDiffer(const VariantMetrics& a, const VariantMetrics& b) {
     for (const LeverGroup& g : leverGroups())
         for (const QString& k : g.keys)
             if (a.levers.value(k) != b.levers.value(k)) {
-                out << QString::fromLatin1(g.name);
+                if (!out.contains(QString::fromLatin1(g.name))) out << QString::fromLatin1(g.name);
                 break;
             }
     if (out.size() <= 1) return out.join(QString());
@@ -193,7 +210,79 @@ QString groupsThatDiffer(const VariantMetrics& a, const VariantMetrics& b) {
     return out.join(QStringLiteral(", ")) + QStringLiteral(" and ") + last;
 }
 
+// The levers that cure orphaned tags, the one that cures a failed re-subscribe first.
+const QStringList kOrphanCures{QStringLiteral("resubscribe_guard"), QStringLiteral("drop_superseded")};
+
+// "**a** left tags orphaned ..." for every variant that did, then which variants' time to
+// all Good counts from the start because their gateway applied none of the faults.
+QStringList findings(const ScenarioReport& r) {
+    QStringList out;
+    for (const VariantMetrics& v : r.variants)
+        if (const QString f = orphanFinding(r, v); !f.isEmpty()) out << f;
+    QList<const VariantMetrics*> fromStart;
+    for (const VariantMetrics& v : r.variants)
+        if (measuredFromStartForSkippedFaults(v)) fromStart << &v;
+    if (!fromStart.isEmpty())
+        out << QStringLiteral("For %1, time_to_all_good_s is measured from the start of the run, because the gateway "
+                              "applied none of its faults (the skipped actions are listed under \"Metrics\").")
+                   .arg(names(fromStart));
+    return out;
+}
+
 }  // namespace
+
+QString allGoodFrom(const VariantMetrics& v) {
+    return v.timeToAllGoodFrom == QLatin1String("start") ? QStringLiteral("the start of the run")
+                                                          : QStringLiteral("the last fault");
+}
+
+bool measuredFromStartForSkippedFaults(const VariantMetrics& v) {
+    return v.timeToAllGoodFrom == QLatin1String("start") && !v.skippedActions.isEmpty();
+}
+
+QString orphanCure(const QString& leverKey) {
+    if (leverKey == QLatin1String("resubscribe_guard"))
+        return QStringLiteral("the re-subscribe guard (`resubscribe_guard`): after a reconnect the instance's guard "
+                              "re-subscribes instead of the connection's one-shot transparent re-subscribe, so a "
+                              "failed re-subscribe is retried");
+    if (leverKey == QLatin1String("drop_superseded"))
+        return QStringLiteral("dropping superseded subscribes (`drop_superseded`): a subscribe held while "
+                              "disconnected is dropped when its guard supersedes it, so only the latest goes out on "
+                              "reconnect");
+    return {};
+}
+
+QString orphanFinding(const ScenarioReport& r, const VariantMetrics& v) {
+    if (v.orphanedTagSeconds <= 0) return {};
+    QString s = QStringLiteral("%1 left tags orphaned for %2 tag-seconds: nothing would ever have re-subscribed them.")
+                    .arg(bold(v.name), secs(v.orphanedTagSeconds));
+    QStringList off;  // the cures this variant ran without
+    for (const QString& k : kOrphanCures)
+        if (!isOn(v.levers.value(k))) off << k;
+    if (off.isEmpty())
+        return s + QStringLiteral(" It ran with the re-subscribe guard and drop superseded both on, so this is a "
+                                  "defect to look into: a guarded variant must keep orphaned_tag_seconds at 0.");
+    // The cures some variant without orphaned tags had on; else the first one this one lacks.
+    QStringList cures;
+    QList<const VariantMetrics*> clean;
+    for (const QString& k : off)
+        for (const VariantMetrics& w : r.variants)
+            if (w.orphanedTagSeconds <= 0 && isOn(w.levers.value(k))) {
+                if (!cures.contains(k)) cures << k;
+                if (!clean.contains(&w)) clean << &w;
+            }
+    if (cures.isEmpty()) cures << off.first();
+    QStringList words;
+    for (const QString& k : cures) words << orphanCure(k);
+    s += cures.size() == 1 ? QStringLiteral(" The lever that cures it is %1.").arg(words.first())
+                           : QStringLiteral(" The levers that cure it are %1.").arg(words.join(QStringLiteral("; and ")));
+    const QString it = cures.size() == 1 ? QStringLiteral("it") : QStringLiteral("them");
+    if (!clean.isEmpty())
+        s += QStringLiteral(" %1 had %2 on and left no tag orphaned.").arg(names(clean), it);
+    else
+        s += QStringLiteral(" No variant of this report had %1 on.").arg(it);
+    return s;
+}
 
 QString inShortSection(const ScenarioReport& r) {
     QStringList out{QStringLiteral("## In short"), QString()};
@@ -203,6 +292,7 @@ QString inShortSection(const ScenarioReport& r) {
         out << QStringLiteral("Only %1 ran, so there is nothing to compare: %2; tags spent %3 tag-seconds not Good "
                               "and the gateway received %4 Invoke calls.")
                    .arg(bold(v.name), outcome(v), secs(v.badTagSeconds), count(v.gatewayRpcs));
+        for (const QString& f : findings(r)) out << QString() << f;
         return out.join('\n');
     }
     QList<const VariantMetrics*> ranked;
@@ -222,6 +312,7 @@ QString inShortSection(const ScenarioReport& r) {
                 .arg(ranked.size())
                 .arg(outcome(best), secs(best.badTagSeconds));
         out << p;
+        for (const QString& f : findings(r)) out << QString() << f;
         return out.join('\n');
     }
     p = tied.size() > 1 ? QStringLiteral("%1 came out best, equally: ").arg(names(tied))
@@ -252,13 +343,17 @@ QString inShortSection(const ScenarioReport& r) {
     }
     out << p << QString() << QStringLiteral("From best to worst:") << QString();
     for (const VariantMetrics* v : ranked)
-        out << QStringLiteral("- %1: %2; %3 tag-seconds not Good; %4 Invoke calls to the gateway; at most %5 subscribe "
-                              "%6 of one subscription outstanding at once.")
+        out << QStringLiteral("- %1: %2; %3 tag-seconds not Good%7; %4 Invoke calls to the gateway; at most %5 "
+                              "subscribe %6 of one subscription outstanding at once.")
                    .arg(bold(v->name),
-                        recovered(*v) ? QStringLiteral("all Good %1 s after the last fault").arg(secs(*v->timeToAllGoodS))
+                        recovered(*v) ? QStringLiteral("all Good %1 s after %2").arg(secs(*v->timeToAllGoodS), allGoodFrom(*v))
                                       : QStringLiteral("never all Good again"),
                         secs(v->badTagSeconds), count(v->gatewayRpcs), count(v->maxOutstanding),
-                        v->maxOutstanding == 1 ? QStringLiteral("request") : QStringLiteral("requests"));
+                        v->maxOutstanding == 1 ? QStringLiteral("request") : QStringLiteral("requests"),
+                        v->orphanedTagSeconds > 0
+                            ? QStringLiteral(" (%1 of them orphaned)").arg(secs(v->orphanedTagSeconds))
+                            : QString());
+    for (const QString& f : findings(r)) out << QString() << f;
     return out.join('\n');
 }
 
@@ -279,9 +374,9 @@ QString leversSection(const ScenarioReport& r) {
         any = true;
         const QString name = QString::fromLatin1(g.name);
         const QString heading = name.startsWith(QLatin1String("Lever"))
-                                    ? name + QStringLiteral(": ") + QString::fromLatin1(g.title)
-                                    : QString::fromLatin1(g.title);
-        out << QStringLiteral("**%1.** %2").arg(heading, QString::fromLatin1(g.plain)) << QString();
+                                    ? name + QStringLiteral(": ") + QString::fromUtf8(g.title)
+                                    : QString::fromUtf8(g.title);
+        out << QStringLiteral("**%1.** %2").arg(heading, QString::fromUtf8(g.plain)) << QString();
         for (const QString& k : differing)
             out << QStringLiteral("- %1: %2.").arg(leverLabel(k), whoHasWhat(r, k));
         out << QString();

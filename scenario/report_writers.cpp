@@ -1,9 +1,14 @@
 #include "scenario/report_writers.h"
 
+#include "scenario/metric_table.h"
+
 #include <QDir>
 #include <QJsonDocument>
 #include <QSaveFile>
 #include <QStringList>
+
+#include <algorithm>
+#include <cmath>
 
 namespace stormwatch {
 
@@ -20,24 +25,19 @@ QString csvField(const QString& s) {
 
 QString number(double d) { return QString::number(d, 'f', QLocale::FloatingPointShortest); }
 
-// Metric columns in order; the names are the report-JSON keys.
-const QStringList kMetricColumns = {
-    "subscribe_requests", "max_outstanding",   "gateway_rpcs",        "gateway_rpcs_by_kind",
-    "deadline_exceeded",  "bad_tag_seconds",   "time_to_all_good_s", "max_sta_queue_depth",
-    "suppressed_calls",   "wall_ms",
-};
-
-QString csvValue(const QJsonValue& v) {
-    if (v.isNull() || v.isUndefined()) return {};
-    if (v.isDouble()) return number(v.toDouble());
-    if (v.isObject()) {  // gateway_rpcs_by_kind
+// A metric's CSV cell: empty for no value; a ByKind metric as "kind=n;kind=n".
+QString csvValue(const MetricDescriptor& m, const VariantMetrics& v) {
+    if (m.shape == MetricShape::ByKind) {
         QStringList parts;
-        const QJsonObject o = v.toObject();
-        for (auto it = o.begin(); it != o.end(); ++it) parts << it.key() + QLatin1Char('=') + csvValue(it.value());
+        for (auto it = v.gatewayRpcsByKind.begin(); it != v.gatewayRpcsByKind.end(); ++it)
+            parts << it.key() + QLatin1Char('=') + number(double(it.value()));
         return parts.join(QLatin1Char(';'));
     }
-    return v.toVariant().toString();
+    const std::optional<double> value = m.value(v);
+    return value ? number(*value) : QString();
 }
+
+QString formatSeconds(double s) { return QString::number(s, 'f', s == std::floor(s) ? 0 : 3); }
 
 bool writeFile(const QString& dir, const QString& name, const QByteArray& bytes, QString* error) {
     // QSaveFile: a failed write never leaves a half-written report behind.
@@ -51,15 +51,59 @@ bool writeFile(const QString& dir, const QString& name, const QByteArray& bytes,
 
 QByteArray reportToCsv(const ScenarioReport& report) {
     QStringList lines;
-    lines << (QStringList{"scenario", "variant", "levers"} + kMetricColumns).join(QLatin1Char(','));
+    QStringList header{"scenario", "variant", "levers"};
+    for (const MetricDescriptor& m : metricTable()) header << m.keyString();
+    lines << header.join(QLatin1Char(','));
     for (const VariantMetrics& v : report.variants) {
-        const QJsonObject o = variantToJson(v);
         QStringList fields{csvField(report.scenario), csvField(v.name),
                            csvField(QString::fromUtf8(QJsonDocument(v.levers).toJson(QJsonDocument::Compact)))};
-        for (const QString& column : kMetricColumns) fields << csvField(csvValue(o.value(column)));
+        for (const MetricDescriptor& m : metricTable()) fields << csvField(csvValue(m, v));
         lines << fields.join(QLatin1Char(','));
     }
     return (lines.join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8();
+}
+
+QString reportToText(const ScenarioReport& report) {
+    QString text = QStringLiteral("scenario %1 — %2, %3 s, seed %4\n\n")
+                       .arg(report.scenario, report.live ? QStringLiteral("live") : QStringLiteral("virtual"),
+                            formatSeconds(report.durationS))
+                       .arg(report.seed);
+    QList<QStringList> rows;
+    QStringList header{"metric"};
+    for (const VariantMetrics& v : report.variants) header << v.name;
+    rows << header;
+    const QStringList kinds = rpcKinds(report);
+    for (const MetricDescriptor& m : metricTable()) {
+        QStringList row{m.keyString()};
+        for (const VariantMetrics& v : report.variants) row << m.text(v);
+        rows << row;
+        if (m.shape == MetricShape::ByKind)
+            for (const QString& k : kinds) {
+                QStringList kindRow{QStringLiteral("  ") + k};
+                for (const VariantMetrics& v : report.variants) kindRow << m.text(rpcKindCount(v, k));
+                rows << kindRow;
+            }
+    }
+    if (report.live) {
+        QStringList row{"gateway_metrics_source"};
+        for (const VariantMetrics& v : report.variants) row << v.gatewayMetricsSource;
+        rows << row;
+    }
+    QList<int> widths(header.size(), 0);
+    for (const QStringList& r : rows)
+        for (int c = 0; c < r.size(); ++c) widths[c] = std::max(widths[c], int(r[c].size()));
+    for (const QStringList& r : rows) {
+        QString line = r[0].leftJustified(widths[0]);
+        for (int c = 1; c < r.size(); ++c) line += QStringLiteral("  ") + r[c].rightJustified(widths[c]);
+        // A row with no values (gateway_rpcs_by_kind, heading its kinds) ends at its name.
+        while (line.endsWith(QLatin1Char(' '))) line.chop(1);
+        text += line + QLatin1Char('\n');
+    }
+    for (const VariantMetrics& v : report.variants)
+        for (const QString& skipped : v.skippedActions) text += v.name + QStringLiteral(": ") + skipped + QLatin1Char('\n');
+    for (const VariantMetrics& v : report.variants)
+        for (const QString& note : v.notes) text += v.name + QStringLiteral(": ") + note + QLatin1Char('\n');
+    return text;
 }
 
 bool writeReportDir(const ScenarioReport& report, const QString& dir, QString* error) {

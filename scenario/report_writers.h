@@ -12,9 +12,16 @@
 namespace stormwatch {
 
 // Header + one row per variant. Columns: scenario, variant, levers (compact JSON), then
-// the metrics under their report-JSON names; gateway_rpcs_by_kind as "kind=n;kind=n";
-// an empty time_to_all_good_s means never. Fields quoted per RFC 4180 when needed.
+// the metrics of metricTable() (metric_table.h) under their report-JSON names, in its
+// order; gateway_rpcs_by_kind as "kind=n;kind=n"; an empty cell is no value (a
+// time_to_all_good_s that never came, an unknown max_sta_queue_depth). Fields quoted per
+// RFC 4180 when needed.
 QByteArray reportToCsv(const ScenarioReport& report);
+
+// The command line's table: a line naming the run, then metrics as rows (metricTable()
+// order, each gateway_rpcs_by_kind kind indented under it) and variants as columns, then
+// per variant its skipped timeline actions and its notes ("variant: text").
+QString reportToText(const ScenarioReport& report);
 
 // For a reader who has not read the scenario: the outcome in short (which variant did best,
 // by how much), the levers that differ in plain words, the metrics table, per variant a

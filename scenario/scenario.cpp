@@ -11,6 +11,7 @@ namespace {
 const char* const kActionNames[] = {
     "wedge",        "slow",           "drop_replies", "restart_gateway", "end_event_streams",
     "source_outage", "refuse_sessions", "redeploy",     "set_levers",      "set_capability",
+    "kill_gateway",
 };
 }  // namespace
 
@@ -42,7 +43,8 @@ double TimelineEvent::endS(double scenarioDurationS) const {
     case TimelineAction::DropReplies:
     case TimelineAction::SourceOutage:
     case TimelineAction::RefuseSessions: end = atS + durationS; break;
-    case TimelineAction::RestartGateway: end = atS + downtimeS; break;
+    case TimelineAction::RestartGateway:
+    case TimelineAction::KillGateway: end = atS + downtimeS; break;
     case TimelineAction::EndEventStreams:
     case TimelineAction::Redeploy:
     case TimelineAction::SetLevers:

@@ -26,6 +26,15 @@ struct GatewaySpec {
     bool operator==(const GatewaySpec&) const = default;
 };
 
+// What the seeds leave open about the bridge, as named settings with defaults ("client_model"
+// in the file): what a redeploy sends to remove an instance's items, and whether those
+// teardown calls pass the recovery gate (and count as its failures).
+struct ScenarioClientModel {
+    QString redeployTeardown = QStringLiteral("per_item_remove"); // or "none"
+    bool teardownGated = true;
+    bool operator==(const ScenarioClientModel&) const = default;
+};
+
 struct ScenarioConnection {
     QString name;
     qint64 writeUserId = 0;  // 0 = supervisory advise (how the incident site ran)
@@ -53,6 +62,7 @@ enum class TimelineAction {
     Redeploy,         // instance is torn down and deployed again (re-subscribes)
     SetLevers,        // switch every instance's levers at run time
     SetCapability,    // gateway starts / stops advertising bulk-subscribe-supervisory
+    KillGateway,      // gateway process killed: streams break, calls reset, down for downtime_s
 };
 
 // File spelling of each action ("wedge", "drop_replies", ...), in enum order.
@@ -67,7 +77,7 @@ struct TimelineEvent {
     double durationS = 0;       // wedge, slow, drop_replies, source_outage, refuse_sessions
     double factor = 1;          // slow
     double probability = 0;     // drop_replies
-    double downtimeS = 5;       // restart_gateway
+    double downtimeS = 5;       // restart_gateway, kill_gateway
     QString instance;           // redeploy
     QJsonValue levers;          // set_levers: preset name or inline lever object
     bool advertiseBulkSupervisory = true;  // set_capability
@@ -94,6 +104,7 @@ struct Scenario {
     double durationS = 0;
     quint64 seed = 1;
     GatewaySpec gateway;
+    ScenarioClientModel clientModel;
     QJsonObject options;  // client option overrides (DESIGN.md "Options"), checked by the client
     QList<ScenarioConnection> connections;
     QList<ScenarioInstance> instances;

@@ -2,6 +2,7 @@
 
 #include "scenario/variant_validation.h"
 
+#include "client/gateway_connection.h"
 #include "client/options.h"
 
 #include <QDir>
@@ -179,6 +180,16 @@ void readGateway(Errors& errors, const QJsonObject& o, GatewaySpec* g) {
     r.finish();
 }
 
+void readClientModel(Errors& errors, const QJsonObject& o, ScenarioClientModel* m) {
+    ObjectReader r(errors, o, QStringLiteral("$.client_model"), {"redeploy_teardown", "teardown_gated"});
+    if (auto t = r.string("redeploy_teardown", Need::Optional);
+        t && r.check("redeploy_teardown", teardownFromString(t->toStdString()).has_value(),
+                     QStringLiteral("must be \"per_item_remove\" or \"none\" (got \"%1\")").arg(*t)))
+        m->redeployTeardown = *t;
+    if (auto b = r.boolean("teardown_gated", Need::Optional)) m->teardownGated = *b;
+    r.finish();
+}
+
 void readConnections(Errors& errors, const QJsonArray& a, QList<ScenarioConnection>* out) {
     const QString base = QStringLiteral("$.connections");
     if (a.isEmpty()) errors.add(base, QStringLiteral("must list at least 1 connection"));
@@ -255,7 +266,8 @@ QStringList actionParams(TimelineAction a) {
     case TimelineAction::RefuseSessions: return {"duration_s"};
     case TimelineAction::Slow: return {"factor", "duration_s"};
     case TimelineAction::DropReplies: return {"probability", "duration_s"};
-    case TimelineAction::RestartGateway: return {"downtime_s"};
+    case TimelineAction::RestartGateway:
+    case TimelineAction::KillGateway: return {"downtime_s"};
     case TimelineAction::EndEventStreams: return {};
     case TimelineAction::Redeploy: return {"instance"};
     case TimelineAction::SetLevers: return {"levers"};
@@ -411,8 +423,8 @@ std::optional<Scenario> parseScenario(const QByteArray& json, const QString& fil
 
     Scenario s;
     ObjectReader r(errors, doc.object(), QStringLiteral("$"),
-                   {"name", "description", "duration_s", "seed", "gateway", "options", "connections",
-                    "instances", "timeline", "variants"});
+                   {"name", "description", "duration_s", "seed", "gateway", "client_model", "options",
+                    "connections", "instances", "timeline", "variants"});
     if (auto v = r.string("name", Need::Required); v && r.check("name", !v->isEmpty(), QStringLiteral("must not be empty")))
         s.name = *v;
     if (auto v = r.string("description", Need::Required);
@@ -424,6 +436,7 @@ std::optional<Scenario> parseScenario(const QByteArray& json, const QString& fil
         duration = s.durationS = *d;
     if (auto n = r.integer("seed", Need::Optional); n && r.atLeast("seed", double(*n), 0)) s.seed = quint64(*n);
     if (auto g = r.object("gateway", Need::Optional)) readGateway(errors, *g, &s.gateway);
+    if (auto m = r.object("client_model", Need::Optional)) readClientModel(errors, *m, &s.clientModel);
     if (auto o = r.object("options", Need::Optional)) {
         // Checked by the client's own options parser, so a scenario and --option agree on
         // names and rules; kept as written so the runner applies exactly what the file says.
@@ -537,7 +550,10 @@ QJsonObject scenarioToJson(const Scenario& s) {
     }
     return QJsonObject{{"name", s.name},       {"description", s.description},
                        {"duration_s", s.durationS}, {"seed", double(s.seed)},
-                       {"gateway", gateway},   {"options", s.options},
+                       {"gateway", gateway},
+                       {"client_model", QJsonObject{{"redeploy_teardown", s.clientModel.redeployTeardown},
+                                                    {"teardown_gated", s.clientModel.teardownGated}}},
+                       {"options", s.options},
                        {"connections", connections}, {"instances", instances},
                        {"timeline", timeline}, {"variants", variants}};
 }

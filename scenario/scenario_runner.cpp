@@ -64,6 +64,9 @@ EngineConfig engineConfigFor(const Scenario& scenario, const VariantSpec& varian
     for (const ScenarioInstance& i : scenario.instances)
         config.instances.push_back(InstanceSpec{i.name.toStdString(), i.connection.toStdString(),
                                                 tagNamesFor(i), i.alarms});
+    config.model.redeployTeardown =
+        teardownFromString(scenario.clientModel.redeployTeardown.toStdString()).value_or(Teardown::PerItemRemove);
+    config.model.teardownGated = scenario.clientModel.teardownGated;
     config.seed = seed;
     if (problem.isEmpty()) {
         const std::string engineError = ClientEngine::validate(config);
@@ -120,6 +123,12 @@ public:
         r.m_maxOutstanding = std::max(r.m_maxOutstanding, event.outstanding);
         r.m_series.at(s.outstanding).add(t, event.outstanding);
         r.m_series.at(s.intervalMs).add(t, double(event.interval.count()) / 1000.0);
+        r.checkOrphans(it->second);
+    }
+
+    void onConnectionState(const GatewayConnection& connection, ConnectionState state) override
+    {
+        m_runner.onConnectionState(connection, state);
     }
 
     void onTagsChanged(const Instance&, int instance, const std::vector<int>&) override
@@ -235,6 +244,8 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
     m_deadlinePerS = m_series.indexOf(gw, QStringLiteral("deadline_exceeded_per_s"));
     m_recoveryState = m_series.indexOf(gw, QStringLiteral("recovery_state"));
     m_suppressed = m_series.indexOf(gw, QStringLiteral("suppressed_calls"));
+    m_orphanedSeries = m_series.indexOf(gw, QStringLiteral("orphaned_tags"));
+    m_orphans.assign(instances.size(), 0);
     m_series.endS = m_scenario.durationS;
 
     m_observer = std::make_unique<Observer>(*this);
@@ -350,6 +361,10 @@ VariantRun ScenarioRunner::finish()
 
     m_badTagUs += std::int64_t(m_notGood) * (end() - m_lastChange).count();
     m_lastChange = end();
+    m_orphanCheckAll = true;
+    countOrphans();
+    m_orphanUs += std::int64_t(m_orphaned) * (end() - m_lastOrphanChange).count();
+    m_lastOrphanChange = end();
 
     VariantMetrics& m = result.metrics;
     m.name = m_variant.name;
@@ -363,12 +378,28 @@ VariantRun ScenarioRunner::finish()
             m.gatewayRpcsByKind.insert(it.key(), n);
     m.deadlineExceeded = counters.deadlineExceeded - m_baseline.deadlineExceeded;
     // A gateway's maximum since its own start says nothing about this run unless the run
-    // raised it; otherwise the largest depth sampled during the run is what is known.
-    m.maxStaQueueDepth = counters.maxStaQueueDepth > m_baseline.maxStaQueueDepth
-                             ? counters.maxStaQueueDepth
-                             : m_maxSampledDepth;
+    // raised it; otherwise the largest value sampled during the run is what is known. A
+    // gateway without counters has no queue to report: unknown, not 0.
+    if (m_countersFromGateway) {
+        m.maxStaQueueDepth = counters.maxStaQueueDepth > m_baseline.maxStaQueueDepth
+                                 ? counters.maxStaQueueDepth
+                                 : m_maxSampledDepth;
+        if (counters.outstandingSubscribes)
+            m.maxGatewayOutstandingSubscribes =
+                counters.maxOutstandingSubscribes > m_baseline.maxOutstandingSubscribes
+                    ? counters.maxOutstandingSubscribes
+                    : m_maxSampledOutstanding;
+    }
     m.badTagSeconds = double(m_badTagUs) / 1e6;
-    const double faultEnd = m_scenario.lastFaultEndS().value_or(0.0);
+    m.orphanedTagSeconds = double(m_orphanUs) / 1e6;
+    m.connectedAfterS = m_connectedAfterS;
+    // Measured from the faults that happened: a fault the gateway could not apply (a real
+    // gateway has no control service) disturbed nothing.
+    const double faultEnd = m_lastAppliedFaultEndS.value_or(0.0);
+    m.timeToAllGoodFrom = m_lastAppliedFaultEndS ? QStringLiteral("last fault") : QStringLiteral("start");
+    if (!m_lastAppliedFaultEndS && m_scenario.lastFaultEndS())
+        m.notes << QStringLiteral("time_to_all_good_s is measured from the start: the gateway applied "
+                                  "none of the timeline's faults");
     if (m_notGood == 0 && m_allGoodSince)
         m.timeToAllGoodS = std::max(0.0, toSeconds(*m_allGoodSince) - faultEnd);
     m.suppressedCalls = qint64(m_engine->gate().suppressedCalls());
@@ -379,10 +410,108 @@ VariantRun ScenarioRunner::finish()
     m_finished = true;
 
     m_engine->removeObserver(m_observer.get());
-    m_engine->stop();
+    closeSessions();
     m.wallMs = m_wall.elapsed();
     result.series = std::move(m_series);
     return result;
+}
+
+void ScenarioRunner::closeSessions()
+{
+    // The end of a run is not a redeploy: no RemoveItem per tag. Each session is closed and
+    // its CloseSession answered, so the gateway frees the items and queued work and does not
+    // keep the session (the next variant on the same gateway starts clean). Bounded: a
+    // gateway that does not answer gets 2 s.
+    bool closed = false;
+    m_engine->close([&closed] { closed = true; });
+    const Time deadline = m_scheduler->now() + std::chrono::seconds(2);
+    while (!closed && m_scheduler->now() < deadline) {
+        if (m_virtualScheduler) {
+            if (!m_virtualScheduler->runNext())
+                break;
+        } else {
+            QEventLoop loop;
+            QTimer::singleShot(10, Qt::PreciseTimer, &loop, &QEventLoop::quit);
+            loop.exec();
+        }
+    }
+    if (!closed)
+        qCWarning(lcScenario) << "closing the sessions was not answered within 2 s";
+}
+
+double ScenarioRunner::orphanedTagSecondsSoFar() const
+{
+    const std::int64_t since = (relNow() - m_lastOrphanChange).count();
+    return double(m_orphanUs + std::int64_t(m_orphaned) * since) / 1e6;
+}
+
+void ScenarioRunner::checkOrphans(int instance)
+{
+    // Observer calls land mid-transition (a guard reports Failed before it re-arms; a
+    // connection reports Connected before it re-subscribes): the check runs once the
+    // current step is over, for every instance marked meanwhile.
+    if (m_finished || !m_started)
+        return;
+    if (instance < 0)
+        m_orphanCheckAll = true;
+    else
+        m_orphanCheckDirty.push_back(instance);
+    if (m_orphanCheckPosted)
+        return;
+    m_orphanCheckPosted = true;
+    m_scheduler->post([this, life = std::weak_ptr<int>(m_life)] {
+        if (life.expired())
+            return;
+        m_orphanCheckPosted = false;
+        countOrphans();
+    });
+}
+
+void ScenarioRunner::countOrphans()
+{
+    if (m_finished || !m_started)
+        return;
+    std::vector<int> dirty;
+    dirty.swap(m_orphanCheckDirty);
+    const bool all = m_orphanCheckAll;
+    m_orphanCheckAll = false;
+    const auto& instances = m_engine->instances();
+    int orphaned = m_orphaned;
+    const auto one = [&](std::size_t i) {
+        const Instance& in = *instances[i];
+        int n = 0;
+        for (std::size_t g = 0; g < in.groupCount(); ++g)
+            n += in.orphanedTags(g);
+        orphaned += n - m_orphans[i];
+        m_orphans[i] = n;
+    };
+    if (all) {
+        for (std::size_t i = 0; i < instances.size(); ++i)
+            one(i);
+    } else {
+        std::sort(dirty.begin(), dirty.end());
+        dirty.erase(std::unique(dirty.begin(), dirty.end()), dirty.end());
+        for (int i : dirty)
+            one(std::size_t(i));
+    }
+    if (orphaned == m_orphaned)
+        return;
+    const Time now = relNow();
+    m_orphanUs += std::int64_t(m_orphaned) * (now - m_lastOrphanChange).count();
+    m_lastOrphanChange = now;
+    m_orphaned = orphaned;
+    m_series.at(m_orphanedSeries).add(toSeconds(now), orphaned);
+}
+
+void ScenarioRunner::onConnectionState(const GatewayConnection& connection, ConnectionState state)
+{
+    if (state == ConnectionState::Connected && !m_connectedAfterS &&
+        std::find(m_connected.begin(), m_connected.end(), &connection) == m_connected.end()) {
+        m_connected.push_back(&connection);
+        if (m_connected.size() == m_engine->connections().size())
+            m_connectedAfterS = toSeconds(relNow());
+    }
+    checkOrphans(-1);
 }
 
 double ScenarioRunner::badTagSecondsSoFar() const
@@ -394,6 +523,16 @@ double ScenarioRunner::badTagSecondsSoFar() const
 void ScenarioRunner::applyTimeline(const TimelineEvent& e)
 {
     qCDebug(lcScenario) << "t =" << e.atS << "s:" << timelineActionName(e.action);
+    const auto skippedBefore = m_skipped.size();
+    applyTimelineEvent(e);
+    // time_to_all_good_s counts from the faults that happened, not from skipped ones.
+    if (e.isFault() && m_skipped.size() == skippedBefore)
+        m_lastAppliedFaultEndS =
+            std::max(m_lastAppliedFaultEndS.value_or(0.0), e.endS(m_scenario.durationS));
+}
+
+void ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
+{
     QString outcome;
     if (auto fault = faultRequestFor(e)) {
         if (e.action == TimelineAction::SourceOutage) {
@@ -481,6 +620,7 @@ void ScenarioRunner::onInstanceCounts(int index)
         m_series.at(groups[g].uncertain).add(t, c.uncertain);
         m_series.at(groups[g].bad).add(t, c.bad);
     }
+    checkOrphans(index);
 }
 
 void ScenarioRunner::setNotGood(int notGood)
@@ -508,6 +648,8 @@ ScenarioRunner::GatewayCounters ScenarioRunner::gatewayCounters()
         c.deadlineExceeded = stats->deadline_exceeded();
         c.staQueueDepth = stats->sta_queue_depth();
         c.maxStaQueueDepth = stats->max_sta_queue_depth();
+        c.outstandingSubscribes = stats->outstanding_subscribes();
+        c.maxOutstandingSubscribes = stats->max_outstanding_subscribes();
     } else {
         // A gateway without counters: the Invoke calls this client sent and saw fail.
         for (const auto& connection : m_engine->connections()) {
@@ -533,6 +675,9 @@ void ScenarioRunner::sampleGateway()
         m_series.at(m_staDepth).add(t, double(*c.staQueueDepth));
         m_maxSampledDepth = std::max(m_maxSampledDepth, *c.staQueueDepth);
     }
+    if (c.outstandingSubscribes)
+        m_maxSampledOutstanding = std::max(m_maxSampledOutstanding, *c.outstandingSubscribes);
+    checkOrphans(-1); // a backstop: a connection's own re-subscribe ends without a guard event
     if (now > Time{0}) {
         m_series.at(m_rpcsPerS).add(t - 1, double(c.rpcs - m_lastRpcs));
         m_series.at(m_deadlinePerS).add(t - 1, double(c.deadlineExceeded - m_lastDeadline));

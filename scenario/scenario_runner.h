@@ -118,6 +118,10 @@ public:
     // The metrics gathered so far (bad_tag_seconds up to now; time_to_all_good not set).
     double badTagSecondsSoFar() const;
     int notGoodTags() const { return m_notGood; }
+    // Tags orphaned now (not Good, no route, nothing in flight, no retry scheduled) and the
+    // tag-seconds so far; checked on every guard, tag and connection event and every second.
+    int orphanedTags() const { return m_orphaned; }
+    double orphanedTagSecondsSoFar() const;
 
 private:
     class Observer;
@@ -130,6 +134,8 @@ private:
         std::int64_t deadlineExceeded = 0;
         std::optional<std::int64_t> staQueueDepth; // only the gateway knows its queue
         std::int64_t maxStaQueueDepth = 0;
+        std::optional<std::int64_t> outstandingSubscribes; // the gateway's own count, now
+        std::int64_t maxOutstandingSubscribes = 0;
     };
 
     void setUp(const EngineConfig& config);
@@ -137,11 +143,16 @@ private:
     Time sinceStart(Time at) const; // run time of a scheduler instant, clipped to [0, end]
     Time relNow() const { return sinceStart(m_scheduler->now()); }
     void applyTimeline(const TimelineEvent& event);
+    void applyTimelineEvent(const TimelineEvent& event);
     void skip(const TimelineEvent& event, const QString& why);
     void deploy(int instance);
     void redeploy(const QString& instance);
     void resyncCounts();
     void onInstanceCounts(int instance);
+    void checkOrphans(int instance); // -1: every instance; counted once the step is over
+    void countOrphans();
+    void onConnectionState(const GatewayConnection& connection, ConnectionState state);
+    void closeSessions();
     void setNotGood(int notGood);
     GatewayCounters gatewayCounters();
     void sampleGateway();
@@ -169,12 +180,14 @@ private:
     bool m_finished = false;
     int m_sourceOutages = 0; // overlapping outages: the source is Bad while any is on
     QStringList m_skipped;   // timeline actions the gateway could not apply
+    std::optional<double> m_lastAppliedFaultEndS; // faults the gateway did apply only
 
     // Gateway counters: the source is decided at start() (the gateway's own when it exposes
     // them), counted from a baseline then (an external gateway has been counting before).
     bool m_countersFromGateway = true;
     GatewayCounters m_baseline, m_lastCounters;
     std::int64_t m_maxSampledDepth = 0;
+    std::int64_t m_maxSampledOutstanding = 0;
 
     // Metric state (times are run times, from start()).
     int m_notGood = 0;                           // not-Good tags over deployed instances
@@ -184,6 +197,16 @@ private:
     std::vector<QualityCounts> m_counts;         // per instance, as last seen (deployed only)
     qint64 m_subscribeRequests = 0;
     int m_maxOutstanding = 0;
+    std::vector<int> m_orphans;  // per instance, as last checked
+    int m_orphaned = 0;
+    std::vector<int> m_orphanCheckDirty;
+    bool m_orphanCheckAll = false;
+    bool m_orphanCheckPosted = false;
+    std::shared_ptr<int> m_life = std::make_shared<int>(0); // posted checks outlive nothing
+    Time m_lastOrphanChange{0};
+    std::int64_t m_orphanUs = 0; // tag·µs orphaned before m_lastOrphanChange
+    std::vector<const GatewayConnection*> m_connected; // connections that had a session
+    std::optional<double> m_connectedAfterS;
 
     // Series.
     SeriesSet m_series;
@@ -193,7 +216,7 @@ private:
     };
     std::vector<std::vector<SubscriptionSeries>> m_subscriptionSeries; // [instance][group]
     std::size_t m_staDepth = 0, m_rpcsPerS = 0, m_deadlinePerS = 0, m_recoveryState = 0,
-                m_suppressed = 0;
+                m_suppressed = 0, m_orphanedSeries = 0;
     std::int64_t m_lastRpcs = 0, m_lastDeadline = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "ui/compare_view.h"
 
+#include "scenario/metric_table.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_runner.h"
 
@@ -37,51 +38,40 @@ const QList<QColor>& variantColours()
     return colours;
 }
 
-// A metric row: its value per variant (nullopt = no value, e.g. "never") and whether
-// smaller is better (the highlighted best); wall_ms and suppressed_calls are not ranked.
+// A row of the table: a metric of scenario/metric_table.h, or one Invoke kind of its
+// gateway_rpcs_by_kind (an indented row per kind, ranked like the metric).
 struct MetricRow {
     QString name;
-    std::function<std::optional<double>(const VariantMetrics&)> value;
-    std::function<QString(const VariantMetrics&)> text;
-    bool ranked = true;
+    const MetricDescriptor* metric;
+    QString kind; // ByKind: the kind of this row
+    std::optional<double> value(const VariantMetrics& v) const
+    {
+        if (metric->shape == MetricShape::ByKind)
+            return rpcKindCount(v, kind);
+        return metric->value(v);
+    }
+    QString text(const VariantMetrics& v) const { return metric->text(value(v)); }
 };
 
 QList<MetricRow> metricRows(const ScenarioReport& report)
 {
-    auto n = [](qint64 v) { return QString::number(v); };
-    QList<MetricRow> rows{
-        {"subscribe_requests", [](const VariantMetrics& v) { return std::optional<double>(double(v.subscribeRequests)); },
-         [n](const VariantMetrics& v) { return n(v.subscribeRequests); }},
-        {"max_outstanding", [](const VariantMetrics& v) { return std::optional<double>(v.maxOutstanding); },
-         [n](const VariantMetrics& v) { return n(v.maxOutstanding); }},
-        {"gateway_rpcs", [](const VariantMetrics& v) { return std::optional<double>(double(v.gatewayRpcs)); },
-         [n](const VariantMetrics& v) { return n(v.gatewayRpcs); }},
-    };
-    QStringList kinds;
-    for (const VariantMetrics& v : report.variants)
-        for (auto it = v.gatewayRpcsByKind.begin(); it != v.gatewayRpcsByKind.end(); ++it)
-            if (!kinds.contains(it.key()))
-                kinds << it.key();
-    kinds.sort();
-    for (const QString& k : kinds)
-        rows << MetricRow{"  " + k,
-                          [k](const VariantMetrics& v) { return std::optional<double>(double(v.gatewayRpcsByKind.value(k, 0))); },
-                          [k, n](const VariantMetrics& v) { return n(v.gatewayRpcsByKind.value(k, 0)); }};
-    rows << MetricRow{"deadline_exceeded", [](const VariantMetrics& v) { return std::optional<double>(double(v.deadlineExceeded)); },
-                      [n](const VariantMetrics& v) { return n(v.deadlineExceeded); }}
-         << MetricRow{"bad_tag_seconds", [](const VariantMetrics& v) { return std::optional<double>(v.badTagSeconds); },
-                      [](const VariantMetrics& v) { return QString::number(v.badTagSeconds, 'f', 1); }}
-         << MetricRow{"time_to_all_good_s", [](const VariantMetrics& v) { return v.timeToAllGoodS; },
-                      [](const VariantMetrics& v) {
-                          return v.timeToAllGoodS ? QString::number(*v.timeToAllGoodS, 'f', 1) : QStringLiteral("never");
-                      }}
-         << MetricRow{"max_sta_queue_depth", [](const VariantMetrics& v) { return std::optional<double>(double(v.maxStaQueueDepth)); },
-                      [n](const VariantMetrics& v) { return n(v.maxStaQueueDepth); }}
-         << MetricRow{"suppressed_calls", [](const VariantMetrics& v) { return std::optional<double>(double(v.suppressedCalls)); },
-                      [n](const VariantMetrics& v) { return n(v.suppressedCalls); }, false}
-         << MetricRow{"wall_ms", [](const VariantMetrics& v) { return std::optional<double>(double(v.wallMs)); },
-                      [n](const VariantMetrics& v) { return n(v.wallMs); }, false};
+    QList<MetricRow> rows;
+    const QStringList kinds = rpcKinds(report);
+    for (const MetricDescriptor& m : metricTable()) {
+        if (m.shape == MetricShape::ByKind) {
+            for (const QString& k : kinds)
+                rows << MetricRow{"  " + k, &m, k};
+            continue;
+        }
+        rows << MetricRow{m.keyString(), &m, {}};
+    }
     return rows;
+}
+
+// Is a better than b for a metric that gets better this way?
+bool betterThan(Better better, double a, double b)
+{
+    return better == Better::Higher ? a > b : a < b;
 }
 
 bool isSubscription(const Series& s)
@@ -246,13 +236,19 @@ void CompareView::fillTable()
         rowNames << r.name;
     m_table->setVerticalHeaderLabels(rowNames);
     for (int r = 0; r < rows.size(); ++r) {
+        const MetricDescriptor& metric = *rows[r].metric;
+        const bool ranked = metric.better != Better::Unranked;
+        const QString tooltip = rows[r].kind.isEmpty()
+                                    ? metric.tooltip()
+                                    : QStringLiteral("%1 calls of kind %2. %3").arg(metric.labelString(), rows[r].kind, metric.tooltip());
+        m_table->verticalHeaderItem(r)->setToolTip(tooltip);
         std::optional<double> best;
         bool allEqual = true;
         for (const VariantMetrics& v : m_report.variants) {
             const auto value = rows[r].value(v);
             if (value && best && *value != *best)
                 allEqual = false;
-            if (value && (!best || *value < *best))
+            if (value && (!best || betterThan(metric.better, *value, *best)))
                 best = value;
             if (!value)
                 allEqual = false;
@@ -261,9 +257,10 @@ void CompareView::fillTable()
             const VariantMetrics& v = m_report.variants[c];
             auto* item = new QTableWidgetItem(rows[r].text(v));
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            item->setToolTip(tooltip);
             const auto value = rows[r].value(v);
             // The best of a row is marked only where the variants differ.
-            if (rows[r].ranked && !allEqual && value && best && *value == *best) {
+            if (ranked && !allEqual && value && best && *value == *best) {
                 QFont bold = item->font();
                 bold.setBold(true);
                 item->setFont(bold);

@@ -1,6 +1,7 @@
 #include "ui/console_controller.h"
 
 #include "gateway/mock_gateway_server.h"
+#include "scenario/metric_table.h"
 #include "scenario/scenario_parser.h"
 #include "ui/compare_view.h"
 #include "ui/console_view.h"
@@ -267,6 +268,7 @@ void ConsoleController::injectFault(const TimelineEvent& e)
         case TimelineAction::Slow: model.slow(e.factor, seconds(e.durationS)); break;
         case TimelineAction::DropReplies: model.dropReplies(e.probability, seconds(e.durationS)); break;
         case TimelineAction::RestartGateway: model.restart(seconds(e.downtimeS)); break;
+        case TimelineAction::KillGateway: model.kill(seconds(e.downtimeS)); break;
         case TimelineAction::EndEventStreams: model.endEventStreams(); break;
         case TimelineAction::RefuseSessions: model.refuseSessions(seconds(e.durationS)); break;
         case TimelineAction::SourceOutage: {
@@ -444,19 +446,14 @@ void ConsoleController::connectPlayback()
 void ConsoleController::onPlaybackFinished(const QSharedPointer<VariantRun>& run)
 {
     const VariantMetrics& m = run->metrics;
-    const QString summary =
-        QStringLiteral("%1 / %2 finished: subscribe_requests %3, max_outstanding %4, gateway_rpcs %5, "
-                       "deadline_exceeded %6, bad_tag_seconds %7, time_to_all_good_s %8, "
-                       "max_sta_queue_depth %9, suppressed_calls %10")
-            .arg(m_playback->scenarioName(), m.name)
-            .arg(m.subscribeRequests)
-            .arg(m.maxOutstanding)
-            .arg(m.gatewayRpcs)
-            .arg(m.deadlineExceeded)
-            .arg(m.badTagSeconds, 0, 'f', 1)
-            .arg(m.timeToAllGoodS ? QString::number(*m.timeToAllGoodS, 'f', 1) : QStringLiteral("never"))
-            .arg(m.maxStaQueueDepth)
-            .arg(m.suppressedCalls);
+    // Every metric of the one metric table, "key value", in its order (the per-kind breakdown
+    // stays in the reports).
+    QStringList values;
+    for (const MetricDescriptor& metric : metricTable())
+        if (metric.shape == MetricShape::Scalar)
+            values << metric.keyString() + QLatin1Char(' ') + metric.text(m);
+    const QString summary = QStringLiteral("%1 / %2 finished: %3")
+                                .arg(m_playback->scenarioName(), m.name, values.join(QStringLiteral(", ")));
     log(int(Severity::Info), QStringLiteral("playback"), summary);
     for (const QString& skipped : m.skippedActions)
         log(int(Severity::Warning), QStringLiteral("timeline"), skipped);

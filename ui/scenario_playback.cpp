@@ -34,6 +34,7 @@ QString describeTimeline(const TimelineEvent& e)
     case TimelineAction::DropReplies:
         return QStringLiteral("drop_replies p=%1 for %2 s").arg(e.probability).arg(e.durationS);
     case TimelineAction::RestartGateway: return QStringLiteral("restart_gateway, down %1 s").arg(e.downtimeS);
+    case TimelineAction::KillGateway: return QStringLiteral("kill_gateway, down %1 s").arg(e.downtimeS);
     case TimelineAction::Redeploy: return QStringLiteral("redeploy %1").arg(e.instance);
     case TimelineAction::SetCapability:
         return QStringLiteral("set_capability bulk-subscribe-supervisory %1")

@@ -1,5 +1,6 @@
 // The headless command line as users run it: the built binary under QProcess.
 
+#include "scenario/metric_table.h"
 #include "scenario/scenario_parser.h"
 
 #include <QDir>
@@ -64,20 +65,32 @@ private slots:
                                "levers",
                                "subscribe_requests",
                                "max_outstanding",
+                               "max_gateway_outstanding_subscribes",
                                "gateway_rpcs",
                                "gateway_rpcs_by_kind",
+                               "subscribe_rpcs",
+                               "teardown_rpcs",
                                "deadline_exceeded",
                                "bad_tag_seconds",
+                               "orphaned_tag_seconds",
                                "time_to_all_good_s",
+                               "time_to_all_good_from",
+                               "connected_after_s",
                                "max_sta_queue_depth",
                                "suppressed_calls",
                                "wall_ms"};
+        // Present only when there is something to say.
+        const QStringList optional{"notes", "skipped_actions", "gateway_metrics_source"};
         for (const QJsonValue& v : variants) {
             QStringList got = v.toObject().keys();
+            for (const QString& k : optional)
+                got.removeAll(k);
             got.sort();
             QStringList want = keys;
             want.sort();
             QCOMPARE(got, want);
+            // The mock gateway has a queue: a number, never null.
+            QVERIFY(v.toObject().value("max_sta_queue_depth").isDouble());
         }
         QCOMPARE(variants[0].toObject().value("subscribe_requests").toInt(), 22);
         QCOMPARE(variants[1].toObject().value("subscribe_requests").toInt(), 3);
@@ -97,6 +110,9 @@ private slots:
         QVERIFY2(table.contains("seed 42"), qPrintable(table));
         QVERIFY(table.contains(QRegularExpression("subscribe_requests\\s+3\\n")));
         QVERIFY(!table.contains("levers-off"));
+        // A row for every metric of the one metric table.
+        for (const stormwatch::MetricDescriptor& m : stormwatch::metricTable())
+            QVERIFY2(table.contains(QRegularExpression("\\n" + m.keyString() + "( |\\n)")), m.key);
         for (const char* file : {"report.json", "report.csv", "report.md"})
             QVERIFY2(QFile::exists(QDir(reportDir).filePath(file)), file);
     }

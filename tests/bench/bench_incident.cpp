@@ -101,13 +101,15 @@ int main(int argc, char** argv)
         const QString allGood = metrics.timeToAllGoodS
                                     ? QString::number(*metrics.timeToAllGoodS, 'f', 1)
                                     : QStringLiteral("never");
-        std::printf("%-10s %9.0f %8.1f %10.0fx %6s %7.1f %7lld %6d %9lld %9lld %10.0f %8s %7lld\n",
+        const QString maxSta = metrics.maxStaQueueDepth ? QString::number(*metrics.maxStaQueueDepth)
+                                                        : QStringLiteral("n/a");
+        std::printf("%-10s %9.0f %8.1f %10.0fx %6s %7.1f %7lld %6d %9lld %9lld %10.0f %8s %7s\n",
                     qPrintable(variant.name), virtualS, bestMs, speed,
                     speed >= kTargetSpeed ? "met" : "MISSED", bestCpuMs,
                     static_cast<long long>(metrics.subscribeRequests), metrics.maxOutstanding,
                     static_cast<long long>(metrics.gatewayRpcs),
                     static_cast<long long>(metrics.deadlineExceeded), metrics.badTagSeconds,
-                    qPrintable(allGood), static_cast<long long>(metrics.maxStaQueueDepth));
+                    qPrintable(allGood), qPrintable(maxSta));
     }
     std::printf("target >= %.0fx virtual s per wall s: %s\n", kTargetSpeed,
                 allMet ? "met by every variant" : "NOT met by every variant");

@@ -169,7 +169,7 @@ private slots:
         QVERIFY2(runner.notGoodTags() > 244, qPrintable(QString::number(runner.notGoodTags())));
         // The queue held more than the 30 s command deadline's worth of STA work.
         const double advisesMs = s.gateway.commandMs + s.gateway.perItemMs;
-        QVERIFY(double(run.metrics.maxStaQueueDepth) * advisesMs > 30'000);
+        QVERIFY(double(run.metrics.maxStaQueueDepth.value_or(0)) * advisesMs > 30'000);
     }
 
     void incidentLever1HoldsOneSubscribeAndRecovers()
@@ -245,22 +245,32 @@ private slots:
         const VariantMetrics& l1 = metrics(kCommissioning, "lever1");
         for (const QString& v : {QStringLiteral("lever1+2"), QStringLiteral("all")}) {
             const VariantMetrics& m = metrics(kCommissioning, v);
-            QVERIFY(m.maxStaQueueDepth < l1.maxStaQueueDepth);
+            QVERIFY(*m.maxStaQueueDepth < *l1.maxStaQueueDepth);
             QCOMPARE(m.gatewayRpcs, 21); // Register + one SubscribeBulk per instance
         }
-        QVERIFY(metrics(kCommissioning, "levers-off").maxStaQueueDepth >= l1.maxStaQueueDepth);
+        QVERIFY(*metrics(kCommissioning, "levers-off").maxStaQueueDepth >= *l1.maxStaQueueDepth);
     }
 
     // --- reconnect-storm --------------------------------------------------------------
 
-    void reconnectStormEveryVariantRecovers()
+    // The requests held through the restart carry their 244 tags (they once went out
+    // empty, which let levers-off "recover"): levers-off's stacked fan-outs now keep the STA
+    // past the deadline for good, as in the incident; every guarded variant recovers.
+    void reconnectStormGuardedVariantsRecoverLeversOffNever()
     {
         const Scenario s = bundled(kReconnect);
         QCOMPARE(s.instances.size(), 10);
         QCOMPARE(s.timeline.size(), 1);
         QCOMPARE(s.timeline[0].action, TimelineAction::RestartGateway);
-        for (const QString& v : kPresets)
-            QVERIFY2(metrics(kReconnect, v).timeToAllGoodS, qPrintable(v));
+        const VariantMetrics& off = metrics(kReconnect, "levers-off");
+        QVERIFY(!off.timeToAllGoodS);
+        QVERIFY(off.deadlineExceeded > 10000);
+        for (const QString& v : kPresets) {
+            const VariantMetrics& m = metrics(kReconnect, v);
+            QCOMPARE(m.orphanedTagSeconds, 0.0);
+            if (v != QLatin1String("levers-off"))
+                QVERIFY2(m.timeToAllGoodS, qPrintable(v));
+        }
     }
 
     void reconnectStormGuardVariantsSendFewerSubscribes()
@@ -272,8 +282,8 @@ private slots:
             const VariantMetrics& m = metrics(kReconnect, v);
             QVERIFY2(m.subscribeRequests < off.subscribeRequests, qPrintable(v));
             QCOMPARE(m.maxOutstanding, 1);
-            QVERIFY(m.maxStaQueueDepth < off.maxStaQueueDepth);
-            QVERIFY(*m.timeToAllGoodS < *off.timeToAllGoodS);
+            QVERIFY(*m.maxStaQueueDepth < *off.maxStaQueueDepth);
+            QCOMPARE(*m.maxGatewayOutstandingSubscribes, qint64(1));
         }
     }
 
@@ -284,6 +294,57 @@ private slots:
             QVERIFY2(*m.timeToAllGoodS < 30, qPrintable(QString::number(*m.timeToAllGoodS)));
             QCOMPARE(kind(m, rpc_kind::kAdviseSupervisory), 0);
         }
+    }
+
+    // --- resubscribe-freeze (defect: a failed re-subscribe after reconnect) ------------
+
+    void resubscribeFreezeOrphansTagsUntilTheGuardResubscribes()
+    {
+        const QString k = QStringLiteral("resubscribe-freeze");
+        for (const char* v : {"levers-off", "lever1-as-planned"}) {
+            const VariantMetrics& m = metrics(k, v);
+            QVERIFY2(!m.timeToAllGoodS, v);
+            // 244 tags orphaned from the failed re-subscribe (~65 s) to the end (600 s)
+            QVERIFY2(m.orphanedTagSeconds > 244 * 500, qPrintable(QString::number(m.orphanedTagSeconds)));
+        }
+        QCOMPARE(metrics(k, "lever1-as-planned").subscribeRequests, qint64(1));
+        for (const char* v : {"lever1", "all"}) {
+            const VariantMetrics& m = metrics(k, v);
+            QVERIFY2(m.timeToAllGoodS && *m.timeToAllGoodS < 180, v);
+            QCOMPARE(m.orphanedTagSeconds, 0.0);
+            QVERIFY(m.subscribeRequests > 2); // retried until confirmed
+        }
+    }
+
+    // --- held-subscribes (defect: superseded held requests all go out) ----------------
+
+    void heldSubscribesStackOnlyWithoutDropSuperseded()
+    {
+        const QString k = QStringLiteral("held-subscribes");
+        const VariantMetrics& planned = metrics(k, "lever1+2-as-planned");
+        QCOMPARE(planned.maxOutstanding, 1); // the guard counts one ...
+        QCOMPARE(kind(planned, rpc_kind::kSubscribeBulk), qint64(3)); // ... the gateway gets three
+        QCOMPARE(*planned.maxGatewayOutstandingSubscribes, qint64(3));
+        for (const char* v : {"lever1+2", "all"}) {
+            const VariantMetrics& m = metrics(k, v);
+            QCOMPARE(kind(m, rpc_kind::kSubscribeBulk), qint64(1));
+            QCOMPARE(*m.maxGatewayOutstandingSubscribes, qint64(1));
+            QVERIFY(m.timeToAllGoodS);
+        }
+        QVERIFY(metrics(k, "levers-off").maxOutstanding > 20); // every 5 s for 110 s
+    }
+
+    // Every bundled scenario: the guarded presets never orphan a tag.
+    void guardedPresetsNeverOrphanATag()
+    {
+        for (const QString& name : bundledScenarioNames())
+            for (const VariantMetrics& m : report(name).variants) {
+                const bool guarded = m.levers.value("inflight_guard").toBool() &&
+                                     m.levers.value("resubscribe_guard").toBool();
+                if (guarded)
+                    QVERIFY2(m.orphanedTagSeconds == 0.0,
+                             qPrintable(name + " / " + m.name + ": " + QString::number(m.orphanedTagSeconds)));
+            }
     }
 };
 

@@ -1,13 +1,17 @@
 #include "scenario/report.h"
 #include "client/lever_set.h"
+#include "scenario/metric_table.h"
 #include "scenario/report_writers.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace stormwatch;
 
@@ -75,6 +79,7 @@ ScenarioReport bulkStorm() {
     l12.badTagSeconds = 40;
     l12.timeToAllGoodS = 1.5;
     r.variants = {l1, l12};
+    for (VariantMetrics& v : r.variants) v.timeToAllGoodFrom = "last fault";  // the storm is a fault
     return r;
 }
 
@@ -106,10 +111,53 @@ ScenarioReport incident() {
     all.badTagSeconds = 9000;
     all.timeToAllGoodS = 100;
     r.variants = {off, l1, l12, all};
+    for (VariantMetrics& v : r.variants) v.timeToAllGoodFrom = "last fault";
     return r;
 }
 
 QString md(const ScenarioReport& r) { return QString::fromUtf8(reportToMarkdown(r)); }
+
+QStringList tableKeys() {
+    QStringList keys;
+    for (const MetricDescriptor& m : metricTable()) keys << m.keyString();
+    return keys;
+}
+
+// One CSV cell of a data line by its column name (no quoted commas in the metric columns).
+QString csvCell(const ScenarioReport& r, int variant, const QString& column) {
+    const QStringList lines = QString::fromUtf8(reportToCsv(r)).split('\n');
+    const qsizetype index = lines[0].split(',').indexOf(column);
+    if (index < 0) return QStringLiteral("<no column %1>").arg(column);
+    // The levers column is quoted JSON with commas: count the metric columns from the end.
+    const QStringList header = lines[0].split(',');
+    const QStringList cells = lines[1 + variant].split(',');
+    return cells[cells.size() - (header.size() - index)];
+}
+
+// The levers of a preset with the two Lever 1 follow-ups set as given.
+QJsonObject withOrphanLevers(const char* preset, bool resubscribeGuard, bool dropSuperseded) {
+    QJsonObject l = leverSetToJson(*leverPreset(preset, nullptr));
+    l.insert("resubscribe_guard", resubscribeGuard);
+    l.insert("drop_superseded", dropSuperseded);
+    return l;
+}
+
+// A reconnect with a failed transparent re-subscribe: levers off orphans tags, lever1 does not.
+ScenarioReport reconnect() {
+    ScenarioReport r;
+    r.scenario = "reconnect";
+    r.durationS = 300;
+    VariantMetrics off = variant("levers-off", withOrphanLevers("levers-off", false, false));
+    off.badTagSeconds = 2400;
+    off.orphanedTagSeconds = 1800.5;
+    off.timeToAllGoodFrom = "last fault";
+    VariantMetrics l1 = variant("lever1", withOrphanLevers("lever1", true, true));
+    l1.badTagSeconds = 80;
+    l1.timeToAllGoodS = 12;
+    l1.timeToAllGoodFrom = "last fault";
+    r.variants = {off, l1};
+    return r;
+}
 
 // A "## " section of the Markdown report, up to the next one.
 QString part(const QString& markdown, const QString& heading) {
@@ -137,6 +185,24 @@ QString section(const QString& markdown, const QString& variantName) {
 class TestReport : public QObject {
     Q_OBJECT
 private slots:
+    void metricTableHasEveryMetricOnceInReportOrder();
+    void metricTableDescribesEveryMetric();
+    void everyOutputNamesEveryMetricOfTheTable();
+    void metricTextFormatsIntegersAndSeconds();
+    void absentQueueDepthIsNullEmptyAndNa();
+    void absentGatewayCountersAndConnectionAreNa();
+    void subscribeAndTeardownRpcsSumTheirKinds();
+    void jsonCarriesTimeToAllGoodFromAndNotes();
+    void cliTableFollowsTheMetricTable();
+    void cliTableListsSkippedActionsAndNotes();
+    void markdownDefinesEveryMetric();
+    void markdownSaysPlainlyWhoOrphanedTagsAndTheCure();
+    void markdownOrphanedTagsWithTheCuresOnAreADefect();
+    void markdownComparisonCreditsTheResubscribeGuard();
+    void markdownLeversExplainResubscribeGuardAndDropSuperseded();
+    void markdownTimeToAllGoodFromTheStartWhenFaultsWereSkipped();
+    void markdownPrintsNotes();
+    void markdownUnknownQueueSaysNa();
     void jsonHasExactlyTheDesignKeys();
     void jsonTimeToAllGoodIsNullWhenNever();
     void jsonByKindIsAnObjectOfCounts();
@@ -177,6 +243,317 @@ private slots:
     void writeReportDirReportsAnUnwritableDirectory();
 };
 
+void TestReport::metricTableHasEveryMetricOnceInReportOrder() {
+    const QStringList keys = tableKeys();
+    QCOMPARE(keys, QStringList({"subscribe_requests", "max_outstanding", "max_gateway_outstanding_subscribes",
+                                "gateway_rpcs", "gateway_rpcs_by_kind", "subscribe_rpcs", "teardown_rpcs",
+                                "deadline_exceeded", "bad_tag_seconds", "orphaned_tag_seconds", "time_to_all_good_s",
+                                "connected_after_s", "max_sta_queue_depth", "suppressed_calls", "wall_ms"}));
+    for (const QString& k : keys) {
+        QCOMPARE(keys.count(k), 1);
+        QVERIFY2(findMetric(k) && findMetric(k)->keyString() == k, qPrintable(k));
+    }
+    QVERIFY(!findMetric("no_such_metric"));
+}
+
+void TestReport::metricTableDescribesEveryMetric() {
+    const QList<MetricDescriptor>& table = metricTable();
+    for (qsizetype i = 0; i < table.size(); ++i) {
+        const MetricDescriptor& m = table[i];
+        const QByteArray k = m.key;
+        QVERIFY2(!m.labelString().isEmpty() && !m.unitString().isEmpty(), k);
+        // One sentence: what it measures, ending with a full stop; how to read it likewise.
+        QVERIFY2(m.descriptionString().endsWith('.') && m.howToReadString().endsWith('.'), k);
+        QVERIFY2(m.tooltip().contains(m.descriptionString()), k);
+        if (m.shape == MetricShape::ByKind) {
+            QVERIFY2(!m.value, k);
+            // Breaks down the metric right before it.
+            QVERIFY2(m.breaksDown && i > 0 && QByteArray(table[i - 1].key) == m.breaksDown, k);
+        } else {
+            QVERIFY2(m.value, k);
+        }
+        QCOMPARE(m.deterministic, k != "wall_ms");
+    }
+    QCOMPARE(findMetric("time_to_all_good_s")->text(std::nullopt), QString("never"));
+    QCOMPARE(findMetric("max_sta_queue_depth")->text(std::nullopt), QString("n/a"));
+    QCOMPARE(findMetric("wall_ms")->better, Better::Unranked);
+    QCOMPARE(findMetric("suppressed_calls")->better, Better::Unranked);
+    QCOMPARE(findMetric("bad_tag_seconds")->better, Better::Lower);
+    QCOMPARE(findMetric("orphaned_tag_seconds")->better, Better::Lower);
+}
+
+void TestReport::everyOutputNamesEveryMetricOfTheTable() {
+    ScenarioReport r = bulkStorm();
+    const QJsonObject json = reportToJson(r)["variants"].toArray()[0].toObject();
+    const QJsonObject deterministic =
+        QJsonDocument::fromJson(reportToJsonBytes(r, false)).object()["variants"].toArray()[0].toObject();
+    const QStringList csvHeader = csvLines(r)[0].split(',');
+    const QString markdown = md(r);
+    const QString definitions = part(markdown, "Metrics");
+    const QStringList cliLines = reportToText(r).split('\n');
+    for (const MetricDescriptor& m : metricTable()) {
+        const QString k = m.keyString();
+        QVERIFY2(json.contains(k), qPrintable("JSON: " + k));
+        QVERIFY2(deterministic.contains(k) == m.deterministic, qPrintable("determinism JSON: " + k));
+        QVERIFY2(csvHeader.count(k) == 1, qPrintable("CSV: " + k));
+        QVERIFY2(definitions.contains("- **" + k + "** ("), qPrintable("Markdown definitions: " + k));
+        const bool cliRow = std::any_of(cliLines.begin(), cliLines.end(), [&](const QString& line) {
+            return line == k || line.startsWith(k + ' ');
+        });
+        QVERIFY2(cliRow, qPrintable("CLI: " + k));
+        if (m.shape == MetricShape::ByKind) {
+            // A row per kind, in Markdown after the total, on the command line indented under the key.
+            for (const QString& kind : rpcKinds(r)) {
+                QVERIFY2(markdown.contains(QStringLiteral("| %1: %2 |").arg(QString::fromLatin1(m.breaksDown), kind)),
+                         qPrintable(kind));
+                QVERIFY2(reportToText(r).contains("\n  " + kind + ' '), qPrintable(kind));
+            }
+        } else {
+            QVERIFY2(markdown.contains("\n| " + k + " |"), qPrintable("Markdown table: " + k));
+        }
+    }
+}
+
+void TestReport::metricTextFormatsIntegersAndSeconds() {
+    const MetricDescriptor& rpcs = *findMetric("gateway_rpcs");
+    QCOMPARE(rpcs.text(53680.0), QString("53680"));
+    QCOMPARE(rpcs.text(53680.0, Digits::Grouped), QString("53,680"));
+    const MetricDescriptor& bad = *findMetric("bad_tag_seconds");
+    QCOMPARE(bad.text(330.0), QString("330.0"));
+    QCOMPARE(bad.text(12.34), QString("12.3"));
+    VariantMetrics v;
+    v.connectedAfterS = 2.04;
+    QCOMPARE(findMetric("connected_after_s")->text(v), QString("2.0"));  // seconds: one decimal
+    QCOMPARE(findMetric("gateway_rpcs_by_kind")->text(v), QString());    // no single value
+}
+
+void TestReport::absentQueueDepthIsNullEmptyAndNa() {
+    ScenarioReport r = liveGate();
+    r.variants[0].maxStaQueueDepth.reset();  // a gateway that exposes no queue
+    r.variants[1].maxStaQueueDepth = 0;      // a queue that never held anything
+    const QJsonArray variants = reportToJson(r)["variants"].toArray();
+    QVERIFY(variants[0].toObject().contains("max_sta_queue_depth"));
+    QVERIFY(variants[0].toObject()["max_sta_queue_depth"].isNull());
+    QCOMPARE(variants[1].toObject()["max_sta_queue_depth"].toInteger(-1), 0);
+    QCOMPARE(csvCell(r, 0, "max_sta_queue_depth"), QString());
+    QCOMPARE(csvCell(r, 1, "max_sta_queue_depth"), QString("0"));
+    QVERIFY2(md(r).contains("\n| max_sta_queue_depth | n/a | 0 |\n"), qPrintable(md(r)));
+    QVERIFY2(reportToText(r).contains(QRegularExpression("\nmax_sta_queue_depth +n/a +0\n")), qPrintable(reportToText(r)));
+}
+
+void TestReport::absentGatewayCountersAndConnectionAreNa() {
+    ScenarioReport r = liveGate();
+    r.variants[1].maxGatewayOutstandingSubscribes = 2;
+    r.variants[1].connectedAfterS = 1.5;
+    const QJsonArray variants = reportToJson(r)["variants"].toArray();
+    QVERIFY(variants[0].toObject()["max_gateway_outstanding_subscribes"].isNull());
+    QVERIFY(variants[0].toObject()["connected_after_s"].isNull());
+    QCOMPARE(variants[1].toObject()["max_gateway_outstanding_subscribes"].toInteger(), 2);
+    QCOMPARE(variants[1].toObject()["connected_after_s"].toDouble(), 1.5);
+    QCOMPARE(csvCell(r, 0, "connected_after_s"), QString());
+    QCOMPARE(csvCell(r, 1, "connected_after_s"), QString("1.5"));
+    const QString m = md(r);
+    QVERIFY2(m.contains("| max_gateway_outstanding_subscribes | n/a | 2 |"), qPrintable(m));
+    QVERIFY2(m.contains("| connected_after_s | n/a | 1.5 |"), qPrintable(m));
+}
+
+void TestReport::subscribeAndTeardownRpcsSumTheirKinds() {
+    ScenarioReport r = liveGate();
+    r.variants[0].gatewayRpcsByKind = {{"register", 1000},       {"add_item_bulk", 1},  {"subscribe_bulk", 2},
+                                       {"advise_supervisory", 4}, {"advise", 8},        {"advise_item_bulk", 16},
+                                       {"add_item", 32},          {"remove_item", 64},  {"un_advise", 128},
+                                       {"write", 2000},           {"subscribe_alarms", 4000}};
+    r.variants[0].gatewayRpcs = 7255;
+    QCOMPARE(subscribeRpcKinds(), QStringList({"add_item_bulk", "subscribe_bulk", "advise_supervisory", "advise",
+                                               "advise_item_bulk", "add_item"}));
+    QCOMPARE(teardownRpcKinds(), QStringList({"remove_item", "un_advise"}));
+    QCOMPARE(*findMetric("subscribe_rpcs")->value(r.variants[0]), 63.0);  // 1 + 2 + 4 + 8 + 16 + 32
+    QCOMPARE(*findMetric("teardown_rpcs")->value(r.variants[0]), 192.0);  // 64 + 128
+    const QJsonObject json = reportToJson(r)["variants"].toArray()[0].toObject();
+    QCOMPARE(json["subscribe_rpcs"].toInteger(), 63);
+    QCOMPARE(json["teardown_rpcs"].toInteger(), 192);
+    QCOMPARE(json["gateway_rpcs"].toInteger(), 7255);  // the total stays the gateway's own count
+    QCOMPARE(csvCell(r, 0, "subscribe_rpcs"), QString("63"));
+    QCOMPARE(csvCell(r, 0, "teardown_rpcs"), QString("192"));
+    // None of those kinds: 0, not "n/a".
+    QCOMPARE(*findMetric("subscribe_rpcs")->value(r.variants[1]), 0.0);
+    QVERIFY(md(r).contains("| subscribe_rpcs | 63 | 0 |"));
+    QVERIFY(md(r).contains("| teardown_rpcs | 192 | 0 |"));
+}
+
+void TestReport::jsonCarriesTimeToAllGoodFromAndNotes() {
+    ScenarioReport r = bulkStorm();
+    r.variants[1].timeToAllGoodFrom = "start";
+    r.variants[1].notes = QStringList{"clean start: the gateway was restarted before this variant"};
+    const QJsonArray variants = reportToJson(r)["variants"].toArray();
+    QCOMPARE(variants[0].toObject()["time_to_all_good_from"].toString(), QString("last fault"));
+    QCOMPARE(variants[1].toObject()["time_to_all_good_from"].toString(), QString("start"));
+    QVERIFY(!variants[0].toObject().contains("notes"));  // only when there are some
+    QCOMPARE(variants[1].toObject()["notes"].toArray().size(), 1);
+    QCOMPARE(variants[1].toObject()["notes"].toArray()[0].toString(),
+             QString("clean start: the gateway was restarted before this variant"));
+}
+
+void TestReport::cliTableFollowsTheMetricTable() {
+    const ScenarioReport r = bulkStorm();
+    const QString text = reportToText(r);
+    QVERIFY2(text.startsWith("scenario storm — virtual, 600 s, seed 1\n\n"), qPrintable(text));
+    QStringList rowNames;
+    for (const QString& line : text.split('\n').mid(2)) {
+        if (line.isEmpty()) break;
+        rowNames << line.trimmed().section(QRegularExpression("\\s{2,}"), 0, 0);
+    }
+    QStringList expected{"metric"};
+    for (const MetricDescriptor& m : metricTable()) {
+        expected << m.keyString();
+        if (m.shape == MetricShape::ByKind) expected += rpcKinds(r);
+    }
+    QCOMPARE(rowNames, expected);
+    QVERIFY2(text.contains(QRegularExpression("\nbad_tag_seconds +5000\\.0 +40\\.0\n")), qPrintable(text));
+    QVERIFY2(text.contains(QRegularExpression("\ngateway_rpcs_by_kind\n  add_item_bulk +2 +0\n")), qPrintable(text));
+    QVERIFY2(text.contains(QRegularExpression("\ntime_to_all_good_s +95\\.5 +1\\.5\n")), qPrintable(text));
+}
+
+void TestReport::cliTableListsSkippedActionsAndNotes() {
+    ScenarioReport r = liveGate();
+    r.variants[0].skippedActions = QStringList{"wedge at 10 s skipped: the gateway has no control service"};
+    r.variants[1].notes = QStringList{"clean start"};
+    const QString text = reportToText(r);
+    QVERIFY2(text.contains("\nlevers-off: wedge at 10 s skipped: the gateway has no control service\n"), qPrintable(text));
+    QVERIFY2(text.endsWith("\nlever1: clean start\n"), qPrintable(text));
+}
+
+void TestReport::markdownDefinesEveryMetric() {
+    const QString metrics = part(md(liveGate()), "Metrics");
+    QVERIFY2(metrics.contains("- **orphaned_tag_seconds** (tag-s): Tag-seconds a deployed tag was not Good with no live "
+                              "subscription, nothing in flight and no retry scheduled — a tag nobody will ever fix. "
+                              "Guarded variants must keep it at 0"),
+             qPrintable(metrics));
+    for (const char* key : {"max_gateway_outstanding_subscribes", "subscribe_rpcs", "teardown_rpcs", "connected_after_s"})
+        QVERIFY2(metrics.contains(QStringLiteral("- **%1** (").arg(key)), key);
+    QVERIFY(metrics.contains("add_item_bulk, subscribe_bulk, advise_supervisory, advise, advise_item_bulk and add_item"));
+    QVERIFY(metrics.contains("remove_item and un_advise"));
+}
+
+void TestReport::markdownSaysPlainlyWhoOrphanedTagsAndTheCure() {
+    const QString s = part(md(reconnect()), "In short");
+    QVERIFY2(s.contains("**levers-off** left tags orphaned for 1800.5 tag-seconds: nothing would ever have "
+                        "re-subscribed them."),
+             qPrintable(s));
+    QVERIFY2(s.contains("The levers that cure it are the re-subscribe guard (`resubscribe_guard`): after a reconnect "
+                        "the instance's guard re-subscribes instead of the connection's one-shot transparent "
+                        "re-subscribe, so a failed re-subscribe is retried; and dropping superseded subscribes "
+                        "(`drop_superseded`): a subscribe held while disconnected is dropped when its guard "
+                        "supersedes it, so only the latest goes out on reconnect. **lever1** had them on and left "
+                        "no tag orphaned."),
+             qPrintable(s));
+    QVERIFY2(s.contains("- **levers-off**: never all Good again; 2400.0 tag-seconds not Good (1800.5 of them orphaned);"),
+             qPrintable(s));
+    QVERIFY(!s.contains("**lever1** left tags orphaned"));
+
+    // Only the re-subscribe guard differs: it alone is named.
+    ScenarioReport one = reconnect();
+    one.variants[0].levers = withOrphanLevers("levers-off", false, true);
+    const QString o = part(md(one), "In short");
+    QVERIFY2(o.contains("The lever that cures it is the re-subscribe guard (`resubscribe_guard`)"), qPrintable(o));
+    QVERIFY(!o.contains("`drop_superseded`"));
+
+    // No variant shows the cure: the lever is still named.
+    ScenarioReport alone = reconnect();
+    alone.variants.removeLast();
+    const QString a = part(md(alone), "In short");
+    QVERIFY2(a.contains("The lever that cures it is the re-subscribe guard (`resubscribe_guard`)") &&
+                 a.contains("No variant of this report had it on."),
+             qPrintable(a));
+}
+
+void TestReport::markdownOrphanedTagsWithTheCuresOnAreADefect() {
+    ScenarioReport r = reconnect();
+    r.variants[1].orphanedTagSeconds = 3;
+    const QString s = part(md(r), "In short");
+    QVERIFY2(s.contains("**lever1** left tags orphaned for 3.0 tag-seconds"), qPrintable(s));
+    QVERIFY2(s.contains("a guarded variant must keep orphaned_tag_seconds at 0"), qPrintable(s));
+}
+
+void TestReport::markdownComparisonCreditsTheResubscribeGuard() {
+    const QString s = section(md(reconnect()), "lever1");
+    QVERIFY2(s.contains("No tag was left orphaned (levers-off: 1800.5 tag-seconds): with the re-subscribe guard on, "
+                        "after a reconnect the instance's guard re-subscribed instead of the connection's one-shot "
+                        "transparent re-subscribe, so a failed re-subscribe was retried"),
+             qPrintable(s));
+    QVERIFY(s.contains("re-subscribe guard after a reconnect (Lever 1) off → on"));
+    ScenarioReport swapped = reconnect();
+    std::swap(swapped.variants[0], swapped.variants[1]);
+    const QString o = section(md(swapped), "levers-off");
+    QVERIFY2(o.contains("**levers-off** left tags orphaned for 1800.5 tag-seconds: nothing would ever have "
+                        "re-subscribed them.") &&
+                 o.contains("With lever1 it was 0.0 tag-seconds."),
+             qPrintable(o));
+}
+
+void TestReport::markdownLeversExplainResubscribeGuardAndDropSuperseded() {
+    const QString s = part(md(reconnect()), "The levers");
+    QVERIFY2(s.contains("**Lever 1: re-subscribe guard after a reconnect.** When the connection to the gateway drops"),
+             qPrintable(s));
+    QVERIFY(s.contains("a transparent re-subscribe"));
+    QVERIFY(s.contains("no retry scheduled: orphaned. With it, the instance's guard re-subscribes instead"));
+    QVERIFY(s.contains("- re-subscribe guard: off in **levers-off**; on in **lever1**."));
+    QVERIFY(s.contains("**Lever 1: drop superseded subscribes held while disconnected.** While the connection is down"));
+    QVERIFY(s.contains("only the latest goes out on reconnect"));
+    QVERIFY(s.contains("- drop superseded: off in **levers-off**; on in **lever1**."));
+    // Levers that do not differ are not explained, only listed as the same.
+    const QString gate = part(md(liveGate()), "The levers");
+    QVERIFY2(!gate.contains("re-subscribe guard after a reconnect.**"), qPrintable(gate));
+    QVERIFY2(gate.contains("re-subscribe guard off; drop superseded off."), qPrintable(gate));
+    // In short names Lever 1 once, though three of its groups differ.
+    ScenarioReport inc = incident();
+    const QString inShort = part(md(inc), "In short");
+    QVERIFY2(inShort.contains("in Lever 1 and Lever 2 (see"), qPrintable(inShort));
+}
+
+void TestReport::markdownTimeToAllGoodFromTheStartWhenFaultsWereSkipped() {
+    ScenarioReport r = bulkStorm();
+    r.live = true;
+    for (VariantMetrics& v : r.variants) {
+        v.timeToAllGoodFrom = "start";
+        v.skippedActions = QStringList{"wedge at 10 s skipped: the gateway has no control service"};
+    }
+    const QString m = md(r);
+    QVERIFY2(m.contains("lever1: time_to_all_good_s is measured from the start of the run, because the gateway "
+                        "applied none of its faults."),
+             qPrintable(m));
+    const QString s = part(m, "In short");
+    QVERIFY2(s.contains("For **lever1** and **lever1+2**, time_to_all_good_s is measured from the start of the run, "
+                        "because the gateway applied none of its faults"),
+             qPrintable(s));
+    QVERIFY2(s.contains("every tag was Good again 1.5 s after the start of the run"), qPrintable(s));
+    QVERIFY(section(m, "lever1+2").contains("1.5 s after the start of the run (lever1: 95.5 s)"));
+    // Without skipped faults (no faults at all) it counts from the start without comment.
+    for (VariantMetrics& v : r.variants) v.skippedActions.clear();
+    QVERIFY(!md(r).contains("applied none of its faults"));
+    QVERIFY(md(r).contains("after the start of the run"));
+}
+
+void TestReport::markdownPrintsNotes() {
+    ScenarioReport r = liveGate();
+    r.variants[1].notes = QStringList{"clean start: a fresh gateway", "second note"};
+    const QString m = part(md(r), "Metrics");
+    QVERIFY2(m.contains("lever1: notes on this run:\n\n- clean start: a fresh gateway\n- second note\n"), qPrintable(m));
+    QVERIFY(!m.contains("levers-off: notes"));
+}
+
+void TestReport::markdownUnknownQueueSaysNa() {
+    ScenarioReport r = bulkStorm();
+    r.variants[1].maxStaQueueDepth.reset();
+    r.variants[1].gatewayMetricsSource = "client";
+    const QString m = md(r);
+    QVERIFY2(m.contains("max_sta_queue_depth and max_gateway_outstanding_subscribes are unknown (n/a)."), qPrintable(m));
+    QVERIFY(!m.contains("unknown (0)"));
+    // No STA sentence compares a known queue with an unknown one.
+    const QString s = section(m, "lever1+2");
+    QVERIFY2(!s.contains("STA queue"), qPrintable(s));
+}
+
 void TestReport::jsonHasExactlyTheDesignKeys() {
     const QJsonObject o = reportToJson(liveGate());
     QStringList top = o.keys();
@@ -189,9 +566,11 @@ void TestReport::jsonHasExactlyTheDesignKeys() {
     QCOMPARE(variants.size(), 2);
     QStringList keys = variants[0].toObject().keys();
     keys.sort();
-    QCOMPARE(keys, QStringList({"bad_tag_seconds", "deadline_exceeded", "gateway_rpcs", "gateway_rpcs_by_kind",
-                                "levers", "max_outstanding", "max_sta_queue_depth", "name", "subscribe_requests",
-                                "suppressed_calls", "time_to_all_good_s", "wall_ms"}));
+    QCOMPARE(keys, QStringList({"bad_tag_seconds", "connected_after_s", "deadline_exceeded", "gateway_rpcs",
+                                "gateway_rpcs_by_kind", "levers", "max_gateway_outstanding_subscribes",
+                                "max_outstanding", "max_sta_queue_depth", "name", "orphaned_tag_seconds",
+                                "subscribe_requests", "subscribe_rpcs", "suppressed_calls", "teardown_rpcs",
+                                "time_to_all_good_from", "time_to_all_good_s", "wall_ms"}));
     const QJsonObject l1 = variants[1].toObject();
     QCOMPARE(l1["name"].toString(), QString("lever1"));
     QCOMPARE(l1["subscribe_requests"].toInteger(), 3);
@@ -242,11 +621,13 @@ void TestReport::jsonBytesParseBackToReportToJson() {
 void TestReport::csvHasAHeaderAndOneRowPerVariant() {
     const QStringList lines = csvLines(liveGate());
     QCOMPARE(lines.size(), 3);
-    QCOMPARE(lines[0], QString("scenario,variant,levers,subscribe_requests,max_outstanding,gateway_rpcs,"
-                               "gateway_rpcs_by_kind,deadline_exceeded,bad_tag_seconds,time_to_all_good_s,"
-                               "max_sta_queue_depth,suppressed_calls,wall_ms"));
+    QCOMPARE(lines[0], QString("scenario,variant,levers,subscribe_requests,max_outstanding,"
+                               "max_gateway_outstanding_subscribes,gateway_rpcs,gateway_rpcs_by_kind,subscribe_rpcs,"
+                               "teardown_rpcs,deadline_exceeded,bad_tag_seconds,orphaned_tag_seconds,"
+                               "time_to_all_good_s,connected_after_s,max_sta_queue_depth,suppressed_calls,wall_ms"));
     QVERIFY2(lines[2].startsWith("live-gate-lever1,lever1,\"{"), qPrintable(lines[2]));
-    QVERIFY2(lines[2].endsWith(",3,1,0,,0,330,,0,0,9"), qPrintable(lines[2]));
+    // No gateway counters, no time to all Good, no connection time, no queue depth: empty cells.
+    QVERIFY2(lines[2].endsWith(",3,1,,0,,0,0,0,330,0,,,,0,9"), qPrintable(lines[2]));
 }
 
 void TestReport::csvQuotesCommasQuotesAndNewlines() {
@@ -263,15 +644,15 @@ void TestReport::csvQuotesCommasQuotesAndNewlines() {
 
 void TestReport::csvWritesByKindAsKindEqualsCount() {
     const QStringList lines = csvLines(bulkStorm());
-    QVERIFY2(lines[1].contains(",490,add_item_bulk=2;advise_supervisory=488,120,"), qPrintable(lines[1]));
-    QVERIFY2(lines[2].contains(",2,subscribe_bulk=2,0,"), qPrintable(lines[2]));
+    QVERIFY2(lines[1].contains(",490,add_item_bulk=2;advise_supervisory=488,490,0,120,"), qPrintable(lines[1]));
+    QVERIFY2(lines[2].contains(",2,subscribe_bulk=2,2,0,0,"), qPrintable(lines[2]));
 }
 
 void TestReport::csvLeavesNeverEmpty() {
     const QStringList storm = csvLines(bulkStorm());
-    QVERIFY2(storm[1].contains(",5000,95.5,400,"), qPrintable(storm[1]));
+    QVERIFY2(storm[1].contains(",5000,0,95.5,,400,"), qPrintable(storm[1]));
     const QStringList gate = csvLines(liveGate());
-    QVERIFY2(gate[1].contains(",330,,0,"), qPrintable(gate[1]));
+    QVERIFY2(gate[1].contains(",330,0,,,,0,"), qPrintable(gate[1]));
 }
 
 void TestReport::markdownHasTheMetricsTable() {

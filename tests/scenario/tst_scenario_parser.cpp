@@ -1,3 +1,4 @@
+#include "scenario/gateway_access.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/variant_validation.h"
 
@@ -26,6 +27,7 @@ QJsonObject baseScenario() {
         QJsonObject{{"at_s", 80}, {"action", "redeploy"}, {"instance", "i1"}},
         QJsonObject{{"at_s", 90}, {"action", "set_levers"}, {"levers", "all"}},
         QJsonObject{{"at_s", 95}, {"action", "set_capability"}, {"advertise_bulk_supervisory", false}},
+        QJsonObject{{"at_s", 97}, {"action", "kill_gateway"}},
     };
     return QJsonObject{
         {"name", "base"},
@@ -100,6 +102,8 @@ private slots:
     void everyBundledScenarioParses();
     void bundledLiveGateMatchesTheSeed();
     void actionNamesMapBothWays();
+    void killGatewayTakesADowntimeLikeRestart();
+    void clientModelSettingsHaveDefaultsAndRules();
     void validateVariantAcceptsPresetsAndInlineObjects();
     void validateVariantRejectsUnknownLeverAndWrongType();
 };
@@ -108,7 +112,7 @@ void TestScenarioParser::baseScenarioIsValid() {
     QList<ScenarioError> errors;
     const auto s = parseScenario(bytes(baseScenario()), "base.json", &errors);
     QVERIFY2(s.has_value(), qPrintable(joined(errors)));
-    QCOMPARE(s->timeline.size(), 10);
+    QCOMPARE(s->timeline.size(), 11);
 }
 
 void TestScenarioParser::validationRule_data() {
@@ -206,7 +210,7 @@ void TestScenarioParser::validationRule_data() {
     row("action type", set("timeline/0/action", 1), "$.timeline[0].action", "expected string, got number");
     row("action known", set("timeline/1/action", "wedgee"), "$.timeline[1].action",
         "unknown action \"wedgee\" (valid: wedge, slow, drop_replies, restart_gateway, end_event_streams, "
-        "source_outage, refuse_sessions, redeploy, set_levers, set_capability)");
+        "source_outage, refuse_sessions, redeploy, set_levers, set_capability, kill_gateway)");
     row("wedge duration required", removed("timeline/0/duration_s"), "$.timeline[0].duration_s",
         "required key missing");
     row("wedge duration > 0", set("timeline/0/duration_s", -5), "$.timeline[0].duration_s", "must be > 0 (got -5)");
@@ -224,6 +228,12 @@ void TestScenarioParser::validationRule_data() {
     row("drop duration > 0", set("timeline/2/duration_s", -1), "$.timeline[2].duration_s", "must be > 0 (got -1)");
     row("restart downtime >= 0", set("timeline/3/downtime_s", -1), "$.timeline[3].downtime_s",
         "must be >= 0 (got -1)");
+    row("kill downtime >= 0", set("timeline/10/downtime_s", -1), "$.timeline[10].downtime_s",
+        "must be >= 0 (got -1)");
+    row("kill downtime is a number", set("timeline/10/downtime_s", "3"), "$.timeline[10].downtime_s",
+        "expected number, got string");
+    row("kill takes no duration_s", set("timeline/10/duration_s", 3), "$.timeline[10].duration_s",
+        "unknown key (valid: at_s, action, downtime_s)");
     row("end_event_streams takes no params", set("timeline/4/duration_s", 3), "$.timeline[4].duration_s",
         "unknown key (valid: at_s, action)");
     row("source_outage duration required", removed("timeline/5/duration_s"), "$.timeline[5].duration_s",
@@ -362,6 +372,9 @@ void TestScenarioParser::defaultsApplied() {
     QVERIFY(b);
     QCOMPARE(b->timeline[3].action, TimelineAction::RestartGateway);
     QCOMPARE(b->timeline[3].downtimeS, 5.0);
+    // kill_gateway too
+    QCOMPARE(b->timeline[10].action, TimelineAction::KillGateway);
+    QCOMPARE(b->timeline[10].downtimeS, 5.0);
 }
 
 void TestScenarioParser::variantsDefaultToTheFourPresets() {
@@ -522,7 +535,8 @@ void TestScenarioParser::bundledLiveGateMatchesTheSeed() {
 
 void TestScenarioParser::actionNamesMapBothWays() {
     const QStringList names = timelineActionNames();
-    QCOMPARE(names.size(), 10);
+    QCOMPARE(names.size(), 11);
+    QCOMPARE(names.last(), QString("kill_gateway")); // appended: earlier values keep their numbers
     for (int i = 0; i < names.size(); ++i) {
         const auto a = timelineActionFromName(names[i]);
         QVERIFY(a);
@@ -530,6 +544,55 @@ void TestScenarioParser::actionNamesMapBothWays() {
         QCOMPARE(timelineActionName(*a), names[i]);
     }
     QCOMPARE(timelineActionFromName("Wedge"), std::nullopt);
+}
+
+void TestScenarioParser::killGatewayTakesADowntimeLikeRestart() {
+    const QJsonArray timeline{
+        QJsonObject{{"at_s", 5}, {"action", "kill_gateway"}, {"downtime_s", 7}},
+        QJsonObject{{"at_s", 50}, {"action", "set_levers"}, {"levers", "all"}},
+    };
+    QList<ScenarioError> errors;
+    const auto s = parseScenario(set("timeline", timeline), "k.json", &errors);
+    QVERIFY2(s, qPrintable(joined(errors)));
+    const TimelineEvent& kill = s->timeline[0];
+    QCOMPARE(kill.action, TimelineAction::KillGateway);
+    QCOMPARE(kill.downtimeS, 7.0);
+    QVERIFY(kill.isFault());
+    QCOMPARE(kill.endS(s->durationS), 12.0);
+    QCOMPARE(s->lastFaultEndS(), std::optional<double>(12.0));
+    const auto fault = faultRequestFor(kill);
+    QVERIFY(fault);
+    QVERIFY(fault->has_kill());
+    QCOMPARE(fault->kill().downtime_s(), 7.0);
+    // written back with its downtime
+    const QJsonObject written = scenarioToJson(*s).value("timeline").toArray().at(0).toObject();
+    QCOMPARE(written.value("action").toString(), QString("kill_gateway"));
+    QCOMPARE(written.value("downtime_s").toDouble(), 7.0);
+}
+
+// What the seeds leave open is a named setting with a default, checked like everything else.
+void TestScenarioParser::clientModelSettingsHaveDefaultsAndRules() {
+    QList<ScenarioError> errors;
+    const auto plain = parseScenario(set("timeline", QJsonArray{}), "m.json", &errors);
+    QVERIFY2(plain, qPrintable(joined(errors)));
+    QCOMPARE(plain->clientModel.redeployTeardown, QString("per_item_remove"));
+    QVERIFY(plain->clientModel.teardownGated);
+
+    const auto none = parseScenario(
+        set("client_model", QJsonObject{{"redeploy_teardown", "none"}, {"teardown_gated", false}}), "m.json", &errors);
+    QVERIFY2(none, qPrintable(joined(errors)));
+    QCOMPARE(none->clientModel.redeployTeardown, QString("none"));
+    QVERIFY(!none->clientModel.teardownGated);
+    const QJsonObject written = scenarioToJson(*none).value("client_model").toObject();
+    QCOMPARE(written.value("redeploy_teardown").toString(), QString("none"));
+    QCOMPARE(written.value("teardown_gated").toBool(), false);
+
+    errors.clear();
+    QVERIFY(!parseScenario(set("client_model", QJsonObject{{"redeploy_teardown", "bulk_remove"}, {"gated", 1}}),
+                           "m.json", &errors));
+    const QString all = joined(errors);
+    QVERIFY2(all.contains("$.client_model.redeploy_teardown") && all.contains("per_item_remove"), qPrintable(all));
+    QVERIFY2(all.contains("$.client_model.gated"), qPrintable(all));
 }
 
 void TestScenarioParser::validateVariantAcceptsPresetsAndInlineObjects() {

@@ -1,6 +1,7 @@
 // The compare view: every variant in virtual time, the metrics side by side with the best
 // of each row marked, overlaid plots, and the report exported.
 
+#include "scenario/metric_table.h"
 #include "scenario/scenario_parser.h"
 #include "ui/compare_view.h"
 
@@ -69,6 +70,47 @@ private slots:
         QCOMPARE(table->item(never, off)->text(), QStringLiteral("never"));
         QVERIFY(!table->item(never, off)->data(Qt::UserRole).toBool());
         QVERIFY(!table->item(never, lever1)->data(Qt::UserRole).toBool());
+    }
+
+    // The rows are the one metric table's, in its order, each kind of gateway_rpcs_by_kind
+    // indented in its place; the header's tooltip says what the metric measures; an unranked
+    // metric is never marked best.
+    void rowsFollowTheMetricTable()
+    {
+        CompareView view(liveGate());
+        view.start();
+        QTRY_VERIFY_WITH_TIMEOUT(view.done(), 30000);
+        const QTableWidget* table = view.table();
+        QStringList rows;
+        for (int r = 0; r < table->rowCount(); ++r)
+            rows << table->verticalHeaderItem(r)->text();
+        QStringList expected;
+        for (const MetricDescriptor& m : metricTable()) {
+            if (m.shape == MetricShape::ByKind) {
+                for (const QString& kind : rpcKinds(view.report()))
+                    expected << "  " + kind;
+                continue;
+            }
+            expected << m.keyString();
+        }
+        QCOMPARE(rows, expected);
+        for (const MetricDescriptor& m : metricTable()) {
+            if (m.shape == MetricShape::ByKind)
+                continue;
+            const int r = view.rowOf(m.keyString());
+            QVERIFY2(r >= 0, m.key);
+            QCOMPARE(table->verticalHeaderItem(r)->toolTip(), m.tooltip());
+            QVERIFY(table->verticalHeaderItem(r)->toolTip().contains(m.descriptionString()));
+            for (int c = 0; c < table->columnCount(); ++c) {
+                const QString text = table->item(r, c)->text();
+                QCOMPARE(text, m.text(view.report().variants[c]));
+                if (m.better == Better::Unranked)
+                    QVERIFY2(!table->item(r, c)->data(Qt::UserRole).toBool(), m.key);
+            }
+        }
+        // The embedded mock has a queue: a number, not n/a.
+        const int queue = view.rowOf("max_sta_queue_depth");
+        QVERIFY(table->item(queue, 0)->text() != QStringLiteral("n/a"));
     }
 
     void plotsOverlayOneLinePerVariant()

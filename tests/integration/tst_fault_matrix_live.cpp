@@ -1,0 +1,169 @@
+// The fault matrix at the real boundary: a real mxgw-mock process, reached over gRPC, is
+// SIGKILLed while subscribes are in flight and started again on the same port. The same
+// case runs in virtual time through the in-process port (kill_gateway), and both must give
+// the same outcome: every tag Good again, no tag orphaned, the same number of subscribe
+// requests, and no session left open on the gateway once the client has gone.
+
+#include "scenario/gateway_access.h"
+#include "scenario/scenario_parser.h"
+#include "scenario/scenario_runner.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTimer>
+#include <QtTest>
+
+#include <csignal>
+
+#ifndef MXGW_MOCK_PATH
+#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
+#endif
+
+using namespace stormwatch;
+
+namespace {
+
+QJsonObject action(double atS, const char* name, QJsonObject params = {})
+{
+    params.insert("at_s", atS);
+    params.insert("action", name);
+    return params;
+}
+
+// inst-a is subscribed before the wedge; inst-b's subscribe waits on the wedged STA when
+// the gateway dies at kill_s.
+constexpr double kKillS = 2.5;
+constexpr double kDownS = 1.0;
+constexpr double kDurationS = 12;
+
+QJsonObject scenarioJson(const QString& variant, bool virtualKill)
+{
+    QJsonArray timeline{action(0.5, "wedge", {{"duration_s", 60}})};
+    if (virtualKill)
+        timeline.append(action(kKillS, "kill_gateway", {{"downtime_s", kDownS}}));
+    return QJsonObject{
+        {"name", "killed-gateway"},
+        {"description", "SIGKILL with a subscribe in flight, restart on the same port"},
+        {"duration_s", kDurationS},
+        {"seed", 5},
+        {"gateway", QJsonObject{{"command_ms", 5}, {"per_item_ms", 0.1}, {"data_hz", 2},
+                                {"network_latency_ms", 0.2}}},
+        {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 50}},
+                    QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", 50},
+                                {"start_at_s", 1}}}},
+        {"timeline", timeline},
+        {"variants", QJsonArray{variant}},
+    };
+}
+
+Scenario parse(const QJsonObject& o)
+{
+    QList<ScenarioError> errors;
+    auto s = parseScenario(QJsonDocument(o).toJson(), QStringLiteral("killed.json"), &errors);
+    for (const auto& e : errors)
+        qWarning() << e.toString();
+    return s.value_or(Scenario{});
+}
+
+// One mxgw-mock process; start() on port 0 the first time, then on the same port.
+struct MockProcess {
+    QProcess process;
+    int port = 0;
+
+    bool start()
+    {
+        process.start(MXGW_MOCK_PATH,
+                      {"--listen", QStringLiteral("127.0.0.1:%1").arg(port), "--command-ms", "5",
+                       "--per-item-ms", "0.1", "--data-hz", "2"});
+        if (!process.waitForStarted(10000))
+            return false;
+        QString line;
+        while (!line.contains('\n') && process.waitForReadyRead(10000))
+            line += QString::fromLocal8Bit(process.readAllStandardOutput());
+        const auto match = QRegularExpression("listening on 127\\.0\\.0\\.1:(\\d+)").match(line);
+        if (!match.hasMatch())
+            return false;
+        port = match.captured(1).toInt();
+        return true;
+    }
+    void kill() // SIGKILL: no goodbye, calls in flight break at the transport
+    {
+        process.kill();
+        process.waitForFinished(5000);
+    }
+    std::string address() const { return "127.0.0.1:" + std::to_string(port); }
+    ~MockProcess()
+    {
+        if (process.state() != QProcess::NotRunning) {
+            process.terminate();
+            if (!process.waitForFinished(5000))
+                process.kill();
+        }
+    }
+};
+
+} // namespace
+
+class TestFaultMatrixLive : public QObject {
+    Q_OBJECT
+private slots:
+    void killedWithCallsInFlightRecoversLikeTheVirtualKill_data()
+    {
+        QTest::addColumn<QString>("variant");
+        for (const char* v : {"lever1", "lever1+2", "all"})
+            QTest::newRow(v) << QString(v);
+    }
+
+    void killedWithCallsInFlightRecoversLikeTheVirtualKill()
+    {
+        QFETCH(QString, variant);
+
+        // Virtual time, in-process port: the model's kill ends the stream before the calls.
+        const Scenario virtualScenario = parse(scenarioJson(variant, true));
+        ScenarioRunner virtualRunner(virtualScenario, virtualScenario.variants[0]);
+        QVERIFY2(virtualRunner.ok(), qPrintable(virtualRunner.error()));
+        const VariantMetrics v = virtualRunner.run().metrics;
+
+        // Live: the same case against a real process that dies and comes back.
+        MockProcess mock;
+        QVERIFY(mock.start());
+        const Scenario liveScenario = parse(scenarioJson(variant, false));
+        LiveOptions live;
+        live.gateway = GrpcPortOptions{};
+        live.gateway->address = mock.address();
+        ScenarioRunner liveRunner(liveScenario, liveScenario.variants[0], live);
+        QVERIFY2(liveRunner.ok(), qPrintable(liveRunner.error()));
+        bool restarted = false;
+        QTimer::singleShot(int(kKillS * 1000), [&] { mock.kill(); });
+        QTimer::singleShot(int((kKillS + kDownS) * 1000), [&] { restarted = mock.start(); });
+        const VariantMetrics l = liveRunner.run().metrics;
+        QVERIFY(restarted);
+
+        qInfo("%s: virtual good after %.2f s, %lld requests; live good after %.2f s, %lld requests",
+              qPrintable(variant), v.timeToAllGoodS.value_or(-1),
+              static_cast<long long>(v.subscribeRequests), l.timeToAllGoodS.value_or(-1),
+              static_cast<long long>(l.subscribeRequests));
+        for (const VariantMetrics* m : {&v, &l}) {
+            QVERIFY2(m->timeToAllGoodS.has_value(), "every tag Good again");
+            QCOMPARE(m->orphanedTagSeconds, 0.0);
+            QVERIFY(m->maxOutstanding <= 1);
+        }
+        QCOMPARE(l.subscribeRequests, v.subscribeRequests);
+        QCOMPARE(virtualRunner.model().sessionCount(), std::size_t(0));
+
+        // The restarted gateway's own view once the client has gone: no session left open,
+        // never more than one subscribe outstanding for one tag set.
+        const auto access = remoteControlAccess(mock.address());
+        const auto stats = access->stats();
+        QVERIFY(stats.has_value());
+        QCOMPARE(stats->sessions(), 0);
+        QVERIFY(stats->max_outstanding_subscribes() <= 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFaultMatrixLive)
+#include "tst_fault_matrix_live.moc"

@@ -3,7 +3,10 @@
 #include "engine_batcher.h"
 #include "qt_scheduler.h"
 
+#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QMetaObject>
+#include <QTimer>
 
 namespace stormwatch {
 
@@ -32,7 +35,18 @@ public:
     void shutdown()
     {
         if (m_engine) {
-            m_engine->stop();
+            // Close every session and wait (at most 1 s) for the gateway to answer, so it
+            // does not keep our session, items and queued commands after we are gone. Not
+            // a redeploy: no RemoveItem per tag.
+            bool closed = false;
+            m_engine->close([&closed] { closed = true; });
+            QElapsedTimer waited;
+            waited.start();
+            while (!closed && waited.elapsed() < 1000) {
+                QEventLoop loop;
+                QTimer::singleShot(10, &loop, &QEventLoop::quit);
+                loop.exec();
+            }
             flush();
             m_engine->setObserver(nullptr);
         }

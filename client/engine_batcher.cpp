@@ -30,6 +30,32 @@ void EngineBatcher::onTagsChanged(const Instance&, int instance, const std::vect
 void EngineBatcher::onConnectionState(const GatewayConnection&, ConnectionState)
 {
     m_connectionsDirty = true;
+    // Whether a tag is orphaned depends on the connection too (down = a reconnect is coming).
+    for (std::size_t i = 0; i < m_engine.instances().size(); ++i)
+        m_dirtySubscriptions.insert(subscriptionKey(int(i), false));
+}
+
+int EngineBatcher::orphanedTags(int index) const
+{
+    const Instance& instance = *m_engine.instances()[std::size_t(index)];
+    int n = 0;
+    for (std::size_t g = 0; g < instance.groupCount(); ++g)
+        n += instance.orphanedTags(g);
+    return n;
+}
+
+void EngineBatcher::recheckOrphans(int index)
+{
+    if (m_orphans.size() != m_engine.instances().size())
+        m_orphans.assign(m_engine.instances().size(), 0);
+    const int n = orphanedTags(index);
+    if (n == m_orphans[std::size_t(index)])
+        return;
+    m_orphans[std::size_t(index)] = n;
+    m_dirtySubscriptions.insert(subscriptionKey(index, false));
+    const std::size_t tags = m_engine.instances()[std::size_t(index)]->tags().size();
+    for (std::size_t t = 0; t < tags; ++t)
+        m_dirtyTags.insert((qint64(index) << 32) | quint32(t));
 }
 
 void EngineBatcher::onLog(Severity severity, const std::string& subject, const std::string& message)
@@ -60,7 +86,10 @@ SubscriptionSample EngineBatcher::sample(int index, bool alarm) const
         s.outstanding = guard->outstanding();
         s.intervalMs = double(guard->interval().count()) / 1000.0;
         s.confirmed = guard->confirmed();
+        s.ceilingMs = double(guard->timing().ceiling.count()) / 1000.0;
     }
+    if (!alarm)
+        s.orphaned = orphanedTags(index);
     if (alarm) {
         s.requestsSent = instance.alarmRequestsSent();
     } else if (instance.groupCount() > 0) {
@@ -79,7 +108,7 @@ TagChange EngineBatcher::tagChange(int i, int t) const
     const TagState& tag = instance.tags()[std::size_t(t)];
     return TagChange{i,           t,         qs(instance.name()), qs(instance.tagNames()[std::size_t(t)]),
                      tag.value,   qs(tag.text), tag.quality,      tag.sourceTimestampUs,
-                     tag.itemHandle, qs(tag.error)};
+                     tag.itemHandle, qs(tag.error), instance.tagOrphaned(t)};
 }
 
 QVector<ConnectionInfo> EngineBatcher::connectionInfos() const
@@ -97,6 +126,10 @@ QVector<ConnectionInfo> EngineBatcher::connectionInfos() const
         if (c->echoedCommandTimeout())
             info.echoedCommandTimeoutS = double(c->echoedCommandTimeout()->count()) / 1e6;
         info.supportsSupervisoryBulk = c->supportsSupervisoryBulk();
+        for (const auto& instance : m_engine.instances())
+            for (std::size_t g = 0; g < instance->groupCount(); ++g)
+                if (&instance->connection(g) == c.get() && instance->guard(g))
+                    info.inFlightCeilingS = double(instance->guard(g)->timing().ceiling.count()) / 1e6;
         infos.push_back(info);
     }
     return infos;
@@ -117,6 +150,17 @@ GatewaySample EngineBatcher::gatewaySample() const
 
 EngineBatch EngineBatcher::take()
 {
+    // Orphan counts of what changed now; of everything about once a second, since a
+    // connection's own re-subscribe can end without an event of the instance.
+    if (++m_takes % 20 == 0) {
+        for (std::size_t i = 0; i < m_engine.instances().size(); ++i)
+            recheckOrphans(int(i));
+    } else {
+        const QList<qint64> dirty = m_dirtySubscriptions.values();
+        for (qint64 k : dirty)
+            if (!(k & 1) && (k >> 1) >= 0)
+                recheckOrphans(int(k >> 1));
+    }
     EngineBatch batch;
     batch.samples.reserve(m_dirtySubscriptions.size());
     for (qint64 k : std::as_const(m_dirtySubscriptions))

@@ -53,6 +53,9 @@ private:
     TagChange tagChange(int instance, int tag) const;
     QVector<ConnectionInfo> connectionInfos() const;
     GatewaySample gatewaySample() const;
+    int orphanedTags(int instance) const;
+    // An instance whose orphan count moved has every tag re-sent (their flag changed).
+    void recheckOrphans(int instance);
 
     const ClientEngine& m_engine;
     QSet<qint64> m_dirtySubscriptions;
@@ -61,6 +64,8 @@ private:
     int m_maxLogLines = 0;
     qint64 m_suppressedLogLines = 0;
     bool m_connectionsDirty = true;
+    std::vector<int> m_orphans; // per instance, as last sent
+    int m_takes = 0;
 };
 
 } // namespace stormwatch

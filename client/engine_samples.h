@@ -24,6 +24,8 @@ struct SubscriptionSample {
     int bad = 0;
     qint64 requestsSent = 0;
     bool confirmed = false;
+    double ceilingMs = 0; // the effective in-flight ceiling (follows the session's timeout)
+    int orphaned = 0;     // tags nobody will ever re-subscribe (see Instance::orphanedTags)
 };
 
 struct TagChange {
@@ -37,6 +39,7 @@ struct TagChange {
     qint64 sourceTimestampUs = 0;
     int itemHandle = 0;
     QString error;
+    bool orphaned = false; // not Good, no live item, nothing in flight, no retry scheduled
 };
 
 struct LogEntry {
@@ -55,6 +58,9 @@ struct ConnectionInfo {
     QStringList capabilities;
     int protocolVersion = 0;
     double echoedCommandTimeoutS = -1; // -1: not echoed yet
+    // Lever 1's in-flight ceiling on this connection: max(TagSubscribeInFlightCeilingMs,
+    // echoed timeout + TagSubscribeInFlightCeilingMarginMs); -1 when no guard uses it.
+    double inFlightCeilingS = -1;
     bool supportsSupervisoryBulk = false;
 };
 

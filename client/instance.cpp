@@ -41,6 +41,10 @@ Instance::Instance(Scheduler& scheduler, std::string name, std::vector<std::stri
         state.tagIndices = std::move(g.tagIndices);
     }
     m_counts.uncertain = int(m_tags.size());
+    m_placeOf.assign(m_tags.size(), {-1, -1});
+    for (std::size_t g = 0; g < m_groups.size(); ++g)
+        for (std::size_t i = 0; i < m_groups[g].tagIndices.size(); ++i)
+            m_placeOf[std::size_t(m_groups[g].tagIndices[i])] = {int(g), int(i)};
 }
 
 Instance::~Instance()
@@ -92,6 +96,17 @@ bool Instance::subscribePending(std::size_t group) const
     if (g.guard->running() && (g.guard->inFlight() || g.guard->retryScheduled()))
         return true;
     return g.subscriber && g.connection->subscribePending(g.subscriber);
+}
+
+bool Instance::tagOrphaned(int tag) const
+{
+    const auto [g, i] = m_placeOf[std::size_t(tag)];
+    if (g < 0 || !m_deployed)
+        return false;
+    const TagState& state = m_tags[std::size_t(tag)];
+    const GroupState& group = m_groups[std::size_t(g)];
+    return state.quality != kQualityGood && !state.rejected &&
+           !group.connection->routed(group.subscriber, i) && !subscribePending(std::size_t(g));
 }
 
 int Instance::orphanedTags(std::size_t group) const

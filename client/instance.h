@@ -90,6 +90,8 @@ public:
     int orphanedTags(std::size_t group) const;
     // Whether anything (guard, held or running subscribe, reconnect) will still subscribe.
     bool subscribePending(std::size_t group) const;
+    // The same test for one tag (an index into tags()).
+    bool tagOrphaned(int tag) const;
     // Tag-subscribe requests sent over the instance's lifetime, across redeploys.
     std::int64_t requestsSent(std::size_t group) const { return m_groups[group].requestsSent; }
     std::int64_t alarmRequestsSent() const { return m_alarmRequestsSent; }
@@ -118,6 +120,7 @@ private:
     std::vector<TagState> m_tags;
     QualityCounts m_counts;
     std::vector<GroupState> m_groups;
+    std::vector<std::pair<int, int>> m_placeOf; // per tag: its group and index in that group
     bool m_alarms;
     InstanceSettings m_settings;
     std::function<double()> m_jitter;

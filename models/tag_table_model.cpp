@@ -69,7 +69,9 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case Instance: return t.instanceName;
         case Tag: return t.tagName;
         case Value: return t.text.isEmpty() ? QString::number(t.value, 'g', 8) : t.text;
-        case Quality: return QStringLiteral("%1 (%2)").arg(qualityText(q)).arg(t.quality);
+        case Quality:
+            return t.orphaned ? QStringLiteral("%1 (%2), orphaned").arg(qualityText(q)).arg(t.quality)
+                              : QStringLiteral("%1 (%2)").arg(qualityText(q)).arg(t.quality);
         case SourceTimestamp: return formatTimestamp(t.sourceTimestampUs);
         case ItemHandle: return t.itemHandle != 0 ? QVariant(t.itemHandle) : QVariant(QString());
         case LastError: return t.error;
@@ -87,8 +89,15 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         }
         return {};
     case Qt::ForegroundRole:
+        // An orphaned tag is red across the row: the one state a person must act on.
+        if (t.orphaned)
+            return QVariant(qualityColor(QualityClass::Bad));
         return index.column() == Quality ? QVariant(qualityColor(q)) : QVariant();
     case Qt::ToolTipRole:
+        if (t.orphaned)
+            return tr("Orphaned: not Good, no live item on the gateway, no subscribe in flight "
+                      "and no retry scheduled - nothing will ever bring this tag back. The "
+                      "resubscribe_guard and drop_superseded levers cure the known causes.");
         return index.column() == LastError && !t.error.isEmpty() ? QVariant(t.error) : QVariant();
     case Qt::TextAlignmentRole:
         return index.column() == Value || index.column() == ItemHandle
@@ -96,6 +105,7 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
                    : QVariant();
     case QualityClassRole: return int(q);
     case QualityCodeRole: return t.quality;
+    case OrphanedRole: return t.orphaned;
     }
     return {};
 }

@@ -33,6 +33,7 @@ public:
         SortRole = Qt::UserRole + 1, // raw value for sorting (numbers sort as numbers)
         QualityClassRole,            // int(QualityClass) of the row, on every column
         QualityCodeRole,             // the OPC quality code
+        OrphanedRole,                // bool: nobody will ever re-subscribe this tag
     };
 
     explicit TagTableModel(QObject* parent = nullptr);

@@ -182,6 +182,8 @@ QString TopologyModel::connectionTooltip(const ConnectionInfo& info)
         lines << tr("protocol version: %1").arg(info.protocolVersion);
     if (info.echoedCommandTimeoutS >= 0)
         lines << tr("command timeout (echoed): %1 s").arg(info.echoedCommandTimeoutS);
+    if (info.inFlightCeilingS >= 0)
+        lines << tr("in-flight ceiling (Lever 1): %1 s").arg(info.inFlightCeilingS);
     lines << (info.supportsSupervisoryBulk ? tr("bulk supervisory subscribe: advertised")
                                            : tr("bulk supervisory subscribe: not advertised"));
     if (!info.capabilities.isEmpty())

@@ -2,6 +2,9 @@
 // only the runner each variant gets differs.
 #include "scenario/scenario_runner.h"
 
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
 #include <algorithm>
 
 namespace stormwatch {
@@ -26,13 +29,16 @@ QString checkVariantNames(const Scenario& scenario, const QStringList& variantNa
 namespace {
 
 using MakeRunner = std::function<std::unique_ptr<ScenarioRunner>(const VariantSpec&)>;
+// Before variant v > 0: makes the gateway ready and says what the reader must know.
+using BeforeVariant = std::function<QStringList(int v)>;
 // Progress of variant v of n, given the runner's own fraction.
 using VariantProgress = std::function<void(int v, int n, const VariantSpec&, double fraction)>;
 
 ScenarioReport runVariants(const Scenario& scenario, const QStringList& variantNames,
                            std::optional<quint64> seedOverride, bool live,
                            const MakeRunner& makeRunner, const VariantProgress& progress,
-                           QString* error, QList<SeriesSet>* series)
+                           QString* error, QList<SeriesSet>* series,
+                           const BeforeVariant& beforeVariant = {})
 {
     ScenarioReport report;
     report.scenario = scenario.name;
@@ -58,6 +64,7 @@ ScenarioReport runVariants(const Scenario& scenario, const QStringList& variantN
                              return variantNames.indexOf(a.name) < variantNames.indexOf(b.name);
                          });
     for (int v = 0; v < chosen.size(); ++v) {
+        const QStringList notes = v > 0 && beforeVariant ? beforeVariant(v) : QStringList{};
         const std::unique_ptr<ScenarioRunner> runner = makeRunner(chosen[v]);
         if (!runner->ok()) {
             if (error)
@@ -70,6 +77,7 @@ ScenarioReport runVariants(const Scenario& scenario, const QStringList& variantN
             if (progress)
                 progress(v, n, chosen[v], f);
         });
+        run.metrics.notes = notes + run.metrics.notes;
         report.variants << run.metrics;
         if (series)
             series->append(std::move(run.series));
@@ -95,6 +103,44 @@ ScenarioReport runScenario(const Scenario& scenario, const QStringList& variantN
         error, series);
 }
 
+namespace {
+
+// A shared (external) gateway between two live variants: the previous variant closed its
+// sessions (its queued commands go with them on mxgw-mock), but a gateway that keeps
+// running them is waited for, at most 30 s, so each variant starts on an idle STA; when it
+// does not drain, the report says so.
+QStringList waitForIdleGateway(const std::string& address)
+{
+    const auto access = remoteControlAccess(address);
+    if (!access->unavailableReason().isEmpty())
+        return {QStringLiteral("started right after the previous variant: the gateway has no "
+                               "control service, so whether its STA was idle is unknown")};
+    QElapsedTimer waited;
+    waited.start();
+    constexpr qint64 kMaxWaitMs = 30'000;
+    std::int64_t depth = 0;
+    for (;;) {
+        const auto stats = access->stats();
+        depth = stats ? stats->sta_queue_depth() : 0;
+        if (depth == 0 || waited.elapsed() >= kMaxWaitMs)
+            break;
+        QEventLoop loop;
+        QTimer::singleShot(100, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    if (depth > 0)
+        return {QStringLiteral("started on a busy gateway: %1 commands of the previous variant "
+                               "were still queued on its STA after 30 s")
+                    .arg(depth)};
+    if (waited.elapsed() >= 500)
+        return {QStringLiteral("waited %1 s for the previous variant's commands to drain from "
+                               "the gateway's STA")
+                    .arg(double(waited.elapsed()) / 1000.0, 0, 'f', 1)};
+    return {};
+}
+
+} // namespace
+
 ScenarioReport runScenarioLive(const Scenario& scenario, const QStringList& variantNames,
                                std::optional<quint64> seedOverride, const LiveOptions& live,
                                QString* error, QList<SeriesSet>* series)
@@ -108,7 +154,10 @@ ScenarioReport runScenarioLive(const Scenario& scenario, const QStringList& vari
             if (live.progress)
                 live.progress(variant.name, f * scenario.durationS, scenario.durationS);
         },
-        error, series);
+        error, series, [&](int) {
+            // An embedded mock is new for every variant; a shared gateway is waited for.
+            return live.gateway ? waitForIdleGateway(live.gateway->address) : QStringList{};
+        });
 }
 
 } // namespace stormwatch

@@ -411,9 +411,32 @@ VariantRun ScenarioRunner::finish()
 
     m_engine->removeObserver(m_observer.get());
     closeSessions();
+    endFaults();
     m.wallMs = m_wall.elapsed();
     result.series = std::move(m_series);
     return result;
+}
+
+void ScenarioRunner::endFaults()
+{
+    // A shared gateway outlives the variant: a fault it injected (a 60 s wedge in a 10 s
+    // run) must not carry over into the next variant. Every window fault is ended; an
+    // embedded or virtual gateway goes with the run anyway.
+    if (!m_live || m_server || !m_injectedFaults)
+        return;
+    mxgateway::mock::v1::FaultRequest f;
+    QString ignored;
+    f.mutable_wedge()->set_duration_s(0);
+    m_access->inject(f, &ignored);
+    f.mutable_slow()->set_factor(1);
+    f.mutable_slow()->set_duration_s(0);
+    m_access->inject(f, &ignored);
+    f.mutable_drop_replies()->set_duration_s(0);
+    m_access->inject(f, &ignored);
+    f.mutable_refuse_sessions()->set_duration_s(0);
+    m_access->inject(f, &ignored);
+    if (m_sourceOutages > 0)
+        m_access->inject(sourceOutageRequest(false), &ignored);
 }
 
 void ScenarioRunner::closeSessions()
@@ -525,6 +548,8 @@ void ScenarioRunner::applyTimeline(const TimelineEvent& e)
     qCDebug(lcScenario) << "t =" << e.atS << "s:" << timelineActionName(e.action);
     const auto skippedBefore = m_skipped.size();
     applyTimelineEvent(e);
+    if (faultRequestFor(e) && m_skipped.size() == skippedBefore)
+        m_injectedFaults = true;
     // time_to_all_good_s counts from the faults that happened, not from skipped ones.
     if (e.isFault() && m_skipped.size() == skippedBefore)
         m_lastAppliedFaultEndS =

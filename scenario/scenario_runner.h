@@ -153,6 +153,7 @@ private:
     void countOrphans();
     void onConnectionState(const GatewayConnection& connection, ConnectionState state);
     void closeSessions();
+    void endFaults();
     void setNotGood(int notGood);
     GatewayCounters gatewayCounters();
     void sampleGateway();
@@ -181,6 +182,7 @@ private:
     int m_sourceOutages = 0; // overlapping outages: the source is Bad while any is on
     QStringList m_skipped;   // timeline actions the gateway could not apply
     std::optional<double> m_lastAppliedFaultEndS; // faults the gateway did apply only
+    bool m_injectedFaults = false;
 
     // Gateway counters: the source is decided at start() (the gateway's own when it exposes
     // them), counted from a baseline then (an external gateway has been counting before).

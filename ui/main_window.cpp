@@ -332,9 +332,15 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
                                          : c.capabilities.join(QLatin1Char('\n')));
     m_statusProtocol->setText(c.protocolVersion > 0 ? tr("protocol v%1").arg(c.protocolVersion)
                                                     : tr("protocol –"));
-    m_statusTimeout->setText(c.echoedCommandTimeoutS >= 0
-                                 ? tr("cmd timeout %1 s").arg(c.echoedCommandTimeoutS)
-                                 : tr("cmd timeout –"));
+    QString timeout = c.echoedCommandTimeoutS >= 0 ? tr("cmd timeout %1 s").arg(c.echoedCommandTimeoutS)
+                                                   : tr("cmd timeout –");
+    if (c.inFlightCeilingS >= 0)
+        timeout += tr(", ceiling %1 s").arg(c.inFlightCeilingS);
+    m_statusTimeout->setText(timeout);
+    m_statusTimeout->setToolTip(
+        tr("The gateway's command timeout for this session, as it echoed it, and Lever 1's "
+           "in-flight ceiling: the longest one subscribe may stay unanswered before another is "
+           "sent; at least the command timeout plus TagSubscribeInFlightCeilingMarginMs."));
 }
 
 void MainWindow::setGatewaySummary(const QString& address, const QString& recoveryState)

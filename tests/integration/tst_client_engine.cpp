@@ -1,6 +1,7 @@
 // ClientEngine against the mock model in virtual time: levers applied at run time, redeploy,
 // the alarm guard lever, and session setup past a recovering gate.
 #include "client/client_engine.h"
+#include "client/engine_batcher.h"
 #include "support_virtual_gateway.h"
 
 #include <QtTest>
@@ -292,6 +293,44 @@ private slots:
         QVERIFY(closed);
         QCOMPARE(gw.model.sessionCount(), std::size_t(0));
         QCOMPARE(gw.model.invokeRpcs(CommandKind::RemoveItem), std::int64_t(0));
+    }
+
+    // What the console is sent: orphaned tags flagged (red in the tag table) and counted
+    // per subscription, and the effective ceiling of each guard.
+    void batcherFlagsOrphanedTagsAndTheCeiling()
+    {
+        gateway::GatewayConfig gc;
+        gc.commandMs = 20;
+        gc.perItemMs = 1;
+        VirtualGateway gw(gc);
+        EngineConfig c = config("lever1+2", 244);
+        c.levers.resubscribeGuard = false; // the plan as written: the failed re-subscribe is final
+        ClientEngine engine(gw.sched, gw.port, c);
+        EngineBatcher batcher(engine);
+        engine.setObserver(&batcher);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(30s);
+        EngineBatch first = batcher.take();
+        QVERIFY(!first.samples.isEmpty());
+        QCOMPARE(first.samples.back().ceilingMs, 45000.0);
+        QCOMPARE(first.samples.back().orphaned, 0);
+        gw.model.restart(5s);
+        gw.sched.runFor(5s);
+        gw.model.slow(400, 120s);
+        gw.sched.runFor(60s);
+        EngineBatch batch;
+        for (int i = 0; i < 20; ++i) { // the once-a-second recheck included
+            EngineBatch b = batcher.take();
+            batch.samples += b.samples;
+            batch.tags += b.tags;
+        }
+        QVERIFY(!batch.samples.isEmpty());
+        QCOMPARE(batch.samples.back().orphaned, 244);
+        int flagged = 0;
+        for (const TagChange& t : batch.tags)
+            flagged += t.orphaned;
+        QCOMPARE(flagged, 244);
     }
 };
 

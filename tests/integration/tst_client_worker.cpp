@@ -1,6 +1,8 @@
 // ClientWorker: the engine on its own thread (QtScheduler, wall time) against the mock
 // model on that same thread; signals reach this (UI) thread batched and queued.
 #include "client/client_worker.h"
+#include "client/grpc_gateway_port.h"
+#include "gateway/mock_gateway_server.h"
 #include "gateway/gateway_model.h"
 #include "scenario/in_process_gateway_port.h"
 #include "support_virtual_gateway.h"
@@ -107,6 +109,9 @@ private slots:
         QCOMPARE(last.back().outstanding, 0);
         QCOMPARE(last.back().requestsSent, qint64(1));
         QCOMPARE(last.back().intervalMs, 5000.0);
+        // the gateway echoed its 30 s default (Lever 3 off): 30 s + the 15 s margin
+        QCOMPARE(last.back().ceilingMs, 45000.0);
+        QCOMPARE(last.back().orphaned, 0);
     }
 
     void leverChangeReachesTheEngine()
@@ -175,6 +180,33 @@ private slots:
         worker.stop();
         QCOMPARE(stopped.count(), 1);
         QVERIFY(!worker.running());
+    }
+
+    // The console's client leaves nothing behind on a gateway it watched: stopping it closes
+    // its session (answered before the worker thread ends), rather than leaking it.
+    void stopClosesTheSessionOnTheGateway()
+    {
+        gateway::GatewayConfig g;
+        g.dataHz = 2;
+        gateway::MockGatewayServer server(g);
+        QVERIFY2(server.start(), server.lastError().c_str());
+        const std::string address = server.address();
+        const auto sessions = [&server] {
+            return server.runOnModel([](gateway::GatewayModel& m) { return m.sessionCount(); });
+        };
+        ClientWorker worker;
+        worker.start(engineConfig(2, 20, "all"), [address](Scheduler& s) {
+            GrpcPortOptions o;
+            o.address = address;
+            return std::unique_ptr<GatewayPort>(std::make_unique<GrpcGatewayPort>(s, o));
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(sessions(), std::size_t(1), 5000);
+        worker.stop();
+        QCOMPARE(sessions(), std::size_t(0));
+        QCOMPARE(server.runOnModel([](gateway::GatewayModel& m) {
+                     return m.invokeRpcs(gateway::CommandKind::RemoveItem);
+                 }),
+                 std::int64_t(0)); // closing is not a redeploy
     }
 };
 

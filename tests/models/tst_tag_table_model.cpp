@@ -130,6 +130,28 @@ private slots:
         QCOMPARE(counts.count(), 2);
     }
 
+    // The console shows orphaned tags in red across the row, says so, and explains why.
+    void orphanedTagsAreRedAcrossTheRowAndSaySo()
+    {
+        TagTableModel model;
+        QAbstractItemModelTester tester(&model);
+        TagChange orphan = change(0, 0, 1, kBad, QStringLiteral("DEADLINE_EXCEEDED"));
+        orphan.orphaned = true;
+        model.applyChanges({orphan, change(0, 1, 1, kBad)});
+        for (int column : {int(TagTableModel::Tag), int(TagTableModel::Value), int(TagTableModel::LastError)}) {
+            QCOMPARE(model.data(model.index(0, column), Qt::ForegroundRole).value<QColor>(),
+                     qualityColor(QualityClass::Bad));
+            QVERIFY(!model.data(model.index(1, column), Qt::ForegroundRole).isValid());
+        }
+        QCOMPARE(model.data(model.index(0, TagTableModel::Quality)).toString(), QStringLiteral("Bad (0), orphaned"));
+        QVERIFY(model.data(model.index(0, TagTableModel::Tag), Qt::ToolTipRole).toString().contains("Orphaned"));
+        QVERIFY(model.data(model.index(0, 0), TagTableModel::OrphanedRole).toBool());
+        QVERIFY(!model.data(model.index(1, 0), TagTableModel::OrphanedRole).toBool());
+        orphan.orphaned = false; // a retry got scheduled: back to plain Bad
+        model.applyChanges({orphan});
+        QCOMPARE(model.data(model.index(0, TagTableModel::Quality)).toString(), QStringLiteral("Bad (0)"));
+    }
+
     void timestampsShowSchedulerSecondsOrClock()
     {
         QCOMPARE(TagTableModel::formatTimestamp(1'500'000), QStringLiteral("t=1.500 s"));

@@ -94,6 +94,7 @@ private slots:
         QVERIFY(tip.contains("bulk-subscribe-commands"));
         QVERIFY(tip.contains("not advertised"));
         QVERIFY(tip.contains("command timeout (echoed): 60 s"));
+        QVERIFY(!tip.contains("in-flight ceiling")); // no guard reported one
         QVERIFY(tip.contains("protocol version: 3"));
     }
 

@@ -198,11 +198,57 @@ private slots:
                  qPrintable(m.skippedActions[0]));
         QCOMPARE(m.gatewayMetricsSource, QStringLiteral("client"));
         QVERIFY(!m.timeToAllGoodS); // no session, no data: never Good
+        // Defect 8: a gateway without counters has no queue to report: unknown, never 0;
+        // and time_to_all_good_s cannot count from a fault that never happened.
+        QVERIFY(!m.maxStaQueueDepth.has_value());
+        QCOMPARE(m.timeToAllGoodFrom, QStringLiteral("start"));
+        QVERIFY(m.notes.join(" ").contains("applied none of the timeline's faults"));
         const QJsonObject json = variantToJson(m);
         QCOMPARE(json.value("skipped_actions").toArray().size(), 1);
+        QVERIFY(json.value("max_sta_queue_depth").isNull());
         QCOMPARE(json.value("gateway_metrics_source").toString(), QStringLiteral("client"));
         // Progress once per second of the run, ending at its length.
         QCOMPARE(elapsed, (QList<double>{1.0, 1.5}));
+    }
+
+    // Variants on one shared gateway: each closes its session at its end (the mock drops
+    // the session's queued commands) and ends the faults it injected, so the next variant
+    // opens its session at once on an idle STA; nothing stays open once the client is done.
+    void variantsOnASharedGatewayStartClean()
+    {
+        gateway::GatewayConfig config;
+        config.commandMs = 5;
+        config.perItemMs = 0.1;
+        config.dataHz = 2;
+        gateway::MockGatewayServer server(config);
+        QVERIFY2(server.start(), server.lastError().c_str());
+
+        QJsonObject o = liveScenario(2.5, 50, "levers-off");
+        QJsonArray instances = o["instances"].toArray();
+        QJsonObject inst = instances[0].toObject();
+        inst["start_at_s"] = 0.5; // its subscribes queue on the wedged STA
+        instances[0] = inst;
+        o["instances"] = instances;
+        o["options"] = QJsonObject{{"TagSubscribeRetryIntervalMs", 300}};
+        o["timeline"] = QJsonArray{action(0.2, "wedge", {{"duration_s", 60}})};
+        o["variants"] = QJsonArray{"levers-off", "lever1"};
+        LiveOptions live;
+        live.gateway = GrpcPortOptions{};
+        live.gateway->address = server.address();
+        QString error;
+        const ScenarioReport report = runScenarioLive(parse(o), {}, std::nullopt, live, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(report.variants.size(), 2);
+        for (const VariantMetrics& m : report.variants) {
+            QVERIFY2(m.connectedAfterS && *m.connectedAfterS < 0.5,
+                     qPrintable(m.name + ": " + QString::number(m.connectedAfterS.value_or(-1))));
+            QVERIFY(m.subscribeRequests >= 1);
+        }
+        QVERIFY(report.variants[0].subscribeRequests > 3); // levers-off stacked on the wedge
+        const auto stats = server.runOnModel([](gateway::GatewayModel& g) { return g.stats(); });
+        QCOMPARE(stats.sessions(), 0);
+        QCOMPARE(stats.sta_queue_depth(), 0);
+        QVERIFY(!stats.wedged()); // the variant's 60 s wedge ended with it
     }
 
     void unusableGatewayIsNamed()

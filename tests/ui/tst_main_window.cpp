@@ -370,6 +370,11 @@ private slots:
         QVERIFY(caps->toolTip().contains("bulk-subscribe-supervisory"));
         QCOMPARE(child<QLabel>(w, "statusProtocol")->text(), QStringLiteral("protocol v3"));
         QCOMPARE(child<QLabel>(w, "statusTimeout")->text(), QStringLiteral("cmd timeout 60 s"));
+        ConnectionInfo withGuard = connectionInfo();
+        withGuard.inFlightCeilingS = 75; // 60 s echoed + the 15 s margin
+        w.setConnectionInfo({withGuard});
+        QCOMPARE(child<QLabel>(w, "statusTimeout")->text(), QStringLiteral("cmd timeout 60 s, ceiling 75 s"));
+        QVERIFY(child<QLabel>(w, "statusTimeout")->toolTip().contains("in-flight ceiling"));
         auto* recovery = child<QLabel>(w, "statusRecovery");
         QCOMPARE(recovery->text(), QStringLiteral("recovery: recovering"));
         QVERIFY(recovery->styleSheet().contains(TopologyModel::stateColor("recovering").name()));

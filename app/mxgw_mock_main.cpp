@@ -19,6 +19,8 @@ using namespace stormwatch::gateway;
 namespace {
 
 constexpr int kUsageError = 2;
+// kMaxCommandTimeout (gateway_types.h, 24 h) in seconds, for --help and the flag's range.
+constexpr qint64 kMaxCommandTimeoutS = std::chrono::duration_cast<std::chrono::seconds>(kMaxCommandTimeout).count();
 int g_signalFds[2] = {-1, -1};
 
 void onSignal(int)
@@ -81,8 +83,13 @@ int main(int argc, char** argv)
         {"command-ms", "STA cost of every command in ms, >= 0 (default 2).", "ms", QString::number(defaults.commandMs)},
         {"per-item-ms", "STA cost per tag or handle in ms, >= 0 (default 0.5).", "ms",
          QString::number(defaults.perItemMs)},
-        {"default-command-timeout-s", "Command timeout of sessions that do not set one, > 0 (default 30).", "s",
-         QString::number(std::chrono::duration<double>(defaults.defaultCommandTimeout).count())},
+        {"default-command-timeout-s",
+         QStringLiteral("Command timeout of sessions that do not set one, > 0 and <= %1, the maximum command "
+                        "timeout (default 30). A session asking for more (OpenSession command_timeout) gets %1 s "
+                        "and is told so in the echoed default_command_timeout; a command_timeout that breaks "
+                        "google.protobuf.Duration's rules is refused INVALID_ARGUMENT.")
+             .arg(kMaxCommandTimeoutS),
+         "s", QString::number(std::chrono::duration<double>(defaults.defaultCommandTimeout).count())},
         {"data-hz", "Data changes per second per advised item, 0..1000 (default 1).", "hz",
          QString::number(defaults.dataHz)},
         {"seed", "Seed of every random choice, an unsigned integer (default 1).", "n", QString::number(defaults.seed)},
@@ -106,7 +113,9 @@ int main(int argc, char** argv)
     config.closeDropsQueuedCommands = !parser.isSet("keep-queued-on-close");
     config.commandMs = number(parser, "command-ms", 0, 1e9, "must be a number >= 0");
     config.perItemMs = number(parser, "per-item-ms", 0, 1e9, "must be a number >= 0");
-    const double timeoutS = number(parser, "default-command-timeout-s", 1e-6, 1e9, "must be a number > 0");
+    const double timeoutS = number(parser, "default-command-timeout-s", 1e-6, kMaxCommandTimeoutS,
+                                   QStringLiteral("must be a number > 0 and <= %1 (the maximum command timeout)")
+                                       .arg(kMaxCommandTimeoutS));
     config.defaultCommandTimeout = Duration(std::llround(timeoutS * 1e6));
     config.dataHz = number(parser, "data-hz", 0, 1000, "must be a number between 0 and 1000");
     bool seedOk = false;

@@ -1,6 +1,7 @@
 #include "gateway_connection.h"
 
 #include "backoff.h"
+#include "log_text.h"
 
 #include <google/protobuf/descriptor.h>
 
@@ -25,8 +26,7 @@ std::string kindOf(const MxCommand& command)
 
 Duration fromProto(const google::protobuf::Duration& d)
 {
-    return std::chrono::duration_cast<Duration>(std::chrono::seconds(d.seconds()) +
-                                                std::chrono::nanoseconds(d.nanos()));
+    return Duration(std::clamp<std::int64_t>(d.seconds(), -315'576'000'000, 315'576'000'000) * 1'000'000 + std::clamp(d.nanos(), -999'999'999, 999'999'999) / 1000); // google.protobuf.Duration's range: no overflow
 }
 
 std::string seconds(Duration d)
@@ -89,8 +89,10 @@ GatewayConnection::~GatewayConnection()
     stop(); // closes the session so the gateway does not keep it until its own timeout
 }
 
-void GatewayConnection::log(Severity severity, const std::string& message) const
+void GatewayConnection::log(Severity severity, const std::string& raw) const
 {
+    // Messages carry the gateway's own text (errors, notices, item results): one line each.
+    const std::string message = escapeLogText(raw);
     const std::string text = m_config.name + ": " + message;
     switch (severity) {
     case Severity::Debug: qCDebug(lcConnection, "%s", text.c_str()); break;

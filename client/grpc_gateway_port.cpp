@@ -1,5 +1,7 @@
 #include "grpc_gateway_port.h"
 
+#include "log_text.h"
+
 #include "mxaccess_gateway.grpc.pb.h"
 
 #include <QLoggingCategory>
@@ -407,7 +409,7 @@ void GrpcGatewayPort::deliverEnd(StreamId id, const RpcStatus& status)
                 static_cast<unsigned long long>(id));
     else
         qCDebug(lcGrpcPort, "%s: event stream %llu ended: %s", describe().c_str(),
-                static_cast<unsigned long long>(id), status.toString().c_str());
+                static_cast<unsigned long long>(id), escapeLogText(status.toString()).c_str());
     if (handlers->onEnd)
         handlers->onEnd(status);
 }

@@ -2,6 +2,8 @@
 
 #include "logging.h"
 
+#include "client/log_text.h"
+
 #include <google/protobuf/duration.pb.h>
 
 #include <algorithm>
@@ -96,13 +98,12 @@ void GatewayModel::openSession(const OpenSessionRequest& request, OpenDone done)
     if (active(m_refuse))
         return fail(StatusCode::UNAVAILABLE, "gateway refusing sessions");
 
+    // Validated by google.protobuf.Duration's rules, then clamped to kMaxCommandTimeout
+    // (24 h): the echo below tells the client what it got.
     Duration timeout = m_config.defaultCommandTimeout;
     if (request.has_command_timeout()) {
-        const auto& d = request.command_timeout();
-        timeout = std::chrono::duration_cast<Duration>(std::chrono::seconds(d.seconds()) +
-                                                       std::chrono::nanoseconds(d.nanos()));
-        if (timeout <= Duration::zero())
-            return fail(StatusCode::INVALID_ARGUMENT, "command_timeout must be > 0");
+        if (auto rule = commandTimeoutFromProto(request.command_timeout(), timeout); !rule.empty())
+            return fail(StatusCode::INVALID_ARGUMENT, std::move(rule));
     }
 
     auto s = std::make_shared<Session>();
@@ -122,7 +123,8 @@ void GatewayModel::openSession(const OpenSessionRequest& request, OpenDone done)
     reply.mutable_default_command_timeout()->set_nanos(static_cast<std::int32_t>(us % 1'000'000) * 1000);
     reply.set_gateway_protocol_version(kGatewayProtocolVersion);
 
-    qCDebug(lcGateway) << "session" << s->id.c_str() << "opened by" << s->clientName.c_str()
+    // The client name is the peer's: escaped (and capped) so it cannot forge a line.
+    qCDebug(lcGateway) << "session" << s->id.c_str() << "opened by" << escapeLogText(s->clientName, 256).c_str()
                        << "command timeout" << seconds(timeout).c_str();
     m_sessions.emplace(s->id, std::move(s));
     post([done = std::move(done), reply = std::move(reply)] { done({}, reply); });

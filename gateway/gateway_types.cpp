@@ -2,7 +2,11 @@
 
 #include "mxaccess_gateway.pb.h"
 
+#include <google/protobuf/duration.pb.h>
+
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace stormwatch::gateway {
@@ -22,11 +26,42 @@ std::string validateConfig(const GatewayConfig& c)
         return rule("command_ms", c.commandMs, "must be a finite number >= 0");
     if (!std::isfinite(c.perItemMs) || c.perItemMs < 0)
         return rule("per_item_ms", c.perItemMs, "must be a finite number >= 0");
-    if (c.defaultCommandTimeout <= Duration::zero())
-        return rule("default_command_timeout_s",
-                    std::chrono::duration<double>(c.defaultCommandTimeout).count(), "must be > 0");
+    if (c.defaultCommandTimeout <= Duration::zero() || c.defaultCommandTimeout > kMaxCommandTimeout)
+        return rule("default_command_timeout_s", std::chrono::duration<double>(c.defaultCommandTimeout).count(),
+                    "must be > 0 and <= 86400 (the maximum command timeout)");
     if (!std::isfinite(c.dataHz) || c.dataHz < 0 || c.dataHz > 1000)
         return rule("data_hz", c.dataHz, "must be between 0 and 1000");
+    return {};
+}
+
+std::string commandTimeoutFromProto(const google::protobuf::Duration& requested, Duration& timeout)
+{
+    // google.protobuf.Duration's own limits (duration.proto): about +-10,000 years.
+    constexpr std::int64_t kMaxSeconds = 315'576'000'000;
+    constexpr std::int32_t kMaxNanos = 999'999'999;
+    constexpr std::int64_t kClampSeconds = std::chrono::duration_cast<std::chrono::seconds>(kMaxCommandTimeout).count();
+    static_assert(kClampSeconds < std::numeric_limits<std::int64_t>::max() / 1'000'000);
+    const std::int64_t s = requested.seconds();
+    const std::int32_t n = requested.nanos();
+    const auto value = [&] {
+        return "command_timeout = " + std::to_string(s) + " s" + (n != 0 ? " " + std::to_string(n) + " ns" : "");
+    };
+    if (s < -kMaxSeconds || s > kMaxSeconds)
+        return "command_timeout.seconds = " + std::to_string(s) +
+               ": must be within +-315576000000 (google.protobuf.Duration)";
+    if (n < -kMaxNanos || n > kMaxNanos)
+        return "command_timeout.nanos = " + std::to_string(n) + ": must be within +-999999999 (google.protobuf.Duration)";
+    if ((s > 0 && n < 0) || (s < 0 && n > 0))
+        return value() + ": nanos must have the sign of seconds (google.protobuf.Duration)";
+    if (s < 0 || (s == 0 && n <= 0))
+        return value() + ": must be > 0";
+    // s is in [0, 315576000000] and n in [0, 999999999] here; only below the clamp is a
+    // product formed, where it is at most 86,400 * 10^6.
+    if (s >= kClampSeconds) {
+        timeout = kMaxCommandTimeout;
+        return {};
+    }
+    timeout = std::min(Duration(s * 1'000'000 + (n + 999) / 1000), kMaxCommandTimeout);
     return {};
 }
 

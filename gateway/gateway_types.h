@@ -13,6 +13,9 @@
 namespace mxgateway::v1 {
 class MxCommand;
 }
+namespace google::protobuf {
+class Duration;
+}
 
 namespace stormwatch::gateway {
 
@@ -47,8 +50,22 @@ struct GatewayConfig {
     bool closeDropsQueuedCommands = true;
 };
 
+// The longest command timeout a session gets: 24 h. OpenSession's command_timeout above it
+// (a valid google.protobuf.Duration may say 10,000 years) is clamped to it and the echo
+// (default_command_timeout) says so; the configured default may not exceed it. It keeps
+// every deadline (arrival + timeout) far from overflow, and no STA command is awaited for
+// longer than a day. mxgw-mock --help states it.
+inline constexpr Duration kMaxCommandTimeout = std::chrono::hours(24);
+
 // Empty when valid, else "<field> = <value>: <rule>".
 std::string validateConfig(const GatewayConfig& config);
+
+// OpenSession's command_timeout, checked by google.protobuf.Duration's own rules (seconds
+// within +-315,576,000,000; nanos within +-999,999,999 and of the sign of seconds), then
+// > 0. Empty when valid (and `timeout` set), else "command_timeout...: <rule>" for an
+// INVALID_ARGUMENT. `timeout` is clamped to kMaxCommandTimeout, in whole microseconds (a
+// positive rest below one rounds up); no product is formed before the clamp.
+std::string commandTimeoutFromProto(const google::protobuf::Duration& requested, Duration& timeout);
 
 inline constexpr int kGatewayProtocolVersion = 3;
 inline constexpr int kQualityGood = 192;

@@ -1,5 +1,7 @@
 #include "models/event_log_model.h"
 
+#include "client/log_text.h"
+
 #include <QClipboard>
 #include <QGuiApplication>
 
@@ -113,7 +115,13 @@ void EventLogModel::append(const QVector<LogEntry>& entries)
     dropOldest(int(m_rows.size()) + incoming - m_capacity);
     const int first = int(m_rows.size());
     beginInsertRows({}, first, first + incoming - 1);
-    m_rows.insert(m_rows.end(), entries.cbegin() + skip, entries.cend());
+    // Subjects and messages carry peers' text (gateway errors, notices, tag addresses): one
+    // line each, no terminal escapes. Already-escaped text comes through unchanged.
+    for (auto it = entries.cbegin() + skip; it != entries.cend(); ++it) {
+        LogEntry& e = m_rows.emplace_back(*it);
+        e.subject = escapeLogText(e.subject);
+        e.message = escapeLogText(e.message);
+    }
     endInsertRows();
 }
 

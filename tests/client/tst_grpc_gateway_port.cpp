@@ -15,6 +15,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <grpcpp/grpcpp.h>
 #include <memory>
 #include <mutex>
@@ -29,15 +30,22 @@ namespace {
 
 constexpr int kWaitMs = 5000;
 const char* const kToken = "s3cret-token-123";
+// A peer's text that would forge a second log line and colour the terminal (issue 15).
+const char* const kForgedText = "x\nstormwatch.client: forged line\x1b[31mRED";
 
 // ---- the scripted gateway -----------------------------------------------------------------
 // Invoke by correlation id prefix: "hold…" waits until released, "deadline…" fails with
 // DEADLINE_EXCEEDED, "unavailable…" with UNAVAILABLE, anything else succeeds.
-// StreamEvents by session id "ok:N" / "fail:N" / "hold:N": N events (item_handle 0..N-1),
-// then OK, UNAVAILABLE, or stay open until the client cancels (also any other session id).
+// StreamEvents by session id "ok:N" / "fail:N" / "forged:N" / "hold:N": N events
+// (item_handle 0..N-1), then OK, UNAVAILABLE, UNAVAILABLE with kForgedText, or stay open
+// until the client cancels (also any other session id).
 class FakeGateway final : public MxAccessGateway::CallbackService {
 public:
     std::string expectedAuthorization; // empty: no check
+    // Set before use: OpenSession fails UNAVAILABLE with this text (a hostile gateway's).
+    std::string openError;
+    // Set before use: echoed as default_command_timeout whatever was asked.
+    std::optional<google::protobuf::Duration> echoedTimeout;
 
     grpc::ServerUnaryReactor* OpenSession(grpc::CallbackServerContext* context,
                                           const OpenSessionRequest* request,
@@ -48,11 +56,17 @@ public:
             reactor->Finish(unauthenticated());
             return reactor;
         }
+        if (!openError.empty()) {
+            reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, openError));
+            return reactor;
+        }
         reply->set_session_id("session-" + request->client_name());
         for (const char* capability : {"unary-open-session", "unary-invoke", "server-stream-events",
                                        "bulk-subscribe-supervisory"})
             reply->add_capabilities(capability);
-        if (request->has_command_timeout())
+        if (echoedTimeout)
+            *reply->mutable_default_command_timeout() = *echoedTimeout;
+        else if (request->has_command_timeout())
             *reply->mutable_default_command_timeout() = request->command_timeout();
         else
             reply->mutable_default_command_timeout()->set_seconds(30);
@@ -164,7 +178,7 @@ private:
 
 class EventWriter final : public grpc::ServerWriteReactor<MxEvent> {
 public:
-    enum class Ending { Ok, Unavailable, Hold };
+    enum class Ending { Ok, Unavailable, Forged, Hold };
 
     EventWriter(FakeGateway& gateway, int count, Ending ending)
         : m_gateway(gateway), m_count(count), m_ending(ending)
@@ -211,6 +225,8 @@ private:
             finish(grpc::Status::OK);
         } else if (m_ending == Ending::Unavailable) {
             finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "event source restarting"));
+        } else if (m_ending == Ending::Forged) {
+            finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, kForgedText));
         } // Hold: finished by OnCancel
     }
     void finish(const grpc::Status& status)
@@ -243,9 +259,10 @@ grpc::ServerWriteReactor<MxEvent>* FakeGateway::StreamEvents(grpc::CallbackServe
     const std::string mode = script.substr(0, colon);
     const int count = colon == std::string::npos ? 0 : std::atoi(script.c_str() + colon + 1);
     // Any other session id (a real session's) gets a quiet stream that stays open.
-    const auto ending = mode == "ok"     ? EventWriter::Ending::Ok
-                        : mode == "fail" ? EventWriter::Ending::Unavailable
-                                         : EventWriter::Ending::Hold;
+    const auto ending = mode == "ok"       ? EventWriter::Ending::Ok
+                        : mode == "fail"   ? EventWriter::Ending::Unavailable
+                        : mode == "forged" ? EventWriter::Ending::Forged
+                                           : EventWriter::Ending::Hold;
     return new EventWriter(*this, count, ending);
 }
 
@@ -768,6 +785,84 @@ private slots:
                                   std::vector<std::string>{"session-stormwatch/gw1"}, kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsCancelled.load(), 1, kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(port.callsInFlight(), std::size_t(0), kWaitMs);
+    }
+
+    // Issue 15, finding 1: a gateway echoing a Duration outside google.protobuf.Duration's
+    // range (INT64_MAX seconds) is read clamped to that range, never by an overflowing product.
+    void hostileEchoedCommandTimeoutIsClampedNotWrapped()
+    {
+        struct Case {
+            std::int64_t seconds;
+            std::int32_t nanos;
+            Duration read;
+        };
+        const Case cases[] = {
+            {std::numeric_limits<std::int64_t>::max(), 999'999'999, Duration(315'576'000'000'999'999)},
+            {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int32_t>::min(),
+             Duration(-315'576'000'000'999'999)},
+            {30, 2'000'000'000, Duration(30'999'999)},
+            {86'400, 0, Duration(86'400'000'000)},
+        };
+        for (const Case& c : cases) {
+            TestServer server;
+            server.gateway.echoedTimeout.emplace();
+            server.gateway.echoedTimeout->set_seconds(c.seconds);
+            server.gateway.echoedTimeout->set_nanos(c.nanos);
+            QtScheduler owner;
+            GrpcGatewayPort port(owner, optionsFor(server.address()));
+            ConnectionConfig config;
+            config.sessionCommandTimeout = 20s;
+            GatewayConnection connection(owner, port, config, nullptr, [] { return 0.5; });
+            connection.setLogger([](Severity, const std::string&) {});
+            connection.start();
+            QTRY_VERIFY_WITH_TIMEOUT(connection.echoedCommandTimeout().has_value(), kWaitMs);
+            QCOMPARE(connection.echoedCommandTimeout()->count(), c.read.count());
+            connection.stop();
+        }
+    }
+
+    // Issue 15, finding 6: a gateway's error text reaches the log and the connection's logger
+    // as one line with its control characters escaped.
+    void peerTextInLogLinesIsEscaped()
+    {
+        TestServer server;
+        server.gateway.openError = kForgedText;
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*=true"));
+        g_logged.clear();
+        const QtMessageHandler previous = qInstallMessageHandler(captureMessage);
+        std::vector<std::string> observed;
+        {
+            QtScheduler owner;
+            GrpcGatewayPort port(owner, optionsFor(server.address()));
+            GatewayConnection connection(owner, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+            connection.setLogger([&](Severity, const std::string& message) { observed.push_back(message); });
+            connection.start();
+            std::optional<RpcStatus> end;
+            port.streamEvents(
+                streamScript("forged:0"), [](const MxEvent&) {}, [&](RpcStatus s) { end = s; });
+            QTRY_VERIFY_WITH_TIMEOUT(end.has_value(), kWaitMs);
+            QCOMPARE(end->message, std::string(kForgedText)); // the port hands the text on as it is
+            QTRY_VERIFY_WITH_TIMEOUT(std::any_of(observed.begin(), observed.end(),
+                                                 [](const std::string& m) { return m.find("OpenSession failed") == 0; }),
+                                     kWaitMs);
+            connection.stop();
+        }
+        qInstallMessageHandler(previous);
+        QLoggingCategory::setFilterRules(QString());
+
+        const QString escaped = QStringLiteral("x\\nstormwatch.client: forged line\\x1b[31mRED");
+        int withPeerText = 0;
+        for (const QString& line : std::as_const(g_logged)) {
+            QVERIFY2(!line.contains(QLatin1Char('\n')) && !line.contains(QLatin1Char('\x1b')), qPrintable(line));
+            if (line.contains(QLatin1String("forged line"))) {
+                ++withPeerText;
+                QVERIFY2(line.contains(escaped), qPrintable(line));
+            }
+        }
+        QVERIFY2(withPeerText >= 2, qPrintable(g_logged.join(QLatin1Char('|')))); // OpenSession failed + stream end
+        for (const std::string& message : observed)
+            QVERIFY2(message.find('\n') == std::string::npos && message.find('\x1b') == std::string::npos,
+                     message.c_str());
     }
 
     void tlsOptionsBuildAnSslChannel()

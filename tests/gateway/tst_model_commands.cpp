@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <limits>
 
 using namespace testsupport;
 using namespace mxgateway::v1;
@@ -23,6 +24,21 @@ GatewayConfig costConfig(double commandMs = 2, double perItemMs = 0.5)
     return c;
 }
 Duration ms(double v) { return Duration(static_cast<std::int64_t>(v * 1000)); }
+
+// OpenSession with a raw google.protobuf.Duration, as a hostile or careless client sends it.
+Opened openRaw(GatewayModel& model, VirtualScheduler& scheduler, std::int64_t seconds, std::int32_t nanos)
+{
+    OpenSessionRequest request;
+    request.mutable_command_timeout()->set_seconds(seconds);
+    request.mutable_command_timeout()->set_nanos(nanos);
+    auto result = std::make_shared<std::optional<Opened>>();
+    model.openSession(request, [result](CallStatus st, OpenSessionReply reply) {
+        *result = Opened{std::move(st), std::move(reply)};
+    });
+    while (!*result && scheduler.runNext()) {
+    }
+    return result->value_or(Opened{CallStatus::error(StatusCode::INTERNAL, "never answered"), {}});
+}
 } // namespace
 
 class TestModelCommands : public QObject {
@@ -31,6 +47,10 @@ private slots:
     void openSessionDefaultsTo30sAndTenCapabilities();
     void openSessionEchoesRequestedCommandTimeout();
     void openSessionRejectsNonPositiveCommandTimeout();
+    void openSessionValidatesTheDurationByItsOwnRules_data();
+    void openSessionValidatesTheDurationByItsOwnRules();
+    void openSessionClampsTheCommandTimeoutTo24Hours();
+    void defaultCommandTimeoutAbove24HoursIsInvalidConfig();
     void oldGatewayAdvertisesNineCapabilities();
     void closeSessionForgetsTheSession();
     void unknownSessionIsNotFound();
@@ -96,6 +116,96 @@ void TestModelCommands::openSessionRejectsNonPositiveCommandTimeout()
     QCOMPARE(open(model, sched, Duration(0)).status.code, StatusCode::INVALID_ARGUMENT);
     QCOMPARE(open(model, sched, Duration(-1'000'000)).status.code, StatusCode::INVALID_ARGUMENT);
     QCOMPARE(model.sessionCount(), std::size_t(0));
+}
+
+void TestModelCommands::openSessionValidatesTheDurationByItsOwnRules_data()
+{
+    QTest::addColumn<qint64>("seconds");
+    QTest::addColumn<int>("nanos");
+    QTest::addColumn<QString>("rule"); // what the INVALID_ARGUMENT message must say
+    constexpr qint64 kMax = 315'576'000'000;
+    const QString range =
+        QStringLiteral("command_timeout.seconds = %1: must be within +-315576000000 (google.protobuf.Duration)");
+    QTest::newRow("10^12 s (echoed wrapped before)") << qint64(1'000'000'000'000) << 0 << range.arg(1'000'000'000'000);
+    QTest::newRow("INT64_MAX s (UBSan overflow before)")
+        << std::numeric_limits<qint64>::max() << 0 << range.arg(std::numeric_limits<qint64>::max());
+    QTest::newRow("just above the range") << kMax + 1 << 0 << range.arg(kMax + 1);
+    QTest::newRow("INT64_MIN s") << std::numeric_limits<qint64>::min() << 0
+                                 << range.arg(std::numeric_limits<qint64>::min());
+    QTest::newRow("nanos 10^9") << qint64(1) << 1'000'000'000
+                                << QStringLiteral("command_timeout.nanos = 1000000000: must be within +-999999999 "
+                                                  "(google.protobuf.Duration)");
+    QTest::newRow("nanos INT32_MIN") << qint64(0) << std::numeric_limits<int>::min()
+                                     << QStringLiteral("command_timeout.nanos = -2147483648: must be within "
+                                                      "+-999999999 (google.protobuf.Duration)");
+    QTest::newRow("positive seconds, negative nanos")
+        << qint64(5) << -1 << QStringLiteral("command_timeout = 5 s -1 ns: nanos must have the sign of seconds "
+                                         "(google.protobuf.Duration)");
+    QTest::newRow("negative seconds, positive nanos")
+        << qint64(-5) << 1 << QStringLiteral("command_timeout = -5 s 1 ns: nanos must have the sign of seconds "
+                                         "(google.protobuf.Duration)");
+    QTest::newRow("zero") << qint64(0) << 0 << QStringLiteral("command_timeout = 0 s: must be > 0");
+    QTest::newRow("negative") << qint64(-1) << -500 << QStringLiteral("command_timeout = -1 s -500 ns: must be > 0");
+    QTest::newRow("most negative valid") << -kMax << -999'999'999
+                                         << QStringLiteral("command_timeout = -315576000000 s -999999999 ns: must be > 0");
+}
+
+void TestModelCommands::openSessionValidatesTheDurationByItsOwnRules()
+{
+    QFETCH(qint64, seconds);
+    QFETCH(int, nanos);
+    QFETCH(QString, rule);
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto o = openRaw(model, sched, seconds, nanos);
+    QCOMPARE(o.status.code, StatusCode::INVALID_ARGUMENT);
+    QCOMPARE(QString::fromStdString(o.status.message), rule);
+    QCOMPARE(model.sessionCount(), std::size_t(0));
+}
+
+void TestModelCommands::openSessionClampsTheCommandTimeoutTo24Hours()
+{
+    // A valid Duration above the documented maximum is clamped to it (and the echo says so);
+    // below it the value is kept to the microsecond, a positive sub-microsecond rest rounds up.
+    struct Case {
+        std::int64_t seconds;
+        std::int32_t nanos;
+        std::int64_t echoSeconds;
+        std::int32_t echoNanos;
+        Duration session;
+    };
+    const Case cases[] = {
+        {315'576'000'000, 999'999'999, 86'400, 0, 24h}, // the largest valid Duration
+        {315'576'000'000, 0, 86'400, 0, 24h},           // echoed 1,981,350,747 s before
+        {86'400, 1, 86'400, 0, 24h},
+        {86'400, 0, 86'400, 0, 24h},
+        {86'399, 999'999'000, 86'399, 999'999'000, Duration(86'399'999'999)},
+        {86'399, 999'999'001, 86'400, 0, 24h}, // rounds up to the maximum
+        {0, 1, 0, 1'000, Duration(1)},
+        {0, 1'500, 0, 2'000, Duration(2)},
+        {60, 500'000'000, 60, 500'000'000, Duration(60'500'000)},
+    };
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    for (const Case& c : cases) {
+        const auto o = openRaw(model, sched, c.seconds, c.nanos);
+        const QByteArray what = QByteArray::number(qint64(c.seconds)) + " s " + QByteArray::number(c.nanos) + " ns";
+        QVERIFY2(o.status.ok(), what + ": " + o.status.message.c_str());
+        QVERIFY2(o.reply.default_command_timeout().seconds() == c.echoSeconds, what);
+        QVERIFY2(o.reply.default_command_timeout().nanos() == c.echoNanos, what);
+        QVERIFY2(model.session(o.id())->commandTimeout == c.session, what);
+    }
+    QCOMPARE(kMaxCommandTimeout, Duration(24h));
+}
+
+void TestModelCommands::defaultCommandTimeoutAbove24HoursIsInvalidConfig()
+{
+    GatewayConfig config = costConfig();
+    config.defaultCommandTimeout = 24h;
+    QCOMPARE(validateConfig(config), std::string());
+    config.defaultCommandTimeout = 24h + Duration(1);
+    QCOMPARE(validateConfig(config), std::string("default_command_timeout_s = 86400: must be > 0 and <= 86400 "
+                                                 "(the maximum command timeout)"));
 }
 
 void TestModelCommands::oldGatewayAdvertisesNineCapabilities()

@@ -26,6 +26,9 @@ private slots:
     void missingFlagValueExits2();
     void versionExits0();
     void keepQueuedOnCloseReachesTheConfig();
+    void forgedClientNameLogsOneEscapedLine();
+    void helpStatesTheMaximumCommandTimeout();
+    void defaultCommandTimeoutAboveTheMaximumExits2();
 };
 
 namespace {
@@ -155,6 +158,62 @@ void TestMxgwMockProcess::keepQueuedOnCloseReachesTheConfig()
         QVERIFY(p.waitForFinished(10000));
         QCOMPARE(p.exitCode(), 0);
     }
+}
+
+// Issue 15, finding 6: a client name chosen to forge a "fault" line and colour the terminal
+// is logged as one line, its newline and ESC escaped.
+void TestMxgwMockProcess::forgedClientNameLogsOneEscapedLine()
+{
+    QProcess p;
+    p.start(MXGW_MOCK_PATH, {"--listen", "127.0.0.1:0", "--data-hz", "0"});
+    QVERIFY(p.waitForStarted(10000));
+    QString line;
+    while (!line.contains('\n') && p.waitForReadyRead(10000))
+        line += QString::fromLocal8Bit(p.readAllStandardOutput());
+    const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(line);
+    QVERIFY2(match.hasMatch(), qPrintable(line));
+    auto stub = mxgateway::v1::MxAccessGateway::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + match.captured(1).toStdString(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + 5s);
+    mxgateway::v1::OpenSessionRequest req;
+    req.set_client_name("x\nstormwatch.gateway: fault: STA wedged for 999999 ms\x1b[31mRED");
+    mxgateway::v1::OpenSessionReply reply;
+    QVERIFY(stub->OpenSession(&ctx, req, &reply).ok()); // logged before it is answered
+    p.terminate();
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(p.exitCode(), 0);
+    const QByteArray err = p.readAllStandardError();
+    QVERIFY2(!err.contains('\x1b'), err.constData());
+    const QList<QByteArray> lines = err.split('\n');
+    QByteArrayList opened;
+    for (const QByteArray& l : lines) {
+        QVERIFY2(!l.startsWith("stormwatch.gateway: fault:"), err.constData());
+        if (l.contains("opened by"))
+            opened << l;
+    }
+    QCOMPARE(opened.size(), 1);
+    QVERIFY2(opened[0].contains("opened by x\\nstormwatch.gateway: fault: STA wedged for 999999 ms\\x1b[31mRED"),
+             opened[0].constData());
+}
+
+void TestMxgwMockProcess::helpStatesTheMaximumCommandTimeout()
+{
+    QProcess p;
+    p.start(MXGW_MOCK_PATH, {"--help"});
+    QVERIFY(p.waitForFinished(10000));
+    const QString help = QString::fromLocal8Bit(p.readAllStandardOutput()).simplified(); // unwrapped
+    QVERIFY2(help.contains("maximum command timeout") && help.contains("86400"), qPrintable(help));
+}
+
+void TestMxgwMockProcess::defaultCommandTimeoutAboveTheMaximumExits2()
+{
+    auto r = runToEnd({"--default-command-timeout-s", "86401"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.stderrText.contains("--default-command-timeout-s 86401") && r.stderrText.contains("86400"),
+             qPrintable(r.stderrText));
+    r = runToEnd({"--default-command-timeout-s", "1e308"});
+    QCOMPARE(r.exitCode, 2);
 }
 
 QTEST_GUILESS_MAIN(TestMxgwMockProcess)

@@ -1,5 +1,7 @@
 #include "engine_batcher.h"
 
+#include <algorithm>
+
 namespace stormwatch {
 
 namespace {
@@ -117,7 +119,10 @@ QVector<ConnectionInfo> EngineBatcher::connectionInfos() const
     for (const auto& c : m_engine.connections()) {
         ConnectionInfo info;
         info.name = qs(c->name());
-        info.state = toString(c->state());
+        info.state = QString::fromStdString(c->stateText());
+        info.error = QString::fromStdString(c->lastError());
+        if (const auto next = c->nextAttemptAt())
+            info.retryInS = std::max(0.0, double((*next - m_engine.scheduler().now()).count()) / 1e6);
         info.address = qs(c->describePort());
         info.sessionId = qs(c->sessionId());
         for (const auto& cap : c->capabilities())

@@ -2,6 +2,7 @@
 // What the engine reports to the console, as plain values that cross threads in batches.
 
 #include <QDateTime>
+#include <limits>
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -52,7 +53,9 @@ struct LogEntry {
 
 struct ConnectionInfo {
     QString name;
-    QString state; // "connected", "waiting to reconnect", ...
+    QString state; // "connected", "connecting", "reconnecting", "unreachable", "stopped"
+    QString error; // why the last attempt or session failed ("" when none did)
+    double retryInS = -1; // seconds until the next attempt, when waiting; else -1
     QString address;
     QString sessionId;
     QStringList capabilities;
@@ -73,6 +76,38 @@ struct GatewaySample {
     QString recoveryState; // "normal", "recovering", "closed"
 };
 
+// One point of the gateway plots: the client's view, with the gateway's own counters (STA
+// queue, Invokes received) when the gateway exposes them.
+struct GatewayPoint {
+    double tS = 0;
+    double staQueueDepth = std::numeric_limits<double>::quiet_NaN(); // unknown on a real gateway
+    qint64 invokesTotal = 0;
+    qint64 deadlineExceededTotal = 0;
+    qint64 suppressedTotal = 0;
+    int recoveryState = 0;
+
+    // "recovering" 1, "closed" 2, else 0
+    static int recoveryStateCode(const QString& name)
+    {
+        if (name == QLatin1String("recovering"))
+            return 1;
+        if (name == QLatin1String("closed"))
+            return 2;
+        return 0;
+    }
+    // The client-side view alone (no STA queue depth).
+    static GatewayPoint fromSample(const GatewaySample& s)
+    {
+        GatewayPoint p;
+        p.tS = s.tS;
+        p.invokesTotal = s.invokes;
+        p.deadlineExceededTotal = s.deadlineExceeded;
+        p.suppressedTotal = s.suppressedCalls;
+        p.recoveryState = recoveryStateCode(s.recoveryState);
+        return p;
+    }
+};
+
 } // namespace stormwatch
 
 Q_DECLARE_METATYPE(stormwatch::SubscriptionSample)
@@ -80,3 +115,4 @@ Q_DECLARE_METATYPE(stormwatch::TagChange)
 Q_DECLARE_METATYPE(stormwatch::LogEntry)
 Q_DECLARE_METATYPE(stormwatch::ConnectionInfo)
 Q_DECLARE_METATYPE(stormwatch::GatewaySample)
+Q_DECLARE_METATYPE(stormwatch::GatewayPoint)

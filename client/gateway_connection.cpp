@@ -154,7 +154,15 @@ void GatewayConnection::stop()
     m_running.clear();
     m_held.clear();
     m_heldAlarms.clear();
+    m_nextAttemptAt.reset();
     setState(ConnectionState::Stopped);
+}
+
+std::string GatewayConnection::stateText() const
+{
+    if (m_state == ConnectionState::WaitingToReconnect)
+        return m_openFailed ? "unreachable" : "reconnecting";
+    return toString(m_state);
 }
 
 void GatewayConnection::close(std::function<void()> closed)
@@ -207,7 +215,9 @@ void GatewayConnection::openSession()
         if (life.expired() || epoch != m_epoch || m_state != ConnectionState::Connecting)
             return;
         if (!status.ok()) {
-            log(Severity::Warning, "OpenSession failed: " + status.toString());
+            m_lastError = "OpenSession failed: " + status.toString();
+            m_openFailed = true;
+            log(Severity::Warning, m_lastError);
             scheduleReconnect();
             return;
         }
@@ -236,6 +246,7 @@ void GatewayConnection::openSession()
         command.mutable_register_()->set_client_name(m_config.clientName + "/" + m_config.name);
         invoke(command, [this](RpcStatus st, MxCommandReply reply) {
             if (!st.ok() || !reply.success()) {
+                m_openFailed = true;
                 connectionLost("Register failed: " +
                                (st.ok() ? reply.error_message() : st.toString()));
                 return;
@@ -265,6 +276,8 @@ void GatewayConnection::onRegistered(std::int32_t serverHandle)
             connectionLost("event stream ended: " + status.toString());
         });
     m_reconnectInterval = m_config.reconnectFloor;
+    m_openFailed = false;
+    m_lastError.clear();
     setState(ConnectionState::Connected);
     publishQuality(true);
     if (m_state != ConnectionState::Connected)
@@ -299,6 +312,7 @@ void GatewayConnection::connectionLost(const std::string& why)
     if (m_state == ConnectionState::Stopped)
         return;
     log(Severity::Warning, "connection lost: " + why);
+    m_lastError = "connection lost: " + why;
     ++m_epoch;
     dropSession();
     // Subscribes in flight lose their replies with the session; they are held and run
@@ -334,10 +348,12 @@ void GatewayConnection::scheduleReconnect()
         Backoff::next(m_reconnectInterval, m_config.reconnectFloor, m_config.reconnectMax, m_jitter());
     log(Severity::Info, "reconnecting in " + seconds(delay));
     std::weak_ptr<int> life = m_life;
+    m_nextAttemptAt = m_scheduler.now() + delay;
     m_reconnectTimer = m_scheduler.callAfter(delay, [this, life] {
         if (life.expired())
             return;
         m_reconnectTimer = kNoTimer;
+        m_nextAttemptAt.reset();
         openSession();
     });
 }

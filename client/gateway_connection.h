@@ -147,6 +147,14 @@ public:
     void setGate(RecoveryGate* gate) { m_gate = gate; }
 
     ConnectionState state() const { return m_state; }
+    // What a person should be told of the state: "connected", "connecting", "reconnecting"
+    // (the session was lost; the gateway answered before) or "unreachable" (the last
+    // attempt to open a session failed), "stopped".
+    std::string stateText() const;
+    // Why the last session attempt or the last session failed ("" when none did).
+    const std::string& lastError() const { return m_lastError; }
+    // When the next attempt to open a session is due (nullopt unless waiting to reconnect).
+    std::optional<Time> nextAttemptAt() const { return m_nextAttemptAt; }
     bool connected() const { return m_state == ConnectionState::Connected; }
     const std::string& name() const { return m_config.name; }
     const std::string& sessionId() const { return m_sessionId; }
@@ -254,6 +262,9 @@ private:
     Duration m_reconnectInterval;
     TimerId m_reconnectTimer = kNoTimer;
     std::uint64_t m_nextCorrelation = 0;
+    std::string m_lastError;
+    bool m_openFailed = false; // the last OpenSession/Register attempt failed
+    std::optional<Time> m_nextAttemptAt;
 
     std::map<SubscriberId, Subscriber> m_subscribers;
     SubscriberId m_nextSubscriber = 1;

@@ -60,26 +60,6 @@ QString metricName(GatewayMetric m)
     return {};
 }
 
-int GatewayPoint::recoveryStateCode(const QString& name)
-{
-    if (name == QLatin1String("recovering"))
-        return 1;
-    if (name == QLatin1String("closed"))
-        return 2;
-    return 0;
-}
-
-GatewayPoint GatewayPoint::fromSample(const GatewaySample& s)
-{
-    GatewayPoint p;
-    p.tS = s.tS;
-    p.invokesTotal = s.invokes;
-    p.deadlineExceededTotal = s.deadlineExceeded;
-    p.suppressedTotal = s.suppressedCalls;
-    p.recoveryState = recoveryStateCode(s.recoveryState);
-    return p;
-}
-
 SeriesStore::SeriesStore(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<SubscriptionKey>();

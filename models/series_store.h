@@ -50,18 +50,6 @@ inline constexpr int kGatewayMetricCount = 5;
 QString metricName(SubMetric m);
 QString metricName(GatewayMetric m);
 
-struct GatewayPoint {
-    double tS = 0;
-    double staQueueDepth = std::numeric_limits<double>::quiet_NaN(); // unknown on a real gateway
-    qint64 invokesTotal = 0;
-    qint64 deadlineExceededTotal = 0;
-    qint64 suppressedTotal = 0;
-    int recoveryState = 0;
-
-    // The client-side view the ClientWorker emits (no STA queue depth).
-    static GatewayPoint fromSample(const GatewaySample& s);
-    static int recoveryStateCode(const QString& name); // "recovering" 1, "closed" 2, else 0
-};
 
 class SeriesStore : public QObject {
     Q_OBJECT

@@ -93,7 +93,8 @@ QColor TopologyModel::stateColor(const QString& state)
         return QColor(0x2e, 0x9e, 0x44);
     if (state == QLatin1String("connecting") || state == QLatin1String("recovering"))
         return QColor(0xd9, 0x8c, 0x00);
-    if (state == QLatin1String("waiting to reconnect") || state == QLatin1String("closed"))
+    if (state == QLatin1String("unreachable") || state == QLatin1String("reconnecting") ||
+        state == QLatin1String("waiting to reconnect") || state == QLatin1String("closed"))
         return QColor(0xd6, 0x33, 0x2b);
     return QColor(0x80, 0x80, 0x80);
 }
@@ -175,6 +176,10 @@ QString TopologyModel::connectionTooltip(const ConnectionInfo& info)
 {
     QStringList lines;
     lines << tr("Connection %1 — %2").arg(info.name, info.state);
+    if (!info.error.isEmpty())
+        lines << tr("last error: %1").arg(info.error);
+    if (info.retryInS >= 0)
+        lines << tr("next attempt in %1 s").arg(info.retryInS, 0, 'f', 1);
     if (!info.address.isEmpty())
         lines << tr("address: %1").arg(info.address);
     lines << tr("session: %1").arg(info.sessionId.isEmpty() ? tr("none") : info.sessionId);

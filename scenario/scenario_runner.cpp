@@ -7,6 +7,7 @@
 #include "gateway/mock_gateway_server.h"
 #include "scenario/in_process_gateway_port.h"
 
+#include <QDateTime>
 #include <QEventLoop>
 #include <QLoggingCategory>
 #include <QTimer>
@@ -191,7 +192,9 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             return;
         }
     } else {
-        const gateway::GatewayConfig gatewayConfig = gatewayConfigFor(m_scenario, m_seed);
+        gateway::GatewayConfig gatewayConfig = gatewayConfigFor(m_scenario, m_seed);
+        // Live data carries wall-clock source timestamps.
+        gatewayConfig.timestampEpochUs = QDateTime::currentMSecsSinceEpoch() * 1000;
         m_server = std::make_unique<gateway::MockGatewayServer>(gatewayConfig);
         if (!m_server->start("127.0.0.1:0")) {
             m_error = QStringLiteral("embedded mock gateway: %1")
@@ -417,6 +420,16 @@ VariantRun ScenarioRunner::finish()
     return result;
 }
 
+void ScenarioRunner::abandon()
+{
+    if (!ok() || !m_started || m_finished)
+        return;
+    m_finished = true;
+    m_engine->removeObserver(m_observer.get());
+    closeSessions();
+    endFaults();
+}
+
 void ScenarioRunner::endFaults()
 {
     // A shared gateway outlives the variant: a fault it injected (a 60 s wedge in a 10 s
@@ -541,6 +554,16 @@ double ScenarioRunner::badTagSecondsSoFar() const
 {
     const std::int64_t since = (relNow() - m_lastChange).count();
     return double(m_badTagUs + std::int64_t(m_notGood) * since) / 1e6;
+}
+
+QString ScenarioRunner::applyNow(TimelineEvent event)
+{
+    if (!m_started || m_finished)
+        return QStringLiteral("the run is not running");
+    event.atS = elapsedS();
+    const auto skippedBefore = m_skipped.size();
+    applyTimeline(event);
+    return m_skipped.size() > skippedBefore ? m_skipped.last() : QString();
 }
 
 void ScenarioRunner::applyTimeline(const TimelineEvent& e)

@@ -102,6 +102,10 @@ public:
     void start();
     void advanceTo(double s);
     VariantRun finish();
+    // Ends a run that will not be finished (stopped by the user): closes every session and
+    // waits for the answers (at most 2 s), and ends the faults it injected on a shared
+    // gateway, so nothing of it stays on the gateway. No metrics. Nothing after it.
+    void abandon();
 
     double durationS() const { return m_scenario.durationS; }
     quint64 seed() const { return m_seed; }
@@ -115,6 +119,10 @@ public:
     GatewayAccess& access() { return *m_access; }
     // Seconds since start() (0 before it), clipped to the run's duration.
     double elapsedS() const;
+    // A timeline event at "now" (the console's fault panel), applied exactly as the
+    // timeline's own (faults through the GatewayAccess, counted as applied faults for
+    // time_to_all_good_s). "" when applied, else why it was skipped.
+    QString applyNow(TimelineEvent event);
     // The metrics gathered so far (bad_tag_seconds up to now; time_to_all_good not set).
     double badTagSecondsSoFar() const;
     int notGoodTags() const { return m_notGood; }

@@ -1,33 +1,21 @@
 #include "ui/console_controller.h"
 
-#include "gateway/mock_gateway_server.h"
 #include "scenario/metric_table.h"
+#include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
 #include "ui/compare_view.h"
 #include "ui/console_view.h"
-#include "ui/scenario_playback.h"
+#include "models/series_store.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
 #include <QWidget>
 
-#include <cmath>
-
 namespace stormwatch {
 
 Q_LOGGING_CATEGORY(lcConsole, "stormwatch.ui.console")
 
-const QString ConsoleController::kExternalFaultsReason =
-    QStringLiteral("fault injection needs the mock gateway's control service; this is an external gateway");
-
 namespace {
-
-constexpr auto kStatsInterval = std::chrono::milliseconds(250); // 4 Hz is plenty for a plot
-
-Duration seconds(double s)
-{
-    return Duration(std::llround(s * 1e6));
-}
 
 // The incident in miniature (2 × 244 tags) makes the liveliest demo; the others are
 // fallbacks should it be renamed.
@@ -40,10 +28,19 @@ QString defaultDemoScenario()
     return bundled.value(0);
 }
 
+QString recoveryStateName(int code)
+{
+    switch (code) {
+    case 1: return QStringLiteral("recovering");
+    case 2: return QStringLiteral("closed");
+    default: return QStringLiteral("normal");
+    }
+}
+
 } // namespace
 
 ConsoleController::ConsoleController(ConsoleView* view, QObject* parent)
-    : QObject(parent), m_view(view), m_playback(new ScenarioPlayback(this))
+    : QObject(parent), m_view(view), m_host(new RunHost(this))
 {
     ConsoleIntents* intents = view->intents();
     connect(intents, &ConsoleIntents::leversChanged, this, &ConsoleController::applyLevers);
@@ -54,7 +51,7 @@ ConsoleController::ConsoleController(ConsoleView* view, QObject* parent)
     connect(intents, &ConsoleIntents::stopRequested, this, &ConsoleController::stop);
     connect(intents, &ConsoleIntents::pauseToggled, this, &ConsoleController::togglePause);
     connect(intents, &ConsoleIntents::compareRequested, this, &ConsoleController::compare);
-    connectPlayback();
+    connectHost();
     QString ignored;
     setDemoScenario(QString(), &ignored);
 }
@@ -63,10 +60,7 @@ ConsoleController::~ConsoleController()
 {
     if (m_compare)
         delete m_compare.data(); // joins its worker before the window goes
-    m_playback->stop();
-    if (m_worker)
-        m_worker->stop(); // closes the sessions while the gateway still answers
-    stopEmbedded();
+    m_host->stop(); // closes the run's sessions while its gateway still answers
 }
 
 bool ConsoleController::setDemoScenario(const QString& nameOrPath, QString* error)
@@ -90,29 +84,8 @@ bool ConsoleController::setDemoScenario(const QString& nameOrPath, QString* erro
 
 bool ConsoleController::startEmbedded(QString* error)
 {
-    m_external = false;
-    gateway::GatewayConfig config = gatewayConfigFor(m_demo, m_demo.seed);
-    // Live data carries wall-clock source timestamps.
-    config.timestampEpochUs = QDateTime::currentMSecsSinceEpoch() * 1000;
-    m_server = std::make_unique<gateway::MockGatewayServer>(config);
-    if (!m_server->start("127.0.0.1:0")) {
-        const QString why = QStringLiteral("cannot start the embedded mock gateway: %1")
-                                .arg(QString::fromStdString(m_server->lastError()));
-        m_server.reset();
-        if (error)
-            *error = why;
-        m_view->showError(QStringLiteral("Embedded gateway"), why);
-        return false;
-    }
-    m_address = QString::fromStdString(m_server->address());
-    m_view->setFaultsAvailable(true, QString());
-    watchEmbeddedStats();
-    GrpcPortOptions port;
-    port.address = m_server->address();
-    startWorker(port);
-    log(int(Severity::Info), QStringLiteral("console"),
-        QStringLiteral("embedded mock gateway on %1; live client started").arg(m_address));
-    return true;
+    m_externalPort.reset();
+    return startLiveRun(error);
 }
 
 bool ConsoleController::startExternal(const GrpcPortOptions& port, QString* error)
@@ -122,102 +95,87 @@ bool ConsoleController::startExternal(const GrpcPortOptions& port, QString* erro
             *error = bad;
         return false;
     }
-    m_external = true;
     m_externalPort = port;
-    m_address = QString::fromStdString(port.address);
-    m_view->setFaultsAvailable(false, kExternalFaultsReason);
-    startWorker(port);
+    return startLiveRun(error);
+}
+
+bool ConsoleController::startLiveRun(QString* error)
+{
+    LiveOptions live;
+    if (m_externalPort)
+        live.gateway = *m_externalPort;
+    QString why;
+    if (!m_host->startLive(RunHost::openEndedLive(m_demo, m_levers), QStringLiteral("live"), live, &why)) {
+        if (error)
+            *error = why;
+        m_view->showError(QStringLiteral("Live run"), why);
+        return false;
+    }
+    m_started = true;
+    m_showingLive = true;
+    startOver();
+    refresh();
     log(int(Severity::Info), QStringLiteral("console"),
-        QStringLiteral("external gateway %1; live client started (the connection retries with backoff "
-                       "until it answers)")
-            .arg(m_address));
+        m_externalPort ? QStringLiteral("live run on gateway %1 (the connection retries with backoff until it "
+                                        "answers)")
+                             .arg(m_host->gatewayAddress())
+                       : QStringLiteral("live run on an embedded mock gateway, %1").arg(m_host->gatewayAddress()));
     return true;
 }
 
-void ConsoleController::startWorker(const GrpcPortOptions& port)
+QString ConsoleController::gatewayAddress() const
 {
-    QString configError;
-    EngineConfig config =
-        engineConfigFor(m_demo, VariantSpec{QStringLiteral("console"), QJsonValue(QStringLiteral("all"))},
-                        m_demo.seed, &configError);
-    config.levers = m_levers;
-    config.clientName = "stormwatch-console";
-    if (!configError.isEmpty())
-        m_view->showError(QStringLiteral("Demo configuration"), configError);
-
-    QStringList instances;
-    for (const ScenarioInstance& i : m_demo.instances)
-        instances << i.name;
-    m_view->setInstances(instances);
-    m_view->setLevers(m_levers);
-    m_view->setGatewaySummary(m_address, QStringLiteral("normal"));
-    showLive();
-
-    m_worker = std::make_unique<ClientWorker>();
-    connect(m_worker.get(), &ClientWorker::subscriptionSamples, this, [this](const auto& samples) {
-        if (!m_showingPlayback)
-            m_view->store()->appendSamples(samples);
-    });
-    connect(m_worker.get(), &ClientWorker::tagChanges, this, [this](const QVector<TagChange>& changes) {
-        for (const TagChange& t : changes)
-            m_liveTags.insert((qint64(t.instance) << 32) | quint32(t.tag), t);
-        if (!m_showingPlayback)
-            m_view->applyTagChanges(changes);
-    });
-    // The event log keeps the live client's lines during a playback too: they are events.
-    connect(m_worker.get(), &ClientWorker::logEntries, this,
-            [this](const auto& entries) { m_view->appendLog(entries); });
-    connect(m_worker.get(), &ClientWorker::connectionInfo, this, [this](const auto& infos) {
-        m_liveConnections = infos;
-        if (!m_showingPlayback)
-            m_view->setConnectionInfo(infos);
-    });
-    connect(m_worker.get(), &ClientWorker::gatewaySample, this, &ConsoleController::onGatewaySample);
-    m_worker->start(config, [port](Scheduler& scheduler) -> std::unique_ptr<GatewayPort> {
-        return std::make_unique<GrpcGatewayPort>(scheduler, port);
-    });
+    return m_host->gatewayAddress();
 }
 
-void ConsoleController::watchEmbeddedStats()
+void ConsoleController::startOver()
 {
-    m_statsWatch = m_server->runOnModel([this](gateway::GatewayModel& model) {
-        return model.watchStats(
-            kStatsInterval,
-            [this](const mxgateway::mock::v1::GatewayStats& s) {
-                const ModelStats stats{true, s.sta_queue_depth(), s.invoke_rpcs(), s.deadline_exceeded()};
-                QMetaObject::invokeMethod(this, [this, stats] { m_modelStats = stats; }, Qt::QueuedConnection);
-            },
-            [](gateway::CallStatus) {});
-    });
+    m_recoveryState = QStringLiteral("normal");
+    m_view->store()->clear();
+    m_view->clearTags();
+    m_view->setConnectionInfo({});
 }
 
-void ConsoleController::stopEmbedded()
+void ConsoleController::refresh()
 {
-    if (!m_server)
-        return;
-    if (m_statsWatch)
-        m_server->runOnModel([id = m_statsWatch](gateway::GatewayModel& model) { model.cancelWatch(id); });
-    m_statsWatch = 0;
-    m_server->stop();
-    m_server.reset();
+    m_view->setLevers(m_host->levers());
+    m_view->setInstances(m_host->instanceNames());
+    m_view->setGatewaySummary(m_host->gatewayAddress(), m_recoveryState);
+    const QString reason = m_host->faultsUnavailableReason();
+    m_view->setFaultsAvailable(m_host->running() && reason.isEmpty(),
+                               m_host->running() ? reason : QStringLiteral("no run is running"));
+    RunState state;
+    state.playback = !m_showingLive;
+    state.running = m_host->running();
+    state.paused = m_host->running() && m_host->paused();
+    state.live = m_host->live();
+    state.progress = m_host->openEnded() || m_host->durationS() <= 0
+                         ? -1.0
+                         : (m_host->state() == RunHost::State::Finished ? 1.0
+                                                                         : m_host->virtualS() / m_host->durationS());
+    state.speed = m_host->live() ? -1.0 : m_host->speed();
+    state.label = runLabel(m_host->virtualS());
+    m_view->setRunState(state);
 }
 
-void ConsoleController::onGatewaySample(const GatewaySample& sample)
+QString ConsoleController::runLabel(double t) const
 {
-    if (m_showingPlayback)
-        return;
-    GatewayPoint point = GatewayPoint::fromSample(sample);
-    if (!m_external && m_modelStats.valid) {
-        // The gateway's own view: its STA queue and every Invoke it received.
-        point.staQueueDepth = double(m_modelStats.staQueueDepth);
-        point.invokesTotal = m_modelStats.invokeRpcs;
-        point.deadlineExceededTotal = m_modelStats.deadlineExceeded;
+    if (m_showingLive)
+        return QStringLiteral("live — %1 %2").arg(external() ? QStringLiteral("gateway") : QStringLiteral("embedded mock gateway"),
+                                                 m_host->gatewayAddress());
+    QString label = QStringLiteral("%1 / %2").arg(m_host->scenarioName(), m_host->variantName());
+    if (m_host->live())
+        label += QStringLiteral(" — live");
+    switch (m_host->state()) {
+    case RunHost::State::Finished: return label + QStringLiteral(" — finished (Back to live returns to the live run)");
+    case RunHost::State::Stopped:
+        return label + QStringLiteral(" — stopped at %1 s (Back to live returns to the live run)").arg(t, 0, 'f', 1);
+    case RunHost::State::Idle: return label;
+    case RunHost::State::Running: break;
     }
-    m_view->store()->appendGateway(point);
-    if (sample.recoveryState != m_recoveryState) {
-        m_recoveryState = sample.recoveryState;
-        m_view->setGatewaySummary(m_address, m_recoveryState);
-    }
+    if (m_host->paused())
+        label += QStringLiteral(" — paused");
+    return label + QStringLiteral(" — %1 of %2 s").arg(t, 0, 'f', 1).arg(m_host->durationS(), 0, 'f', 0);
 }
 
 void ConsoleController::loadDemoScenario()
@@ -228,84 +186,36 @@ void ConsoleController::loadDemoScenario()
 
 void ConsoleController::applyLevers(const LeverSet& levers)
 {
-    if (m_playback->running()) {
-        // The panel shows the playback's levers: the change is to them.
-        m_playback->applyLevers(levers);
-        return;
-    }
-    m_levers = levers;
-    if (m_worker)
-        m_worker->applyLevers(levers);
+    if (m_showingLive)
+        m_levers = levers; // the next live run starts with them too
+    m_host->applyLevers(levers); // the shown run's engine, whichever run it is
 }
 
 void ConsoleController::injectFault(const TimelineEvent& e)
 {
-    if (e.action == TimelineAction::Redeploy) {
-        redeploy(e.instance);
+    if (!m_host->running()) {
+        log(int(Severity::Warning), QStringLiteral("faults"),
+            QStringLiteral("%1 not applied: no run is running").arg(timelineActionName(e.action)));
         return;
     }
-    if (e.action == TimelineAction::SetLevers) {
-        QString why;
-        if (auto levers = leverSetFromJson(e.levers, &why)) {
-            applyLevers(*levers);
-            m_view->setLevers(*levers);
-        } else {
-            m_view->showError(QStringLiteral("Levers"), why);
-        }
-        return;
-    }
-    if (e.action == TimelineAction::SetCapability) {
-        setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory);
-        return;
-    }
-    if (!m_server) {
-        log(int(Severity::Warning), QStringLiteral("faults"), kExternalFaultsReason);
-        return;
-    }
-    m_server->runOnModel([e, outages = m_sourceOutages](gateway::GatewayModel& model) {
-        switch (e.action) {
-        case TimelineAction::Wedge: model.wedge(seconds(e.durationS)); break;
-        case TimelineAction::Slow: model.slow(e.factor, seconds(e.durationS)); break;
-        case TimelineAction::DropReplies: model.dropReplies(e.probability, seconds(e.durationS)); break;
-        case TimelineAction::RestartGateway: model.restart(seconds(e.downtimeS)); break;
-        case TimelineAction::KillGateway: model.kill(seconds(e.downtimeS)); break;
-        case TimelineAction::EndEventStreams: model.endEventStreams(); break;
-        case TimelineAction::RefuseSessions: model.refuseSessions(seconds(e.durationS)); break;
-        case TimelineAction::SourceOutage: {
-            // Overlapping outages: the source stays Bad until the last one ends.
-            ++*outages;
-            model.setSourceOutage(true);
-            model.scheduler().callAfter(seconds(e.durationS), [&model, outages] {
-                if (--*outages == 0)
-                    model.setSourceOutage(false);
-            });
-            break;
-        }
-        case TimelineAction::Redeploy:
-        case TimelineAction::SetLevers:
-        case TimelineAction::SetCapability: break;
-        }
-    });
-    log(int(Severity::Warning), QStringLiteral("faults"),
-        QStringLiteral("injected %1 into the embedded mock gateway").arg(timelineActionName(e.action)));
+    // One path for every mode: the run applies it through its GatewayAccess, or says why not.
+    m_host->inject(e);
 }
 
 void ConsoleController::setAdvertiseBulkSupervisory(bool advertise)
 {
-    if (!m_server) {
-        log(int(Severity::Warning), QStringLiteral("faults"), kExternalFaultsReason);
-        return;
-    }
-    m_server->runOnModel([advertise](gateway::GatewayModel& model) { model.setAdvertiseBulkSupervisory(advertise); });
-    log(int(Severity::Info), QStringLiteral("gateway"),
-        QStringLiteral("bulk-subscribe-supervisory %1 for sessions opened from now on")
-            .arg(advertise ? QStringLiteral("advertised") : QStringLiteral("not advertised (an old gateway)")));
+    TimelineEvent e;
+    e.action = TimelineAction::SetCapability;
+    e.advertiseBulkSupervisory = advertise;
+    injectFault(e);
 }
 
 void ConsoleController::redeploy(const QString& instance)
 {
-    if (m_worker)
-        m_worker->redeploy(instance);
+    TimelineEvent e;
+    e.action = TimelineAction::Redeploy;
+    e.instance = instance;
+    injectFault(e);
 }
 
 std::optional<Scenario> ConsoleController::loadScenarioOrSay(const QString& nameOrPath)
@@ -333,64 +243,56 @@ void ConsoleController::play(const QString& scenarioNameOrPath, const QString& v
         return;
     }
     QString error;
-    if (!m_playback->start(*scenario, variant, speed, &error)) {
+    if (!m_host->start(*scenario, variant, speed, &error)) {
         m_view->showError(QStringLiteral("Playback"), error);
         return;
     }
-    showPlayback();
+    m_showingLive = false;
+    startOver();
+    refresh();
 }
 
 void ConsoleController::playLive(const Scenario& scenario, const QString& variant)
 {
     LiveOptions live;
-    if (m_external)
-        live.gateway = m_externalPort;
+    if (m_externalPort)
+        live.gateway = *m_externalPort;
     QString error;
-    if (!m_playback->startLive(scenario, variant, live, &error)) {
+    if (!m_host->startLive(scenario, variant, live, &error)) {
         m_view->showError(QStringLiteral("Live playback"), error);
         return;
     }
-    showPlayback();
-}
-
-void ConsoleController::showPlayback()
-{
-    m_showingPlayback = true;
-    m_view->store()->clear();
-    m_view->clearTags();
-    m_view->setLevers(m_playback->levers());
-    m_view->setPlaybackState(true, 0.0,
-                             QStringLiteral("%1 / %2%3")
-                                 .arg(m_playback->scenarioName(), m_playback->variantName(),
-                                      m_playback->live() ? QStringLiteral(" — live") : QString()));
+    m_showingLive = false;
+    startOver();
+    refresh();
 }
 
 void ConsoleController::stop()
 {
-    if (m_playback->running()) {
-        m_playback->stop();
+    if (m_showingLive)
+        return; // the live run has no Stop; playing a scenario ends it
+    if (m_host->running()) {
+        m_host->stop();
         return;
     }
-    if (m_showingPlayback)
-        showLive();
+    // A playback that is over: Back to live.
+    if (m_started) {
+        QString ignored;
+        startLiveRun(&ignored);
+    }
 }
 
 void ConsoleController::togglePause()
 {
-    if (!m_playback->running())
+    if (m_showingLive || !m_host->running())
         return;
-    if (m_playback->live()) {
+    if (m_host->live()) {
         // The panel offers no pause for a live run; Space or a stray click land here.
         log(int(Severity::Info), QStringLiteral("playback"),
             QStringLiteral("a live run cannot be paused (its gateway and timeline go on in wall time); Stop ends it"));
         return;
     }
-    const bool paused = !m_playback->paused();
-    m_playback->setPaused(paused);
-    const double fraction = m_playback->durationS() > 0 ? m_playback->virtualS() / m_playback->durationS() : 0;
-    m_view->setPlaybackState(true, fraction,
-                             QStringLiteral("%1 / %2%3").arg(m_playback->scenarioName(), m_playback->variantName(),
-                                                             paused ? QStringLiteral(" — paused") : QString()));
+    m_host->setPaused(!m_host->paused());
 }
 
 void ConsoleController::compare(const QString& scenarioNameOrPath)
@@ -411,35 +313,33 @@ CompareView* ConsoleController::compareView() const
     return m_compare.data();
 }
 
-void ConsoleController::connectPlayback()
+void ConsoleController::connectHost()
 {
-    connect(m_playback, &ScenarioPlayback::subscriptionSamples, this,
+    connect(m_host, &RunHost::subscriptionSamples, this,
             [this](const auto& samples) { m_view->store()->appendSamples(samples); });
-    connect(m_playback, &ScenarioPlayback::tagChanges, this,
-            [this](const auto& changes) { m_view->applyTagChanges(changes); });
-    connect(m_playback, &ScenarioPlayback::logEntries, this,
-            [this](const auto& entries) { m_view->appendLog(entries); });
-    connect(m_playback, &ScenarioPlayback::connectionInfo, this,
-            [this](const auto& infos) { m_view->setConnectionInfo(infos); });
-    connect(m_playback, &ScenarioPlayback::gatewayPoint, this,
-            [this](const GatewayPoint& p) { m_view->store()->appendGateway(p); });
-    connect(m_playback, &ScenarioPlayback::leversChanged, this,
-            [this](const LeverSet& levers) { m_view->setLevers(levers); });
-    connect(m_playback, &ScenarioPlayback::progress, this, [this](double t, double duration) {
-        m_view->setPlaybackState(true, duration > 0 ? t / duration : 0,
-                                 QStringLiteral("%1 / %2%3 — %4 of %5 s")
-                                     .arg(m_playback->scenarioName(), m_playback->variantName(),
-                                          m_playback->live() ? QStringLiteral(" — live") : QString())
-                                     .arg(t, 0, 'f', 1)
-                                     .arg(duration, 0, 'f', 0));
+    connect(m_host, &RunHost::tagChanges, this, [this](const auto& changes) { m_view->applyTagChanges(changes); });
+    connect(m_host, &RunHost::logEntries, this, [this](const auto& entries) { m_view->appendLog(entries); });
+    connect(m_host, &RunHost::connectionInfo, this, [this](const auto& infos) { m_view->setConnectionInfo(infos); });
+    connect(m_host, &RunHost::gatewayPoint, this, [this](const GatewayPoint& p) {
+        m_view->store()->appendGateway(p);
+        const QString state = recoveryStateName(p.recoveryState);
+        if (state != m_recoveryState) {
+            m_recoveryState = state;
+            m_view->setGatewaySummary(m_host->gatewayAddress(), m_recoveryState);
+        }
     });
-    connect(m_playback, &ScenarioPlayback::finished, this, &ConsoleController::onPlaybackFinished);
-    connect(m_playback, &ScenarioPlayback::stopped, this, [this] {
-        m_view->setLevers(m_levers); // lever changes go to the live client again
-        log(int(Severity::Info), QStringLiteral("playback"),
-            QStringLiteral("stopped at %1 s; Stop again returns to the live view").arg(m_playback->virtualS(), 0, 'f', 1));
-        m_view->setPlaybackState(false, m_playback->durationS() > 0 ? m_playback->virtualS() / m_playback->durationS() : 0,
-                                 QStringLiteral("%1 / %2 — stopped").arg(m_playback->scenarioName(), m_playback->variantName()));
+    connect(m_host, &RunHost::leversChanged, this, [this](const LeverSet& levers) {
+        if (m_showingLive)
+            m_levers = levers;
+        m_view->setLevers(levers);
+    });
+    connect(m_host, &RunHost::progress, this, [this] { refresh(); });
+    connect(m_host, &RunHost::stateChanged, this, [this] { refresh(); });
+    connect(m_host, &RunHost::finished, this, &ConsoleController::onPlaybackFinished);
+    connect(m_host, &RunHost::stopped, this, [this] {
+        if (!m_showingLive)
+            log(int(Severity::Info), QStringLiteral("playback"),
+                QStringLiteral("stopped at %1 s; Back to live returns to the live run").arg(m_host->virtualS(), 0, 'f', 1));
     });
 }
 
@@ -452,35 +352,14 @@ void ConsoleController::onPlaybackFinished(const QSharedPointer<VariantRun>& run
     for (const MetricDescriptor& metric : metricTable())
         if (metric.shape == MetricShape::Scalar)
             values << metric.keyString() + QLatin1Char(' ') + metric.text(m);
-    const QString summary = QStringLiteral("%1 / %2 finished: %3")
-                                .arg(m_playback->scenarioName(), m.name, values.join(QStringLiteral(", ")));
-    log(int(Severity::Info), QStringLiteral("playback"), summary);
+    log(int(Severity::Info), QStringLiteral("playback"),
+        QStringLiteral("%1 / %2 finished: %3").arg(m_host->scenarioName(), m.name, values.join(QStringLiteral(", "))));
     for (const QString& skipped : m.skippedActions)
         log(int(Severity::Warning), QStringLiteral("timeline"), skipped);
-    m_view->setLevers(m_levers); // lever changes go to the live client again
-    m_view->setPlaybackState(false, 1.0,
-                             QStringLiteral("%1 / %2 — finished (Stop returns to live)")
-                                 .arg(m_playback->scenarioName(), m.name));
+    for (const QString& note : m.notes)
+        log(int(Severity::Info), QStringLiteral("playback"), note);
+    refresh();
     emit playbackFinished(run);
-}
-
-void ConsoleController::showLive()
-{
-    m_showingPlayback = false;
-    m_view->store()->clear();
-    m_view->clearTags();
-    // The live feed only sends what changes: restore what it sent while a playback showed.
-    if (!m_liveTags.isEmpty())
-        m_view->applyTagChanges(QVector<TagChange>(m_liveTags.cbegin(), m_liveTags.cend()));
-    if (!m_liveConnections.isEmpty())
-        m_view->setConnectionInfo(m_liveConnections);
-    m_view->setPlaybackState(false, -1.0, liveLabel());
-}
-
-QString ConsoleController::liveLabel() const
-{
-    return m_external ? QStringLiteral("live — gateway %1").arg(m_address)
-                      : QStringLiteral("live — embedded mock gateway %1").arg(m_address);
 }
 
 void ConsoleController::log(int severity, const QString& subject, const QString& message)

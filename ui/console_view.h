@@ -19,6 +19,19 @@ namespace stormwatch {
 
 class SeriesStore;
 
+// What the transport controls show of the run on the host (RunHost): the console's live
+// run, or a scenario played, running or over.
+struct RunState {
+    bool playback = false; // a scenario; false: the console's own live run
+    bool running = false;  // steps are coming
+    bool paused = false;
+    bool live = false;     // wall time (the live run, or a scenario played live): no pause
+    double progress = -1;  // 0..1; < 0 unbounded
+    double speed = -1;     // as played: 1, 10, 60, 0 = max, -1 = live over gRPC
+    QString label;
+    bool operator==(const RunState&) const = default;
+};
+
 class ConsoleIntents : public QObject {
     Q_OBJECT
 public:
@@ -56,8 +69,9 @@ public:
     virtual void setLevers(const LeverSet& levers) = 0; // reflect, emit nothing
     virtual void setScenarioNames(const QStringList& bundled) = 0;
     virtual void selectScenario(const QString& nameOrPath) = 0; // preselected, ready to play
-    // progress 0..1; < 0 = live, unbounded.
-    virtual void setPlaybackState(bool playing, double progress, const QString& label) = 0;
+    // The transport: Play, Pause/Resume, Stop (a running playback) or Back to live (a
+    // playback that is over), the speed it plays at, progress and a label.
+    virtual void setRunState(const RunState& state) = 0;
     virtual void setInstances(const QStringList& names) = 0;
     virtual void showError(const QString& title, const QString& text) = 0;
 };

@@ -317,11 +317,16 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
     m_connections = infos;
     m_topologyModel->setConnections(infos);
     updateInstancesTree();
+    updateGatewayState();
     if (infos.isEmpty()) {
         m_statusSession->setText(tr("no session"));
         return;
     }
     const ConnectionInfo& c = infos.front();
+    // What the last session said (capabilities, timeout) is stale while there is none: greyed.
+    const bool current = c.state == QLatin1String("connected");
+    for (QLabel* label : {m_statusCapabilities, m_statusProtocol, m_statusTimeout})
+        label->setEnabled(current);
     QStringList sessions;
     for (const ConnectionInfo& i : infos)
         sessions << (i.sessionId.isEmpty() ? i.state : i.sessionId);
@@ -346,11 +351,35 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
 void MainWindow::setGatewaySummary(const QString& address, const QString& recoveryState)
 {
     m_gatewayAddress = address;
+    m_recoveryState = recoveryState;
     m_statusGateway->setText(address.isEmpty() ? tr("no gateway") : tr("gateway %1").arg(address));
     m_statusRecovery->setText(tr("recovery: %1").arg(recoveryState));
     m_statusRecovery->setStyleSheet(QStringLiteral("color: %1; font-weight: bold;")
                                         .arg(TopologyModel::stateColor(recoveryState).name()));
-    m_topologyModel->setGateway(address, recoveryState);
+    updateGatewayState();
+}
+
+void MainWindow::updateGatewayState()
+{
+    // A gateway none of whose connections can open a session is unreachable, whatever the
+    // recovery gate says; the banner says so without stopping anything (not modal).
+    QStringList unreachable;
+    for (const ConnectionInfo& c : m_connections)
+        if (c.state == QLatin1String("unreachable"))
+            unreachable << (c.error.isEmpty() ? c.name : QStringLiteral("%1: %2").arg(c.name, c.error));
+    const bool down = !m_connections.isEmpty() && unreachable.size() == m_connections.size();
+    m_topologyModel->setGateway(m_gatewayAddress, down ? QStringLiteral("unreachable") : m_recoveryState);
+    if (down) {
+        m_bannerText->setText(tr("<b>Gateway %1 unreachable</b> — %2. The client keeps retrying with "
+                                 "its reconnect backoff.")
+                                  .arg(m_gatewayAddress.toHtmlEscaped(),
+                                       unreachable.join(QStringLiteral("; ")).toHtmlEscaped()));
+        m_banner->show();
+        m_unreachableBanner = true;
+    } else if (m_unreachableBanner) {
+        m_banner->hide();
+        m_unreachableBanner = false;
+    }
 }
 
 void MainWindow::setFaultsAvailable(bool available, const QString& reasonWhenNot)
@@ -383,9 +412,9 @@ bool MainWindow::loadScenario(const QString& nameOrPath)
     return m_scenario->loadScenario(nameOrPath);
 }
 
-void MainWindow::setPlaybackState(bool playing, double progress, const QString& label)
+void MainWindow::setRunState(const RunState& state)
 {
-    m_scenario->setPlaybackState(playing, progress, label);
+    m_scenario->setRunState(state);
 }
 
 void MainWindow::setInstances(const QStringList& names)
@@ -417,6 +446,7 @@ void MainWindow::updateInstancesTree()
 
 void MainWindow::showError(const QString& title, const QString& text)
 {
+    m_unreachableBanner = false;
     m_bannerText->setText(QStringLiteral("<b>%1</b> — %2").arg(title.toHtmlEscaped(),
                                                                text.toHtmlEscaped()));
     m_banner->show();

@@ -12,6 +12,7 @@
 #include "client/engine_samples.h"
 #include "client/lever_set.h"
 #include "scenario/scenario.h"
+#include "ui/console_view.h"
 #include "ui/theme.h"
 
 #include <QMainWindow>
@@ -54,8 +55,7 @@ public:
     void setFaultsAvailable(bool available, const QString& reasonWhenNot);
     void setLevers(const LeverSet& levers); // reflect the current set (no signal emitted)
     void setScenarioNames(const QStringList& bundled);
-    void setPlaybackState(bool playing, double progress /*0..1, <0 = live, unbounded*/,
-                          const QString& label);
+    void setRunState(const RunState& state);
     void setInstances(const QStringList& names); // under the only / first connection
     void showError(const QString& title, const QString& text); // banner + event log line
 
@@ -114,6 +114,7 @@ private:
     void createStatusBar();
     QSettings* openSettings() const;
     void updateInstancesTree();
+    void updateGatewayState(); // the gateway row: unreachable, or the recovery gate's state
     void logLocal(int severity, const QString& message);
     void exportPngInteractive();
     void exportCsvInteractive();
@@ -153,6 +154,8 @@ private:
     bool m_defaultLayoutApplied = false; // the first-start dock sizes were set
     Theme m_theme = Theme::Light;
     QString m_gatewayAddress;
+    QString m_recoveryState = QStringLiteral("normal");
+    bool m_unreachableBanner = false; // the banner says the gateway is unreachable
     QStringList m_instanceNames;
     QMap<QString, QStringList> m_instancesByConnection;
     QVector<ConnectionInfo> m_connections;

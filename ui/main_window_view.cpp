@@ -62,9 +62,9 @@ void MainWindowView::selectScenario(const QString& nameOrPath)
 {
     m_window.loadScenario(nameOrPath);
 }
-void MainWindowView::setPlaybackState(bool playing, double progress, const QString& label)
+void MainWindowView::setRunState(const RunState& state)
 {
-    m_window.setPlaybackState(playing, progress, label);
+    m_window.setRunState(state);
 }
 void MainWindowView::setInstances(const QStringList& names)
 {

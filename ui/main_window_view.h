@@ -24,7 +24,7 @@ public:
     void setLevers(const LeverSet& levers) override;
     void setScenarioNames(const QStringList& bundled) override;
     void selectScenario(const QString& nameOrPath) override;
-    void setPlaybackState(bool playing, double progress, const QString& label) override;
+    void setRunState(const RunState& state) override;
     void setInstances(const QStringList& names) override;
     void showError(const QString& title, const QString& text) override;
 

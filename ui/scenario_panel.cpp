@@ -149,7 +149,7 @@ bool ScenarioPanel::loadScenario(const QString& nameOrPath)
                                   .arg(scenario->durationS)
                                   .arg(scenario->instances.size())
                                   .arg(scenario->timeline.size()));
-    m_play->setEnabled(!m_playing);
+    m_play->setEnabled(!isPlaying());
     m_compare->setEnabled(true);
     return true;
 }
@@ -211,29 +211,36 @@ void ScenarioPanel::requestPlay()
 
 void ScenarioPanel::togglePlay()
 {
-    if (m_playing && !m_live)
+    if (isPlaying() && !m_state.live)
         emit pauseToggled();
-    else if (m_playing)
+    else if (isPlaying())
         emit stopRequested(); // live time cannot be paused
     else if (m_play->isEnabled())
         requestPlay();
 }
 
-void ScenarioPanel::setPlaybackState(bool playing, double progress, const QString& label)
+void ScenarioPanel::setRunState(const RunState& state)
 {
+    m_state = state;
+    const bool playing = isPlaying();
     m_play->setEnabled(!playing && m_variant->count() > 0);
-    m_stop->setEnabled(playing);
-    m_playing = playing;
-    // Live: the live feed (unbounded), or a scenario played live over gRPC — its gateway and
-    // timeline go on in wall time, so it has Stop but no Pause.
-    m_live = playing && (progress < 0 || currentSpeed() < 0);
-    m_pause->setEnabled(playing && !m_live);
+    // Stop ends a running playback; once it is over the same button returns to live.
+    m_stop->setEnabled(state.playback);
+    m_stop->setText(state.playback && !state.running ? tr("Back to live") : tr("Stop"));
+    m_stop->setToolTip(state.playback && !state.running
+                           ? tr("Return to the live run on the gateway")
+                           : tr("Stop the playback (Space for a live one)"));
+    // Live time (the live run, or a scenario played live) cannot be paused.
+    m_pause->setEnabled(playing && !state.live);
+    m_pause->setText(playing && state.paused ? tr("Resume") : tr("Pause"));
     for (QWidget* w : std::initializer_list<QWidget*>{m_scenario, m_open, m_variant, m_speed})
         w->setEnabled(!playing);
-    // A live run has no end: the bar stays empty and the label carries the elapsed time.
-    const bool bounded = progress >= 0;
-    m_progress->setValue(bounded ? int(std::lround(std::min(progress, 1.0) * kProgressSteps)) : 0);
-    m_progress->setFormat(!label.isEmpty() ? label : bounded ? QStringLiteral("%p%") : tr("live"));
+    if (state.playback)
+        setSpeed(state.speed); // the speed the shown run plays at, not the last choice
+    // An unbounded run: the bar stays empty and the label carries the elapsed time.
+    const bool bounded = state.progress >= 0;
+    m_progress->setValue(bounded ? int(std::lround(std::min(state.progress, 1.0) * kProgressSteps)) : 0);
+    m_progress->setFormat(!state.label.isEmpty() ? state.label : bounded ? QStringLiteral("%p%") : tr("live"));
 }
 
 } // namespace stormwatch

@@ -5,6 +5,8 @@
 // ask for a side-by-side comparison of the variants.
 
 #include <QStringList>
+#include "ui/console_view.h"
+
 #include <QWidget>
 
 class QComboBox;
@@ -30,8 +32,9 @@ public:
     void setSpeed(double speed);
     QString description() const;
 
-    void setPlaybackState(bool playing, double progress, const QString& label);
-    bool isPlaying() const { return m_playing; }
+    void setRunState(const RunState& state);
+    const RunState& runState() const { return m_state; }
+    bool isPlaying() const { return m_state.playback && m_state.running; }
     // Space: play when stopped; while playing, pause/resume a virtual run and stop a live one.
     void togglePlay();
     // File dialog, then loadScenario().
@@ -47,8 +50,7 @@ private:
     void onScenarioChosen(int index);
     void requestPlay();
 
-    bool m_playing = false;
-    bool m_live = false; // a live run: unbounded, cannot be paused
+    RunState m_state;
     QComboBox* m_scenario = nullptr;
     QPushButton* m_open = nullptr;
     QComboBox* m_variant = nullptr;

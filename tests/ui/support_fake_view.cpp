@@ -25,11 +25,12 @@ void FakeView::setFaultsAvailable(bool available, const QString& reasonWhenNot)
     faultsReason = reasonWhenNot;
 }
 
-void FakeView::setPlaybackState(bool isPlaying, double fraction, const QString& label)
+void FakeView::setRunState(const RunState& state)
 {
-    playing = isPlaying;
-    progress = fraction;
-    playbackLabel = label;
+    run = state;
+    playing = state.playback && state.running;
+    progress = state.progress;
+    playbackLabel = state.label;
 }
 
 void FakeView::showError(const QString& title, const QString& text)

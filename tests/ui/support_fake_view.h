@@ -27,7 +27,7 @@ public:
     void setLevers(const LeverSet& l) override { levers = l; }
     void setScenarioNames(const QStringList& bundled) override { scenarioNames = bundled; }
     void selectScenario(const QString& nameOrPath) override { selectedScenario = nameOrPath; }
-    void setPlaybackState(bool playing, double progress, const QString& label) override;
+    void setRunState(const RunState& state) override;
     void setInstances(const QStringList& names) override { instances = names; }
     void showError(const QString& title, const QString& text) override;
 
@@ -45,7 +45,9 @@ public:
     LeverSet levers;
     QStringList scenarioNames, instances;
     QString selectedScenario;
-    bool playing = false;
+    RunState run;
+    // Shorthands of `run`, as older tests read them.
+    bool playing = false; // a playback is running
     double progress = -1;
     QString playbackLabel;
     QStringList errors;

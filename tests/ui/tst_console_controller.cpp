@@ -1,5 +1,7 @@
-// The console controller against the embedded mock gateway (live gRPC on loopback) and
-// against an external address nobody answers; the window is a recording fake.
+// The console controller around the one run host: its live run against an embedded mock
+// gateway (live gRPC on loopback), an external mxgw-mock process (faults through its control
+// service), and an address nobody answers; playbacks on the same host, and every panel
+// describing the run that is shown. The window is a recording fake.
 
 #include "support_fake_view.h"
 
@@ -7,9 +9,11 @@
 #include "gateway/mock_gateway_server.h"
 #include "scenario/scenario_parser.h"
 #include "ui/console_controller.h"
-#include "ui/scenario_playback.h"
+#include "scenario/run_host.h"
 
 #include <QElapsedTimer>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -67,6 +71,24 @@ int closedPort()
     return port;
 }
 
+// The largest STA queue depth the load plot has received.
+double maxStaDepth(FakeView& view)
+{
+    double max = 0;
+    for (const QPointF& p : view.store()->gatewaySeries(GatewayMetric::StaQueueDepth))
+        if (!std::isnan(p.y()))
+            max = std::max(max, p.y());
+    return max;
+}
+
+TimelineEvent timelineEvent(TimelineAction action, double durationS = 0)
+{
+    TimelineEvent e;
+    e.action = action;
+    e.durationS = durationS;
+    return e;
+}
+
 } // namespace
 
 class TestConsoleController : public QObject {
@@ -79,16 +101,18 @@ private slots:
         QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
     }
 
-    void embeddedClientConnectsAndTagsBecomeGood()
+    void embeddedLiveRunConnectsAndTagsBecomeGood()
     {
         FakeView view;
         ConsoleController c(&view);
         QString error;
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
-        QVERIFY(c.embeddedGateway() && c.embeddedGateway()->running());
+        QVERIFY(c.host()->running() && c.host()->live() && c.host()->openEnded());
+        QVERIFY(!c.showingPlayback());
         QVERIFY(view.gatewayAddress.startsWith("127.0.0.1:"));
         QVERIFY(view.faultsAvailable);
         QVERIFY(!view.instances.isEmpty());
+        QVERIFY(!view.run.playback && view.run.running && view.run.live);
         QVERIFY(demoTagCount(c) > 0);
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
@@ -109,42 +133,46 @@ private slots:
         const LeverSet off = *leverPreset(QStringLiteral("levers-off"), nullptr);
         emit view.intents()->leversChanged(off);
         QTRY_VERIFY_WITH_TIMEOUT(view.logContains("levers changed: " + describeLevers(off)), kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view.levers, off, kLiveTimeoutMs);
     }
 
-    void wedgeReachesTheEmbeddedModel()
+    // A fault from the panel is a timeline event of the shown run, at "now": a wedge, then a
+    // redeploy whose RemoveItems and subscribe queue behind it — the load plot shows it.
+    void wedgeFromThePanelQueuesTheEmbeddedSta()
     {
         FakeView view;
         ConsoleController c(&view);
         QString error;
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
-        auto wedged = [&] { return c.embeddedGateway()->runOnModel([](gateway::GatewayModel& m) { return m.wedged(); }); };
-        QVERIFY(!wedged());
-        TimelineEvent wedge;
-        wedge.action = TimelineAction::Wedge;
-        wedge.durationS = 30;
-        emit view.intents()->faultRequested(wedge);
-        QVERIFY(wedged());
-        QVERIFY(view.logContains("injected wedge"));
-        // Its stats say so too (what the fault panel's status reads).
-        const auto stats = c.embeddedGateway()->runOnModel([](gateway::GatewayModel& m) { return m.stats(); });
-        QVERIFY(stats.wedged());
+        QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
+        emit view.intents()->faultRequested(timelineEvent(TimelineAction::Wedge, 30));
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge for 30 s (from the console)"), kLiveTimeoutMs);
+        emit view.intents()->redeployRequested(view.instances.value(0));
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("redeploy " + view.instances.value(0)), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(maxStaDepth(view) >= 1, kLiveTimeoutMs);
     }
 
-    void capabilityToggleReachesTheEmbeddedModel()
+    // The capability toggle reaches the gateway: the next session no longer advertises it.
+    void capabilityToggleReachesTheGateway()
     {
         FakeView view;
         ConsoleController c(&view);
         QString error;
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
-        auto advertised = [&] {
-            return c.embeddedGateway()->runOnModel([](gateway::GatewayModel& m) { return m.config().advertiseBulkSupervisory; });
-        };
-        QVERIFY(advertised());
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
+        QVERIFY(view.connections.value(0).supportsSupervisoryBulk);
         emit view.intents()->capabilityToggled(false);
-        QVERIFY(!advertised());
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("set_capability bulk-subscribe-supervisory off"), kLiveTimeoutMs);
+        emit view.intents()->faultRequested(timelineEvent(TimelineAction::EndEventStreams)); // a new session
+        QTRY_VERIFY_WITH_TIMEOUT(view.connections.value(0).state == QLatin1String("connected") &&
+                                     !view.connections.value(0).supportsSupervisoryBulk,
+                                 kLiveTimeoutMs);
     }
 
-    void externalUnreachableGatewayWaitsToReconnectWithoutHanging()
+    // Connection truth: an address nobody answers is "unreachable" with the error within
+    // 2 s, the gateway has no control service so faults are off with the reason, and
+    // tearing down does not hang.
+    void unreachableGatewayIsSaidWithin2Seconds()
     {
         QElapsedTimer wall;
         wall.start();
@@ -155,31 +183,51 @@ private slots:
             port.address = "127.0.0.1:" + std::to_string(closedPort());
             port.connectTimeout = std::chrono::seconds(2);
             QString error;
+            QElapsedTimer shown;
+            shown.start();
             QVERIFY2(c.startExternal(port, &error), qPrintable(error));
             QVERIFY(c.external());
-            QVERIFY(!c.embeddedGateway());
-            QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("waiting to reconnect"),
-                                      kLiveTimeoutMs);
+            QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("unreachable"), 2000);
+            qInfo("unreachable shown after %lld ms", static_cast<long long>(shown.elapsed()));
+            QVERIFY(!view.connections.value(0).error.isEmpty());
             QCOMPARE(view.goodTags(), 0);
+            QVERIFY(!view.faultsAvailable);
+            QVERIFY2(view.faultsReason.contains("control service"), qPrintable(view.faultsReason));
+            emit view.intents()->faultRequested(timelineEvent(TimelineAction::Wedge, 5));
+            QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge at"), kLiveTimeoutMs); // skipped, and why
         }
         QVERIFY2(wall.elapsed() < kLiveTimeoutMs + 5000, "tearing down against a dead gateway must not hang");
     }
 
-    void faultsAreDisabledForAnExternalGateway()
+    // An external mxgw-mock process serves MockGatewayControl: faults, the capability toggle
+    // and the gateway's own counters work against it as against the embedded one. A wedge
+    // from the panel, then a redeploy, and its STA queue rises in the load plot.
+    void externalMockProcessTakesFaultsFromThePanel()
     {
+        QProcess mock;
+        mock.start(MXGW_MOCK_PATH, {"--listen", "127.0.0.1:0", "--command-ms", "2", "--per-item-ms", "0.1"});
+        QVERIFY(mock.waitForStarted(10000));
+        QString line;
+        while (!line.contains('\n') && mock.waitForReadyRead(10000))
+            line += QString::fromLocal8Bit(mock.readAllStandardOutput());
+        const auto match = QRegularExpression("listening on (127\\.0\\.0\\.1:\\d+)").match(line);
+        QVERIFY2(match.hasMatch(), qPrintable(line));
+
         FakeView view;
         ConsoleController c(&view);
         GrpcPortOptions port;
-        port.address = "127.0.0.1:" + std::to_string(closedPort());
+        port.address = match.captured(1).toStdString();
         QString error;
         QVERIFY2(c.startExternal(port, &error), qPrintable(error));
-        QVERIFY(!view.faultsAvailable);
-        QCOMPARE(view.faultsReason, ConsoleController::kExternalFaultsReason);
-        TimelineEvent wedge;
-        wedge.action = TimelineAction::Wedge;
-        wedge.durationS = 5;
-        emit view.intents()->faultRequested(wedge);
-        QVERIFY(view.logContains(ConsoleController::kExternalFaultsReason));
+        QVERIFY2(view.faultsAvailable, qPrintable(view.faultsReason));
+        QCOMPARE(view.gatewayAddress, match.captured(1));
+        QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
+        emit view.intents()->faultRequested(timelineEvent(TimelineAction::Wedge, 30));
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge for 30 s (from the console)"), kLiveTimeoutMs);
+        emit view.intents()->redeployRequested(view.instances.value(0));
+        QTRY_VERIFY_WITH_TIMEOUT(maxStaDepth(view) >= 1, kLiveTimeoutMs);
+        mock.terminate();
+        mock.waitForFinished(5000);
     }
 
     void badExternalOptionsAreRefusedWithTheReason()
@@ -191,12 +239,12 @@ private slots:
         QString error;
         QVERIFY(!c.startExternal(port, &error));
         QVERIFY2(error.contains("nowhere"), qPrintable(error));
-        QVERIFY(!c.worker());
+        QVERIFY(!c.host()->running());
     }
 
-    // The Scenario panel's "Live (gRPC)" choice (speed -1) runs the live runner on the
-    // playback's thread, against a mock gateway embedded for the run; a lever change
-    // mid-run reaches that run's engine; Pause is refused, Stop works.
+    // The Scenario panel's "Live (gRPC)" choice (speed -1) runs the scenario live on the
+    // host, against a mock gateway embedded for the run; a lever change mid-run reaches that
+    // run's engine; Pause is refused; when it ends, Back to live returns to the live run.
     void livePlaybackRunsOnItsOwnEmbeddedGateway()
     {
         QTemporaryDir dir;
@@ -206,8 +254,8 @@ private slots:
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
         emit view.intents()->playRequested(path, QString(), -1);
         QVERIFY2(view.errors.isEmpty(), qPrintable(view.errors.join('\n')));
-        QVERIFY(c.playback()->running());
-        QVERIFY(c.playback()->live());
+        QVERIFY(c.host()->running());
+        QVERIFY(c.host()->live());
         QVERIFY(c.showingPlayback());
         QVERIFY(view.playing);
         QVERIFY(view.playbackLabel.contains("live"));
@@ -215,7 +263,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), 6, kLiveTimeoutMs);
 
         emit view.intents()->pauseToggled();
-        QVERIFY(!c.playback()->paused());
+        QVERIFY(!c.host()->paused());
         QVERIFY(view.logContains("cannot be paused"));
 
         LeverSet lever3 = view.levers;
@@ -226,15 +274,16 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(view.levers, lever3, kLiveTimeoutMs);
 
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLiveTimeoutMs);
-        QVERIFY(!c.playback()->running());
+        QVERIFY(!c.host()->running());
         QCOMPARE(view.progress, 1.0);
         QVERIFY(view.logContains("short-live / lever1+2 finished"));
         QVERIFY(view.store()->contains(SubscriptionKey{0, false}));
-        QCOMPARE(view.levers, LeverSet{}); // the panel drives the live client again
+        QCOMPARE(view.levers, lever3); // the panels still describe the finished run
+        QVERIFY(view.run.playback && !view.run.running);
     }
 
-    // On an external gateway (--gateway) the live playback uses that gateway, not one of
-    // its own: its session appears there and is closed at the end.
+    // On an external gateway (--gateway) the live playback uses that gateway: the live run
+    // ends (its session closes) while the playback's session runs, and closes at its end.
     void livePlaybackOnAnExternalGatewayUsesThatGateway()
     {
         gateway::GatewayConfig config;
@@ -254,33 +303,41 @@ private slots:
         QString error;
         QVERIFY2(c.startExternal(port, &error), qPrintable(error));
         const std::size_t live = std::size_t(c.demoScenario().connections.size());
-        QTRY_COMPARE_WITH_TIMEOUT(sessions(), live, kLiveTimeoutMs); // the console's own client
+        QTRY_COMPARE_WITH_TIMEOUT(sessions(), live, kLiveTimeoutMs); // the live run's
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
         emit view.intents()->playRequested(path, QString(), -1);
         QVERIFY2(view.errors.isEmpty(), qPrintable(view.errors.join('\n')));
-        QTRY_COMPARE_WITH_TIMEOUT(sessions(), live + 1, kLiveTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), 5, kLiveTimeoutMs);
+        QCOMPARE(sessions(), std::size_t(1)); // the playback's only: one run at a time
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(sessions(), std::size_t(0), kLiveTimeoutMs);
+        emit view.intents()->stopRequested(); // Back to live
         QTRY_COMPARE_WITH_TIMEOUT(sessions(), live, kLiveTimeoutMs);
     }
 
-    // A lever change while a virtual playback runs goes to the playback's engine (the
-    // panel shows its levers meanwhile), not to the live client.
+    // A lever change while a virtual playback runs goes to the playback's engine; after
+    // it, the live run starts with the console's own levers again.
     void leverChangeDuringAPlaybackReachesItsEngine()
     {
         FakeView view;
         ConsoleController c(&view);
+        QString error;
+        QVERIFY2(c.startEmbedded(&error), qPrintable(error));
         emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("levers-off"), 1);
-        QVERIFY(c.playback()->running());
+        QVERIFY(c.host()->running());
         const LeverSet off = *leverPreset(QStringLiteral("levers-off"), nullptr);
         const LeverSet lever1 = *leverPreset(QStringLiteral("lever1"), nullptr);
         QCOMPARE(view.levers, off);
         emit view.intents()->leversChanged(lever1);
         QTRY_VERIFY_WITH_TIMEOUT(view.logContains("levers changed: " + describeLevers(lever1)), kLiveTimeoutMs);
-        QTRY_COMPARE_WITH_TIMEOUT(c.playback()->levers(), lever1, kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(c.host()->levers(), lever1, kLiveTimeoutMs);
         QCOMPARE(view.levers, lever1);
         emit view.intents()->stopRequested();
-        QVERIFY(!c.playback()->running());
+        QVERIFY(!c.host()->running());
+        QCOMPARE(c.host()->state(), RunHost::State::Stopped);
+        QCOMPARE(view.levers, lever1); // the stopped run's
+        emit view.intents()->stopRequested(); // Back to live
+        QVERIFY(c.host()->running() && c.host()->openEnded());
         QCOMPARE(view.levers, LeverSet{}); // the live levers ("all") are untouched
     }
 
@@ -296,26 +353,50 @@ private slots:
         QVERIFY2(error.contains("no-such-scenario"), qPrintable(error));
     }
 
-    void playbackMutesTheLiveFeedAndStopReturnsToIt()
+    // Issue 11's walk: live → play the incident at max → finished → back to live. At each
+    // step the levers, speed, topology, status bar and fault controls describe the shown run.
+    void everyPanelDescribesTheShownRun()
     {
         FakeView view;
         ConsoleController c(&view);
         QString error;
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
+        const QString liveAddress = view.gatewayAddress;
+        const QStringList liveInstances = view.instances;
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
+        QCOMPARE(view.levers, LeverSet{});
+        QVERIFY(view.faultsAvailable);
+        QVERIFY(!view.run.playback && view.run.live && view.run.speed < 0);
+        QVERIFY(liveAddress.startsWith("127.0.0.1:"));
+
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("levers-off"), 0);
-        QVERIFY(c.showingPlayback());
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLiveTimeoutMs);
-        // The replay's gateway refuses every session: its tags are never Good, and the
-        // live feed (Good tags) did not leak into the table meanwhile.
-        QCOMPARE(view.goodTags(), 0);
-        QVERIFY(!view.tags.isEmpty());
-        emit view.intents()->stopRequested();
-        QVERIFY(!c.showingPlayback());
-        QCOMPARE(view.progress, -1.0);
-        QCOMPARE(view.goodTags(), demoTagCount(c)); // restored at once from the live feed
-        QTRY_VERIFY_WITH_TIMEOUT(!view.store()->subscriptions().isEmpty(), kLiveTimeoutMs);
+        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"), QStringLiteral("levers-off"), 0);
+        const LeverSet off = *leverPreset(QStringLiteral("levers-off"), nullptr);
+        QCOMPARE(view.levers, off);
+        QCOMPARE(view.instances, (QStringList{"Z28062", "Z28061"}));
+        QCOMPARE(view.gatewayAddress, QStringLiteral("in-process mock"));
+        QVERIFY(view.faultsAvailable); // the replay's gateway model takes faults
+        QVERIFY(view.run.playback && view.run.running && !view.run.live);
+        QCOMPARE(view.run.speed, 0.0); // max, as played
+        QVERIFY(view.connections.isEmpty() || view.connectionState("gw1") != QLatin1String("connected") ||
+                view.connections.value(0).address == QLatin1String("in-process mock"));
+
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(view.levers, off); // still the finished run's
+        QCOMPARE(view.instances, (QStringList{"Z28062", "Z28061"}));
+        QVERIFY(view.run.playback && !view.run.running);
+        QCOMPARE(view.progress, 1.0);
+        QVERIFY(!view.faultsAvailable); // nothing runs to take a fault
+        QVERIFY(view.playbackLabel.contains("Back to live"));
+
+        emit view.intents()->stopRequested(); // Back to live
+        QVERIFY(!view.run.playback && view.run.running && view.run.live);
+        QCOMPARE(view.levers, LeverSet{});
+        QCOMPARE(view.instances, liveInstances);
+        QVERIFY(view.gatewayAddress.startsWith("127.0.0.1:"));
+        QVERIFY(view.faultsAvailable);
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
     }
 };
 

@@ -316,7 +316,8 @@ private slots:
         QCOMPARE(play.at(0).at(1).toString(), QStringLiteral("lever1"));
         QCOMPARE(play.at(0).at(2).toDouble(), 60.0);
 
-        w.setPlaybackState(true, 0.5, QStringLiteral("55 s / 110 s"));
+        RunState playing{true, true, false, false, 0.5, 60, QStringLiteral("55 s / 110 s")};
+        w.setRunState(playing);
         QVERIFY(!child<QPushButton>(w, "play")->isEnabled());
         QVERIFY(child<QPushButton>(w, "stop")->isEnabled());
         QVERIFY(child<QPushButton>(w, "pause")->isEnabled());
@@ -328,15 +329,26 @@ private slots:
         QCOMPARE(stop.count(), 0);
         child<QPushButton>(w, "stop")->click();
         QCOMPARE(stop.count(), 1);
-        w.setPlaybackState(false, 1.0, QString());
+        // Pause reads Resume while paused.
+        playing.paused = true;
+        w.setRunState(playing);
+        QCOMPARE(child<QPushButton>(w, "pause")->text(), QStringLiteral("Resume"));
+        // A finished playback: Stop becomes Back to live, Space plays again.
+        w.setRunState(RunState{true, false, false, false, 1.0, 60, QString()});
+        QVERIFY(child<QPushButton>(w, "stop")->isEnabled());
+        QCOMPARE(child<QPushButton>(w, "stop")->text(), QStringLiteral("Back to live"));
         child<QAction>(w, "actionPlayPause")->trigger();
         QCOMPARE(play.count(), 2);
-        w.setPlaybackState(true, -1, QStringLiteral("live 00:42"));
+        w.setRunState(RunState{true, true, false, true, -1, -1, QStringLiteral("live 00:42")});
         QVERIFY(!child<QPushButton>(w, "pause")->isEnabled());
         child<QAction>(w, "actionPlayPause")->trigger();
         QCOMPARE(stop.count(), 2);
         QCOMPARE(pause.count(), 1);
-        w.setPlaybackState(false, 0, QString());
+        // The console's own live run: no Stop, no Pause, Play enabled.
+        w.setRunState(RunState{false, true, false, true, -1, -1, QString()});
+        QVERIFY(!child<QPushButton>(w, "stop")->isEnabled());
+        QVERIFY(!child<QPushButton>(w, "pause")->isEnabled());
+        QVERIFY(child<QPushButton>(w, "play")->isEnabled());
 
         child<QPushButton>(w, "compare")->click();
         QCOMPARE(compare.count(), 1);

@@ -30,16 +30,16 @@ private slots:
         panel.togglePlay();
         QCOMPARE(play.count(), 1);
         QCOMPARE(play.first().at(2).toDouble(), -1.0); // reaches ConsoleController::playLive
-        panel.setPlaybackState(true, 0.25, QStringLiteral("live-gate-lever1 / lever1 — live"));
+        panel.setRunState(RunState{true, true, false, true, 0.25, -1, QStringLiteral("live-gate-lever1 / lever1 — live")});
         QVERIFY(!pause->isEnabled());
         QVERIFY(stop->isEnabled());
         panel.togglePlay(); // Space
         QCOMPARE(paused.count(), 0);
         QCOMPARE(stopped.count(), 1);
 
-        panel.setPlaybackState(false, 1.0, QString());
+        panel.setRunState(RunState{true, false, false, true, 1.0, -1, QString()});
         panel.setSpeed(10);
-        panel.setPlaybackState(true, 0.25, QString());
+        panel.setRunState(RunState{true, true, false, false, 0.25, 10, QString()});
         QVERIFY(pause->isEnabled()); // a virtual run pauses
         panel.togglePlay();
         QCOMPARE(paused.count(), 1);

@@ -1,4 +1,6 @@
-#include "ui/scenario_playback.h"
+#include "scenario/run_host.h"
+
+#include "client/lever_set.h"
 
 #include "client/engine_batcher.h"
 #include "client/scheduler.h"
@@ -14,7 +16,7 @@
 
 namespace stormwatch {
 
-Q_LOGGING_CATEGORY(lcPlayback, "stormwatch.ui.playback")
+Q_LOGGING_CATEGORY(lcRunHost, "stormwatch.scenario.run")
 
 namespace {
 
@@ -52,7 +54,7 @@ double seconds(Time t)
 
 } // namespace
 
-struct ScenarioPlayback::Step {
+struct RunHost::Step {
     EngineBatch batch;
     GatewayPoint gateway;
     double virtualS = 0;
@@ -60,10 +62,10 @@ struct ScenarioPlayback::Step {
 };
 
 // Lives on the playback thread; builds, runs and destroys the runner there.
-class ScenarioPlayback::Worker : public QObject {
+class RunHost::Worker : public QObject {
 public:
     Worker(Scenario scenario, VariantSpec variant, RunnerFactory factory, bool live, int maxLogLines,
-           std::shared_ptr<Shared> shared, ScenarioPlayback* owner)
+           std::shared_ptr<Shared> shared, RunHost* owner)
         : m_scenario(std::move(scenario)), m_variant(std::move(variant)),
           m_factory(std::move(factory)), m_live(live), m_maxLogLines(maxLogLines),
           m_shared(std::move(shared)), m_owner(owner)
@@ -72,19 +74,46 @@ public:
 
     // Builds the runner (blocking the caller: a live one starts its gateway here). "" when
     // it is ready, else what is wrong; *levers: the variant's.
-    QString create(LeverSet* levers)
+    struct Created {
+        LeverSet levers;
+        QString gatewayAddress;
+        QString faultsUnavailable;
+        QStringList instances;
+    };
+
+    QString create(Created* created)
     {
         m_runner = m_factory(m_scenario, m_variant);
         if (!m_runner->ok())
             return m_runner->error();
+        created->gatewayAddress = QString::fromStdString(m_runner->port().describe());
+        created->faultsUnavailable = m_runner->access().unavailableReason();
+        for (const auto& instance : m_runner->engine().instances())
+            created->instances << QString::fromStdString(instance->name());
         // The same batcher as the live client's worker: it collects what changed (and the
         // engine's log lines, capped per step) as an observer beside the runner's metrics.
         m_batcher = std::make_unique<EngineBatcher>(m_runner->engine());
         m_batcher->setMaxLogLines(m_maxLogLines);
         m_runner->engine().addObserver(m_batcher.get());
         m_sentLevers = m_runner->engine().levers();
-        *levers = m_sentLevers;
+        created->levers = m_sentLevers;
         return {};
+    }
+
+    // The console's fault panel: a timeline event at "now", through the runner.
+    void inject(const TimelineEvent& event)
+    {
+        if (!m_runner || m_done || m_shutDown)
+            return;
+        const QString skipped = m_runner->applyNow(event);
+        const QDateTime wall = QDateTime::currentDateTime();
+        const double t = m_runner->elapsedS();
+        if (skipped.isEmpty())
+            m_pendingLogs.push_back(LogEntry{t, wall, int(Severity::Warning), QStringLiteral("timeline"),
+                                             QStringLiteral("%1 (from the console)").arg(describeTimeline(event))});
+        else
+            m_pendingLogs.push_back(
+                LogEntry{t, wall, int(Severity::Warning), QStringLiteral("timeline"), skipped});
     }
 
     void begin()
@@ -129,6 +158,8 @@ private:
         m_timer = nullptr;
         if (m_runner && m_batcher)
             m_runner->engine().removeObserver(m_batcher.get());
+        if (m_runner)
+            m_runner->abandon(); // a stopped run leaves no session behind
         m_batcher.reset();
         m_runner.reset();
         QThread::currentThread()->quit();
@@ -236,6 +267,9 @@ private:
         b.gateway.tS -= t0;
 
         const QDateTime wall = QDateTime::currentDateTime();
+        for (LogEntry& line : m_pendingLogs)
+            b.logs.push_back(std::move(line));
+        m_pendingLogs.clear();
         while (m_nextTimeline < m_scenario.timeline.size() && m_scenario.timeline[m_nextTimeline].atS < m_virtualS) {
             const TimelineEvent& e = m_scenario.timeline[m_nextTimeline++];
             b.logs.push_back(LogEntry{e.atS, wall, int(Severity::Info), QStringLiteral("timeline"),
@@ -290,7 +324,7 @@ private:
     const bool m_live;
     const int m_maxLogLines;
     std::shared_ptr<Shared> m_shared;
-    ScenarioPlayback* m_owner;
+    RunHost* m_owner;
     std::unique_ptr<ScenarioRunner> m_runner;
     std::unique_ptr<EngineBatcher> m_batcher; // an observer of the runner's engine
     bool m_sentFirst = false;
@@ -309,20 +343,34 @@ private:
     qsizetype m_nextTimeline = 0;
     QHash<QString, QString> m_connectionStates;
     LeverSet m_sentLevers;
+    QVector<LogEntry> m_pendingLogs; // injected events, said with the next step
 };
 
-ScenarioPlayback::ScenarioPlayback(QObject* parent) : QObject(parent)
+Scenario RunHost::openEndedLive(const Scenario& scenario, const LeverSet& levers)
+{
+    Scenario live = scenario;
+    live.name = QStringLiteral("live");
+    live.description = QStringLiteral("the console's live run");
+    live.durationS = kOpenEndedS;
+    live.timeline.clear();
+    live.variants = {VariantSpec{QStringLiteral("live"), leverSetToJson(levers)}};
+    for (ScenarioInstance& i : live.instances)
+        i.startAtS = 0;
+    return live;
+}
+
+RunHost::RunHost(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<GatewayPoint>();
     qRegisterMetaType<QSharedPointer<VariantRun>>();
 }
 
-ScenarioPlayback::~ScenarioPlayback()
+RunHost::~RunHost()
 {
     joinWorker();
 }
 
-bool ScenarioPlayback::start(const Scenario& scenario, const QString& variant, double speed,
+bool RunHost::start(const Scenario& scenario, const QString& variant, double speed,
                              QString* error)
 {
     return launch(scenario, variant, false, speed,
@@ -330,7 +378,7 @@ bool ScenarioPlayback::start(const Scenario& scenario, const QString& variant, d
                   error);
 }
 
-bool ScenarioPlayback::startLive(const Scenario& scenario, const QString& variant,
+bool RunHost::startLive(const Scenario& scenario, const QString& variant,
                                  const LiveOptions& live, QString* error)
 {
     LiveOptions options = live;
@@ -342,7 +390,7 @@ bool ScenarioPlayback::startLive(const Scenario& scenario, const QString& varian
                   error);
 }
 
-bool ScenarioPlayback::launch(const Scenario& scenario, const QString& variant, bool live,
+bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live,
                               double speed, RunnerFactory makeRunner, QString* error)
 {
     stop();
@@ -376,9 +424,9 @@ bool ScenarioPlayback::launch(const Scenario& scenario, const QString& variant, 
     m_worker->moveToThread(m_thread);
     m_thread->start();
     QString createError;
-    LeverSet levers;
+    Worker::Created created;
     QMetaObject::invokeMethod(
-        m_worker, [worker = m_worker, &createError, &levers] { createError = worker->create(&levers); },
+        m_worker, [worker = m_worker, &createError, &created] { createError = worker->create(&created); },
         Qt::BlockingQueuedConnection);
     if (!createError.isEmpty()) {
         joinWorker();
@@ -387,7 +435,11 @@ bool ScenarioPlayback::launch(const Scenario& scenario, const QString& variant, 
         return false;
     }
     m_live = live;
-    m_levers = levers;
+    m_levers = created.levers;
+    m_gatewayAddress = created.gatewayAddress;
+    m_faultsUnavailable = created.faultsUnavailable;
+    m_instanceNames = created.instances;
+    m_state = State::Running;
     m_scenarioName = scenario.name;
     m_variantName = spec->name;
     m_durationS = scenario.durationS;
@@ -396,20 +448,33 @@ bool ScenarioPlayback::launch(const Scenario& scenario, const QString& variant, 
     const QString how = live ? QStringLiteral("live over gRPC (%1 s of wall time)").arg(m_durationS)
                              : QStringLiteral("in virtual time at %1").arg(speedLabel(speed));
     emit logEntries({LogEntry{0, QDateTime::currentDateTime(), int(Severity::Info), QStringLiteral("playback"),
-                              QStringLiteral("playing %1 / %2 %3 (levers: %4)")
-                                  .arg(m_scenarioName, m_variantName, how, describeLevers(m_levers))}});
+                              openEnded() ? QStringLiteral("live run on %1 (levers: %2)")
+                                                .arg(m_gatewayAddress, describeLevers(m_levers))
+                                          : QStringLiteral("playing %1 / %2 %3 (levers: %4)")
+                                                .arg(m_scenarioName, m_variantName, how, describeLevers(m_levers))}});
+    emit stateChanged();
     return true;
 }
 
-void ScenarioPlayback::stop()
+void RunHost::stop()
 {
     if (!m_thread)
         return;
     joinWorker();
+    m_state = State::Stopped;
     emit stopped();
+    emit stateChanged();
 }
 
-void ScenarioPlayback::joinWorker()
+void RunHost::inject(const TimelineEvent& event)
+{
+    if (!m_thread)
+        return;
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker, event] { worker->inject(event); },
+                              Qt::QueuedConnection);
+}
+
+void RunHost::joinWorker()
 {
     if (!m_thread)
         return;
@@ -423,21 +488,25 @@ void ScenarioPlayback::joinWorker()
     m_thread = nullptr;
 }
 
-void ScenarioPlayback::setPaused(bool paused)
+void RunHost::setPaused(bool paused)
 {
     // Live, time goes on at the gateway and in the timeline: holding the steps would only
     // hide it, so a live run is not paused.
-    if (m_shared && !m_live)
+    if (m_shared && !m_live && m_thread && m_shared->paused != paused) {
         m_shared->paused = paused;
+        emit stateChanged();
+    }
 }
 
-void ScenarioPlayback::setSpeed(double speed)
+void RunHost::setSpeed(double speed)
 {
-    if (m_shared && !m_live)
+    if (m_shared && !m_live && m_shared->speed != std::max(0.0, speed)) {
         m_shared->speed = std::max(0.0, speed);
+        emit stateChanged();
+    }
 }
 
-void ScenarioPlayback::applyLevers(const LeverSet& levers)
+void RunHost::applyLevers(const LeverSet& levers)
 {
     if (!m_thread)
         return;
@@ -445,7 +514,7 @@ void ScenarioPlayback::applyLevers(const LeverSet& levers)
                               Qt::QueuedConnection);
 }
 
-void ScenarioPlayback::onStep(Shared* run, const QSharedPointer<Step>& step)
+void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
 {
     --run->batchesInFlight;
     if (!m_thread || run != m_shared.get() || run->stop)
@@ -468,12 +537,14 @@ void ScenarioPlayback::onStep(Shared* run, const QSharedPointer<Step>& step)
     emit progress(m_virtualS, m_durationS);
 }
 
-void ScenarioPlayback::onWorkerFinished(Shared* which, const QSharedPointer<VariantRun>& run)
+void RunHost::onWorkerFinished(Shared* which, const QSharedPointer<VariantRun>& run)
 {
     if (!m_thread || which != m_shared.get() || which->stop)
         return;
     joinWorker();
+    m_state = State::Finished;
     emit finished(run);
+    emit stateChanged();
 }
 
 } // namespace stormwatch

@@ -6,7 +6,7 @@
 
 #include "scenario/scenario_parser.h"
 #include "ui/console_controller.h"
-#include "ui/scenario_playback.h"
+#include "scenario/run_host.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -83,7 +83,7 @@ double maxOf(const QVector<QPointF>& series)
 
 } // namespace
 
-class TestScenarioPlayback : public QObject {
+class TestRunHost : public QObject {
     Q_OBJECT
 
 private slots:
@@ -113,7 +113,7 @@ private slots:
         FakeView view;
         ConsoleController c(&view);
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), variant, ScenarioPlayback::kMaxSpeed);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), variant, RunHost::kMaxSpeed);
         QVERIFY2(view.errors.isEmpty(), qPrintable(view.errors.join('\n')));
         QVERIFY(view.playing);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
@@ -128,7 +128,7 @@ private slots:
         QCOMPARE(maxOf(outstanding), double(maxOutstanding));
         QCOMPARE(view.store()->series(key, SubMetric::RequestsSent).last().y(), double(requests));
         QVERIFY(view.store()->latestTime() > 100); // virtual seconds of the 110 s run
-        QCOMPARE(view.connectionState("gw1"), QStringLiteral("waiting to reconnect"));
+        QCOMPARE(view.connectionState("gw1"), QStringLiteral("unreachable")); // every session refused
         QVERIFY(view.logContains(QStringLiteral("timeline")));
         QVERIFY(view.logContains(QStringLiteral("subscribe_requests %1,").arg(requests)));
         QVERIFY(!view.playing);
@@ -137,9 +137,9 @@ private slots:
 
     void pacedAtTenTimesAdvancesAboutTenVirtualSecondsPerWallSecond()
     {
-        ScenarioPlayback playback;
+        RunHost playback;
         double virtualS = 0;
-        connect(&playback, &ScenarioPlayback::progress, this, [&](double t, double) { virtualS = t; });
+        connect(&playback, &RunHost::progress, this, [&](double t, double) { virtualS = t; });
         QString error;
         QElapsedTimer wall;
         wall.start();
@@ -156,10 +156,10 @@ private slots:
 
     void stopMidRunIsClean()
     {
-        ScenarioPlayback playback;
-        QSignalSpy progress(&playback, &ScenarioPlayback::progress);
-        QSignalSpy stopped(&playback, &ScenarioPlayback::stopped);
-        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        RunHost playback;
+        QSignalSpy progress(&playback, &RunHost::progress);
+        QSignalSpy stopped(&playback, &RunHost::stopped);
+        QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
         QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), 1, &error), qPrintable(error));
         QVERIFY(playback.running());
@@ -173,13 +173,13 @@ private slots:
         QCOMPARE(finished.count(), 0);
         QVERIFY(playback.virtualS() < playback.durationS());
         // And it plays again afterwards.
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), ScenarioPlayback::kMaxSpeed, &error), qPrintable(error));
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), RunHost::kMaxSpeed, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     }
 
     void pauseHoldsVirtualTimeAndResumeContinues()
     {
-        ScenarioPlayback playback;
+        RunHost playback;
         QString error;
         QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), 60, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() > 0, 5000);
@@ -202,23 +202,23 @@ private slots:
     // thread; every tag goes Good, the steps reach the end in about the run's wall time.
     void liveRunFillsSamplesTagsGoGoodAndFinishes()
     {
-        ScenarioPlayback playback;
+        RunHost playback;
         TagQualities tags;
         QVector<LogEntry> log;
         QVector<SubscriptionSample> samples;
         double lastProgress = -1, lastDuration = 0;
         bool progressMonotonic = true;
-        connect(&playback, &ScenarioPlayback::tagChanges, this, [&](const auto& c) { tags.add(c); });
-        connect(&playback, &ScenarioPlayback::logEntries, this, [&](const auto& e) { log += e; });
-        connect(&playback, &ScenarioPlayback::subscriptionSamples, this, [&](const auto& s) { samples += s; });
-        connect(&playback, &ScenarioPlayback::progress, this, [&](double t, double d) {
+        connect(&playback, &RunHost::tagChanges, this, [&](const auto& c) { tags.add(c); });
+        connect(&playback, &RunHost::logEntries, this, [&](const auto& e) { log += e; });
+        connect(&playback, &RunHost::subscriptionSamples, this, [&](const auto& s) { samples += s; });
+        connect(&playback, &RunHost::progress, this, [&](double t, double d) {
             progressMonotonic = progressMonotonic && t >= lastProgress;
             lastProgress = t;
             lastDuration = d;
         });
-        QSignalSpy gateway(&playback, &ScenarioPlayback::gatewayPoint);
-        QSignalSpy connections(&playback, &ScenarioPlayback::connectionInfo);
-        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        QSignalSpy gateway(&playback, &RunHost::gatewayPoint);
+        QSignalSpy connections(&playback, &RunHost::connectionInfo);
+        QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
         QElapsedTimer wall;
         wall.start();
@@ -262,12 +262,12 @@ private slots:
 
     void liveStopMidRunIsPromptAndClean()
     {
-        ScenarioPlayback playback;
+        RunHost playback;
         TagQualities tags;
-        connect(&playback, &ScenarioPlayback::tagChanges, this, [&](const auto& c) { tags.add(c); });
-        QSignalSpy progress(&playback, &ScenarioPlayback::progress);
-        QSignalSpy stopped(&playback, &ScenarioPlayback::stopped);
-        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        connect(&playback, &RunHost::tagChanges, this, [&](const auto& c) { tags.add(c); });
+        QSignalSpy progress(&playback, &RunHost::progress);
+        QSignalSpy stopped(&playback, &RunHost::stopped);
+        QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
         QVERIFY2(playback.startLive(shortLive(30, 10), QString(), LiveOptions{}, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(tags.good(), 10, kTimeoutMs);
@@ -288,14 +288,14 @@ private slots:
         QVERIFY(playback.virtualS() < 5);
         qInfo("live playback: stop() took %lld ms (the runner and its embedded gateway torn down)", stopMs);
         // And it plays again afterwards (in virtual time: quicker).
-        QVERIFY2(playback.start(shortLive(2, 10), QString(), ScenarioPlayback::kMaxSpeed, &error), qPrintable(error));
+        QVERIFY2(playback.start(shortLive(2, 10), QString(), RunHost::kMaxSpeed, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         QVERIFY(!playback.live());
     }
 
     void liveRunOfABadGatewayIsRefusedWithTheReason()
     {
-        ScenarioPlayback playback;
+        RunHost playback;
         LiveOptions live;
         live.gateway = GrpcPortOptions{};
         live.gateway->address = "nowhere";
@@ -309,13 +309,13 @@ private slots:
     // rest are counted in one line.
     void engineLogLinesAreForwardedAndCapped()
     {
-        ScenarioPlayback playback;
+        RunHost playback;
         playback.setMaxLogLinesPerStep(1);
         QVector<QVector<LogEntry>> batches;
-        connect(&playback, &ScenarioPlayback::logEntries, this, [&](const auto& e) { batches.push_back(e); });
-        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        connect(&playback, &RunHost::logEntries, this, [&](const auto& e) { batches.push_back(e); });
+        QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), ScenarioPlayback::kMaxSpeed, &error),
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), RunHost::kMaxSpeed, &error),
                  qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         QVector<LogEntry> all;
@@ -346,15 +346,15 @@ private slots:
     // subscribes stops growing (levers off throughout: 22 requests, 22 outstanding).
     void leverOneSwitchedOnMidRunStopsOutstandingClimbing()
     {
-        ScenarioPlayback playback;
+        RunHost playback;
         QVector<SubscriptionSample> samples;
-        connect(&playback, &ScenarioPlayback::subscriptionSamples, this, [&](const auto& s) { samples += s; });
+        connect(&playback, &RunHost::subscriptionSamples, this, [&](const auto& s) { samples += s; });
         QVector<LogEntry> log;
-        connect(&playback, &ScenarioPlayback::logEntries, this, [&](const auto& e) { log += e; });
-        QSignalSpy levers(&playback, &ScenarioPlayback::leversChanged);
-        QSignalSpy finished(&playback, &ScenarioPlayback::finished);
+        connect(&playback, &RunHost::logEntries, this, [&](const auto& e) { log += e; });
+        QSignalSpy levers(&playback, &RunHost::leversChanged);
+        QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), ScenarioPlayback::kMaxSpeed, &error),
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), RunHost::kMaxSpeed, &error),
                  qPrintable(error));
         QVERIFY(!playback.levers().inflightGuard);
         QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() >= 30, kTimeoutMs);
@@ -400,7 +400,7 @@ private slots:
 
     void unknownVariantIsRefusedWithTheVariantList()
     {
-        ScenarioPlayback playback;
+        RunHost playback;
         QString error;
         QVERIFY(!playback.start(liveGate(), QStringLiteral("nope"), 1, &error));
         QVERIFY2(error.contains("levers-off") && error.contains("lever1"), qPrintable(error));
@@ -408,5 +408,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestScenarioPlayback)
-#include "tst_scenario_playback.moc"
+QTEST_MAIN(TestRunHost)
+#include "tst_run_host.moc"

@@ -1,8 +1,12 @@
 #pragma once
-// Plays one scenario variant on a worker thread and reports what the live ClientWorker
-// reports — subscription samples, tag changes, log lines, connection infos — plus the
-// gateway as GatewayPoints, so the same store and models show a replay and a live run
-// alike. Two modes, one worker:
+// The one run host: hosts ONE ScenarioRunner at a time on a worker thread it owns — the
+// console's open-ended live run, a playback in virtual time, or a scenario played live —
+// and reports what the run does as batches: subscription samples, tag changes, log lines,
+// connection infos and the gateway as GatewayPoints. Every panel of the console reads its
+// state (levers, speed, instances, gateway, whether faults can be injected and why not), so
+// the panels always describe the run that is shown. Faults and run-time changes from the
+// console are timeline events at "now", applied by the runner through its GatewayAccess,
+// exactly as a scenario file's timeline is. Two modes, one worker:
 // - virtual time (start()): a virtual ScenarioRunner paced against the wall clock (1×, 10×,
 //   60×) or as fast as possible (the mock model's STA queue and counters as the gateway);
 // - live (startLive()): the live ScenarioRunner over gRPC — an embedded mock gateway of its
@@ -21,7 +25,6 @@
 
 #include "client/engine_samples.h"
 #include "client/lever_set.h"
-#include "models/series_store.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_runner.h"
 
@@ -37,16 +40,29 @@ class QThread;
 
 namespace stormwatch {
 
-class ScenarioPlayback : public QObject {
+class RunHost : public QObject {
     Q_OBJECT
 public:
     static constexpr double kMaxSpeed = 0; // as fast as possible
     static constexpr int kStepMs = 50;     // wall time between paced (and live) steps
     // A storm logs a line per failed subscribe: the event log gets this many a step at most.
     static constexpr int kMaxLogLinesPerStep = 200;
+    // The console's live run is a scenario without an end (30 days of wall time).
+    static constexpr double kOpenEndedS = 30.0 * 24 * 3600;
 
-    explicit ScenarioPlayback(QObject* parent = nullptr);
-    ~ScenarioPlayback() override; // stop()
+    enum class State {
+        Idle,     // nothing started yet
+        Running,  // steps are coming (a paused virtual run is Running and paused())
+        Finished, // reached its end; its plots stay until the next run
+        Stopped,  // stopped before its end
+    };
+
+    // The console's live run: `scenario`'s connections and instances, no timeline, no end,
+    // with `levers`, against LiveOptions::gateway or an embedded mock gateway of its own.
+    static Scenario openEndedLive(const Scenario& scenario, const LeverSet& levers);
+
+    explicit RunHost(QObject* parent = nullptr);
+    ~RunHost() override; // stop()
 
     // Starts playing `variant` of `scenario` ("" = its first variant) at `speed` × wall
     // time (0 = max). False with *error when the variant cannot be built; a running
@@ -71,6 +87,10 @@ public:
     // To the running variant's engine, on the worker thread, as ClientEngine::applyLevers
     // (Lever 3 at the next session). Nothing when no run is in progress.
     void applyLevers(const LeverSet& levers);
+    // A timeline event at "now" (a fault, redeploy, set_levers, set_capability), applied by
+    // the runner through its GatewayAccess like a scenario's own timeline; what happened is
+    // said in the event log (applied, or skipped and why). Nothing when no run is running.
+    void inject(const TimelineEvent& event);
     // The engine's levers as last known: the variant's at start, then every change (a
     // timeline set_levers, applyLevers) once a step has reported it.
     const LeverSet& levers() const { return m_levers; }
@@ -79,7 +99,15 @@ public:
     void setMaxLogLinesPerStep(int lines) { m_maxLogLines = std::max(1, lines); }
 
     bool running() const { return m_thread != nullptr; }
+    State state() const { return m_state; }
     bool live() const { return m_live; }
+    bool openEnded() const { return m_durationS >= kOpenEndedS; }
+    // What the run connects to: "in-process mock" (virtual), "127.0.0.1:PORT" (live).
+    QString gatewayAddress() const { return m_gatewayAddress; }
+    // "" when faults reach the run's gateway; else why not (a gateway without the mock's
+    // control service), for the fault controls to show.
+    QString faultsUnavailableReason() const { return m_faultsUnavailable; }
+    QStringList instanceNames() const { return m_instanceNames; }
     QString scenarioName() const { return m_scenarioName; }
     QString variantName() const { return m_variantName; }
     double durationS() const { return m_durationS; }
@@ -97,6 +125,8 @@ signals:
     // The run reached its end: metrics and the full step series of the run.
     void finished(QSharedPointer<stormwatch::VariantRun> run);
     void stopped();
+    // state(), speed(), paused() or levers() changed: the panels re-read the host.
+    void stateChanged();
 
 private:
     struct Shared {
@@ -121,6 +151,10 @@ private:
     QThread* m_thread = nullptr;
     Worker* m_worker = nullptr;
     std::shared_ptr<Shared> m_shared;
+    State m_state = State::Idle;
+    QString m_gatewayAddress;
+    QString m_faultsUnavailable;
+    QStringList m_instanceNames;
     QString m_scenarioName;
     QString m_variantName;
     double m_durationS = 0;
@@ -132,4 +166,3 @@ private:
 
 } // namespace stormwatch
 
-Q_DECLARE_METATYPE(stormwatch::GatewayPoint)

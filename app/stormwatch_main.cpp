@@ -2,11 +2,12 @@
 //
 //   stormwatch --headless --scenario NAME|FILE [--variants a,b] [--seed N] [--json] [--report DIR]
 //              [--live [--gateway HOST:PORT [--tls-ca F] [--tls-cert F --tls-key F] [--token-file
-//              F]]]
+//              F [--allow-insecure-token]]]]
 //   stormwatch --list-scenarios
 //   stormwatch --validate-scenario FILE
 //
-// Exit codes: 0 ok, 1 runtime failure, 2 bad input (the message names the problem).
+// Exit codes: 0 ok, 1 runtime failure (also: a live run's connection to --gateway never
+// opened a session, the cause named in one line), 2 bad input (the message names the problem).
 
 #ifdef STORMWATCH_CONSOLE
 #include "app/console.h"
@@ -18,13 +19,19 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 
+#include "client/qt_scheduler.h"
+
 #include <QCommandLineParser>
 #include <QMap>
 #include <QCoreApplication>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QTextStream>
+#include <QTimer>
+#include <grpc/support/log.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -75,7 +82,7 @@ struct Options {
     QCommandLineOption progress{
         "progress", "Show a progress bar on stderr (default: only when stderr is a terminal)."};
     QCommandLineOption verbose{"verbose",
-                               "Log the client's and the mock gateway's messages to stderr."};
+                               "Log the client's, the mock gateway's and gRPC's messages to stderr."};
     QCommandLineOption listScenarios{"list-scenarios", "List the bundled scenarios and exit."};
     QCommandLineOption validateScenario{
         "validate-scenario",
@@ -98,7 +105,12 @@ struct Options {
     QCommandLineOption tlsKey{"tls-key", "Client key for TLS to --gateway (PEM; with --tls-cert).",
                               "FILE"};
     QCommandLineOption tokenFile{
-        "token-file", "Bearer token for --gateway, read from FILE (never shown).", "FILE"};
+        "token-file", "Bearer token for --gateway, read from FILE (never shown). Needs TLS (--tls-ca) "
+        "unless --allow-insecure-token is given.", "FILE"};
+    QCommandLineOption allowInsecureToken{
+        "allow-insecure-token",
+        "Send --token-file's bearer token without TLS, in clear text: only over a network you trust "
+        "(an SSH tunnel, a gateway on this machine)."};
     // The console window's own options.
     QCommandLineOption levers{"levers",
                               "Console: lever preset the live client starts with: levers-off, lever1, "
@@ -128,7 +140,7 @@ struct Options {
         parser.addVersionOption();
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
                            listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
-                           tokenFile, levers, settings, play, speed, screenshot, screenshotAfter});
+                           tokenFile, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter});
     }
 };
 
@@ -313,6 +325,60 @@ std::optional<LiveOptions> liveOptionsFrom(const QCommandLineParser& parser, con
     return live;
 }
 
+// --token-file to --gateway without TLS would put the bearer token on the wire in clear
+// text: refused (exit 2) unless --allow-insecure-token says that is intended.
+QString insecureTokenProblem(const QCommandLineParser& parser, const Options& o)
+{
+    const bool tls = parser.isSet(o.tlsCa) || parser.isSet(o.tlsCert) || parser.isSet(o.tlsKey);
+    if (!parser.isSet(o.tokenFile) || !parser.isSet(o.gateway) || tls || parser.isSet(o.allowInsecureToken))
+        return {};
+    return "--token-file without TLS would send the bearer token to " + parser.value(o.gateway) +
+           " in clear text: add --tls-ca FILE to use TLS, or --allow-insecure-token if the network is "
+           "trusted (an SSH tunnel, a gateway on this machine)";
+}
+
+// Why no session opened on the gateway during a live run: one OpenSession with the run's
+// own options (closed again at once if it opens), bounded by the port's connect timeout.
+// nullopt when a session opens now.
+std::optional<GatewayFailure> probeGateway(const GrpcPortOptions& options)
+{
+    QtScheduler scheduler;
+    GrpcGatewayPort port(scheduler, options);
+    if (!port.setupError().empty())
+        return GatewayFailure{port.setupError(), true};
+    QEventLoop loop;
+    std::optional<RpcStatus> opened;
+    std::string sessionId;
+    mxgateway::v1::OpenSessionRequest request;
+    request.set_client_name("stormwatch/probe");
+    port.openSession(request, [&](RpcStatus status, mxgateway::v1::OpenSessionReply reply) {
+        opened = std::move(status);
+        sessionId = reply.session_id();
+        loop.quit();
+    });
+    QTimer::singleShot(std::chrono::duration_cast<std::chrono::milliseconds>(options.connectTimeout) +
+                           std::chrono::seconds(1),
+                       &loop, &QEventLoop::quit);
+    if (!opened)
+        loop.exec();
+    if (!opened)
+        return GatewayFailure{"no answer to OpenSession", false};
+    if (!opened->ok())
+        return GrpcGatewayPort::explainFailure(*opened, options);
+    mxgateway::v1::CloseSessionRequest close;
+    close.set_session_id(sessionId);
+    bool closed = false;
+    QEventLoop closing;
+    port.closeSession(close, [&](RpcStatus) {
+        closed = true;
+        closing.quit();
+    });
+    QTimer::singleShot(2000, &closing, &QEventLoop::quit);
+    if (!closed)
+        closing.exec();
+    return std::nullopt;
+}
+
 int runHeadless(const QCommandLineParser& parser, const Options& o)
 {
     if (!parser.isSet(o.scenario)) {
@@ -363,6 +429,9 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     // Kept only for the report's plots.
     QList<SeriesSet> series;
     QList<SeriesSet>* keepSeries = parser.isSet(o.report) ? &series : nullptr;
+    // Live against --gateway: why a connection never opened its session, when one did not
+    // (the report says "never"; this names the cause and the run exits 1).
+    std::optional<GatewayFailure> noSession;
     if (parser.isSet(o.live)) {
         QString problem;
         const auto live = liveOptionsFrom(parser, o, &problem);
@@ -371,6 +440,10 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
             return kExitBadInput;
         }
         report = runScenarioLive(*scenario, variants, seed, *live, &error, keepSeries);
+        if (error.isEmpty() && live->gateway &&
+            std::any_of(report.variants.cbegin(), report.variants.cend(),
+                        [](const VariantMetrics& v) { return !v.connectedAfterS; }))
+            noSession = probeGateway(*live->gateway);
     } else {
         report = runScenario(*scenario, variants, seed,
                              showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error,
@@ -404,6 +477,11 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
             return kExitFailure;
         }
 #endif
+    }
+    if (noSession) {
+        err() << "stormwatch: no session opened on --gateway " << parser.value(o.gateway) << ": "
+              << QString::fromStdString(noSession->text) << '\n';
+        return kExitFailure;
     }
     return kExitOk;
 }
@@ -442,6 +520,10 @@ int main(int argc, char** argv)
     if (!parser.isSet(o.verbose))
         QLoggingCategory::setFilterRules(
             QStringLiteral("stormwatch.*=false\nstormwatch.scenario.warning=true"));
+    // gRPC's own lines too (a TLS handshake failure logs one per attempt): a failure that
+    // matters is named in one line of ours. GRPC_VERBOSITY, when set, still rules.
+    if (!parser.isSet(o.verbose) && qEnvironmentVariableIsEmpty("GRPC_VERBOSITY"))
+        gpr_set_log_function([](gpr_log_func_args*) {});
 
     if (parser.isSet(o.listScenarios))
         return listScenarios();
@@ -453,6 +535,10 @@ int main(int argc, char** argv)
             err() << "--" << gatewayOnly->names().first() << " is for live runs: add --live\n";
             return kExitBadInput;
         }
+    if (const QString bad = insecureTokenProblem(parser, o); !bad.isEmpty()) {
+        err() << bad << '\n';
+        return kExitBadInput;
+    }
     if (parser.isSet(o.live))
         return runHeadless(parser, o);
     if (parser.isSet(o.headless))

@@ -5,6 +5,7 @@
 #include "mxaccess_gateway.grpc.pb.h"
 
 #include <QLoggingCategory>
+#include <QRegularExpression>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -351,6 +352,47 @@ QString GrpcGatewayPort::validate(const GrpcPortOptions& options)
             return QString::fromStdString(error);
     }
     return {};
+}
+
+GatewayFailure GrpcGatewayPort::explainFailure(const RpcStatus& status, const GrpcPortOptions& options)
+{
+    const std::string said = escapeLogText(status.toString(), 512);
+    const auto has = [&](const char* needle) {
+        return QString::fromStdString(status.message).contains(QLatin1String(needle), Qt::CaseInsensitive);
+    };
+    switch (status.code) {
+    case grpc::StatusCode::UNAUTHENTICATED:
+        return {options.tokenFile.empty()
+                    ? "the gateway needs credentials: give its bearer token with --token-file (" + said + ")"
+                    : "the gateway refused the bearer token from --token-file '" + options.tokenFile + "' (" + said + ")",
+                true};
+    case grpc::StatusCode::PERMISSION_DENIED:
+        return {"the gateway denied these credentials (" + said + ")", true};
+    case grpc::StatusCode::UNAVAILABLE: break;
+    default: return {said, false};
+    }
+    if (!options.tls)
+        return {said, false};
+    // gRPC names the handshake's failure in the status text ("Ssl handshake failed: ...
+    // certificate verify failed", "Peer name H is not in peer certificate").
+    if (has("certificate verify failed") || has("CERTIFICATE_VERIFY_FAILED")) {
+        const std::string& ca = options.tls->caFile;
+        return {"TLS: the gateway's certificate is not trusted: it is not signed by " +
+                    (ca.empty() ? std::string("a CA the system trusts (give its CA with --tls-ca FILE)")
+                                : "the CA in --tls-ca '" + ca + "'") +
+                    " (" + said + ")",
+                true};
+    }
+    static const QRegularExpression peerName(QStringLiteral("Peer name (\\S+) is not in peer certificate"));
+    if (const auto m = peerName.match(QString::fromStdString(status.message)); m.hasMatch())
+        return {"TLS: the gateway's certificate is not issued for '" + escapeLogText(m.captured(1).toStdString(), 256) +
+                    "', the host name in --gateway (connect by a name or address the certificate lists)",
+                true};
+    if (has("handshake") || has("ssl"))
+        return {"TLS handshake with the gateway failed (does it serve TLS? does it want a client certificate, "
+                "--tls-cert and --tls-key?): " + said,
+                true};
+    return {said, false};
 }
 
 std::string GrpcGatewayPort::describe() const

@@ -41,6 +41,14 @@ struct GrpcPortOptions {
     Duration connectTimeout = std::chrono::seconds(10); // deadline on Open/CloseSession; 0 = none
 };
 
+// Why a call to the gateway failed, in one line a person can act on (peer text escaped).
+struct GatewayFailure {
+    std::string text;
+    // A TLS failure (untrusted certificate, wrong host name, failed handshake) or refused
+    // credentials: the options must change, waiting and retrying cannot help.
+    bool setup = false;
+};
+
 class GrpcGatewayPort final : public GatewayPort {
 public:
     GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options);
@@ -51,6 +59,12 @@ public:
     // Empty when the options can be used; otherwise one sentence naming the bad address,
     // duration or the file that is missing or unreadable (never a file's contents).
     static QString validate(const GrpcPortOptions& options);
+
+    // Names what `status` (a call on a port with these options) means: the gateway's
+    // certificate not trusted by --tls-ca (or the system roots), issued for another host
+    // name, no TLS at the other end, a token refused or missing; else status.toString().
+    // The file names come from the options; the token never appears.
+    static GatewayFailure explainFailure(const RpcStatus& status, const GrpcPortOptions& options);
 
     void openSession(const mxgateway::v1::OpenSessionRequest& request, OpenDone done) override;
     void closeSession(const mxgateway::v1::CloseSessionRequest& request, CloseDone done) override;

@@ -1,15 +1,23 @@
 // The headless command line as users run it: the built binary under QProcess.
 
+#include "gateway/mock_gateway_server.h"
+#include "mxaccess_gateway.grpc.pb.h"
 #include "scenario/metric_table.h"
 #include "scenario/scenario_parser.h"
+
+#include <grpcpp/grpcpp.h>
 
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <memory>
 
 #ifndef STORMWATCH_BINARY
 #error "STORMWATCH_BINARY must name the built stormwatch executable"
@@ -40,6 +48,81 @@ Result run(const QStringList& args,
     r.out = p.readAllStandardOutput();
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+// A two-second live scenario with one connection, for runs against --gateway.
+QString writeShortLiveScenario(const QTemporaryDir& dir)
+{
+    const QString file = dir.filePath("short-live.json");
+    QFile f(file);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write(R"({"name": "short-live", "description": "two seconds", "duration_s": 2,
+                "connections": [{"name": "gw1"}],
+                "instances": [{"name": "i", "connection": "gw1", "tags": 8}],
+                "variants": ["all"]})");
+    return file;
+}
+
+// A self-signed certificate (its own CA) for `san`, made with the openssl CLI: {cert, key}.
+std::pair<QString, QString> makeCertificate(const QTemporaryDir& dir, const QString& name, const QString& san)
+{
+    const QString openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
+    const QString cert = dir.filePath(name + "-cert.pem");
+    const QString key = dir.filePath(name + "-key.pem");
+    QProcess make;
+    make.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                         "-days", "1", "-subj", "/CN=" + name, "-addext", "subjectAltName=" + san, "-keyout", key,
+                         "-out", cert});
+    if (openssl.isEmpty() || !make.waitForFinished(10000) || make.exitCode() != 0)
+        return {};
+    return {cert, key};
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// A TLS gateway on 127.0.0.1 (ephemeral port) that refuses every session UNAUTHENTICATED.
+class RefusingTlsGateway final : public mxgateway::v1::MxAccessGateway::CallbackService {
+public:
+    RefusingTlsGateway(const QString& cert, const QString& key)
+    {
+        grpc::SslServerCredentialsOptions tls;
+        tls.pem_key_cert_pairs.push_back({readAll(key).toStdString(), readAll(cert).toStdString()});
+        grpc::ServerBuilder builder;
+        builder.AddListeningPort("127.0.0.1:0", grpc::SslServerCredentials(tls), &m_port);
+        builder.RegisterService(this);
+        m_server = builder.BuildAndStart();
+    }
+    ~RefusingTlsGateway() override { m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1)); }
+    QString address() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
+
+    grpc::ServerUnaryReactor* OpenSession(grpc::CallbackServerContext* context,
+                                          const mxgateway::v1::OpenSessionRequest*,
+                                          mxgateway::v1::OpenSessionReply*) override
+    {
+        auto* reactor = context->DefaultReactor();
+        reactor->Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "missing or wrong bearer token"));
+        return reactor;
+    }
+
+private:
+    std::unique_ptr<grpc::Server> m_server;
+    int m_port = 0;
+};
+
+// stderr without the live progress lines ("all: 1/2 s").
+QStringList problemLines(const QString& err)
+{
+    static const QRegularExpression progress(QStringLiteral("^\\S+: \\d+/\\d+ s$"));
+    QStringList lines;
+    for (const QString& line : err.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        if (!progress.match(line).hasMatch())
+            lines << line;
+    return lines;
 }
 
 } // namespace
@@ -239,6 +322,82 @@ private slots:
         r = run({"--headless", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("add --live"), qPrintable(r.err));
+    }
+
+    // Issue 15, finding 7: a bearer token is not sent in clear text unless asked for.
+    void tokenFileWithoutTlsIsRefusedUnlessAllowed()
+    {
+        QTemporaryDir dir;
+        const QString token = dir.filePath("token");
+        QFile t(token);
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write("s3cret\n");
+        t.close();
+        const QString scenario = writeShortLiveScenario(dir);
+        for (const QStringList& args :
+             {QStringList{"--headless", "--live", "--scenario", scenario},
+              QStringList{"--settings", dir.filePath("s.ini")}}) { // the console window too
+            const Result r = run(args + QStringList{"--gateway", "127.0.0.1:5001", "--token-file", token});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("--token-file") && r.err.contains("clear text") &&
+                         r.err.contains("--tls-ca") && r.err.contains("--allow-insecure-token"),
+                     qPrintable(r.err));
+            QVERIFY2(!r.err.contains("s3cret"), qPrintable(r.err));
+            QCOMPARE(r.err.split(QLatin1Char('\n')).filter(QStringLiteral("--token-file")).size(), 1); // one line
+        }
+        QVERIFY(QString::fromUtf8(run({"--help"}).out).contains("--allow-insecure-token"));
+        // Allowed: the run goes ahead over plaintext (a tunnel, a loopback gateway).
+        stormwatch::gateway::MockGatewayServer server;
+        QVERIFY(server.start("127.0.0.1:0"));
+        const Result r = run({"--headless", "--live", "--scenario", scenario, "--json", "--gateway",
+                              QString::fromStdString(server.address()), "--token-file", token,
+                              "--allow-insecure-token"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject v = QJsonDocument::fromJson(r.out).object().value("variants").toArray().at(0).toObject();
+        QVERIFY(v.value("connected_after_s").isDouble());
+        QVERIFY(problemLines(r.err).isEmpty());
+    }
+
+    // Issue 15, finding 7: a TLS failure or a refused token is named in one stderr line
+    // without --verbose, and the run exits 1 (it printed nothing and exited 0 before).
+    void tlsFailuresAndARefusedTokenAreNamedAndExitOne()
+    {
+        QTemporaryDir dir;
+        const auto [cert, key] = makeCertificate(dir, "localhost", "IP:127.0.0.1,DNS:localhost");
+        const auto [otherCert, otherKey] = makeCertificate(dir, "other", "DNS:other.example");
+        QVERIFY2(!cert.isEmpty() && !otherCert.isEmpty(), "the openssl CLI is needed to make test certificates");
+        const QString token = dir.filePath("token");
+        QFile t(token);
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write("wrong-token\n");
+        t.close();
+        const QString scenario = writeShortLiveScenario(dir);
+        RefusingTlsGateway gateway(cert, key);
+        RefusingTlsGateway elsewhere(otherCert, otherKey);
+        struct Case {
+            const char* what;
+            QStringList args;
+            QStringList words;
+        };
+        const Case cases[] = {
+            {"untrusted CA", {"--gateway", gateway.address(), "--tls-ca", otherCert}, {"not trusted", otherCert}},
+            {"wrong host name", {"--gateway", elsewhere.address(), "--tls-ca", otherCert}, {"not issued for", "127.0.0.1"}},
+            {"refused token", {"--gateway", gateway.address(), "--tls-ca", cert, "--token-file", token},
+             {"refused the bearer token", "UNAUTHENTICATED"}},
+        };
+        for (const Case& c : cases) {
+            const Result r = run(QStringList{"--headless", "--live", "--scenario", scenario, "--json"} + c.args);
+            QVERIFY2(r.exitCode == 1, qPrintable(QStringLiteral("%1: exit %2: %3").arg(c.what).arg(r.exitCode).arg(r.err)));
+            const QStringList lines = problemLines(r.err);
+            QVERIFY2(lines.size() == 1, qPrintable(QStringLiteral("%1: %2").arg(c.what, r.err)));
+            QVERIFY2(lines[0].contains(c.args[1]), qPrintable(lines[0])); // names the gateway
+            for (const QString& w : c.words)
+                QVERIFY2(lines[0].contains(w), qPrintable(QStringLiteral("%1: %2 lacks %3").arg(c.what, lines[0], w)));
+            QVERIFY2(!r.err.contains("wrong-token"), qPrintable(r.err)); // never the token itself
+            // The report is still printed: the connection never opened.
+            const QJsonObject v = QJsonDocument::fromJson(r.out).object().value("variants").toArray().at(0).toObject();
+            QVERIFY2(v.value("connected_after_s").isNull(), r.out.constData());
+        }
     }
 
     void reportToAPathThatIsAFileExitsOne()

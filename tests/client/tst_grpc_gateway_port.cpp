@@ -325,6 +325,35 @@ bool writeFile(const QString& path, const QByteArray& data)
     return file.open(QIODevice::WriteOnly) && file.write(data) == data.size();
 }
 
+// A self-signed EC certificate (its own CA) for the subject alternative names `san`, made
+// with the openssl CLI; {cert, key} PEM paths in `dir`, or empty strings when it failed.
+std::pair<QString, QString> makeCertificate(const QTemporaryDir& dir, const QString& name, const QString& san)
+{
+    const QString openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
+    const QString cert = dir.filePath(name + "-cert.pem");
+    const QString key = dir.filePath(name + "-key.pem");
+    QProcess make;
+    make.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                         "-days", "1", "-subj", "/CN=" + name, "-addext", "subjectAltName=" + san, "-keyout", key,
+                         "-out", cert});
+    if (openssl.isEmpty() || !make.waitForFinished(10000) || make.exitCode() != 0)
+        return {};
+    return {cert, key};
+}
+
+std::string readText(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+}
+
+std::shared_ptr<grpc::ServerCredentials> serverTls(const QString& cert, const QString& key)
+{
+    grpc::SslServerCredentialsOptions tls;
+    tls.pem_key_cert_pairs.push_back({readText(key), readText(cert)});
+    return grpc::SslServerCredentials(tls);
+}
+
 // Everything logged while alive (all stormwatch categories enabled).
 QStringList g_logged;
 std::mutex g_logMutex;
@@ -863,6 +892,90 @@ private slots:
         for (const std::string& message : observed)
             QVERIFY2(message.find('\n') == std::string::npos && message.find('\x1b') == std::string::npos,
                      message.c_str());
+    }
+
+    // Issue 15, finding 7: why a session does not open, in one line a person can act on —
+    // the TLS failures (untrusted certificate, wrong host name, no TLS at the other end) and a
+    // refused token are named; anything else is the status itself. Real handshakes.
+    void failuresAreExplainedInOneLine()
+    {
+        QTemporaryDir dir;
+        const auto [cert, key] = makeCertificate(dir, "localhost", "IP:127.0.0.1,DNS:localhost");
+        const auto [otherCert, otherKey] = makeCertificate(dir, "other", "DNS:other.example");
+        QVERIFY2(!cert.isEmpty() && !otherCert.isEmpty(), "the openssl CLI is needed to make test certificates");
+        QtScheduler owner;
+        const auto openWith = [&](const GrpcPortOptions& options) {
+            GrpcGatewayPort port(owner, options);
+            std::optional<RpcStatus> open;
+            port.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) { open = s; });
+            QElapsedTimer waited;
+            waited.start();
+            while (!open && waited.elapsed() < kWaitMs)
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+            return open.value_or(RpcStatus{grpc::StatusCode::UNKNOWN, "no answer within 5 s"});
+        };
+        const auto expect = [](const GatewayFailure& f, bool setup, std::initializer_list<const char*> words) {
+            QVERIFY2(f.setup == setup, f.text.c_str());
+            QVERIFY2(f.text.find('\n') == std::string::npos, f.text.c_str());
+            for (const char* w : words)
+                QVERIFY2(f.text.find(w) != std::string::npos, (f.text + " lacks: " + w).c_str());
+        };
+
+        TestServer tls(serverTls(cert, key));
+        QVERIFY(tls.running());
+        auto options = optionsFor(tls.address());
+
+        // Untrusted: the gateway's certificate is not signed by the CA given.
+        options.tls = TlsFiles{otherCert.toStdString(), {}, {}};
+        RpcStatus s = openWith(options);
+        QCOMPARE(s.code, grpc::StatusCode::UNAVAILABLE);
+        expect(GrpcGatewayPort::explainFailure(s, options), true,
+               {"TLS", "not trusted", otherCert.toUtf8().constData(), "--tls-ca"});
+        auto systemRoots = options;
+        systemRoots.tls = TlsFiles{};
+        expect(GrpcGatewayPort::explainFailure(s, systemRoots), true, {"not trusted", "system", "--tls-ca"});
+
+        // Trusted, but issued for another host name than the one dialled.
+        TestServer elsewhere(serverTls(otherCert, otherKey));
+        auto wrongHost = optionsFor(elsewhere.address());
+        wrongHost.tls = TlsFiles{otherCert.toStdString(), {}, {}};
+        s = openWith(wrongHost);
+        QCOMPARE(s.code, grpc::StatusCode::UNAVAILABLE);
+        expect(GrpcGatewayPort::explainFailure(s, wrongHost), true, {"TLS", "not issued for", "127.0.0.1"});
+
+        // TLS to a gateway that serves plaintext.
+        TestServer plain;
+        auto mismatch = optionsFor(plain.address());
+        mismatch.tls = TlsFiles{cert.toStdString(), {}, {}};
+        s = openWith(mismatch);
+        expect(GrpcGatewayPort::explainFailure(s, mismatch), true, {"TLS handshake", "failed"});
+
+        // A refused or missing token, over working TLS.
+        tls.gateway.expectedAuthorization = "Bearer right";
+        const QString tokenPath = dir.filePath("token");
+        QVERIFY(writeFile(tokenPath, "wrong"));
+        options.tls = TlsFiles{cert.toStdString(), {}, {}};
+        options.tokenFile = tokenPath.toStdString();
+        s = openWith(options);
+        QCOMPARE(s.code, grpc::StatusCode::UNAUTHENTICATED);
+        expect(GrpcGatewayPort::explainFailure(s, options), true,
+               {"refused the bearer token", "--token-file", "UNAUTHENTICATED"});
+        options.tokenFile.clear();
+        expect(GrpcGatewayPort::explainFailure(openWith(options), options), true,
+               {"needs credentials", "--token-file", "UNAUTHENTICATED"});
+        expect(GrpcGatewayPort::explainFailure({grpc::StatusCode::PERMISSION_DENIED, "not you"}, options), true,
+               {"PERMISSION_DENIED: not you"});
+
+        // Anything else is the status as it is (a peer's newline escaped), not a setup problem.
+        TestServer gone;
+        const auto nowhere = optionsFor(gone.address());
+        gone.stop();
+        s = openWith(nowhere);
+        QCOMPARE(s.code, grpc::StatusCode::UNAVAILABLE);
+        QCOMPARE(GrpcGatewayPort::explainFailure(s, nowhere).text, s.toString());
+        QVERIFY(!GrpcGatewayPort::explainFailure(s, nowhere).setup);
+        expect(GrpcGatewayPort::explainFailure({grpc::StatusCode::UNAUTHENTICATED, kForgedText}, options), true,
+               {"x\\nstormwatch.client: forged line\\x1b[31mRED"});
     }
 
     void tlsOptionsBuildAnSslChannel()

@@ -2,6 +2,7 @@
 // What the engine reports to the console, as plain values that cross threads in batches.
 
 #include <QDateTime>
+#include <QPointF>
 #include <limits>
 #include <QMetaType>
 #include <QString>
@@ -76,6 +77,16 @@ struct GatewaySample {
     QString recoveryState; // "normal", "recovering", "closed"
 };
 
+// New points of one series a run recorded (the runner's metrics recorder, scenario/series.h):
+// what a view appends, so the plots show exactly what the report is made of. Names are
+// DESIGN.md's metric names; times are run times in seconds.
+struct SeriesUpdate {
+    int instance = -1;       // the subscription's instance; -1: the gateway
+    QString label;           // "Z28061 × gw1" (subscriptions)
+    QString metric;          // "outstanding", "interval_ms", "sta_queue_depth", ...
+    QVector<QPointF> points; // in time order; the first may restate the last one sent
+};
+
 // One point of the gateway plots: the client's view, with the gateway's own counters (STA
 // queue, Invokes received) when the gateway exposes them.
 struct GatewayPoint {
@@ -116,3 +127,4 @@ Q_DECLARE_METATYPE(stormwatch::LogEntry)
 Q_DECLARE_METATYPE(stormwatch::ConnectionInfo)
 Q_DECLARE_METATYPE(stormwatch::GatewaySample)
 Q_DECLARE_METATYPE(stormwatch::GatewayPoint)
+Q_DECLARE_METATYPE(stormwatch::SeriesUpdate)

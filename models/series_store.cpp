@@ -161,6 +161,69 @@ void SeriesStore::appendGateway(const GatewayPoint& p)
     emit appended();
 }
 
+void SeriesStore::appendSeries(const QVector<SeriesUpdate>& updates)
+{
+    static const QHash<QString, SubMetric> kSub = [] {
+        QHash<QString, SubMetric> h;
+        for (int m = 0; m < kSubMetricCount; ++m)
+            h.insert(metricName(SubMetric(m)), SubMetric(m));
+        return h;
+    }();
+    static const QHash<QString, GatewayMetric> kGateway = [] {
+        QHash<QString, GatewayMetric> h;
+        for (int m = 0; m < kGatewayMetricCount; ++m)
+            h.insert(metricName(GatewayMetric(m)), GatewayMetric(m));
+        return h;
+    }();
+    bool changed = false;
+    bool any = false;
+    for (const SeriesUpdate& u : updates) {
+        QVector<QPointF>* series = nullptr;
+        double scale = 1.0;
+        if (u.instance < 0) {
+            const auto g = kGateway.constFind(u.metric);
+            if (g == kGateway.cend())
+                continue;
+            series = &m_gateway[int(*g)];
+        } else {
+            const auto m = kSub.constFind(u.metric);
+            if (m == kSub.cend())
+                continue;
+            const SubscriptionKey key{u.instance, false};
+            auto it = m_subs.find(key);
+            if (it == m_subs.end()) {
+                it = m_subs.insert(key, Subscription{});
+                changed = true;
+            }
+            if (it->label != u.label) {
+                it->label = u.label;
+                changed = true;
+            }
+            series = &it->series[int(*m)];
+            if (*m == SubMetric::IntervalS)
+                scale = 1.0 / 1000.0; // recorded in ms, plotted in s
+        }
+        for (const QPointF& p : u.points) {
+            appendStep(*series, p.x(), p.y() * scale);
+            noteTime(p.x());
+            any = true;
+        }
+    }
+    pruneIfDue();
+    if (changed)
+        emit subscriptionsChanged();
+    if (any)
+        emit appended();
+}
+
+void SeriesStore::advanceTo(double t)
+{
+    if (!std::isnan(m_latest) && t <= m_latest)
+        return;
+    noteTime(t);
+    emit appended();
+}
+
 void SeriesStore::appendGatewaySample(const GatewaySample& sample)
 {
     appendGateway(GatewayPoint::fromSample(sample));

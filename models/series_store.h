@@ -67,6 +67,13 @@ public:
     void appendSamples(const QVector<stormwatch::SubscriptionSample>& samples);
     void appendGateway(const GatewayPoint& point);
     void appendGatewaySample(const stormwatch::GatewaySample& sample);
+    // A run's own recorded series (scenario/series.h), by DESIGN.md name: the plots then
+    // show exactly the points the report is made of. interval_ms is shown in seconds; names
+    // the plots do not draw are ignored.
+    void appendSeries(const QVector<stormwatch::SeriesUpdate>& updates);
+    // The run is at `t` (its recorder stores points on change only): every step series holds
+    // its value up to here.
+    void advanceTo(double t);
     void clear();
 
     // Whole series at once (a finished virtual run). Points must be sorted by time; they are

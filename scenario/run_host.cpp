@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace stormwatch {
@@ -56,6 +57,7 @@ double seconds(Time t)
 
 struct RunHost::Step {
     EngineBatch batch;
+    QVector<SeriesUpdate> series;
     GatewayPoint gateway;
     double virtualS = 0;
     std::optional<LeverSet> levers; // when the engine's levers changed since the last step
@@ -88,8 +90,14 @@ public:
             return m_runner->error();
         created->gatewayAddress = QString::fromStdString(m_runner->port().describe());
         created->faultsUnavailable = m_runner->access().unavailableReason();
-        for (const auto& instance : m_runner->engine().instances())
-            created->instances << QString::fromStdString(instance->name());
+        const auto& instances = m_runner->engine().instances();
+        for (std::size_t i = 0; i < instances.size(); ++i) {
+            created->instances << QString::fromStdString(instances[i]->name());
+            for (std::size_t g = 0; g < instances[i]->groupCount(); ++g)
+                m_instanceOfSubject.insert(QString::fromStdString(instances[i]->name() + "/" +
+                                                                  instances[i]->connection(g).name()),
+                                           int(i));
+        }
         // The same batcher as the live client's worker: it collects what changed (and the
         // engine's log lines, capped per step) as an observer beside the runner's metrics.
         m_batcher = std::make_unique<EngineBatcher>(m_runner->engine());
@@ -292,7 +300,8 @@ private:
             step->levers = levers;
         }
 
-        step->gateway = gatewayPointOf(b.gateway);
+        step->gateway = GatewayPoint::fromSample(b.gateway); // the client's view: recovery state
+        step->series = seriesSinceLastStep();
 
         ++m_shared->batchesInFlight;
         QMetaObject::invokeMethod(
@@ -300,22 +309,49 @@ private:
             Qt::QueuedConnection);
     }
 
-    // The client's view, with the gateway's own counters (STA queue, Invokes received) when
-    // its access exposes them: the model in virtual time, read every step; live, asked at
-    // most 4 times a second, since an external gateway is asked over gRPC.
-    GatewayPoint gatewayPointOf(const GatewaySample& g)
+    // What the run's recorder added to each series since the last step. A point the
+    // recorder took back (a change undone at the same instant) is restated at its time with
+    // the value in force, so the receiver's step series collapses it the same way.
+    QVector<SeriesUpdate> seriesSinceLastStep()
     {
-        if (!m_live || !m_statsAsked.isValid() || m_statsAsked.elapsed() >= 250) {
-            m_statsAsked.start();
-            m_stats = m_runner->access().stats();
+        QVector<SeriesUpdate> updates;
+        const SeriesSet& set = m_runner->series();
+        if (m_sent.size() < set.size())
+            m_sent.resize(set.size());
+        for (std::size_t i = 0; i < set.size(); ++i) {
+            const Series& s = set.at(i);
+            const auto& pts = s.points();
+            if (pts.empty())
+                continue;
+            Sent& sent = m_sent[i];
+            SeriesUpdate u;
+            if (!sent.any || pts.back().tS > sent.t) {
+                // New points: from the last one sent (restated: it may have changed) on.
+                const auto first = std::lower_bound(pts.begin(), pts.end(), sent.t,
+                                                    [](const SeriesPoint& p, double t) { return p.tS < t; });
+                for (auto p = first; p != pts.end(); ++p)
+                    u.points.append(QPointF(p->tS, p->value));
+                sent = Sent{true, pts.back().tS, pts.back().value};
+            } else if (pts.back().value != sent.value) {
+                // Changed at the instant last sent, or that point was taken back.
+                u.points.append(QPointF(sent.t, pts.back().value));
+                sent.value = pts.back().value;
+            } else {
+                continue;
+            }
+            u.metric = s.metric();
+            if (s.subject() == QLatin1String("gateway")) {
+                u.instance = -1;
+            } else {
+                u.instance = m_instanceOfSubject.value(s.subject(), -1);
+                if (u.instance < 0)
+                    continue;
+                u.label = s.subject();
+                u.label.replace(QLatin1Char('/'), QStringLiteral(" × "));
+            }
+            updates.push_back(std::move(u));
         }
-        GatewayPoint p = GatewayPoint::fromSample(g);
-        if (m_stats) {
-            p.staQueueDepth = double(m_stats->sta_queue_depth());
-            p.invokesTotal = m_stats->invoke_rpcs();
-            p.deadlineExceededTotal = m_stats->deadline_exceeded();
-        }
-        return p;
+        return updates;
     }
 
     Scenario m_scenario;
@@ -331,8 +367,6 @@ private:
     Time m_t0{0};
     QTimer* m_timer = nullptr; // virtual time only
     QElapsedTimer m_wall;
-    QElapsedTimer m_statsAsked;
-    std::optional<mxgateway::mock::v1::GatewayStats> m_stats;
     double m_virtualS = 0;
     double m_anchorVirtualS = 0;
     double m_pacedSpeed = -1;
@@ -344,6 +378,13 @@ private:
     QHash<QString, QString> m_connectionStates;
     LeverSet m_sentLevers;
     QVector<LogEntry> m_pendingLogs; // injected events, said with the next step
+    QHash<QString, int> m_instanceOfSubject; // series subject "inst/conn" -> instance index
+    struct Sent { // per series: the last point sent
+        bool any = false;
+        double t = -std::numeric_limits<double>::infinity();
+        double value = 0;
+    };
+    std::vector<Sent> m_sent;
 };
 
 Scenario RunHost::openEndedLive(const Scenario& scenario, const LeverSet& levers)
@@ -362,6 +403,7 @@ Scenario RunHost::openEndedLive(const Scenario& scenario, const LeverSet& levers
 RunHost::RunHost(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<GatewayPoint>();
+    qRegisterMetaType<QVector<SeriesUpdate>>();
     qRegisterMetaType<QSharedPointer<VariantRun>>();
 }
 
@@ -529,6 +571,8 @@ void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
         emit subscriptionSamples(b.samples);
     if (!b.tags.isEmpty())
         emit tagChanges(b.tags);
+    if (!step->series.isEmpty())
+        emit seriesUpdates(step->series);
     emit gatewayPoint(step->gateway);
     if (step->levers) {
         m_levers = *step->levers;

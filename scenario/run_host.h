@@ -119,6 +119,9 @@ signals:
     void logEntries(const QVector<stormwatch::LogEntry>& entries);
     void connectionInfo(const QVector<stormwatch::ConnectionInfo>& connections);
     void gatewayPoint(const stormwatch::GatewayPoint& point);
+    // The points the run's recorder added since the last step: what the plots draw, the
+    // same series the run's report (VariantRun::series) is made of.
+    void seriesUpdates(const QVector<stormwatch::SeriesUpdate>& updates);
     void progress(double virtualS, double durationS); // live: wall seconds into the run
     // The engine's levers changed during the run (a timeline set_levers or applyLevers).
     void leversChanged(const stormwatch::LeverSet& levers);

@@ -247,6 +247,7 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
     m_deadlinePerS = m_series.indexOf(gw, QStringLiteral("deadline_exceeded_per_s"));
     m_recoveryState = m_series.indexOf(gw, QStringLiteral("recovery_state"));
     m_suppressed = m_series.indexOf(gw, QStringLiteral("suppressed_calls"));
+    m_suppressedPerS = m_series.indexOf(gw, QStringLiteral("suppressed_calls_per_s"));
     m_orphanedSeries = m_series.indexOf(gw, QStringLiteral("orphaned_tags"));
     m_orphans.assign(instances.size(), 0);
     m_series.endS = m_scenario.durationS;
@@ -730,9 +731,13 @@ void ScenarioRunner::sampleGateway()
         m_series.at(m_rpcsPerS).add(t - 1, double(c.rpcs - m_lastRpcs));
         m_series.at(m_deadlinePerS).add(t - 1, double(c.deadlineExceeded - m_lastDeadline));
     }
+    const auto suppressed = std::int64_t(m_engine->gate().suppressedCalls());
+    if (now > Time{0})
+        m_series.at(m_suppressedPerS).add(t - 1, double(suppressed - m_lastSuppressed));
     m_lastRpcs = c.rpcs;
     m_lastDeadline = c.deadlineExceeded;
-    m_series.at(m_suppressed).add(t, double(m_engine->gate().suppressedCalls()));
+    m_lastSuppressed = suppressed;
+    m_series.at(m_suppressed).add(t, double(suppressed));
     const Time next = std::chrono::floor<std::chrono::seconds>(now) + std::chrono::seconds(1);
     if (next < end())
         m_scheduler->callAt(m_t0 + next, [this] { sampleGateway(); });

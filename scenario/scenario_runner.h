@@ -129,6 +129,8 @@ public:
     // Tags orphaned now (not Good, no route, nothing in flight, no retry scheduled) and the
     // tag-seconds so far; checked on every guard, tag and connection event and every second.
     int orphanedTags() const { return m_orphaned; }
+    // The series recorded so far (run times): what the plots and the report both read.
+    const SeriesSet& series() const { return m_series; }
     double orphanedTagSecondsSoFar() const;
 
 private:
@@ -226,8 +228,8 @@ private:
     };
     std::vector<std::vector<SubscriptionSeries>> m_subscriptionSeries; // [instance][group]
     std::size_t m_staDepth = 0, m_rpcsPerS = 0, m_deadlinePerS = 0, m_recoveryState = 0,
-                m_suppressed = 0, m_orphanedSeries = 0;
-    std::int64_t m_lastRpcs = 0, m_lastDeadline = 0;
+                m_suppressed = 0, m_suppressedPerS = 0, m_orphanedSeries = 0;
+    std::int64_t m_lastRpcs = 0, m_lastDeadline = 0, m_lastSuppressed = 0;
 };
 
 // Runs the named variants (empty = all) one after another. Unknown names: an empty report

@@ -315,13 +315,13 @@ CompareView* ConsoleController::compareView() const
 
 void ConsoleController::connectHost()
 {
-    connect(m_host, &RunHost::subscriptionSamples, this,
-            [this](const auto& samples) { m_view->store()->appendSamples(samples); });
+    // The plots draw the run's own recorded series: the very points its report is made of.
+    connect(m_host, &RunHost::seriesUpdates, this,
+            [this](const auto& updates) { m_view->store()->appendSeries(updates); });
     connect(m_host, &RunHost::tagChanges, this, [this](const auto& changes) { m_view->applyTagChanges(changes); });
     connect(m_host, &RunHost::logEntries, this, [this](const auto& entries) { m_view->appendLog(entries); });
     connect(m_host, &RunHost::connectionInfo, this, [this](const auto& infos) { m_view->setConnectionInfo(infos); });
     connect(m_host, &RunHost::gatewayPoint, this, [this](const GatewayPoint& p) {
-        m_view->store()->appendGateway(p);
         const QString state = recoveryStateName(p.recoveryState);
         if (state != m_recoveryState) {
             m_recoveryState = state;
@@ -333,7 +333,10 @@ void ConsoleController::connectHost()
             m_levers = levers;
         m_view->setLevers(levers);
     });
-    connect(m_host, &RunHost::progress, this, [this] { refresh(); });
+    connect(m_host, &RunHost::progress, this, [this](double t) {
+        m_view->store()->advanceTo(t);
+        refresh();
+    });
     connect(m_host, &RunHost::stateChanged, this, [this] { refresh(); });
     connect(m_host, &RunHost::finished, this, &ConsoleController::onPlaybackFinished);
     connect(m_host, &RunHost::stopped, this, [this] {

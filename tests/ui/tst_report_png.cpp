@@ -67,11 +67,13 @@ private slots:
         set.at(set.indexOf("Z28061/gw1", "interval_ms")).add(10, 5000);
         set.at(set.indexOf("Z28062/gw1", "tags_bad")).add(0, 244);
         set.at(set.indexOf("gateway", "invoke_rpcs_per_s")).add(0, 7);
-        // The suppressed calls are a total sampled each second: 4 more in [20, 21), 2 in [30, 31).
-        Series& suppressed = set.at(set.indexOf("gateway", "suppressed_calls"));
+        // The recorder's rate of refused calls, placed at the start of each second.
+        Series& suppressed = set.at(set.indexOf("gateway", "suppressed_calls_per_s"));
         suppressed.add(0, 0);
-        suppressed.add(21, 4);
-        suppressed.add(31, 6);
+        suppressed.add(20, 4);
+        suppressed.add(21, 0);
+        suppressed.add(30, 2);
+        suppressed.add(31, 0);
 
         SeriesStore store;
         loadSeriesSet(set, store);
@@ -82,7 +84,7 @@ private slots:
         QCOMPARE(store.valueAt(a, SubMetric::IntervalS, 12), 5.0); // ms → s
         QCOMPARE(store.valueAt(b, SubMetric::Bad, 59), 244.0);
         // Held to the run's end, so the plots span the whole run.
-        QCOMPARE(store.series(a, SubMetric::Outstanding).last(), QPointF(60, 3));
+        QCOMPARE(store.valueAt(a, SubMetric::Outstanding, 60), 3.0);
         QCOMPARE(store.latestTime(), 60.0);
         QCOMPARE(store.gatewayValueAt(GatewayMetric::InvokeRps, 59), 7.0);
         QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 19.5), 0.0);

@@ -11,6 +11,7 @@ PACKAGES=(
   xvfb xauth
   dpkg-dev appstream desktop-file-utils
   openssl
+  python3-grpcio python3-protobuf  # tests/python/wire_robustness.py: a client generated from proto/
 )
 
 missing=()

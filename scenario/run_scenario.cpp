@@ -38,7 +38,8 @@ ScenarioReport runVariants(const Scenario& scenario, const QStringList& variantN
                            std::optional<quint64> seedOverride, bool live,
                            const MakeRunner& makeRunner, const VariantProgress& progress,
                            QString* error, QList<SeriesSet>* series,
-                           const BeforeVariant& beforeVariant = {})
+                           const BeforeVariant& beforeVariant = {},
+                           const std::function<bool()>& cancelled = {})
 {
     ScenarioReport report;
     report.scenario = scenario.name;
@@ -73,10 +74,17 @@ ScenarioReport runVariants(const Scenario& scenario, const QStringList& variantN
             return report;
         }
         const int n = int(chosen.size());
-        VariantRun run = runner->run([&](double f) {
-            if (progress)
-                progress(v, n, chosen[v], f);
-        });
+        VariantRun run = runner->run(
+            [&](double f) {
+                if (progress)
+                    progress(v, n, chosen[v], f);
+            },
+            cancelled);
+        if (cancelled && cancelled()) {
+            if (error)
+                *error = QStringLiteral("cancelled");
+            return report;
+        }
         run.metrics.notes = notes + run.metrics.notes;
         report.variants << run.metrics;
         if (series)
@@ -89,7 +97,8 @@ ScenarioReport runVariants(const Scenario& scenario, const QStringList& variantN
 
 ScenarioReport runScenario(const Scenario& scenario, const QStringList& variantNames,
                            std::optional<quint64> seedOverride, const ProgressFn& progress,
-                           QString* error, QList<SeriesSet>* series)
+                           QString* error, QList<SeriesSet>* series,
+                           const std::function<bool()>& cancelled)
 {
     return runVariants(
         scenario, variantNames, seedOverride, false,
@@ -100,7 +109,7 @@ ScenarioReport runScenario(const Scenario& scenario, const QStringList& variantN
             if (progress)
                 progress((v + f) / n);
         },
-        error, series);
+        error, series, {}, cancelled);
 }
 
 namespace {

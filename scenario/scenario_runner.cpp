@@ -332,25 +332,33 @@ void ScenarioRunner::advanceTo(double s)
     }
 }
 
-VariantRun ScenarioRunner::run(const ProgressFn& progress)
+VariantRun ScenarioRunner::run(const ProgressFn& progress, const std::function<bool()>& cancelled)
 {
     start();
     if (!ok())
         return {};
     const double d = m_scenario.durationS;
     const auto step = [&](double s) {
+        if (cancelled && cancelled())
+            return false;
         advanceTo(s);
         if (progress)
             progress(s / d);
+        return true;
     };
+    bool going = true;
     if (m_live) {
         // Every whole second of wall time, then the end.
-        for (double s = 1; s < d; s += 1)
-            step(s);
-        step(d);
+        for (double s = 1; s < d && going; s += 1)
+            going = step(s);
+        going = going && step(d);
     } else {
-        for (int k = 1; k <= kProgressSteps; ++k)
-            step(d * k / kProgressSteps);
+        for (int k = 1; k <= kProgressSteps && going; ++k)
+            going = step(d * k / kProgressSteps);
+    }
+    if (!going) {
+        abandon();
+        return {};
     }
     return finish();
 }

@@ -92,7 +92,8 @@ public:
 
     // The whole run: start(), advance to the end, finish(). Progress: ~50 steps in virtual
     // time, one a second live.
-    VariantRun run(const ProgressFn& progress = {});
+    // `cancelled`, asked after every step: true abandons the run (its result is empty).
+    VariantRun run(const ProgressFn& progress = {}, const std::function<bool()>& cancelled = {});
 
     // Stepwise, for tests and the console: start() schedules the connections, deploys and
     // the timeline (nothing runs yet); advanceTo(s) runs every event before `s` (clipped
@@ -234,9 +235,11 @@ private:
 
 // Runs the named variants (empty = all) one after another. Unknown names: an empty report
 // and *error lists the scenario's variants. Progress covers all variants together.
+// `cancelled` is asked between steps: true ends the run there (*error says "cancelled").
 ScenarioReport runScenario(const Scenario& scenario, const QStringList& variantNames,
                            std::optional<quint64> seedOverride, const ProgressFn& progress = {},
-                           QString* error = nullptr, QList<SeriesSet>* series = nullptr);
+                           QString* error = nullptr, QList<SeriesSet>* series = nullptr,
+                           const std::function<bool()>& cancelled = {});
 // The same, live (report.live): each variant takes duration_s of wall time, on an embedded
 // mock gateway of its own or on live.gateway. *error also names a gateway that cannot be used.
 ScenarioReport runScenarioLive(const Scenario& scenario, const QStringList& variantNames,

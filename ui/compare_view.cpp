@@ -28,7 +28,6 @@ namespace stormwatch {
 
 namespace {
 
-constexpr int kStepsPerVariant = 100; // progress resolution and cancel latency
 
 const QList<QColor>& variantColours()
 {
@@ -165,31 +164,10 @@ void CompareView::start()
             },
             Qt::QueuedConnection);
     };
-    // Stepwise (not runScenario) so closing the window cancels between steps.
+    // The same loop as the headless report; closing the window cancels between steps.
     m_thread = QThread::create([run = m_run, scenario = m_scenario, progress] {
-        ScenarioReport& report = run->report;
-        report.scenario = scenario.name;
-        report.description = scenario.description;
-        report.durationS = scenario.durationS;
-        report.seed = scenario.seed;
-        const int n = int(scenario.variants.size());
-        for (int v = 0; v < n && !run->cancel; ++v) {
-            ScenarioRunner runner(scenario, scenario.variants[v]);
-            if (!runner.ok()) {
-                run->error = runner.error();
-                return;
-            }
-            runner.start();
-            for (int k = 1; k <= kStepsPerVariant && !run->cancel; ++k) {
-                runner.advanceTo(scenario.durationS * k / kStepsPerVariant);
-                progress((v + double(k) / kStepsPerVariant) / n);
-            }
-            if (run->cancel)
-                return;
-            VariantRun result = runner.finish();
-            report.variants << result.metrics;
-            run->series << std::move(result.series);
-        }
+        run->report = runScenario(scenario, {}, std::nullopt, progress, &run->error, &run->series,
+                                  [run] { return run->cancel.load(); });
     });
     m_thread->setObjectName(QStringLiteral("stormwatch-compare"));
     connect(m_thread, &QThread::finished, this, &CompareView::onDone);

@@ -467,6 +467,23 @@ private slots:
         QVERIFY(all.contains(0.5)); // the first variant ends half way
     }
 
+    // The compare view's Close: asked between steps, a cancel ends the run there.
+    void cancelStopsBetweenSteps()
+    {
+        QJsonObject o = baseScenario(20);
+        o["variants"] = QJsonArray{"levers-off", "all"};
+        const auto two = parse(o);
+        QVERIFY(two);
+        QList<double> seen;
+        QString error;
+        const ScenarioReport report = runScenario(
+            *two, {}, std::nullopt, [&](double f) { seen << f; }, &error, nullptr,
+            [&] { return seen.size() >= 3; });
+        QCOMPARE(error, QStringLiteral("cancelled"));
+        QCOMPARE(seen.size(), 3);
+        QVERIFY(report.variants.isEmpty()); // the first variant never finished
+    }
+
     void variantSelectionAndErrors()
     {
         QJsonObject o = baseScenario(10);

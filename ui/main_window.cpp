@@ -15,6 +15,11 @@
 #include <QAction>
 #include <QAbstractButton>
 #include <QAbstractItemView>
+#include <QAbstractScrollArea>
+#include <QSlider>
+#include <QAbstractSpinBox>
+#include <QPlainTextEdit>
+#include <QTextEdit>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
@@ -99,7 +104,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     createMenus();
     createStatusBar();
     resize(1500, 950);
-    // Space is play / pause, but a focused check box, button, combo or table keeps it.
+    // Space is play / pause everywhere but in a text field; a value control changes under
+    // the wheel only once a person has focused it (see eventFilter).
     qApp->installEventFilter(this);
 }
 
@@ -107,15 +113,34 @@ MainWindow::~MainWindow() = default;
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 {
-    // Accepting ShortcutOverride hands the key to the focused widget instead of a shortcut.
+    auto* widget = qobject_cast<QWidget*>(watched);
+    if (!widget || widget->window() != this)
+        return QMainWindow::eventFilter(watched, event);
+    if (event->type() == QEvent::Wheel) {
+        // A lever, a fault duration or a plot setting must not change because a person
+        // scrolled the dock over it: an unfocused combo, spin box or slider passes the wheel
+        // to the scroll area it sits in (scroll bars are not value controls: they scroll).
+        QWidget* control = widget;
+        while (control && !qobject_cast<QComboBox*>(control) && !qobject_cast<QAbstractSpinBox*>(control) &&
+               !qobject_cast<QSlider*>(control))
+            control = control->parentWidget() && !control->isWindow() ? control->parentWidget() : nullptr;
+        if (control && !control->hasFocus()) {
+            for (QWidget* up = control->parentWidget(); up; up = up->parentWidget())
+                if (auto* area = qobject_cast<QAbstractScrollArea*>(up)) {
+                    QCoreApplication::sendEvent(area->viewport(), event);
+                    break;
+                }
+            return true;
+        }
+    }
     if (event->type() == QEvent::ShortcutOverride) {
+        // Space is play / pause for everything but text entry: a focused button, check box
+        // or combo does not take it (a fault button clicked once never fires twice).
         const auto* key = static_cast<QKeyEvent*>(event);
-        auto* widget = qobject_cast<QWidget*>(watched);
-        if (key->key() == Qt::Key_Space && key->modifiers() == Qt::NoModifier && widget &&
-            widget->window() == this &&
-            (qobject_cast<QAbstractButton*>(widget) || qobject_cast<QComboBox*>(widget) ||
-             qobject_cast<QAbstractItemView*>(widget))) {
-            event->accept();
+        if (key->key() == Qt::Key_Space && key->modifiers() == Qt::NoModifier &&
+            !qobject_cast<QLineEdit*>(widget) && !qobject_cast<QAbstractSpinBox*>(widget) &&
+            !qobject_cast<QTextEdit*>(widget) && !qobject_cast<QPlainTextEdit*>(widget)) {
+            event->ignore();
             return true;
         }
     }

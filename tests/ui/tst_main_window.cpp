@@ -479,7 +479,9 @@ private slots:
         QCOMPARE(w.tagsPanel()->filterEdit()->text(), QStringLiteral("f"));
     }
 
-    void spaceOnAFocusedControlIsTheControlsNotPlayback()
+    // Issue 12, defect 2: Space is play / pause everywhere but in a text field. After a
+    // click on a fault button, Space pauses; it does not fire the fault again.
+    void spaceIsPlayPauseEvenOnAFocusedButton()
     {
         MainWindow w;
         w.setSettingsFile(m_dir->filePath("s.ini"));
@@ -487,21 +489,61 @@ private slots:
         QVERIFY(w.loadScenario("live-gate-lever1"));
         QSignalSpy play(&w, &MainWindow::playRequested);
         QSignalSpy levers(&w, &MainWindow::leversChanged);
+        QSignalSpy faults(&w, &MainWindow::faultRequested);
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
-        // A focused check box takes Space as a click: the lever flips, nothing plays.
+        auto* wedge = child<QPushButton>(w, "fault_wedge");
+        QTest::mouseClick(wedge, Qt::LeftButton);
+        QCOMPARE(faults.count(), 1);
+        QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &w, Qt::Key_Space);
+        QCOMPARE(faults.count(), 1); // one click, one wedge
+        QCOMPARE(play.count(), 1);   // Space was play
+        // A focused lever check box does not take Space either.
         auto* guard = child<QCheckBox>(w, "inflightGuard");
         const bool before = guard->isChecked();
         guard->setFocus();
         QTest::keyClick(guard, Qt::Key_Space);
-        QCOMPARE(guard->isChecked(), !before);
-        QCOMPARE(levers.count(), 1);
-        QCOMPARE(play.count(), 0);
-        // Anywhere else Space is play / pause.
+        QCOMPARE(guard->isChecked(), before);
+        QCOMPARE(levers.count(), 0);
+        QCOMPARE(play.count(), 2);
+        // In a text field Space is a space.
+        w.tagsPanel()->filterEdit()->setFocus();
+        QTest::keyClick(w.tagsPanel()->filterEdit(), Qt::Key_Space);
+        QCOMPARE(w.tagsPanel()->filterEdit()->text(), QStringLiteral(" "));
+        QCOMPARE(play.count(), 2);
+    }
+
+    // Issue 12, defect 1: scrolling over the Levers dock must not move a combo or spin box
+    // a person has not focused; once focused (a deliberate choice), the wheel changes it.
+    void wheelOverAnUnfocusedLeverControlChangesNothing()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        QSignalSpy levers(&w, &MainWindow::leversChanged);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto* strategy = child<QComboBox>(w, "recoveryStrategy");
+        auto* timeout = child<QSpinBox>(w, "sessionCommandTimeoutMs");
+        const auto wheel = [](QWidget* target, int steps) {
+            const QPoint at = target->rect().center();
+            QWheelEvent e(QPointF(at), QPointF(target->mapToGlobal(at)), QPoint(0, 0), QPoint(0, -120 * steps),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(target, &e);
+        };
         w.centralWidget()->setFocus();
-        QTest::keyClick(&w, Qt::Key_Space);
-        QCOMPARE(play.count(), 1);
+        const int strategyBefore = strategy->currentIndex();
+        const int timeoutBefore = timeout->value();
+        wheel(strategy, 1);
+        wheel(timeout, 3);
+        QCOMPARE(strategy->currentIndex(), strategyBefore);
+        QCOMPARE(timeout->value(), timeoutBefore);
+        QCOMPARE(levers.count(), 0);
+        // Focused on purpose: now the wheel is the person's choice.
+        timeout->setFocus();
+        wheel(timeout, 1);
+        QVERIFY(timeout->value() != timeoutBefore);
     }
 
     // The plots' history is bounded by a retention the engineer sets (default 1 h); it

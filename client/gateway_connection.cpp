@@ -8,6 +8,7 @@
 #include <QLoggingCategory>
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 Q_LOGGING_CATEGORY(lcConnection, "stormwatch.client")
@@ -215,7 +216,7 @@ void GatewayConnection::openSession()
         if (life.expired() || epoch != m_epoch || m_state != ConnectionState::Connecting)
             return;
         if (!status.ok()) {
-            m_lastError = "OpenSession failed: " + status.toString();
+            m_lastError = escapeLogText("OpenSession failed: " + status.toString());
             m_openFailed = true;
             log(Severity::Warning, m_lastError);
             scheduleReconnect();
@@ -312,7 +313,7 @@ void GatewayConnection::connectionLost(const std::string& why)
     if (m_state == ConnectionState::Stopped)
         return;
     log(Severity::Warning, "connection lost: " + why);
-    m_lastError = "connection lost: " + why;
+    m_lastError = escapeLogText("connection lost: " + why);
     ++m_epoch;
     dropSession();
     // Subscribes in flight lose their replies with the session; they are held and run
@@ -390,8 +391,12 @@ void GatewayConnection::onEvent(const MxEvent& event)
             case MxValue::kStringValue: u.text = v.string_value(); break;
             default: break;
             }
-            u.sourceTimestampUs = change.source_timestamp().seconds() * 1000000 +
-                                  change.source_timestamp().nanos() / 1000;
+            // Clamped to what microseconds since 1970 can hold: a peer's absurd seconds must
+            // not overflow (±292,000 years).
+            constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
+            const std::int64_t s = std::clamp<std::int64_t>(change.source_timestamp().seconds(),
+                                                            -kMaxSeconds, kMaxSeconds);
+            u.sourceTimestampUs = s * 1000000 + change.source_timestamp().nanos() / 1000;
         }
     }
     for (SubscriberId id : touched) {

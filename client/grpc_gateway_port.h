@@ -10,6 +10,7 @@
 // results already posted to the scheduler are dropped once the port is gone.
 
 #include "gateway_port.h"
+#include "grpc_port_options.h"
 #include "scheduler.h"
 
 #include <QString>
@@ -24,22 +25,6 @@ class ClientContext;
 }
 
 namespace stormwatch {
-
-// PEM files for a TLS channel. An empty caFile trusts the system roots; certFile and
-// keyFile (both or neither) present a client certificate (mutual TLS).
-struct TlsFiles {
-    std::string caFile;
-    std::string certFile;
-    std::string keyFile;
-};
-
-struct GrpcPortOptions {
-    std::string address;         // host:port or [v6]:port
-    std::optional<TlsFiles> tls; // nullopt = insecure channel (the loopback mock)
-    std::string tokenFile;       // bearer token, sent as "authorization: Bearer …"; empty = none
-    Duration invokeDeadline{0};  // gRPC deadline on Invoke; 0 = none (the session timeout rules)
-    Duration connectTimeout = std::chrono::seconds(10); // deadline on Open/CloseSession; 0 = none
-};
 
 // Why a call to the gateway failed, in one line a person can act on (peer text escaped).
 struct GatewayFailure {

@@ -69,8 +69,11 @@ const TagSubscribeGuard* Instance::guard(std::size_t group) const
 namespace {
 GuardTiming withSessionCeiling(GuardTiming timing, const GatewayConnection& connection, Duration margin)
 {
+    // A gateway may echo up to a Duration's range; no real timeout is longer than a day
+    // (the mock clamps there too), and a timer cannot wait years.
+    constexpr Duration kLongestTimeout = std::chrono::hours(24);
     if (const auto echoed = connection.echoedCommandTimeout())
-        timing.ceiling = std::max(timing.ceiling, *echoed + margin);
+        timing.ceiling = std::max(timing.ceiling, std::min(*echoed, kLongestTimeout) + margin);
     return timing;
 }
 } // namespace

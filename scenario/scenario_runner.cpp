@@ -1,6 +1,7 @@
 #include "scenario/scenario_runner.h"
 
 #include "client/lever_set.h"
+#include "client/log_text.h"
 #include "client/options.h"
 #include "client/qt_scheduler.h"
 #include "client/virtual_scheduler.h"
@@ -632,8 +633,9 @@ void ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
 
 void ScenarioRunner::skip(const TimelineEvent& e, const QString& why)
 {
+    // `why` may carry a gateway's own error text: one escaped line.
     const QString line = QStringLiteral("%1 at %2 s skipped: %3")
-                             .arg(timelineActionName(e.action), QString::number(e.atS), why);
+                             .arg(timelineActionName(e.action), QString::number(e.atS), escapeLogText(why));
     qCWarning(lcScenario).noquote() << line;
     m_skipped << line;
 }

@@ -90,13 +90,13 @@ bool ConsoleController::startEmbedded(QString* error)
 
 bool ConsoleController::startExternal(const GrpcPortOptions& port, QString* error)
 {
-    if (const QString bad = GrpcGatewayPort::validate(port); !bad.isEmpty()) {
-        if (error)
-            *error = bad;
-        return false;
-    }
+    // The run checks the options (address, TLS files, token) and says what is wrong.
+    const auto before = m_externalPort;
     m_externalPort = port;
-    return startLiveRun(error);
+    if (startLiveRun(error))
+        return true;
+    m_externalPort = before;
+    return false;
 }
 
 bool ConsoleController::startLiveRun(QString* error)

@@ -11,7 +11,7 @@
 // live run again. Faults, redeploys, lever and capability changes from the panels are
 // timeline events at "now", applied by the host's runner through its GatewayAccess.
 
-#include "client/grpc_gateway_port.h"
+#include "client/grpc_port_options.h"
 #include "client/lever_set.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_runner.h"

@@ -1,0 +1,29 @@
+#pragma once
+// How to reach a gateway over gRPC (--gateway, --tls-*, --token-file): plain options that a
+// view may hold and hand over without knowing the port that uses them.
+
+#include "scheduler.h"
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace stormwatch {
+
+// PEM files for a TLS channel. An empty caFile trusts the system roots; certFile and
+// keyFile (both or neither) present a client certificate (mutual TLS).
+struct TlsFiles {
+    std::string caFile;
+    std::string certFile;
+    std::string keyFile;
+};
+
+struct GrpcPortOptions {
+    std::string address;         // host:port or [v6]:port
+    std::optional<TlsFiles> tls; // nullopt = insecure channel (the loopback mock)
+    std::string tokenFile;       // bearer token, sent as "authorization: Bearer …"; empty = none
+    Duration invokeDeadline{0};  // gRPC deadline on Invoke; 0 = none (the session timeout rules)
+    Duration connectTimeout = std::chrono::seconds(10); // deadline on Open/CloseSession; 0 = none
+};
+
+} // namespace stormwatch

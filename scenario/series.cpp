@@ -1,5 +1,7 @@
 #include "scenario/series.h"
 
+#include <QSet>
+
 #include <algorithm>
 
 namespace stormwatch {
@@ -63,27 +65,31 @@ double Series::valueAt(double tS, double fallback) const
 
 std::size_t SeriesSet::indexOf(const QString& subject, const QString& metric)
 {
-    for (std::size_t i = 0; i < m_series.size(); ++i)
-        if (m_series[i].subject() == subject && m_series[i].metric() == metric)
-            return i;
+    std::pair<QString, QString> key(subject, metric);
+    if (const auto it = m_index.constFind(key); it != m_index.constEnd())
+        return it.value();
+    const std::size_t index = m_series.size();
     m_series.emplace_back(subject, metric, m_cap);
-    return m_series.size() - 1;
+    m_index.insert(std::move(key), index);
+    return index;
 }
 
 const Series* SeriesSet::find(const QString& subject, const QString& metric) const
 {
-    for (const Series& s : m_series)
-        if (s.subject() == subject && s.metric() == metric)
-            return &s;
-    return nullptr;
+    const auto it = m_index.constFind(std::pair(subject, metric));
+    return it == m_index.constEnd() ? nullptr : &m_series[it.value()];
 }
 
 QStringList SeriesSet::subjects() const
 {
     QStringList out;
-    for (const Series& s : m_series)
-        if (!out.contains(s.subject()))
+    QSet<QString> seen;
+    for (const Series& s : m_series) {
+        if (!seen.contains(s.subject())) {
+            seen.insert(s.subject());
             out << s.subject();
+        }
+    }
     return out;
 }
 

@@ -1,6 +1,9 @@
 #include "scenario/series.h"
 
+#include <QElapsedTimer>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace stormwatch;
 
@@ -65,6 +68,59 @@ private slots:
         QCOMPARE(set.find("i1/gw1", "outstanding")->points().size(), std::size_t(1));
         QVERIFY(!set.find("i1/gw1", "nope"));
         QCOMPARE(set.subjects(), (QStringList{"i1/gw1", "gateway"}));
+    }
+
+    // issue 15 (3b): a run sets up three series per subscription; with 50,000 instances a
+    // linear indexOf made set-up quadratic. Four times the series take about four times as
+    // long (a scan takes sixteen), and every lookup still finds its own series.
+    void manySeriesSetUpInLinearTime()
+    {
+        auto setUp = [](int subjects) {
+            double best = 1e300;
+            for (int round = 0; round < 3; ++round) {
+                QElapsedTimer t;
+                t.start();
+                SeriesSet set(8);
+                for (int i = 0; i < subjects; ++i) {
+                    const QString subject = QString("instance-%1/gw1").arg(i);
+                    for (const char* metric : {"outstanding", "interval_ms", "tags_good"})
+                        set.indexOf(subject, QString::fromLatin1(metric));
+                }
+                for (int i = 0; i < subjects; ++i) // looked up again, as the runner does
+                    set.at(set.indexOf(QString("instance-%1/gw1").arg(i), "outstanding")).add(i, 1);
+                if (set.size() != std::size_t(subjects) * 3 || set.subjects().size() != subjects)
+                    return -1.0;
+                best = std::min(best, double(t.nsecsElapsed()) / 1e6);
+            }
+            return best;
+        };
+        const double small = setUp(5000);
+        const double big = setUp(20000);
+        qInfo("5000 subjects: %.1f ms, 20000 subjects: %.1f ms", small, big);
+        QVERIFY(small >= 0 && big >= 0);
+        QVERIFY2(big < 8 * small + 50, qPrintable(QString("%1 ms vs %2 ms").arg(big).arg(small)));
+    }
+
+    void indexOfKeepsOrderAndIdentity()
+    {
+        SeriesSet set(8);
+        std::vector<std::size_t> first;
+        for (int i = 0; i < 1000; ++i)
+            first.push_back(set.indexOf(QString("s%1").arg(i % 100), QString("m%1").arg(i / 100)));
+        for (int i = 0; i < 1000; ++i) {
+            QCOMPARE(first[std::size_t(i)], std::size_t(i)); // created in call order
+            QCOMPARE(set.indexOf(QString("s%1").arg(i % 100), QString("m%1").arg(i / 100)), std::size_t(i));
+            const Series* found = set.find(QString("s%1").arg(i % 100), QString("m%1").arg(i / 100));
+            QVERIFY(found == &set.at(std::size_t(i)));
+        }
+        // a subject and metric that only concatenate alike are different series
+        const std::size_t ab = set.indexOf("a/b", "c");
+        QVERIFY(set.indexOf("a", "b/c") != ab);
+        QCOMPARE(set.subjects().size(), 100 + 2);
+        QCOMPARE(set.subjects().front(), QString("s0"));
+        // copies look up their own series
+        const SeriesSet copy = set;
+        QVERIFY(copy.find("a/b", "c") == &copy.at(ab));
     }
 };
 

@@ -11,6 +11,13 @@ namespace stormwatch {
 
 namespace {
 
+// Lever ranges (docs/scenario-format.md, "Levers"): a session command timeout of at most a
+// day (it travels as a Duration and comes back as the session's ceiling), recovery periods
+// of at most a day, and a backoff multiplier of at most 100.
+constexpr int kMaxSessionCommandTimeoutMs = 86'400'000;
+constexpr double kMaxRecoverySeconds = 86400;
+constexpr double kMaxMultiplier = 100;
+
 LeverSet leversOff()
 {
     LeverSet s;
@@ -136,20 +143,31 @@ void applyRecovery(const QJsonObject& obj, RecoveryConfig& cfg, QStringList& err
                 << QString("unknown recovery key '%1'; valid keys: %2").arg(key, valid.join(", "));
         }
     }
-    // Ranges, checked on the result so a partial override is judged with its base.
-    auto positive = [&](const char* key, double v) {
-        if (!(v > 0))
-            errors << QString("recovery.%1 must be > 0 (got %2)").arg(key).arg(v);
+    // Ranges, checked on the result so a partial override is judged with its base. Every
+    // period is at most a day and the multiplier at most 100, so a backoff step never
+    // overflows (issue 15).
+    auto period = [&](const char* key, double v) {
+        if (!(v > 0 && v <= kMaxRecoverySeconds))
+            errors << QString("recovery.%1 must be > 0 and <= %2 (got %3)")
+                          .arg(key)
+                          .arg(kMaxRecoverySeconds)
+                          .arg(v);
     };
-    positive("recovery_seconds", cfg.recoverySeconds);
-    positive("initial_seconds", cfg.initialSeconds);
-    positive("failures_window_seconds", cfg.failuresWindowSeconds);
+    period("recovery_seconds", cfg.recoverySeconds);
+    period("initial_seconds", cfg.initialSeconds);
+    period("failures_window_seconds", cfg.failuresWindowSeconds);
     if (!(cfg.maxSeconds >= cfg.initialSeconds))
         errors << QString("recovery.max_seconds must be >= initial_seconds (%1) (got %2)")
                       .arg(cfg.initialSeconds)
                       .arg(cfg.maxSeconds);
-    if (!(cfg.multiplier >= 1))
-        errors << QString("recovery.multiplier must be >= 1 (got %1)").arg(cfg.multiplier);
+    else if (!(cfg.maxSeconds <= kMaxRecoverySeconds))
+        errors << QString("recovery.max_seconds must be <= %1 (got %2)")
+                      .arg(kMaxRecoverySeconds)
+                      .arg(cfg.maxSeconds);
+    if (!(cfg.multiplier >= 1 && cfg.multiplier <= kMaxMultiplier))
+        errors << QString("recovery.multiplier must be 1..%1 (got %2)")
+                      .arg(kMaxMultiplier)
+                      .arg(cfg.multiplier);
 }
 
 } // namespace
@@ -239,9 +257,10 @@ std::optional<LeverSet> leverSetFromJson(const QJsonValue& json, QString* error)
         if (known)
             continue;
         if (key == "session_command_timeout_ms") {
-            if (!readInt(v, 0, INT_MAX, &set.sessionCommandTimeoutMs))
-                errors << QString("session_command_timeout_ms must be a whole number >= 0 "
-                                  "(0 = not sent) (got %1)")
+            if (!readInt(v, 0, kMaxSessionCommandTimeoutMs, &set.sessionCommandTimeoutMs))
+                errors << QString("session_command_timeout_ms must be a whole number 0..%1 "
+                                  "(0 = not sent) (got %2)")
+                              .arg(kMaxSessionCommandTimeoutMs)
                               .arg(jsonText(v));
         } else if (key == "recovery") {
             if (v.isBool()) {

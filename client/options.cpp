@@ -42,12 +42,25 @@ const Key* findKey(const QString& name)
     return nullptr;
 }
 
+QString fullJsonText(const QJsonValue& v);
+
 QString number(double v)
 {
     return QString::number(v, 'g', 12);
 }
 
+// A value as an error quotes it, cut to a bounded length (a hostile file may hold a
+// megabyte where a number belongs).
 QString jsonText(const QJsonValue& v)
+{
+    constexpr qsizetype kMaxChars = 64;
+    QString text = fullJsonText(v);
+    if (text.size() > kMaxChars)
+        text = text.left(kMaxChars) + QStringLiteral("…");
+    return text;
+}
+
+QString fullJsonText(const QJsonValue& v)
 {
     switch (v.type()) {
     case QJsonValue::Double:
@@ -124,34 +137,44 @@ QStringList optionKeys()
 
 QList<OptionError> validate(const ClientOptions& o)
 {
+    using namespace option_limits;
     QList<OptionError> errors;
-    auto positive = [&](const char* key, double v) {
-        if (!(v > 0))
-            errors.append({key, number(v), "must be > 0"});
-    };
     auto atLeast = [&](const char* key, double v, const char* otherKey, double other) {
         if (!(v >= other))
             errors.append(
                 {key, number(v), QString("must be >= %1 (%2)").arg(otherKey, number(other))});
+    };
+    auto atMost = [&](const char* key, int v, int hi) {
+        if (v > hi)
+            errors.append({key, QString::number(v), QString("must be <= %1").arg(hi)});
     };
     auto between = [&](const char* key, int v, int lo, int hi) {
         if (v < lo || v > hi)
             errors.append({key, QString::number(v), QString("must be %1..%2").arg(lo).arg(hi)});
     };
 
-    positive("TagSubscribeRetryIntervalMs", o.tagSubscribeRetryIntervalMs);
+    between("TagSubscribeRetryIntervalMs", o.tagSubscribeRetryIntervalMs, kMinRetryIntervalMs,
+            kMaxIntervalMs);
+    const qsizetype before = errors.size();
     atLeast("TagSubscribeRetryMaxIntervalMs", o.tagSubscribeRetryMaxIntervalMs,
             "TagSubscribeRetryIntervalMs", o.tagSubscribeRetryIntervalMs);
-    positive("TagSubscribeInFlightCeilingMs", o.tagSubscribeInFlightCeilingMs);
-    if (o.tagSubscribeInFlightCeilingMarginMs < 0)
-        errors.append({"TagSubscribeInFlightCeilingMarginMs",
-                       QString::number(o.tagSubscribeInFlightCeilingMarginMs), "must be >= 0"});
-    positive("MxCommandTimeoutMs", o.mxCommandTimeoutMs);
-    between("MxSupervisoryAdviseParallelism", o.mxSupervisoryAdviseParallelism, 1, 256);
-    positive("ReconnectBackoffFloorMs", o.reconnectBackoffFloorMs);
+    if (errors.size() == before)
+        atMost("TagSubscribeRetryMaxIntervalMs", o.tagSubscribeRetryMaxIntervalMs, kMaxIntervalMs);
+    between("TagSubscribeInFlightCeilingMs", o.tagSubscribeInFlightCeilingMs, 1, kMaxTimeoutMs);
+    between("TagSubscribeInFlightCeilingMarginMs", o.tagSubscribeInFlightCeilingMarginMs, 0,
+            kMaxIntervalMs);
+    between("MxCommandTimeoutMs", o.mxCommandTimeoutMs, 1, kMaxTimeoutMs);
+    between("MxSupervisoryAdviseParallelism", o.mxSupervisoryAdviseParallelism, 1,
+            kMaxAdviseParallelism);
+    between("ReconnectBackoffFloorMs", o.reconnectBackoffFloorMs, kMinRetryIntervalMs,
+            kMaxIntervalMs);
+    const qsizetype beforeMax = errors.size();
     atLeast("ReconnectBackoffMaxMs", o.reconnectBackoffMaxMs, "ReconnectBackoffFloorMs",
             o.reconnectBackoffFloorMs);
-    positive("AlarmSubscribeRetryIntervalMs", o.alarmSubscribeRetryIntervalMs);
+    if (errors.size() == beforeMax)
+        atMost("ReconnectBackoffMaxMs", o.reconnectBackoffMaxMs, kMaxIntervalMs);
+    between("AlarmSubscribeRetryIntervalMs", o.alarmSubscribeRetryIntervalMs, kMinRetryIntervalMs,
+            kMaxIntervalMs);
     return errors;
 }
 

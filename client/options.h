@@ -13,6 +13,19 @@
 
 namespace stormwatch {
 
+// Every option's range (docs/scenario-format.md lists them with the scenario fields):
+// intervals are at most an hour and timeouts at most a day, so twice an interval, a backoff
+// step or a deadline in microseconds never overflows; retry intervals are at least 10 ms,
+// the fastest storm a test needs (a 1 ms retry floods the gateway's queue faster than any
+// run can record it). A scenario also bounds the subscribes its whole run can send (the
+// run budget, scenario_parser.cpp).
+namespace option_limits {
+inline constexpr int kMinRetryIntervalMs = 10;       // tag and alarm retry, reconnect floor
+inline constexpr int kMaxIntervalMs = 3'600'000;     // an hour: retry, backoff max, margin
+inline constexpr int kMaxTimeoutMs = 86'400'000;     // a day: in-flight ceiling, command timeout
+inline constexpr int kMaxAdviseParallelism = 256;
+} // namespace option_limits
+
 struct ClientOptions {
     int tagSubscribeRetryIntervalMs = defaults::kTagSubscribeRetryIntervalMs; // backoff floor (and fixed interval, lever off)
     int tagSubscribeRetryMaxIntervalMs = defaults::kTagSubscribeRetryMaxIntervalMs; // == floor makes it fixed

@@ -203,6 +203,17 @@ private slots:
                                               << "unknown recovery key 'seconds'";
         QTest::newRow("enabled not bool") << R"({"recovery": {"enabled": 1}})"
                                           << "recovery.enabled";
+        // issue 15: every number has a ceiling, so a backoff step never overflows
+        QTest::newRow("recovery 1e308") << R"({"recovery": {"recovery_seconds": 1e308}})"
+                                        << "recovery.recovery_seconds must be > 0 and <= 86400 (got 1e+308)";
+        QTest::newRow("initial above a day") << R"({"recovery": {"initial_seconds": 86401, "max_seconds": 86401}})"
+                                             << "recovery.initial_seconds must be > 0 and <= 86400 (got 86401)";
+        QTest::newRow("max above a day") << R"({"recovery": {"max_seconds": 1e308}})"
+                                         << "recovery.max_seconds must be <= 86400 (got 1e+308)";
+        QTest::newRow("multiplier 1e308") << R"({"recovery": {"multiplier": 1e308}})"
+                                          << "recovery.multiplier must be 1..100 (got 1e+308)";
+        QTest::newRow("window 1e9") << R"({"recovery": {"failures_window_seconds": 1e9}})"
+                                    << "recovery.failures_window_seconds must be > 0 and <= 86400 (got 1e+09)";
     }
     void recoveryOutOfRangeValuesNameTheKey()
     {
@@ -211,6 +222,21 @@ private slots:
         QString error;
         QVERIFY(!parse(json.toUtf8().constData(), &error));
         QVERIFY2(error.startsWith(key), qPrintable(error));
+    }
+
+    // The largest value of every numeric lever is still accepted.
+    void rangeMaximaAreAccepted()
+    {
+        QString error;
+        const auto s = parse(R"({"session_command_timeout_ms": 86400000,
+                                 "recovery": {"strategy": "exponential", "recovery_seconds": 86400,
+                                              "initial_seconds": 86400, "max_seconds": 86400,
+                                              "multiplier": 100, "failures_to_enter_recovery": 1000,
+                                              "failures_window_seconds": 86400}})",
+                             &error);
+        QVERIFY2(s, qPrintable(error));
+        QCOMPARE(s->sessionCommandTimeoutMs, 86400000);
+        QCOMPARE(s->recovery.multiplier, 100.0);
     }
 
     void unknownKeyErrorListsValidKeys()
@@ -230,10 +256,16 @@ private slots:
                                         << R"(backoff must be true or false (got "yes"))";
         QTest::newRow("negative timeout")
             << R"({"session_command_timeout_ms": -1})"
-            << "session_command_timeout_ms must be a whole number >= 0 (0 = not sent) (got -1)";
+            << "session_command_timeout_ms must be a whole number 0..86400000 (0 = not sent) (got -1)";
         QTest::newRow("fractional timeout")
             << R"({"session_command_timeout_ms": 1.5})"
-            << "session_command_timeout_ms must be a whole number >= 0 (0 = not sent) (got 1.5)";
+            << "session_command_timeout_ms must be a whole number 0..86400000 (0 = not sent) (got 1.5)";
+        QTest::newRow("timeout above a day")
+            << R"({"session_command_timeout_ms": 86400001})"
+            << "session_command_timeout_ms must be a whole number 0..86400000 (0 = not sent) (got 86400001)";
+        QTest::newRow("timeout 1e308")
+            << R"({"session_command_timeout_ms": 1e308})"
+            << "session_command_timeout_ms must be a whole number 0..86400000 (0 = not sent) (got 1e+308)";
         QTest::newRow("recovery as string")
             << R"({"recovery": "on"})"
             << R"(recovery must be true, false or an object (got "on"))";

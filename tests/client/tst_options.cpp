@@ -30,19 +30,45 @@ private slots:
         QTest::addColumn<QString>("rule");
         QTest::newRow("interval 0") << "TagSubscribeRetryIntervalMs"
                                     << "0"
-                                    << "must be > 0";
+                                    << "must be 10..3600000";
         QTest::newRow("interval -1") << "TagSubscribeRetryIntervalMs"
                                      << "-1"
-                                     << "must be > 0";
+                                     << "must be 10..3600000";
+        // issue 15: a 1 ms retry floods the gateway's queue faster than a run can record it
+        QTest::newRow("interval 9") << "TagSubscribeRetryIntervalMs"
+                                    << "9"
+                                    << "must be 10..3600000";
+        QTest::newRow("max above an hour") << "TagSubscribeRetryMaxIntervalMs"
+                                           << "3600001"
+                                           << "must be <= 3600000";
+        QTest::newRow("ceiling above a day") << "TagSubscribeInFlightCeilingMs"
+                                             << "86400001"
+                                             << "must be 1..86400000";
+        QTest::newRow("ceiling margin above an hour") << "TagSubscribeInFlightCeilingMarginMs"
+                                                      << "3600001"
+                                                      << "must be 0..3600000";
+        QTest::newRow("command timeout above a day") << "MxCommandTimeoutMs"
+                                                     << "86400001"
+                                                     << "must be 1..86400000";
+        QTest::newRow("reconnect max above an hour") << "ReconnectBackoffMaxMs"
+                                                     << "3600001"
+                                                     << "must be <= 3600000";
+        // 2 × 2^30 ms overflowed the pre-fix alarm actor's fixed interval
+        QTest::newRow("alarm interval 2^30") << "AlarmSubscribeRetryIntervalMs"
+                                             << "1073741824"
+                                             << "must be 10..3600000";
+        QTest::newRow("alarm interval INT_MAX") << "AlarmSubscribeRetryIntervalMs"
+                                                << "2147483647"
+                                                << "must be 10..3600000";
         QTest::newRow("max below interval") << "TagSubscribeRetryMaxIntervalMs"
                                             << "4999"
                                             << "must be >= TagSubscribeRetryIntervalMs (5000)";
         QTest::newRow("ceiling 0") << "TagSubscribeInFlightCeilingMs"
                                    << "0"
-                                   << "must be > 0";
+                                   << "must be 1..86400000";
         QTest::newRow("command timeout 0") << "MxCommandTimeoutMs"
                                            << "0"
-                                           << "must be > 0";
+                                           << "must be 1..86400000";
         QTest::newRow("parallelism 0") << "MxSupervisoryAdviseParallelism"
                                        << "0"
                                        << "must be 1..256";
@@ -51,16 +77,16 @@ private slots:
                                          << "must be 1..256";
         QTest::newRow("ceiling margin -1") << "TagSubscribeInFlightCeilingMarginMs"
                                            << "-1"
-                                           << "must be >= 0";
+                                           << "must be 0..3600000";
         QTest::newRow("reconnect floor 0") << "ReconnectBackoffFloorMs"
                                            << "0"
-                                           << "must be > 0";
+                                           << "must be 10..3600000";
         QTest::newRow("reconnect max below floor") << "ReconnectBackoffMaxMs"
                                                    << "999"
                                                    << "must be >= ReconnectBackoffFloorMs (1000)";
         QTest::newRow("alarm interval 0") << "AlarmSubscribeRetryIntervalMs"
                                           << "0"
-                                          << "must be > 0";
+                                          << "must be 10..3600000";
     }
     void ruleRejectsBoundaryBadValue()
     {
@@ -82,26 +108,38 @@ private slots:
     {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
-        QTest::newRow("interval 1") << "TagSubscribeRetryIntervalMs"
-                                    << "1";
+        QTest::newRow("interval 10") << "TagSubscribeRetryIntervalMs"
+                                     << "10";
+        QTest::newRow("max an hour") << "TagSubscribeRetryMaxIntervalMs"
+                                     << "3600000";
         QTest::newRow("max == interval") << "TagSubscribeRetryMaxIntervalMs"
                                          << "5000";
         QTest::newRow("ceiling 1") << "TagSubscribeInFlightCeilingMs"
                                    << "1";
+        QTest::newRow("ceiling a day") << "TagSubscribeInFlightCeilingMs"
+                                       << "86400000";
         QTest::newRow("command timeout 1") << "MxCommandTimeoutMs"
                                            << "1";
+        QTest::newRow("command timeout a day") << "MxCommandTimeoutMs"
+                                               << "86400000";
         QTest::newRow("parallelism 1") << "MxSupervisoryAdviseParallelism"
                                        << "1";
         QTest::newRow("parallelism 256") << "MxSupervisoryAdviseParallelism"
                                          << "256";
         QTest::newRow("ceiling margin 0") << "TagSubscribeInFlightCeilingMarginMs"
                                           << "0";
-        QTest::newRow("reconnect floor 1") << "ReconnectBackoffFloorMs"
-                                           << "1";
+        QTest::newRow("ceiling margin an hour") << "TagSubscribeInFlightCeilingMarginMs"
+                                                << "3600000";
+        QTest::newRow("reconnect floor 10") << "ReconnectBackoffFloorMs"
+                                            << "10";
+        QTest::newRow("reconnect max an hour") << "ReconnectBackoffMaxMs"
+                                               << "3600000";
         QTest::newRow("reconnect max == floor") << "ReconnectBackoffMaxMs"
                                                 << "1000";
-        QTest::newRow("alarm interval 1") << "AlarmSubscribeRetryIntervalMs"
-                                          << "1";
+        QTest::newRow("alarm interval 10") << "AlarmSubscribeRetryIntervalMs"
+                                           << "10";
+        QTest::newRow("alarm interval an hour") << "AlarmSubscribeRetryIntervalMs"
+                                                << "3600000";
     }
     void ruleAcceptsBoundaryGoodValue()
     {
@@ -112,6 +150,33 @@ private slots:
         QVERIFY(o != ClientOptions{});
         const QList<OptionError> errors = validate(o);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.value(0).message()));
+    }
+
+    // issue 15: an interval above an hour breaks its own range, and the backoff max, which
+    // must lie between the interval and an hour, cannot follow it there.
+    void intervalAboveAnHourBreaksBothRules()
+    {
+        ClientOptions o;
+        o.tagSubscribeRetryIntervalMs = 3600001;
+        o.tagSubscribeRetryMaxIntervalMs = 3600001;
+        const QList<OptionError> errors = validate(o);
+        QCOMPARE(errors.size(), 2);
+        QCOMPARE(errors[0].message(),
+                 QString("TagSubscribeRetryIntervalMs = 3600001 is invalid: must be 10..3600000"));
+        QCOMPARE(errors[1].message(),
+                 QString("TagSubscribeRetryMaxIntervalMs = 3600001 is invalid: must be <= 3600000"));
+    }
+
+    // A value quoted in an error is cut: a file may hold a megabyte where a number belongs.
+    void echoedValuesAreCut()
+    {
+        QList<OptionError> errors;
+        QVERIFY(!optionsFromJson(QJsonObject{{"MxCommandTimeoutMs", QString(1 << 20, 'x')},
+                                             {QString(1 << 20, 'k'), 1}},
+                                 &errors));
+        QCOMPARE(errors.size(), 2);
+        for (const OptionError& e : errors)
+            QVERIFY2(e.value.size() <= 70, qPrintable(e.value.left(100)));
     }
 
     // Lever 1 plan, Task 1: the backoff ceiling below the floor is named in the message.

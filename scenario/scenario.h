@@ -14,6 +14,55 @@
 
 namespace stormwatch {
 
+// A numeric field's range, as the schema states it in an error
+// ("$.timeline[0].duration_s: must be <= 86400 s (got 1e+308)").
+struct NumberRange {
+    double min = 0;
+    double max = 0;
+    bool minExclusive = false;  // "> min" rather than ">= min"
+    const char* unit = "";      // "s", "ms", "Hz"; empty for a plain number
+};
+
+// Every range a scenario file is held to, checked once when it is read
+// (docs/scenario-format.md lists each field with its range; keep the two in step). They
+// keep every value representable where the run computes with it — as microseconds in an
+// int64, as an int32 on the wire — and, with the run budget, a run's memory bounded.
+namespace scenario_limits {
+inline constexpr double kMaxRunS = 86400;  // a day: the longest run, fault or timeout
+inline constexpr NumberRange kDurationS{0, kMaxRunS, true, "s"};        // duration_s, timeline duration_s
+inline constexpr NumberRange kDowntimeS{0, kMaxRunS, false, "s"};       // restart/kill downtime_s
+inline constexpr NumberRange kAtS{0, kMaxRunS, false, "s"};             // at_s, start_at_s (and <= duration_s)
+inline constexpr NumberRange kDefaultCommandTimeoutS{0, kMaxRunS, true, "s"};
+// The STA's cost of one command, (command_ms + per_item_ms × items) × factor, stays below
+// 10^12 µs with 10,000 items: even the run budget's worth of queued commands fits an int64.
+inline constexpr NumberRange kCommandMs{0, 10000, false, "ms"};
+inline constexpr NumberRange kPerItemMs{0, 100, false, "ms"};
+inline constexpr NumberRange kDataHz{0, 100, false, "Hz"};
+inline constexpr double kMinNonZeroDataHz = 0.001;  // 0 = no data changes; else a period <= 1000 s
+inline constexpr NumberRange kNetworkLatencyMs{0, 10000, false, "ms"};
+inline constexpr NumberRange kSlowFactor{1, 1000, false, ""};
+inline constexpr NumberRange kProbability{0, 1, false, ""};
+inline constexpr NumberRange kTags{1, 10000, false, ""};
+inline constexpr NumberRange kWriteUserId{0, 2147483647, false, ""};  // int32 user_id on the wire
+// Integers travel as JSON numbers (doubles): above 2^53 - 1 they are no longer exact.
+inline constexpr double kMaxSafeInteger = 9007199254740991.0;
+inline constexpr NumberRange kSeed{0, kMaxSafeInteger, false, ""};
+
+inline constexpr qsizetype kMaxNameLength = 128;  // scenario, connection, instance, variant names
+// tag_prefix: room for the default, "<name>.Attr", of the longest name.
+inline constexpr qsizetype kMaxTagPrefixLength = kMaxNameLength + 5;
+inline constexpr qsizetype kMaxDescriptionLength = 10000;
+inline constexpr qsizetype kMaxConnections = 1000;
+inline constexpr qsizetype kMaxInstances = 50000;
+inline constexpr qsizetype kMaxTimelineEvents = 100000;
+inline constexpr qsizetype kMaxVariants = 32;
+inline constexpr qsizetype kMaxFileBytes = 64 * 1024 * 1024;
+// The run budget: the tag subscribes a run could send with the levers off (every retry
+// tick re-sends an instance's tags, and a wedged gateway queues them all), summed over
+// instances and redeploys; see docs/scenario-format.md.
+inline constexpr qint64 kMaxRunTagSubscribes = 5'000'000;
+}  // namespace scenario_limits
+
 // The mock gateway's cost model and capability for the run (mock_control.proto's
 // configuration). Defaults match the real gateway's defaults where one exists.
 struct GatewaySpec {

@@ -1,5 +1,6 @@
 #include "scenario/scenario_parser.h"
 
+#include "scenario/strict_json.h"
 #include "scenario/variant_validation.h"
 
 #include "client/gateway_connection.h"
@@ -8,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace stormwatch {
 
@@ -24,11 +27,16 @@ QString ScenarioError::toString() const {
 
 namespace {
 
-constexpr double kMaxDurationS = 86400;
-constexpr int kMaxTags = 10000;
-constexpr double kMaxDataHz = 100;
-// Integers travel as JSON doubles; above 2^53 they are no longer exact.
-constexpr double kMaxExactInteger = 9007199254740992.0;
+namespace limits = scenario_limits;
+
+// A hostile file must not make the error list itself the problem: at most this many errors
+// are listed (the rest are counted in a last line), each rule and path cut to a bounded
+// length, and at most a few names quoted in "unknown name" rules.
+constexpr int kMaxListedErrors = 1000;
+constexpr qsizetype kMaxRuleChars = 1000;
+constexpr qsizetype kMaxPathChars = 400;
+constexpr qsizetype kMaxQuotedChars = 64;
+constexpr int kMaxListedNames = 10;
 
 QString typeName(const QJsonValue& v) {
     switch (v.type()) {
@@ -43,21 +51,64 @@ QString typeName(const QJsonValue& v) {
     return QStringLiteral("nothing");
 }
 
-QString num(double d) { return QString::number(d, 'f', QLocale::FloatingPointShortest); }
+// Plain digits for ordinary magnitudes (86401, 0.5, 1000000000), the exponent form for the
+// absurd ones (1e+308, 1e-300) so a message never spells out 300 zeros.
+QString num(double d) {
+    const double a = std::fabs(d);
+    const bool exponent = a != 0 && (a >= 1e16 || a < 1e-4);
+    return QString::number(d, exponent ? 'g' : 'f', QLocale::FloatingPointShortest);
+}
+
+// A name from the file inside a rule: quoted, escaped, cut.
+QString quoted(const QString& name) { return QLatin1Char('"') + quotedText(name, kMaxQuotedChars) + QLatin1Char('"'); }
 
 class Errors {
 public:
     Errors(QString file, QList<ScenarioError>* out) : file_(std::move(file)), out_(out) {}
     void add(const QString& path, const QString& rule) {
         ++count_;
-        if (out_) out_->append({file_, path, rule});
+        if (out_ && count_ <= kMaxListedErrors)
+            out_->append({file_, quotedText(path, kMaxPathChars), quotedText(rule, kMaxRuleChars)});
     }
     int count() const { return count_; }
+    // Counts what was not listed, in one last line.
+    void finish() {
+        if (out_ && count_ > kMaxListedErrors)
+            out_->append({file_, QStringLiteral("$"),
+                          QStringLiteral("… and %1 more errors (only the first %2 are listed)")
+                              .arg(count_ - kMaxListedErrors)
+                              .arg(kMaxListedErrors)});
+    }
 
 private:
     QString file_;
     QList<ScenarioError>* out_;
     int count_ = 0;
+};
+
+// The names a section declared, for the sections that refer to them: a set to look a name up
+// in constant time, and the first few in file order for "unknown name" rules, which never
+// list every name (10,000 connections would make each such rule megabytes long).
+class KnownNames {
+public:
+    void add(const QString& name) {
+        if (m_set.contains(name)) return;
+        m_set.insert(name);
+        if (m_firstFew.size() < kMaxListedNames) m_firstFew << name;
+    }
+    bool contains(const QString& name) const { return m_set.contains(name); }
+    QString listed() const {
+        QStringList shown;
+        for (const QString& n : m_firstFew) shown << quotedText(n, kMaxQuotedChars);
+        QString text = shown.join(QStringLiteral(", "));
+        if (m_set.size() > m_firstFew.size())
+            text += QStringLiteral(", … and %1 more").arg(m_set.size() - m_firstFew.size());
+        return text;
+    }
+
+private:
+    QSet<QString> m_set;
+    QStringList m_firstFew;
 };
 
 enum class Need { Required, Optional };
@@ -70,17 +121,18 @@ public:
         : errors_(errors), object_(std::move(object)), path_(std::move(path)),
           valid_(std::move(validKeys)) {}
 
-    QString pathOf(const QString& key) const { return path_ + QLatin1Char('.') + key; }
+    QString pathOf(const QString& key) const { return path_ + QLatin1Char('.') + quotedText(key, kMaxQuotedChars); }
     bool has(const QString& key) const { return object_.contains(key); }
     QJsonValue raw(const QString& key) const { return object_.value(key); }
 
     // A present value of the expected type, or nullopt (missing, or wrong type: reported).
     std::optional<QJsonValue> value(const QString& key, QJsonValue::Type type, Need need) {
-        if (!object_.contains(key)) {
+        const auto it = object_.constFind(key);
+        if (it == object_.constEnd()) {
             if (need == Need::Required) errors_.add(pathOf(key), QStringLiteral("required key missing"));
             return std::nullopt;
         }
-        const QJsonValue v = object_.value(key);
+        const QJsonValue v = it.value();
         if (v.type() != type) {
             errors_.add(pathOf(key), QStringLiteral("expected %1, got %2")
                                          .arg(typeName(QJsonValue(type)), typeName(v)));
@@ -92,13 +144,21 @@ public:
         auto v = value(key, QJsonValue::Double, need);
         return v ? std::optional<double>(v->toDouble()) : std::nullopt;
     }
-    std::optional<qint64> integer(const QString& key, Need need) {
+    // A number within `range`, or nullopt (missing, mistyped or out of range: reported).
+    std::optional<double> number(const QString& key, Need need, const NumberRange& range) {
+        auto d = number(key, need);
+        if (!d || !inRange(key, *d, range)) return std::nullopt;
+        return d;
+    }
+    // A whole number within `range` (whose bounds are whole and within ±(2^53 - 1)).
+    std::optional<qint64> integer(const QString& key, Need need, const NumberRange& range) {
         auto d = number(key, need);
         if (!d) return std::nullopt;
-        if (std::floor(*d) != *d || std::fabs(*d) > kMaxExactInteger) {
+        if (std::floor(*d) != *d) {
             errors_.add(pathOf(key), QStringLiteral("must be an integer (got %1)").arg(num(*d)));
             return std::nullopt;
         }
+        if (!inRange(key, *d, range)) return std::nullopt;
         return static_cast<qint64>(*d);
     }
     std::optional<bool> boolean(const QString& key, Need need) {
@@ -108,6 +168,14 @@ public:
     std::optional<QString> string(const QString& key, Need need) {
         auto v = value(key, QJsonValue::String, need);
         return v ? std::optional<QString>(v->toString()) : std::nullopt;
+    }
+    // A string of 1 .. maxLength characters.
+    std::optional<QString> name(const QString& key, Need need, qsizetype maxLength = limits::kMaxNameLength) {
+        auto s = string(key, need);
+        if (!s) return std::nullopt;
+        if (!check(key, !s->isEmpty(), QStringLiteral("must not be empty")) || !shorterThan(key, *s, maxLength))
+            return std::nullopt;
+        return s;
     }
     std::optional<QJsonArray> array(const QString& key, Need need) {
         auto v = value(key, QJsonValue::Array, need);
@@ -119,18 +187,35 @@ public:
     }
 
     // Range rules. Each returns whether the value passed, reporting it when not.
-    bool atLeast(const QString& key, double v, double min) {
-        return check(key, v >= min, QStringLiteral("must be >= %1 (got %2)").arg(num(min), num(v)));
+    bool inRange(const QString& key, double v, const NumberRange& range) {
+        const auto unit = [&] { return *range.unit ? QLatin1Char(' ') + QLatin1String(range.unit) : QString(); };
+        if (!(range.minExclusive ? v > range.min : v >= range.min))
+            return check(key, false, [&] {
+                return QStringLiteral("must be %1 %2%3 (got %4)")
+                    .arg(range.minExclusive ? QStringLiteral(">") : QStringLiteral(">="), num(range.min), unit(), num(v));
+            });
+        return check(key, v <= range.max,
+                     [&] { return QStringLiteral("must be <= %1%2 (got %3)").arg(num(range.max), unit(), num(v)); });
     }
-    bool above(const QString& key, double v, double min) {
-        return check(key, v > min, QStringLiteral("must be > %1 (got %2)").arg(num(min), num(v)));
+    bool atMost(const QString& key, double v, double max, const QString& what) {
+        return check(key, v <= max,
+                     [&] { return QStringLiteral("must be <= %1 (%2) (got %3)").arg(what, num(max), num(v)); });
     }
-    bool atMost(const QString& key, double v, double max, const QString& what = {}) {
-        const QString bound = what.isEmpty() ? num(max) : QStringLiteral("%1 (%2)").arg(what, num(max));
-        return check(key, v <= max, QStringLiteral("must be <= %1 (got %2)").arg(bound, num(v)));
+    bool shorterThan(const QString& key, const QString& s, qsizetype maxLength) {
+        return check(key, s.size() <= maxLength, [&] {
+            return QStringLiteral("must be at most %1 characters (got %2)").arg(maxLength).arg(s.size());
+        });
     }
     bool check(const QString& key, bool ok, const QString& rule) {
         if (!ok) errors_.add(pathOf(key), rule);
+        return ok;
+    }
+    // The rule's text is built only when it is broken: on a 50,000-entry file the passing
+    // checks are most of the work.
+    template <typename RuleText>
+        requires std::is_invocable_r_v<QString, RuleText>
+    bool check(const QString& key, bool ok, RuleText&& rule) {
+        if (!ok) errors_.add(pathOf(key), rule());
         return ok;
     }
 
@@ -149,13 +234,19 @@ private:
     QStringList valid_;
 };
 
-QString indexPath(const QString& path, qsizetype i) { return QStringLiteral("%1[%2]").arg(path).arg(i); }
+QString indexPath(const QString& path, qsizetype i) { return path + QLatin1Char('[') + QString::number(i) + QLatin1Char(']'); }
 
 // The object at `path`, or nullopt with an error naming what it got instead.
 std::optional<QJsonObject> asObject(Errors& errors, const QJsonValue& v, const QString& path) {
     if (v.isObject()) return v.toObject();
     errors.add(path, QStringLiteral("expected object, got %1").arg(typeName(v)));
     return std::nullopt;
+}
+
+// A list's length cap; reported once, and every entry is still checked.
+void checkCount(Errors& errors, const QString& path, qsizetype size, qsizetype max, const char* what) {
+    if (size > max)
+        errors.add(path, QStringLiteral("must list at most %1 %2 (got %3)").arg(max).arg(QLatin1String(what)).arg(size));
 }
 
 void checkLevers(Errors& errors, const QJsonValue& levers, const QString& path) {
@@ -168,15 +259,17 @@ void readGateway(Errors& errors, const QJsonObject& o, GatewaySpec* g) {
                    {"advertise_bulk_supervisory", "default_command_timeout_s", "command_ms",
                     "per_item_ms", "data_hz", "network_latency_ms"});
     if (auto b = r.boolean("advertise_bulk_supervisory", Need::Optional)) g->advertiseBulkSupervisory = *b;
-    if (auto d = r.number("default_command_timeout_s", Need::Optional); d && r.above("default_command_timeout_s", *d, 0))
+    if (auto d = r.number("default_command_timeout_s", Need::Optional, limits::kDefaultCommandTimeoutS))
         g->defaultCommandTimeoutS = *d;
-    if (auto d = r.number("command_ms", Need::Optional); d && r.atLeast("command_ms", *d, 0)) g->commandMs = *d;
-    if (auto d = r.number("per_item_ms", Need::Optional); d && r.atLeast("per_item_ms", *d, 0)) g->perItemMs = *d;
-    if (auto d = r.number("data_hz", Need::Optional);
-        d && r.atLeast("data_hz", *d, 0) && r.atMost("data_hz", *d, kMaxDataHz))
+    if (auto d = r.number("command_ms", Need::Optional, limits::kCommandMs)) g->commandMs = *d;
+    if (auto d = r.number("per_item_ms", Need::Optional, limits::kPerItemMs)) g->perItemMs = *d;
+    // 0 turns data changes off; any other rate is a period the model can represent.
+    if (auto d = r.number("data_hz", Need::Optional, limits::kDataHz);
+        d && r.check("data_hz", *d == 0 || *d >= limits::kMinNonZeroDataHz, [&] {
+            return QStringLiteral("must be 0 or >= %1 Hz (got %2)").arg(num(limits::kMinNonZeroDataHz), num(*d));
+        }))
         g->dataHz = *d;
-    if (auto d = r.number("network_latency_ms", Need::Optional); d && r.atLeast("network_latency_ms", *d, 0))
-        g->networkLatencyMs = *d;
+    if (auto d = r.number("network_latency_ms", Need::Optional, limits::kNetworkLatencyMs)) g->networkLatencyMs = *d;
     r.finish();
 }
 
@@ -184,76 +277,94 @@ void readClientModel(Errors& errors, const QJsonObject& o, ScenarioClientModel* 
     ObjectReader r(errors, o, QStringLiteral("$.client_model"), {"redeploy_teardown", "teardown_gated"});
     if (auto t = r.string("redeploy_teardown", Need::Optional);
         t && r.check("redeploy_teardown", teardownFromString(t->toStdString()).has_value(),
-                     QStringLiteral("must be \"per_item_remove\" or \"none\" (got \"%1\")").arg(*t)))
+                     QStringLiteral("must be \"per_item_remove\" or \"none\" (got %1)").arg(quoted(*t))))
         m->redeployTeardown = *t;
     if (auto b = r.boolean("teardown_gated", Need::Optional)) m->teardownGated = *b;
     r.finish();
 }
 
-void readConnections(Errors& errors, const QJsonArray& a, QList<ScenarioConnection>* out) {
+// Whether a section read without error: only then may other sections be judged by its names
+// (otherwise a reference would only echo the section's own error).
+struct Section {
+    explicit Section(const Errors& errors) : errors_(errors), before_(errors.count()) {}
+    bool clean() const { return errors_.count() == before_; }
+
+private:
+    const Errors& errors_;
+    int before_;
+};
+
+std::optional<KnownNames> readConnections(Errors& errors, const QJsonArray& a, QList<ScenarioConnection>* out) {
+    static const QStringList kKeys = {"name", "write_user_id"};
     const QString base = QStringLiteral("$.connections");
+    // Too many entries is one error; their names can still be judged by other sections.
+    checkCount(errors, base, a.size(), limits::kMaxConnections, "connections");
+    const Section section(errors);
     if (a.isEmpty()) errors.add(base, QStringLiteral("must list at least 1 connection"));
-    QSet<QString> seen;
+    KnownNames names;
+    out->reserve(a.size());
     for (qsizetype i = 0; i < a.size(); ++i) {
         const QString path = indexPath(base, i);
         auto o = asObject(errors, a.at(i), path);
         if (!o) continue;
-        ObjectReader r(errors, *o, path, {"name", "write_user_id"});
+        ObjectReader r(errors, *o, path, kKeys);
         ScenarioConnection c;
-        if (auto s = r.string("name", Need::Required)) {
-            if (r.check("name", !s->isEmpty(), QStringLiteral("must not be empty")) &&
-                r.check("name", !seen.contains(*s), QStringLiteral("duplicate connection name \"%1\"").arg(*s))) {
-                seen.insert(*s);
-            }
+        if (auto s = r.name("name", Need::Required)) {
+            if (r.check("name", !names.contains(*s), [&] { return QStringLiteral("duplicate connection name %1").arg(quoted(*s)); }))
+                names.add(*s);
             c.name = *s;
         }
-        if (auto n = r.integer("write_user_id", Need::Optional); n && r.atLeast("write_user_id", double(*n), 0))
-            c.writeUserId = *n;
+        if (auto n = r.integer("write_user_id", Need::Optional, limits::kWriteUserId)) c.writeUserId = *n;
         r.finish();
         out->append(c);
     }
+    if (!section.clean()) return std::nullopt;
+    return names;
 }
 
 // `known` lists the connection names, or is nullopt when the connections themselves had
 // errors: then a reference cannot be judged and would only echo the first error.
-void readInstances(Errors& errors, const QJsonArray& a, const std::optional<QStringList>& known,
-                   std::optional<double> durationS, QList<ScenarioInstance>* out) {
+std::optional<KnownNames> readInstances(Errors& errors, const QJsonArray& a, const std::optional<KnownNames>& known,
+                                        std::optional<double> durationS, QList<ScenarioInstance>* out) {
+    static const QStringList kKeys = {"name", "connection", "tags", "tag_prefix", "alarms", "start_at_s"};
     const QString base = QStringLiteral("$.instances");
+    // Too many entries is one error; their names can still be judged by other sections.
+    checkCount(errors, base, a.size(), limits::kMaxInstances, "instances");
+    const Section section(errors);
     if (a.isEmpty()) errors.add(base, QStringLiteral("must list at least 1 instance"));
-    QSet<QString> seen;
+    KnownNames names;
+    out->reserve(a.size());
     for (qsizetype i = 0; i < a.size(); ++i) {
         const QString path = indexPath(base, i);
         auto o = asObject(errors, a.at(i), path);
         if (!o) continue;
-        ObjectReader r(errors, *o, path, {"name", "connection", "tags", "tag_prefix", "alarms", "start_at_s"});
+        ObjectReader r(errors, *o, path, kKeys);
         ScenarioInstance inst;
-        if (auto s = r.string("name", Need::Required)) {
-            if (r.check("name", !s->isEmpty(), QStringLiteral("must not be empty")) &&
-                r.check("name", !seen.contains(*s), QStringLiteral("duplicate instance name \"%1\"").arg(*s)))
-                seen.insert(*s);
+        if (auto s = r.name("name", Need::Required)) {
+            if (r.check("name", !names.contains(*s), [&] { return QStringLiteral("duplicate instance name %1").arg(quoted(*s)); }))
+                names.add(*s);
             inst.name = *s;
         }
         if (auto s = r.string("connection", Need::Required)) {
             if (known)
-                r.check("connection", known->contains(*s),
-                        QStringLiteral("unknown connection \"%1\" (known: %2)").arg(*s, known->join(QStringLiteral(", "))));
+                r.check("connection", known->contains(*s), [&] {
+                    return QStringLiteral("unknown connection %1 (known: %2)").arg(quoted(*s), known->listed());
+                });
             inst.connection = *s;
         }
-        if (auto n = r.integer("tags", Need::Required);
-            n && r.atLeast("tags", double(*n), 1) && r.atMost("tags", double(*n), kMaxTags))
-            inst.tags = int(*n);
+        if (auto n = r.integer("tags", Need::Required, limits::kTags)) inst.tags = int(*n);
         inst.tagPrefix = inst.name + QStringLiteral(".Attr");
-        if (auto s = r.string("tag_prefix", Need::Optional);
-            s && r.check("tag_prefix", !s->isEmpty(), QStringLiteral("must not be empty")))
-            inst.tagPrefix = *s;
+        if (auto s = r.name("tag_prefix", Need::Optional, limits::kMaxTagPrefixLength)) inst.tagPrefix = *s;
         if (auto b = r.boolean("alarms", Need::Optional)) inst.alarms = *b;
-        if (auto d = r.number("start_at_s", Need::Optional); d && r.atLeast("start_at_s", *d, 0)) {
+        if (auto d = r.number("start_at_s", Need::Optional, limits::kAtS)) {
             if (!durationS || r.atMost("start_at_s", *d, *durationS, QStringLiteral("duration_s")))
                 inst.startAtS = *d;
         }
         r.finish();
         out->append(inst);
     }
+    if (!section.clean()) return std::nullopt;
+    return names;
 }
 
 // Parameters of each action besides at_s and action. source_outage takes duration_s
@@ -276,61 +387,88 @@ QStringList actionParams(TimelineAction a) {
     return {};
 }
 
+// What the timeline reader needs per action, built once: the action by its file name, and
+// the keys an entry of that action may have.
+struct ActionTable {
+    QHash<QString, TimelineAction> byName;
+    QHash<int, QStringList> keys;  // "at_s", "action" and the action's parameters
+    QString validNames;
+    ActionTable() {
+        const QStringList names = timelineActionNames();
+        for (qsizetype i = 0; i < names.size(); ++i) {
+            const auto action = static_cast<TimelineAction>(i);
+            byName.insert(names[i], action);
+            keys.insert(int(i), QStringList{"at_s", "action"} + actionParams(action));
+        }
+        validNames = names.join(QStringLiteral(", "));
+    }
+};
+
+const ActionTable& actionTable() {
+    static const ActionTable table;
+    return table;
+}
+
 std::optional<TimelineEvent> readEvent(Errors& errors, const QJsonObject& o, const QString& path,
-                                       std::optional<double> durationS, const std::optional<QStringList>& known) {
+                                       std::optional<double> durationS, const std::optional<KnownNames>& known) {
     const int before = errors.count();
+    const ActionTable& table = actionTable();
     TimelineEvent e;
     std::optional<TimelineAction> action;
     {
         // Read action first: the valid keys depend on it.
         ObjectReader head(errors, o, path, {});
         if (auto s = head.string("action", Need::Required)) {
-            action = timelineActionFromName(*s);
+            const auto it = table.byName.constFind(*s);
+            if (it != table.byName.constEnd()) action = it.value();
             head.check("action", action.has_value(),
-                       QStringLiteral("unknown action \"%1\" (valid: %2)")
-                           .arg(*s, timelineActionNames().join(QStringLiteral(", "))));
+                       [&] { return QStringLiteral("unknown action %1 (valid: %2)").arg(quoted(*s), table.validNames); });
         }
     }
-    QStringList keys = {"at_s", "action"};
-    if (action) keys += actionParams(*action);
-    ObjectReader r(errors, o, path, keys);
-    if (auto d = r.number("at_s", Need::Required); d && r.atLeast("at_s", *d, 0)) {
+    static const QStringList kHeadKeys = {"at_s", "action"};
+    ObjectReader r(errors, o, path, action ? table.keys.value(int(*action)) : kHeadKeys);
+    if (auto d = r.number("at_s", Need::Required, limits::kAtS)) {
         if (!durationS || r.atMost("at_s", *d, *durationS, QStringLiteral("duration_s"))) e.atS = *d;
     }
     if (!action) return std::nullopt;  // unknown keys cannot be judged without a known action
     e.action = *action;
-    const QStringList params = actionParams(*action);
-    if (params.contains("duration_s")) {
-        if (auto d = r.number("duration_s", Need::Required); d && r.above("duration_s", *d, 0)) e.durationS = *d;
-    }
-    if (params.contains("factor")) {
-        if (auto d = r.number("factor", Need::Required); d && r.atLeast("factor", *d, 1)) e.factor = *d;
-    }
-    if (params.contains("probability")) {
-        if (auto d = r.number("probability", Need::Required);
-            d && r.atLeast("probability", *d, 0) && r.atMost("probability", *d, 1))
-            e.probability = *d;
-    }
-    if (params.contains("downtime_s")) {
-        if (auto d = r.number("downtime_s", Need::Optional); d && r.atLeast("downtime_s", *d, 0)) e.downtimeS = *d;
-    }
-    if (params.contains("instance")) {
+    switch (*action) {
+    case TimelineAction::Slow:
+        if (auto d = r.number("factor", Need::Required, limits::kSlowFactor)) e.factor = *d;
+        [[fallthrough]];
+    case TimelineAction::Wedge:
+    case TimelineAction::SourceOutage:
+    case TimelineAction::RefuseSessions:
+        if (auto d = r.number("duration_s", Need::Required, limits::kDurationS)) e.durationS = *d;
+        break;
+    case TimelineAction::DropReplies:
+        if (auto d = r.number("probability", Need::Required, limits::kProbability)) e.probability = *d;
+        if (auto d = r.number("duration_s", Need::Required, limits::kDurationS)) e.durationS = *d;
+        break;
+    case TimelineAction::RestartGateway:
+    case TimelineAction::KillGateway:
+        if (auto d = r.number("downtime_s", Need::Optional, limits::kDowntimeS)) e.downtimeS = *d;
+        break;
+    case TimelineAction::Redeploy:
         if (auto s = r.string("instance", Need::Required)) {
             if (known)
-                r.check("instance", known->contains(*s),
-                        QStringLiteral("unknown instance \"%1\" (known: %2)").arg(*s, known->join(QStringLiteral(", "))));
+                r.check("instance", known->contains(*s), [&] {
+                    return QStringLiteral("unknown instance %1 (known: %2)").arg(quoted(*s), known->listed());
+                });
             e.instance = *s;
         }
-    }
-    if (params.contains("levers")) {
+        break;
+    case TimelineAction::SetLevers:
         if (!r.has("levers"))
             errors.add(r.pathOf("levers"), QStringLiteral("required key missing"));
         else
             checkLevers(errors, r.raw("levers"), r.pathOf("levers"));
         e.levers = r.raw("levers");
-    }
-    if (params.contains("advertise_bulk_supervisory")) {
+        break;
+    case TimelineAction::SetCapability:
         if (auto b = r.boolean("advertise_bulk_supervisory", Need::Required)) e.advertiseBulkSupervisory = *b;
+        break;
+    case TimelineAction::EndEventStreams: break;
     }
     r.finish();
     if (errors.count() != before) return std::nullopt;
@@ -338,9 +476,12 @@ std::optional<TimelineEvent> readEvent(Errors& errors, const QJsonObject& o, con
 }
 
 void readTimeline(Errors& errors, const QJsonArray& a, std::optional<double> durationS,
-                  const std::optional<QStringList>& knownInstances, QList<TimelineEvent>* out) {
+                  const std::optional<KnownNames>& knownInstances, QList<TimelineEvent>* out) {
+    const QString base = QStringLiteral("$.timeline");
+    checkCount(errors, base, a.size(), limits::kMaxTimelineEvents, "entries");
+    out->reserve(a.size());
     for (qsizetype i = 0; i < a.size(); ++i) {
-        const QString path = indexPath(QStringLiteral("$.timeline"), i);
+        const QString path = indexPath(base, i);
         auto o = asObject(errors, a.at(i), path);
         if (!o) continue;
         if (auto e = readEvent(errors, *o, path, durationS, knownInstances)) out->append(*e);
@@ -350,22 +491,24 @@ void readTimeline(Errors& errors, const QJsonArray& a, std::optional<double> dur
 }
 
 void readVariants(Errors& errors, const QJsonArray& a, QList<VariantSpec>* out) {
+    static const QStringList kKeys = {"name", "levers"};
     const QString base = QStringLiteral("$.variants");
     if (a.isEmpty()) errors.add(base, QStringLiteral("must list at least 1 variant"));
+    checkCount(errors, base, a.size(), limits::kMaxVariants, "variants");
     QSet<QString> seen;
     for (qsizetype i = 0; i < a.size(); ++i) {
         const QString path = indexPath(base, i);
         VariantSpec v;
         QString namePath = path;
-        bool nameReported = false;  // missing or mistyped: already an error
+        bool nameReported = false;  // missing, mistyped, empty or too long: already an error
         if (a.at(i).isString()) {
             v.name = a.at(i).toString();
             v.levers = a.at(i);
             checkLevers(errors, v.levers, path);
         } else if (a.at(i).isObject()) {
-            ObjectReader r(errors, a.at(i).toObject(), path, {"name", "levers"});
+            ObjectReader r(errors, a.at(i).toObject(), path, kKeys);
             namePath = r.pathOf("name");
-            if (auto s = r.string("name", Need::Required))
+            if (auto s = r.name("name", Need::Required))
                 v.name = *s;
             else
                 nameReported = true;
@@ -385,36 +528,76 @@ void readVariants(Errors& errors, const QJsonArray& a, QList<VariantSpec>* out) 
         } else if (v.name.isEmpty()) {
             errors.add(namePath, QStringLiteral("must not be empty"));
         } else if (seen.contains(v.name)) {
-            errors.add(namePath, QStringLiteral("duplicate variant name \"%1\"").arg(v.name));
+            errors.add(namePath, QStringLiteral("duplicate variant name %1").arg(quoted(v.name)));
         }
         seen.insert(v.name);
         out->append(v);
     }
 }
 
+// The run budget (docs/scenario-format.md): the tag subscribes a run could send with the
+// levers off, where every retry tick re-sends an instance's tags and a wedged gateway
+// queues every one of them. Each instance subscribes once and then once per retry tick for
+// the whole run; its alarm subscription likewise on its own interval; a redeploy subscribes
+// the instance's tags once more.
+void checkRunBudget(Errors& errors, const Scenario& s, const ClientOptions& options) {
+    const double runMs = s.durationS * 1000;
+    const double tagTicks = 1 + std::floor(runMs / options.tagSubscribeRetryIntervalMs);
+    const double alarmTicks = 1 + std::floor(runMs / options.alarmSubscribeRetryIntervalMs);
+    QHash<QString, int> tagsOf;
+    tagsOf.reserve(s.instances.size());
+    double subscribes = 0;  // exact: at most 50,000 × 10,000 × 8,640,001 < 2^53
+    for (const ScenarioInstance& i : s.instances) {
+        tagsOf.insert(i.name, i.tags);
+        subscribes += double(i.tags) * tagTicks + (i.alarms ? alarmTicks : 0);
+    }
+    for (const TimelineEvent& e : s.timeline)
+        if (e.action == TimelineAction::Redeploy) subscribes += tagsOf.value(e.instance);
+    if (subscribes > double(limits::kMaxRunTagSubscribes))
+        errors.add(QStringLiteral("$.instances"),
+                   QStringLiteral("the run could send up to %1 tag subscribes with the levers off "
+                                  "(tags × (1 + duration_s / options.TagSubscribeRetryIntervalMs) per instance, "
+                                  "plus alarms and redeploys), more than the %2 that keep its memory bounded: "
+                                  "use fewer tags, a shorter duration_s or a longer retry interval")
+                       .arg(qint64(subscribes))
+                       .arg(limits::kMaxRunTagSubscribes));
+}
+
 // 1-based line and column of a byte offset, columns counted in characters.
-std::pair<int, int> lineAndColumn(const QByteArray& json, int offset) {
-    const QByteArray before = json.left(std::clamp(offset, 0, int(json.size())));
-    const int line = int(before.count('\n')) + 1;
-    const int lineStart = int(before.lastIndexOf('\n')) + 1;
-    const int column = int(QString::fromUtf8(before.mid(lineStart)).size()) + 1;
+std::pair<qsizetype, qsizetype> lineAndColumn(const QByteArray& json, qsizetype offset) {
+    const char* text = json.constData();
+    const qsizetype end = std::clamp<qsizetype>(offset, 0, json.size());
+    const qsizetype line = std::count(text, text + end, '\n') + 1;
+    qsizetype lineStart = end;
+    while (lineStart > 0 && text[lineStart - 1] != '\n') --lineStart;
+    const qsizetype column = QString::fromUtf8(text + lineStart, end - lineStart).size() + 1;
     return {line, column};
 }
 
-}  // namespace
+QString invalidJsonAt(const QByteArray& json, qsizetype offset, const QString& what) {
+    const auto [line, column] = lineAndColumn(json, offset);
+    return QStringLiteral("invalid JSON at line %1, column %2: %3").arg(line).arg(column).arg(what);
+}
 
-std::optional<Scenario> parseScenario(const QByteArray& json, const QString& fileName,
-                                      QList<ScenarioError>* errorsOut) {
-    Errors errors(fileName, errorsOut);
+std::optional<Scenario> parse(const QByteArray& json, Errors& errors) {
+    if (json.size() > limits::kMaxFileBytes) {
+        errors.add(QStringLiteral("$"), QStringLiteral("the file is %1 bytes, more than the 64 MiB (%2 bytes) a scenario may have")
+                                            .arg(json.size())
+                                            .arg(limits::kMaxFileBytes));
+        return std::nullopt;
+    }
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         // Qt's offset points just past the character it choked on.
-        const auto [line, column] = lineAndColumn(json, parseError.offset - 1);
-        errors.add(QStringLiteral("$"), QStringLiteral("invalid JSON at line %1, column %2: %3")
-                                            .arg(line).arg(column).arg(parseError.errorString()));
+        errors.add(QStringLiteral("$"), invalidJsonAt(json, parseError.offset - 1, parseError.errorString()));
         return std::nullopt;
     }
+    // Qt read it; now hold it to what a strict reader accepts (strict_json.h says why this
+    // is a pass over the text and not a second parser).
+    const QList<StrictJsonIssue> issues = strictJsonIssues(json);
+    for (const StrictJsonIssue& issue : issues) errors.add(issue.path, invalidJsonAt(json, issue.offset, issue.rule));
+    if (!issues.isEmpty()) return std::nullopt;
     if (!doc.isObject()) {
         errors.add(QStringLiteral("$"), QStringLiteral("expected object, got %1")
                                             .arg(doc.isArray() ? QStringLiteral("array") : typeName(QJsonValue())));
@@ -425,47 +608,32 @@ std::optional<Scenario> parseScenario(const QByteArray& json, const QString& fil
     ObjectReader r(errors, doc.object(), QStringLiteral("$"),
                    {"name", "description", "duration_s", "seed", "gateway", "client_model", "options",
                     "connections", "instances", "timeline", "variants"});
-    if (auto v = r.string("name", Need::Required); v && r.check("name", !v->isEmpty(), QStringLiteral("must not be empty")))
-        s.name = *v;
+    if (auto v = r.name("name", Need::Required)) s.name = *v;
     if (auto v = r.string("description", Need::Required);
-        v && r.check("description", !v->trimmed().isEmpty(), QStringLiteral("must not be empty")))
+        v && r.check("description", !v->trimmed().isEmpty(), QStringLiteral("must not be empty")) &&
+        r.shorterThan("description", *v, limits::kMaxDescriptionLength))
         s.description = *v;
     std::optional<double> duration;
-    if (auto d = r.number("duration_s", Need::Required);
-        d && r.above("duration_s", *d, 0) && r.atMost("duration_s", *d, kMaxDurationS))
-        duration = s.durationS = *d;
-    if (auto n = r.integer("seed", Need::Optional); n && r.atLeast("seed", double(*n), 0)) s.seed = quint64(*n);
+    if (auto d = r.number("duration_s", Need::Required, limits::kDurationS)) duration = s.durationS = *d;
+    if (auto n = r.integer("seed", Need::Optional, limits::kSeed)) s.seed = quint64(*n);
     if (auto g = r.object("gateway", Need::Optional)) readGateway(errors, *g, &s.gateway);
     if (auto m = r.object("client_model", Need::Optional)) readClientModel(errors, *m, &s.clientModel);
+    ClientOptions options;
     if (auto o = r.object("options", Need::Optional)) {
         // Checked by the client's own options parser, so a scenario and --option agree on
         // names and rules; kept as written so the runner applies exactly what the file says.
         QList<OptionError> optionErrors;
-        optionsFromJson(*o, &optionErrors);
+        if (auto parsed = optionsFromJson(*o, &optionErrors)) options = *parsed;
         for (const OptionError& e : optionErrors)
-            errors.add(r.pathOf("options") + QLatin1Char('.') + e.key,
+            errors.add(r.pathOf("options") + QLatin1Char('.') + quotedText(e.key, kMaxQuotedChars),
                        QStringLiteral("%1 (got %2)").arg(e.rule, e.value));
         s.options = *o;
     }
-    // Names other sections may refer to, when their own section read without error.
-    auto namesIfClean = [&errors](int errorsBefore, const auto& list) -> std::optional<QStringList> {
-        if (errors.count() != errorsBefore) return std::nullopt;
-        QStringList names;
-        for (const auto& item : list) names << item.name;
-        return names;
-    };
-    int before = errors.count();
-    std::optional<QStringList> connectionNames;
-    if (auto a = r.array("connections", Need::Required)) {
-        readConnections(errors, *a, &s.connections);
-        connectionNames = namesIfClean(before, s.connections);
-    }
-    before = errors.count();
-    std::optional<QStringList> instanceNames;
-    if (auto a = r.array("instances", Need::Required)) {
-        readInstances(errors, *a, connectionNames, duration, &s.instances);
-        instanceNames = namesIfClean(before, s.instances);
-    }
+    std::optional<KnownNames> connectionNames;
+    if (auto a = r.array("connections", Need::Required)) connectionNames = readConnections(errors, *a, &s.connections);
+    std::optional<KnownNames> instanceNames;
+    if (auto a = r.array("instances", Need::Required))
+        instanceNames = readInstances(errors, *a, connectionNames, duration, &s.instances);
     if (auto a = r.array("timeline", Need::Optional)) readTimeline(errors, *a, duration, instanceNames, &s.timeline);
     if (r.has("variants")) {
         if (auto a = r.array("variants", Need::Optional)) readVariants(errors, *a, &s.variants);
@@ -473,8 +641,20 @@ std::optional<Scenario> parseScenario(const QByteArray& json, const QString& fil
         for (const QString& preset : defaultVariantNames()) s.variants.append({preset, QJsonValue(preset)});
     }
     r.finish();
+    // Judged on the whole file, so only once everything else holds.
+    if (errors.count() == 0) checkRunBudget(errors, s, options);
     if (errors.count() > 0) return std::nullopt;
     return s;
+}
+
+}  // namespace
+
+std::optional<Scenario> parseScenario(const QByteArray& json, const QString& fileName,
+                                      QList<ScenarioError>* errorsOut) {
+    Errors errors(fileName, errorsOut);
+    auto scenario = parse(json, errors);
+    errors.finish();
+    return scenario;
 }
 
 std::optional<Scenario> loadScenarioFile(const QString& path, QList<ScenarioError>* errors) {

@@ -2,12 +2,19 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/variant_validation.h"
 
+#include "client/lever_set.h"
+#include "client/options.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
+#include <QSet>
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <optional>
 
 using namespace stormwatch;
@@ -69,6 +76,52 @@ QByteArray set(const QString& path, const QJsonValue& v) {
 }
 QByteArray removed(const QString& path) { return bytes(withValue(baseScenario(), path.split('/'), std::nullopt)); }
 
+QJsonArray connectionList(int n) {
+    QJsonArray a;
+    for (int i = 0; i < n; ++i) a.append(QJsonObject{{"name", i == 0 ? QString("gw1") : QString("gw-%1").arg(i)}});
+    return a;
+}
+QJsonArray instanceList(int n, const QString& connection) {
+    QJsonArray a;
+    for (int i = 0; i < n; ++i)
+        a.append(QJsonObject{{"name", i == 0 ? QString("i1") : QString("inst-%1").arg(i)}, {"connection", connection}, {"tags", 1}});
+    return a;
+}
+QJsonArray variantList(int n) {
+    QJsonArray a;
+    for (int i = 0; i < n; ++i) a.append(QJsonObject{{"name", QString("v%1").arg(i)}, {"levers", "all"}});
+    return a;
+}
+QJsonArray capabilityEvents(int n) {
+    QJsonArray a;
+    for (int i = 0; i < n; ++i)
+        a.append(QJsonObject{{"at_s", i % 100}, {"action", "set_capability"}, {"advertise_bulk_supervisory", i % 2 == 0}});
+    return a;
+}
+
+// The base scenario in compact form with one piece of text replaced, for syntax a
+// QJsonObject cannot express; empty (and so failing the test) when `from` is not there once.
+QByteArray edited(const QByteArray& from, const QByteArray& to) {
+    QByteArray b = QJsonDocument(baseScenario()).toJson(QJsonDocument::Compact);
+    if (b.count(from) != 1) return {};
+    return b.replace(from, to);
+}
+
+// Best of three wall times of a parse, in ms.
+double parseMs(const QByteArray& json) {
+    double best = 1e300;
+    for (int i = 0; i < 3; ++i) {
+        QList<ScenarioError> errors;
+        QElapsedTimer t;
+        t.start();
+        parseScenario(json, "t.json", &errors);
+        best = std::min(best, double(t.nsecsElapsed()) / 1e6);
+    }
+    return best;
+}
+
+QByteArray document(const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Compact); }
+
 QString joined(const QList<ScenarioError>& errors) {
     QStringList lines;
     for (const ScenarioError& e : errors) lines << e.toString();
@@ -106,6 +159,22 @@ private slots:
     void clientModelSettingsHaveDefaultsAndRules();
     void validateVariantAcceptsPresetsAndInlineObjects();
     void validateVariantRejectsUnknownLeverAndWrongType();
+    // issue 15: hostile input
+    void rangeMaximaAreAccepted();
+    void defaultTagPrefixOfTheLongestNameRoundTrips();
+    void everyNumericFieldHasADocumentedRange();
+    void runBudgetBoundsTheSubscribesARunCanSend();
+    void strictJson_data();
+    void strictJson();
+    void strictJsonErrorNamesLineAndColumn();
+    void strictJsonAcceptsWhatTheRfcAllows();
+    void unknownNamesAreListedBriefly();
+    void echoedTextIsCutAndEscaped();
+    void errorListIsCapped();
+    void fileSizeIsCapped();
+    void validationScalesLinearly_data();
+    void validationScalesLinearly();
+    void bigFilesValidateQuickly();
 };
 
 void TestScenarioParser::baseScenarioIsValid() {
@@ -130,8 +199,8 @@ void TestScenarioParser::validationRule_data() {
     row("description empty", set("description", "  "), "$.description", "must not be empty");
     row("duration required", removed("duration_s"), "$.duration_s", "required key missing");
     row("duration type", set("duration_s", "100"), "$.duration_s", "expected number, got string");
-    row("duration > 0", set("duration_s", 0), "$.duration_s", "must be > 0 (got 0)");
-    row("duration <= 86400", set("duration_s", 86401), "$.duration_s", "must be <= 86400 (got 86401)");
+    row("duration > 0", set("duration_s", 0), "$.duration_s", "must be > 0 s (got 0)");
+    row("duration <= 86400", set("duration_s", 86401), "$.duration_s", "must be <= 86400 s (got 86401)");
     row("seed >= 0", set("seed", -1), "$.seed", "must be >= 0 (got -1)");
     row("seed integer", set("seed", 1.5), "$.seed", "must be an integer (got 1.5)");
     row("unknown top key", set("foo", 1), "$.foo", "unknown key (valid: name, description, duration_s");
@@ -140,14 +209,14 @@ void TestScenarioParser::validationRule_data() {
     row("gateway capability type", set("gateway/advertise_bulk_supervisory", "yes"),
         "$.gateway.advertise_bulk_supervisory", "expected bool, got string");
     row("gateway timeout > 0", set("gateway/default_command_timeout_s", 0), "$.gateway.default_command_timeout_s",
-        "must be > 0 (got 0)");
-    row("gateway command_ms >= 0", set("gateway/command_ms", -1), "$.gateway.command_ms", "must be >= 0 (got -1)");
+        "must be > 0 s (got 0)");
+    row("gateway command_ms >= 0", set("gateway/command_ms", -1), "$.gateway.command_ms", "must be >= 0 ms (got -1)");
     row("gateway per_item_ms >= 0", set("gateway/per_item_ms", -0.5), "$.gateway.per_item_ms",
-        "must be >= 0 (got -0.5)");
-    row("gateway data_hz >= 0", set("gateway/data_hz", -1), "$.gateway.data_hz", "must be >= 0 (got -1)");
-    row("gateway data_hz <= 100", set("gateway/data_hz", 101), "$.gateway.data_hz", "must be <= 100 (got 101)");
+        "must be >= 0 ms (got -0.5)");
+    row("gateway data_hz >= 0", set("gateway/data_hz", -1), "$.gateway.data_hz", "must be >= 0 Hz (got -1)");
+    row("gateway data_hz <= 100", set("gateway/data_hz", 101), "$.gateway.data_hz", "must be <= 100 Hz (got 101)");
     row("gateway latency >= 0", set("gateway/network_latency_ms", -2), "$.gateway.network_latency_ms",
-        "must be >= 0 (got -2)");
+        "must be >= 0 ms (got -2)");
     row("gateway unknown key", set("gateway/foo", 1), "$.gateway.foo",
         "unknown key (valid: advertise_bulk_supervisory, default_command_timeout_s");
     // options
@@ -156,7 +225,7 @@ void TestScenarioParser::validationRule_data() {
     row("option unknown", set("options/TagSubscribeRetryMs", 5000), "$.options.TagSubscribeRetryMs",
         "TagSubscribeRetryIntervalMs");
     row("option rule", set("options/TagSubscribeInFlightCeilingMs", 0), "$.options.TagSubscribeInFlightCeilingMs",
-        "must be > 0 (got 0)");
+        "must be 1..86400000 (got 0)");
     row("option cross-key rule",
         set("options", QJsonObject{{"TagSubscribeRetryIntervalMs", 10000}, {"TagSubscribeRetryMaxIntervalMs", 5000}}),
         "$.options.TagSubscribeRetryMaxIntervalMs", "must be >= TagSubscribeRetryIntervalMs (10000) (got 5000)");
@@ -195,7 +264,7 @@ void TestScenarioParser::validationRule_data() {
         "expected string, got number");
     row("tag_prefix empty", set("instances/0/tag_prefix", ""), "$.instances[0].tag_prefix", "must not be empty");
     row("alarms type", set("instances/0/alarms", "no"), "$.instances[0].alarms", "expected bool, got string");
-    row("start_at >= 0", set("instances/0/start_at_s", -1), "$.instances[0].start_at_s", "must be >= 0 (got -1)");
+    row("start_at >= 0", set("instances/0/start_at_s", -1), "$.instances[0].start_at_s", "must be >= 0 s (got -1)");
     row("start_at <= duration", set("instances/0/start_at_s", 101), "$.instances[0].start_at_s",
         "must be <= duration_s (100) (got 101)");
     row("instance unknown key", set("instances/0/tag", 3), "$.instances[0].tag", "unknown key (valid: name");
@@ -203,7 +272,7 @@ void TestScenarioParser::validationRule_data() {
     row("timeline type", set("timeline", QJsonObject{}), "$.timeline", "expected array, got object");
     row("event element type", set("timeline/0", "wedge"), "$.timeline[0]", "expected object, got string");
     row("at_s required", removed("timeline/0/at_s"), "$.timeline[0].at_s", "required key missing");
-    row("at_s >= 0", set("timeline/0/at_s", -1), "$.timeline[0].at_s", "must be >= 0 (got -1)");
+    row("at_s >= 0", set("timeline/0/at_s", -1), "$.timeline[0].at_s", "must be >= 0 s (got -1)");
     row("at_s <= duration", set("timeline/0/at_s", 150), "$.timeline[0].at_s",
         "must be <= duration_s (100) (got 150)");
     row("action required", removed("timeline/0/action"), "$.timeline[0].action", "required key missing");
@@ -213,23 +282,23 @@ void TestScenarioParser::validationRule_data() {
         "source_outage, refuse_sessions, redeploy, set_levers, set_capability, kill_gateway)");
     row("wedge duration required", removed("timeline/0/duration_s"), "$.timeline[0].duration_s",
         "required key missing");
-    row("wedge duration > 0", set("timeline/0/duration_s", -5), "$.timeline[0].duration_s", "must be > 0 (got -5)");
+    row("wedge duration > 0", set("timeline/0/duration_s", -5), "$.timeline[0].duration_s", "must be > 0 s (got -5)");
     row("wedge rejects slow's factor", set("timeline/0/factor", 2), "$.timeline[0].factor",
         "unknown key (valid: at_s, action, duration_s)");
     row("slow factor required", removed("timeline/1/factor"), "$.timeline[1].factor", "required key missing");
     row("slow factor >= 1", set("timeline/1/factor", 0.5), "$.timeline[1].factor", "must be >= 1 (got 0.5)");
-    row("slow duration > 0", set("timeline/1/duration_s", 0), "$.timeline[1].duration_s", "must be > 0 (got 0)");
+    row("slow duration > 0", set("timeline/1/duration_s", 0), "$.timeline[1].duration_s", "must be > 0 s (got 0)");
     row("drop probability required", removed("timeline/2/probability"), "$.timeline[2].probability",
         "required key missing");
     row("drop probability >= 0", set("timeline/2/probability", -0.1), "$.timeline[2].probability",
         "must be >= 0 (got -0.1)");
     row("drop probability <= 1", set("timeline/2/probability", 1.5), "$.timeline[2].probability",
         "must be <= 1 (got 1.5)");
-    row("drop duration > 0", set("timeline/2/duration_s", -1), "$.timeline[2].duration_s", "must be > 0 (got -1)");
+    row("drop duration > 0", set("timeline/2/duration_s", -1), "$.timeline[2].duration_s", "must be > 0 s (got -1)");
     row("restart downtime >= 0", set("timeline/3/downtime_s", -1), "$.timeline[3].downtime_s",
-        "must be >= 0 (got -1)");
+        "must be >= 0 s (got -1)");
     row("kill downtime >= 0", set("timeline/10/downtime_s", -1), "$.timeline[10].downtime_s",
-        "must be >= 0 (got -1)");
+        "must be >= 0 s (got -1)");
     row("kill downtime is a number", set("timeline/10/downtime_s", "3"), "$.timeline[10].downtime_s",
         "expected number, got string");
     row("kill takes no duration_s", set("timeline/10/duration_s", 3), "$.timeline[10].duration_s",
@@ -240,7 +309,7 @@ void TestScenarioParser::validationRule_data() {
         "required key missing");
     row("source_outage has no active flag", set("timeline/5/active", true), "$.timeline[5].active",
         "unknown key (valid: at_s, action, duration_s)");
-    row("refuse duration > 0", set("timeline/6/duration_s", 0), "$.timeline[6].duration_s", "must be > 0 (got 0)");
+    row("refuse duration > 0", set("timeline/6/duration_s", 0), "$.timeline[6].duration_s", "must be > 0 s (got 0)");
     row("redeploy instance required", removed("timeline/7/instance"), "$.timeline[7].instance",
         "required key missing");
     row("redeploy instance known", set("timeline/7/instance", "ghost"), "$.timeline[7].instance",
@@ -280,6 +349,66 @@ void TestScenarioParser::validationRule_data() {
     row("inline variant unknown key",
         set("variants", QJsonArray{QJsonObject{{"name", "x"}, {"levers", "all"}, {"colour", "red"}}}),
         "$.variants[0].colour", "unknown key (valid: name, levers)");
+    // ranges (docs/scenario-format.md): absurd values are refused once, at validation
+    row("duration 1e308", set("duration_s", 1e308), "$.duration_s", "must be <= 86400 s (got 1e+308)");
+    row("seed <= 2^53 - 1", set("seed", 9007199254740992.0), "$.seed", "9007199254740991");
+    row("gateway timeout 1e308", set("gateway/default_command_timeout_s", 1e308),
+        "$.gateway.default_command_timeout_s", "must be <= 86400 s (got 1e+308)");
+    row("gateway command_ms 1e16", set("gateway/command_ms", 1e16), "$.gateway.command_ms",
+        "must be <= 10000 ms (got 1e+16)");
+    row("gateway per_item_ms <= 100", set("gateway/per_item_ms", 100.5), "$.gateway.per_item_ms",
+        "must be <= 100 ms (got 100.5)");
+    row("gateway data_hz 0 or >= 0.001", set("gateway/data_hz", 1e-300), "$.gateway.data_hz",
+        "must be 0 or >= 0.001 Hz (got 1e-300)");
+    row("gateway latency 1e16", set("gateway/network_latency_ms", 1e16), "$.gateway.network_latency_ms",
+        "must be <= 10000 ms (got 1e+16)");
+    row("write user int32", set("connections/0/write_user_id", 2147483648.0), "$.connections[0].write_user_id",
+        "must be <= 2147483647 (got 2147483648)");
+    row("wedge duration 1e308", set("timeline/0/duration_s", 1e308), "$.timeline[0].duration_s",
+        "must be <= 86400 s (got 1e+308)");
+    row("slow factor 1e308", set("timeline/1/factor", 1e308), "$.timeline[1].factor", "must be <= 1000 (got 1e+308)");
+    row("slow duration <= 86400", set("timeline/1/duration_s", 86400.5), "$.timeline[1].duration_s",
+        "must be <= 86400 s (got 86400.5)");
+    row("drop window 1e9 s", set("timeline/2/duration_s", 1e9), "$.timeline[2].duration_s",
+        "must be <= 86400 s (got 1000000000)");
+    row("restart downtime 1e308", set("timeline/3/downtime_s", 1e308), "$.timeline[3].downtime_s",
+        "must be <= 86400 s (got 1e+308)");
+    row("outage duration <= 86400", set("timeline/5/duration_s", 86401), "$.timeline[5].duration_s",
+        "must be <= 86400 s (got 86401)");
+    row("refuse duration 1e308", set("timeline/6/duration_s", 1e308), "$.timeline[6].duration_s",
+        "must be <= 86400 s (got 1e+308)");
+    row("kill downtime <= 86400", set("timeline/10/downtime_s", 86401), "$.timeline[10].downtime_s",
+        "must be <= 86400 s (got 86401)");
+    row("option retry 1 ms", set("options/TagSubscribeRetryIntervalMs", 1), "$.options.TagSubscribeRetryIntervalMs",
+        "must be 10..3600000 (got 1)");
+    row("option alarm interval 2^30 ms", set("options/AlarmSubscribeRetryIntervalMs", 1073741824),
+        "$.options.AlarmSubscribeRetryIntervalMs", "must be 10..3600000 (got 1073741824)");
+    row("set_levers session timeout <= 1 day",
+        set("timeline/8/levers", QJsonObject{{"preset", "lever1"}, {"session_command_timeout_ms", 86400001}}),
+        "$.timeline[8].levers", "session_command_timeout_ms must be a whole number 0..86400000");
+    row("variant recovery multiplier 1e308",
+        set("variants", QJsonArray{QJsonObject{{"name", "x"}, {"levers", QJsonObject{{"recovery", QJsonObject{{"multiplier", 1e308}}}}}}}),
+        "$.variants[0].levers", "recovery.multiplier must be 1..100 (got 1e+308)");
+    // lengths and counts keep a file's footprint bounded
+    row("name <= 128 characters", set("name", QString(129, 'n')), "$.name", "must be at most 128 characters (got 129)");
+    row("description <= 10000 characters", set("description", QString(10001, 'd')), "$.description",
+        "must be at most 10000 characters (got 10001)");
+    row("connection name <= 128", set("connections/0/name", QString(129, 'c')), "$.connections[0].name",
+        "must be at most 128 characters (got 129)");
+    row("instance name <= 128", set("instances/0/name", QString(129, 'i')), "$.instances[0].name",
+        "must be at most 128 characters (got 129)");
+    row("tag_prefix 1 MiB", set("instances/0/tag_prefix", QString(1 << 20, 'p')), "$.instances[0].tag_prefix",
+        "must be at most 133 characters (got 1048576)");
+    row("variant name <= 128",
+        set("variants", QJsonArray{QJsonObject{{"name", QString(129, 'v')}, {"levers", "all"}}}),
+        "$.variants[0].name", "must be at most 128 characters (got 129)");
+    row("connections <= 1000", set("connections", connectionList(1001)), "$.connections",
+        "must list at most 1000 connections (got 1001)");
+    row("variants <= 32", set("variants", variantList(33)), "$.variants", "must list at most 32 variants (got 33)");
+    row("instances <= 50000", set("instances", instanceList(50001, "gw1")), "$.instances",
+        "must list at most 50000 instances (got 50001)");
+    row("timeline <= 100000", set("timeline", capabilityEvents(100001)), "$.timeline",
+        "must list at most 100000 entries (got 100001)");
 }
 
 void TestScenarioParser::validationRule() {
@@ -342,7 +471,7 @@ void TestScenarioParser::errorToStringNamesFileAndPathAndRule() {
     QList<ScenarioError> errors;
     QVERIFY(!parseScenario(set("timeline/2/duration_s", -5), "live-gate.json", &errors));
     QCOMPARE(errors.size(), 1);
-    QCOMPARE(errors[0].toString(), QString("live-gate.json: $.timeline[2].duration_s: must be > 0 (got -5)"));
+    QCOMPARE(errors[0].toString(), QString("live-gate.json: $.timeline[2].duration_s: must be > 0 s (got -5)"));
 }
 
 void TestScenarioParser::defaultsApplied() {
@@ -612,6 +741,340 @@ void TestScenarioParser::validateVariantRejectsUnknownLeverAndWrongType() {
     QVERIFY2(why.contains("session_command_timeout_ms"), qPrintable(why));
     QVERIFY(!validateVariant(QJsonValue(true), &why));
     QVERIFY(!validateVariant(QString("Lever1"), &why));
+}
+
+// Found by the fuzzer: the default tag_prefix ("<name>.Attr") of the longest name is longer
+// than a name, and scenarioToJson writes it out; the file it writes must read back.
+void TestScenarioParser::defaultTagPrefixOfTheLongestNameRoundTrips() {
+    QList<ScenarioError> errors;
+    QJsonValue v = withValue(baseScenario(), {"instances", "0", "name"}, QJsonValue(QString(128, 'i')));
+    v = withValue(v, {"timeline", "7", "instance"}, QJsonValue(QString(128, 'i')));
+    const auto s = parseScenario(bytes(v), "long.json", &errors);
+    QVERIFY2(s, qPrintable(joined(errors)));
+    QCOMPARE(s->instances[0].tagPrefix.size(), 133);
+    errors.clear();
+    const auto back = parseScenario(QJsonDocument(scenarioToJson(*s)).toJson(), "back.json", &errors);
+    QVERIFY2(back, qPrintable(joined(errors)));
+    QVERIFY(*back == *s);
+}
+
+// Each range's largest (and smallest) value is still a valid file.
+void TestScenarioParser::rangeMaximaAreAccepted() {
+    QJsonValue v = baseScenario();
+    auto put = [&v](const QString& path, const QJsonValue& x) { v = withValue(v, path.split('/'), x); };
+    put("duration_s", 86400);
+    put("seed", 9007199254740991.0);
+    put("gateway", QJsonObject{{"default_command_timeout_s", 86400}, {"command_ms", 10000}, {"per_item_ms", 100},
+                               {"data_hz", 0.001}, {"network_latency_ms", 10000}});
+    put("instances/0/tags", 10000);
+    put("instances/0/tag_prefix", QString(133, 'p'));
+    put("instances/0/start_at_s", 86400);
+    put("name", QString(128, 'n'));
+    put("description", QString(10000, 'd'));
+    put("timeline/0/duration_s", 86400);
+    put("timeline/1/factor", 1000);
+    put("timeline/3/downtime_s", 86400);
+    put("timeline/10/downtime_s", 0);
+    put("options", QJsonObject{{"TagSubscribeRetryIntervalMs", 3600000}, {"TagSubscribeRetryMaxIntervalMs", 3600000},
+                               {"TagSubscribeInFlightCeilingMs", 86400000}, {"MxCommandTimeoutMs", 86400000},
+                               {"TagSubscribeInFlightCeilingMarginMs", 3600000}, {"ReconnectBackoffFloorMs", 10},
+                               {"ReconnectBackoffMaxMs", 3600000}, {"AlarmSubscribeRetryIntervalMs", 10}});
+    put("timeline/8/levers", QJsonObject{{"session_command_timeout_ms", 86400000},
+                                         {"recovery", QJsonObject{{"strategy", "exponential"}, {"initial_seconds", 86400},
+                                                                  {"max_seconds", 86400}, {"multiplier", 100},
+                                                                  {"recovery_seconds", 86400},
+                                                                  {"failures_window_seconds", 86400}}}});
+    put("connections", connectionList(1000));
+    put("connections/0/write_user_id", 2147483647.0);
+    put("variants", variantList(32));
+    QList<ScenarioError> errors;
+    const auto s = parseScenario(bytes(v), "max.json", &errors);
+    QVERIFY2(s, qPrintable(joined(errors)));
+    QCOMPARE(s->seed, quint64(9007199254740991ULL));
+    QCOMPARE(s->connections[0].writeUserId, qint64(2147483647));
+    QCOMPARE(s->gateway.dataHz, 0.001);
+    // data_hz 0 (no data changes) is in range too
+    QVERIFY(parseScenario(set("gateway", QJsonObject{{"data_hz", 0}}), "zero.json", nullptr));
+}
+
+namespace {
+// Every numeric leaf of `v`, as the documentation names it: array indices as "[i]", and
+// anything inside a lever set as "levers.<key>".
+void numericPaths(const QJsonValue& v, const QString& path, QSet<QString>* out) {
+    if (v.isDouble()) {
+        out->insert(path);
+    } else if (v.isArray()) {
+        for (const QJsonValue& x : v.toArray()) numericPaths(x, path + "[i]", out);
+    } else if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            const bool levers = it.key() == "levers";
+            numericPaths(it.value(), levers ? QString("levers") : path + "." + it.key(), out);
+        }
+    }
+}
+}  // namespace
+
+// A scenario that spells out every field (scenarioToJson writes every default; the
+// options and an inline lever set with a recovery object are added): each numeric field in
+// it has a row with a range in docs/scenario-format.md.
+void TestScenarioParser::everyNumericFieldHasADocumentedRange() {
+    QJsonObject o = baseScenario();
+    o["options"] = optionsToJson(ClientOptions{});
+    QJsonObject levers = leverSetToJson(*leverPreset("all", nullptr));
+    o["variants"] = QJsonArray{QJsonObject{{"name", "everything"}, {"levers", levers}}};
+    QList<ScenarioError> errors;
+    const auto s = parseScenario(bytes(o), "full.json", &errors);
+    QVERIFY2(s, qPrintable(joined(errors)));
+    QSet<QString> paths;
+    numericPaths(scenarioToJson(*s), "$", &paths);
+    QVERIFY(paths.contains("$.gateway.command_ms"));
+    QVERIFY(paths.contains("levers.recovery.multiplier"));
+    QVERIFY(paths.contains("$.options.AlarmSubscribeRetryIntervalMs"));
+
+    const QString docPath = QFINDTESTDATA("../../docs/scenario-format.md");
+    QVERIFY2(!docPath.isEmpty(), "docs/scenario-format.md not found");
+    QFile doc(docPath);
+    QVERIFY(doc.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(doc.readAll()).split('\n');
+    for (const QString& path : paths) {
+        const QString start = "| `" + path + "` |";
+        const auto it = std::find_if(lines.begin(), lines.end(), [&](const QString& l) { return l.startsWith(start); });
+        QVERIFY2(it != lines.end(), qPrintable("no row for " + path + " in docs/scenario-format.md"));
+        const QStringList cells = it->split('|');  // "", field, type, range, default, ""
+        QVERIFY2(cells.size() >= 5 && cells[3].contains(QRegularExpression("[0-9]")),
+                 qPrintable("no range in the row for " + path + ": " + *it));
+    }
+}
+
+// With the levers off every retry tick re-sends an instance's tags, and a wedged gateway
+// queues them all: the subscribes a run could send are bounded at validation.
+void TestScenarioParser::runBudgetBoundsTheSubscribesARunCanSend() {
+    QJsonValue v = baseScenario();
+    v = withValue(v, {"duration_s"}, QJsonValue(86400));
+    v = withValue(v, {"instances", "0", "tags"}, QJsonValue(10000));
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(bytes(v), "budget.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors[0].path, QString("$.instances"));
+    // 10,000 tags × (1 + 86,400,000 ms / 5,000 ms) + a redeploy of the instance's 10,000 tags
+    QVERIFY2(errors[0].rule.contains("172820000 tag subscribes") && errors[0].rule.contains("5000000"),
+             qPrintable(errors[0].rule));
+
+    // a slower retry brings the same file back under it
+    errors.clear();
+    const QJsonValue slower = withValue(v, {"options"}, QJsonObject{{"TagSubscribeRetryIntervalMs", 3600000},
+                                                                    {"TagSubscribeRetryMaxIntervalMs", 3600000}});
+    QVERIFY2(parseScenario(bytes(slower), "slower.json", &errors), qPrintable(joined(errors)));
+
+    // alarms count too: a 10 ms alarm retry for a day is 8,640,001 alarm subscribes
+    errors.clear();
+    QJsonValue alarms = withValue(baseScenario(), {"duration_s"}, QJsonValue(86400));
+    alarms = withValue(alarms, {"instances", "0", "alarms"}, QJsonValue(true));
+    alarms = withValue(alarms, {"options"}, QJsonObject{{"AlarmSubscribeRetryIntervalMs", 10}});
+    QVERIFY(!parseScenario(bytes(alarms), "alarms.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors[0].path, QString("$.instances"));
+
+    // every bundled scenario is well inside it (everyBundledScenarioParses); the incident
+    // with a 10 ms retry (488 tags × 180,001 ticks) is not: a levers-off run of it queues
+    // gigabytes on a wedged gateway.
+    errors.clear();
+    auto incident = loadScenario("incident-2026-08-26", nullptr);
+    QVERIFY(incident);
+    QJsonObject storm = scenarioToJson(*incident);
+    storm["options"] = QJsonObject{{"TagSubscribeRetryIntervalMs", 10}, {"TagSubscribeRetryMaxIntervalMs", 10}};
+    QVERIFY(!parseScenario(QJsonDocument(storm).toJson(), "storm.json", &errors));
+    QVERIFY2(joined(errors).contains("$.instances: the run could send up to"), qPrintable(joined(errors)));
+}
+
+void TestScenarioParser::strictJson_data() {
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("rule");
+    auto row = [](const char* name, const QByteArray& json, const char* path, const char* rule) {
+        QTest::newRow(name) << json << QString(path) << QString(rule);
+    };
+    // numbers Qt's reader takes but RFC 8259 does not
+    row("number 100.", edited("\"duration_s\":100", "\"duration_s\":100."), "$.duration_s",
+        "a number needs a digit after '.'");
+    row("number .5", edited("\"probability\":0.5", "\"probability\":.5"), "$.timeline[2].probability",
+        "a number needs a digit before '.'");
+    row("number -.5", edited("\"tags\":3", "\"tags\":-.5"), "$.instances[0].tags", "a number needs a digit after '-'");
+    row("number 1.e1", edited("\"at_s\":10,", "\"at_s\":1.e1,"), "$.timeline[0].at_s",
+        "a number needs a digit after '.'");
+    // integers beyond 2^53 lose digits in a double
+    row("seed 2^53 + 1", edited("\"name\":\"base\"", "\"name\":\"base\",\"seed\":9007199254740993"), "$.seed",
+        "integer 9007199254740993 is outside ±9007199254740991 (2^53 - 1)");
+    row("seed -(2^53 + 1)", edited("\"name\":\"base\"", "\"name\":\"base\",\"seed\":-9007199254740993"), "$.seed",
+        "integer -9007199254740993 is outside");
+    row("30-digit integer", edited("\"tags\":3", "\"tags\":123456789012345678901234567890"), "$.instances[0].tags",
+        "integer 123456789012345678901234567890 is outside");
+    // strings
+    row("control character", edited("every action once", "every\x01" "action once"), "$.description",
+        "control character U+0001 in a string");
+    row("raw tab", edited("every action once", "every\taction once"), "$.description",
+        "control character U+0009 in a string");
+    row("unknown escape", edited("\"name\":\"base\"", "\"name\":\"ba\\xse\""), "$.name", "unknown escape \\x");
+    row("lone high surrogate", edited("\"name\":\"base\"", "\"name\":\"ba\\ud800se\""), "$.name",
+        "unpaired UTF-16 surrogate \\ud800");
+    row("lone low surrogate", edited("\"name\":\"base\"", "\"name\":\"ba\\uDC00se\""), "$.name",
+        "unpaired UTF-16 surrogate \\uDC00");
+    // keys
+    row("duplicate key", edited("\"name\":\"base\"", "\"name\":\"base\",\"name\":\"base\""), "$.name",
+        "duplicate key");
+    row("duplicate nested key", edited("\"tags\":3", "\"tags\":3,\"tags\":4"), "$.instances[0].tags",
+        "duplicate key");
+    row("duplicate key spelled with an escape", edited("\"name\":\"base\"", "\"name\":\"base\",\"n\\u0061me\":\"b\""),
+        "$.name", "duplicate key");
+}
+
+void TestScenarioParser::strictJson() {
+    QFETCH(QByteArray, json);
+    QFETCH(QString, path);
+    QFETCH(QString, rule);
+    QVERIFY2(!json.isEmpty(), "the edit did not apply");
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(json, "strict.json", &errors));
+    QVERIFY2(errors.size() == 1, qPrintable(joined(errors)));
+    QCOMPARE(errors[0].path, path);
+    QVERIFY2(errors[0].rule.startsWith("invalid JSON at line 1, column "), qPrintable(errors[0].rule));
+    QVERIFY2(errors[0].rule.contains(rule), qPrintable(errors[0].rule));
+}
+
+void TestScenarioParser::strictJsonErrorNamesLineAndColumn() {
+    const QByteArray json = "{\n  \"name\": \"x\",\n  \"duration_s\": 1.\n}";
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(json, "s.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors[0].toString(),
+             QString("s.json: $.duration_s: invalid JSON at line 3, column 19: a number needs a digit after '.'"));
+}
+
+void TestScenarioParser::strictJsonAcceptsWhatTheRfcAllows() {
+    QByteArray json = edited("every action once",
+                             "every \\\"action\\\" \\/ \\\\ \\b\\f\\n\\r\\t \\u00e9 \\ud83d\\ude00 \xc3\xa9 \xf0\x9f\x98\x80 once");
+    json.replace("\"duration_s\":100", "\"duration_s\":1E2");
+    json.replace("\"at_s\":10,", "\"at_s\":0.1e+2,");
+    json.replace("\"probability\":0.5", "\"probability\":-0.0");
+    json.replace("\"name\":\"base\"", "\"name\":\"base\",\"seed\":9007199254740991");
+    json.replace(",", " ,\r\n\t ");
+    json.prepend("\xef\xbb\xbf \n");  // a UTF-8 byte order mark may be ignored (RFC 8259 8.1)
+    QList<ScenarioError> errors;
+    const auto s = parseScenario(json, "rfc.json", &errors);
+    QVERIFY2(s, qPrintable(joined(errors)));
+    QCOMPARE(s->seed, quint64(9007199254740991ULL));
+    QCOMPARE(s->durationS, 100.0);
+    QCOMPARE(s->description, QString::fromUtf8("every \"action\" / \\ \b\f\n\r\t \xc3\xa9 \xf0\x9f\x98\x80 "
+                                               "\xc3\xa9 \xf0\x9f\x98\x80 once"));
+}
+
+void TestScenarioParser::unknownNamesAreListedBriefly() {
+    QJsonValue v = withValue(baseScenario(), {"connections"}, connectionList(1000));
+    v = withValue(v, {"instances", "0", "connection"}, QJsonValue("ghost"));
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(bytes(v), "many.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    const QString rule = errors[0].rule;
+    QVERIFY2(rule.startsWith("unknown connection \"ghost\" (known: gw1, gw-1, "), qPrintable(rule));
+    QVERIFY2(rule.contains("gw-9, … and 990 more)"), qPrintable(rule));
+    QVERIFY2(rule.size() < 300, qPrintable(rule));
+
+    v = withValue(baseScenario(), {"instances"}, instanceList(10000, "gw1"));
+    v = withValue(v, {"timeline", "7", "instance"}, QJsonValue("ghost"));
+    errors.clear();
+    QVERIFY(!parseScenario(bytes(v), "many.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QVERIFY2(errors[0].rule.startsWith("unknown instance \"ghost\" (known: i1, inst-1, "), qPrintable(errors[0].rule));
+    QVERIFY2(errors[0].rule.size() < 300, qPrintable(errors[0].rule));
+}
+
+// A name echoed in an error is cut and its control characters escaped: an error line stays
+// one short line whatever the file holds.
+void TestScenarioParser::echoedTextIsCutAndEscaped() {
+    const QString hostile = "x\n\x1b[31m" + QString(1 << 20, 'y');
+    QJsonValue v = withValue(baseScenario(), {"instances", "0", "connection"}, QJsonValue(hostile));
+    v = withValue(v, {"gateway", hostile}, QJsonValue(1));
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(bytes(v), "hostile.json", &errors));
+    QCOMPARE(errors.size(), 2);
+    for (const ScenarioError& e : errors) {
+        const QString line = e.toString();
+        QVERIFY2(line.size() < 600, qPrintable(line.left(600)));
+        QVERIFY2(!line.contains('\n') && !line.contains(QChar(0x1b)), qPrintable(line.left(600)));
+        QVERIFY2(line.contains("x\\n\\u001b[31myyy"), qPrintable(line.left(600)));
+    }
+}
+
+void TestScenarioParser::errorListIsCapped() {
+    const QJsonValue v = withValue(baseScenario(), {"instances"}, instanceList(5000, "ghost"));
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(bytes(v), "capped.json", &errors));
+    QCOMPARE(errors.size(), 1001);
+    QCOMPARE(errors.last().path, QString("$"));
+    QVERIFY2(errors.last().rule.contains("and 4000 more errors"), qPrintable(errors.last().rule));
+}
+
+void TestScenarioParser::fileSizeIsCapped() {
+    QByteArray json = bytes(baseScenario());
+    json.append(QByteArray(64 * 1024 * 1024 - json.size() + 1, ' '));
+    QList<ScenarioError> errors;
+    QVERIFY(!parseScenario(json, "huge.json", &errors));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors[0].path, QString("$"));
+    QVERIFY2(errors[0].rule.contains("64 MiB"), qPrintable(errors[0].rule));
+}
+
+void TestScenarioParser::validationScalesLinearly_data() {
+    QTest::addColumn<int>("shape");
+    QTest::newRow("instances naming connections") << 0;
+    QTest::newRow("instances naming unknown connections") << 1;
+    QTest::newRow("redeploys naming instances") << 2;
+}
+
+namespace {
+QByteArray shapedScenario(int shape, int n) {
+    QJsonObject o{{"name", "big"}, {"description", "d"}, {"duration_s", 100}};
+    QJsonArray connections, instances, timeline;
+    for (int i = 0; i < n; ++i) {
+        const QString c = QString("connection-%1").arg(i);
+        if (shape != 2 || i == 0) connections.append(QJsonObject{{"name", c}});
+        const QString target = shape == 0 ? QString("connection-%1").arg(n - 1 - i)
+                               : shape == 1 ? QString("missing-%1").arg(i)
+                                            : QString("connection-0");
+        instances.append(QJsonObject{{"name", QString("instance-%1").arg(i)}, {"connection", target}, {"tags", 1}});
+        if (shape == 2)
+            timeline.append(QJsonObject{{"at_s", i % 100}, {"action", "redeploy"},
+                                        {"instance", QString("instance-%1").arg(n - 1 - i)}});
+    }
+    o["connections"] = connections;
+    o["instances"] = instances;
+    o["timeline"] = timeline;
+    return document(o);
+}
+}  // namespace
+
+// Four times the entries take about four times as long (a quadratic check takes sixteen).
+void TestScenarioParser::validationScalesLinearly() {
+    QFETCH(int, shape);
+    const double small = parseMs(shapedScenario(shape, 4000));
+    const double big = parseMs(shapedScenario(shape, 16000));
+    qInfo("4000 entries: %.1f ms, 16000 entries: %.1f ms", small, big);
+    QVERIFY2(big < 8 * small + 50, qPrintable(QString("%1 ms vs %2 ms").arg(big).arg(small)));
+}
+
+// issue 15's figures: well under a second in the release build (bench_validate prints
+// them); the bound here leaves room for a sanitizer build.
+void TestScenarioParser::bigFilesValidateQuickly() {
+    QJsonArray timeline;
+    for (int i = 0; i < 50000; ++i)
+        timeline.append(i % 2 ? QJsonObject{{"at_s", i % 100}, {"action", "wedge"}, {"duration_s", 1}}
+                              : QJsonObject{{"at_s", i % 100}, {"action", "redeploy"}, {"instance", "i1"}});
+    const double timelineMs = parseMs(bytes(withValue(baseScenario(), {"timeline"}, timeline)));
+    const double connectionsMs = parseMs(shapedScenario(0, 20000));
+    qInfo("50,000 timeline entries: %.1f ms, 20,000 connections: %.1f ms", timelineMs, connectionsMs);
+    QVERIFY2(timelineMs < 2500, qPrintable(QString::number(timelineMs)));
+    QVERIFY2(connectionsMs < 2500, qPrintable(QString::number(connectionsMs)));
 }
 
 QTEST_GUILESS_MAIN(TestScenarioParser)

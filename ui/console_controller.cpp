@@ -361,6 +361,7 @@ void ConsoleController::onPlaybackFinished(const QSharedPointer<VariantRun>& run
         log(int(Severity::Warning), QStringLiteral("timeline"), skipped);
     for (const QString& note : m.notes)
         log(int(Severity::Info), QStringLiteral("playback"), note);
+    m_view->fitWholeRun(); // the finished run seen whole, not its follow window's last minutes
     refresh();
     emit playbackFinished(run);
 }

@@ -74,6 +74,9 @@ public:
     virtual void setRunState(const RunState& state) = 0;
     virtual void setInstances(const QStringList& names) = 0;
     virtual void showError(const QString& title, const QString& text) = 0;
+    // The plots show the whole run (follow-live off): a playback that finished is seen
+    // from its first second to its last, not through the follow window's last minutes.
+    virtual void fitWholeRun() = 0;
 };
 
 } // namespace stormwatch

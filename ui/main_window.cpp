@@ -153,6 +153,13 @@ QWidget* MainWindow::createPlotArea()
     m_plots->setObjectName(QStringLiteral("plotArea"));
     connect(this, &MainWindow::followLiveToggled, m_plots, &PlotPanel::setFollowLive);
     connect(this, &MainWindow::resetZoomRequested, m_plots, &PlotPanel::resetZoom);
+    // The menu's Follow live shows what the plots do (a zoom, a pan or Fit whole run ends it).
+    connect(m_plots, &PlotPanel::followLiveChanged, this, [this](bool follow) {
+        if (m_followLive && m_followLive->isChecked() != follow) {
+            const QSignalBlocker block(m_followLive);
+            m_followLive->setChecked(follow);
+        }
+    });
     connect(m_plots, &PlotPanel::retentionMinutesChanged, m_store,
             [this](int minutes) { m_store->setRetentionSeconds(minutes * 60.0); });
     return m_plots;
@@ -263,6 +270,11 @@ void MainWindow::createActions()
     QAction* reset = action(QStringLiteral("actionResetZoom"), tr("&Reset zoom"),
                             {QKeySequence(Qt::CTRL | Qt::Key_0), QKeySequence(Qt::Key_Home)});
     connect(reset, &QAction::triggered, this, &MainWindow::resetZoomRequested);
+    // W (whole): Ctrl+Shift+0 is ')' on many layouts, and F is Follow live.
+    QAction* fit = action(QStringLiteral("actionFitWholeRun"), tr("Fit &whole run"),
+                          {QKeySequence(Qt::Key_W)});
+    fit->setToolTip(tr("Show the whole run, from its first second to its last (W)"));
+    connect(fit, &QAction::triggered, this, &MainWindow::fitWholeRun);
     QAction* focusLog = action(QStringLiteral("actionFocusLogFilter"), tr("Filter the &log"),
                                {QKeySequence(Qt::CTRL | Qt::Key_L)});
     connect(focusLog, &QAction::triggered, this, [this] {
@@ -301,6 +313,7 @@ void MainWindow::createMenus()
     m_viewMenu->addAction(find("actionPlayPause"));
     m_viewMenu->addAction(m_followLive);
     m_viewMenu->addAction(find("actionResetZoom"));
+    m_viewMenu->addAction(find("actionFitWholeRun"));
     m_viewMenu->addAction(find("actionFocusLogFilter"));
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -476,6 +489,11 @@ void MainWindow::showError(const QString& title, const QString& text)
                                                                text.toHtmlEscaped()));
     m_banner->show();
     logLocal(int(LogSeverity::Error), title + QStringLiteral(": ") + text);
+}
+
+void MainWindow::fitWholeRun()
+{
+    m_plots->fitWholeRun();
 }
 
 void MainWindow::logLocal(int severity, const QString& message)

@@ -6,7 +6,7 @@
 //
 // Habits kept from the consoles engineers already use: dock layout, geometry, theme, last
 // gateway address and last lever set survive a restart (QSettings); Space plays/stops, F
-// follows live, Ctrl+0/Home reset zoom, Ctrl+E / Ctrl+Shift+E export PNG / CSV, Ctrl+L
+// follows live, Ctrl+0/Home reset zoom, W fits the whole run, Ctrl+E / Ctrl+Shift+E export PNG / CSV, Ctrl+L
 // jumps to the log filter.
 
 #include "client/engine_samples.h"
@@ -58,6 +58,7 @@ public:
     void setRunState(const RunState& state);
     void setInstances(const QStringList& names); // under the only / first connection
     void showError(const QString& title, const QString& text); // banner + event log line
+    void fitWholeRun(); // the plots show the whole run (W, View › Fit whole run)
 
     // Added beyond the contract.
     void setInstancesByConnection(const QMap<QString, QStringList>& byConnection);

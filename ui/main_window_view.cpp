@@ -74,5 +74,9 @@ void MainWindowView::showError(const QString& title, const QString& text)
 {
     m_window.showError(title, text);
 }
+void MainWindowView::fitWholeRun()
+{
+    m_window.fitWholeRun();
+}
 
 } // namespace stormwatch

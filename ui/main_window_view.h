@@ -27,6 +27,7 @@ public:
     void setRunState(const RunState& state) override;
     void setInstances(const QStringList& names) override;
     void showError(const QString& title, const QString& text) override;
+    void fitWholeRun() override;
 
 private:
     MainWindow& m_window;

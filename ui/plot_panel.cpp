@@ -65,6 +65,9 @@ void PlotPanel::buildToolBar(QVBoxLayout* layout)
     reset->setShortcut(Qt::Key_Home);
     reset->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     reset->setToolTip(tr("Back to following the last window (Home)"));
+    QAction* fit = bar->addAction(tr("Fit whole run"), this, &PlotPanel::fitWholeRun);
+    fit->setObjectName(QStringLiteral("plotFitWholeRun"));
+    fit->setToolTip(tr("Show the whole run, from its first second to its last (W)"));
     m_windowSpin = new QSpinBox(bar);
     m_windowSpin->setRange(10, 24 * 3600);
     m_windowSpin->setSuffix(tr(" s window"));

@@ -84,6 +84,9 @@ public:
     void resetZoom();
     // Shows the whole retained time range, follow-live off (the report rendering).
     void showAll();
+    // The toolbar's Fit whole run: showAll() from the run's start (0 s) when the store
+    // still holds it, so a finished playback is seen whole.
+    void fitWholeRun();
 
     // Every visible series' value at time x, one line per subscription / plot.
     QString crosshairText(double x) const;

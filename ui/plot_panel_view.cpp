@@ -232,6 +232,11 @@ void PlotPanel::showAll()
     onAppended();
 }
 
+void PlotPanel::fitWholeRun()
+{
+    showAll();
+}
+
 void PlotPanel::rescaleValueAxes()
 {
     const QCPRange keys = m_rects[0]->axis(QCPAxis::atBottom)->range();

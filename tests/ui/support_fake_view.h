@@ -30,6 +30,7 @@ public:
     void setRunState(const RunState& state) override;
     void setInstances(const QStringList& names) override { instances = names; }
     void showError(const QString& title, const QString& text) override;
+    void fitWholeRun() override { ++wholeRunFits; }
 
     // Queries for the tests.
     int goodTags() const;
@@ -51,6 +52,7 @@ public:
     double progress = -1;
     QString playbackLabel;
     QStringList errors;
+    int wholeRunFits = 0; // fitWholeRun() calls
 
 private:
     ConsoleIntents m_intents;

@@ -10,6 +10,9 @@
 #include "ui/levers_panel.h"
 #include "ui/main_window.h"
 #include "ui/main_window_view.h"
+#include "ui/console_controller.h"
+#include "ui/plot_panel.h"
+#include "scenario/run_host.h"
 #include "ui/scenario_panel.h"
 #include "ui/tags_panel.h"
 #include "ui/topology_panel.h"
@@ -22,6 +25,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -568,6 +572,78 @@ private slots:
         again.restoreSettings();
         QCOMPARE(child<QSpinBox>(again, "retentionMinutes")->value(), 15);
         QCOMPARE(again.store()->retentionSeconds(), 900.0);
+    }
+
+    // Issue 12, defect 5: W (and the plot toolbar's Fit whole run, and View › Fit whole run)
+    // shows the whole recorded run, follow-live off; Home goes back to following.
+    void fitWholeRunShowsEveryRecordedSecond()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        feedDemoData(w); // 0..59 s
+        w.plots()->setWindowSeconds(10);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.plots()->refreshNow();
+        QCOMPARE(w.plots()->xLower(), 49.0); // following the last 10 s
+        auto* follow = child<QAction>(w, "actionFollowLive");
+        QVERIFY(follow->isChecked());
+
+        w.centralWidget()->setFocus();
+        QTest::keyClick(&w, Qt::Key_W);
+        QCOMPARE(w.plots()->xLower(), 0.0);
+        QCOMPARE(w.plots()->xUpper(), 59.0);
+        QVERIFY(!w.plots()->followLive());
+        QVERIFY(!follow->isChecked()); // the menu says what the plots do
+
+        QTest::keyClick(&w, Qt::Key_Home);
+        w.plots()->refreshNow();
+        QVERIFY(w.plots()->followLive());
+        QVERIFY(follow->isChecked());
+        QCOMPARE(w.plots()->xLower(), 49.0);
+
+        // The plot toolbar's button, clicked.
+        auto* fit = child<QAction>(*w.plots(), "plotFitWholeRun");
+        QVERIFY(fit);
+        QToolButton* button = nullptr;
+        for (QToolButton* b : w.plots()->findChildren<QToolButton*>())
+            if (b->defaultAction() == fit)
+                button = b;
+        QVERIFY(button);
+        QTest::mouseClick(button, Qt::LeftButton);
+        QCOMPARE(w.plots()->xLower(), 0.0);
+        QCOMPARE(w.plots()->xUpper(), 59.0);
+
+        // And it is in the View menu.
+        bool inMenu = false;
+        for (QAction* menu : w.menuBar()->actions())
+            if (menu->menu())
+                inMenu = inMenu || menu->menu()->actions().contains(child<QAction>(w, "actionFitWholeRun"));
+        QVERIFY(inMenu);
+    }
+
+    // Issue 12, defect 5: a playback that finishes is shown whole (the controller asks the
+    // view), not through the follow window's last 300 s.
+    void finishedPlaybackIsShownWhole()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        MainWindowView view(w);
+        ConsoleController c(&view);
+        w.show();
+        w.plots()->setWindowSeconds(30);
+        QSignalSpy finished(&c, &ConsoleController::playbackFinished);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("levers-off"),
+                                           RunHost::kMaxSpeed);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        w.plots()->refreshNow();
+        const double end = w.store()->latestTime();
+        QVERIFY2(end > 100, qPrintable(QString::number(end)));
+        QVERIFY(!w.plots()->followLive());
+        QCOMPARE(w.plots()->xLower(), w.store()->earliestTime());
+        QCOMPARE(w.plots()->xUpper(), end);
+        QVERIFY(w.store()->earliestTime() < 1);
     }
 
     void viewForwardsEveryIntentToTheController()

@@ -160,38 +160,116 @@ void GatewayModel::closeSession(const CloseSessionRequest& request, CloseDone do
 
 void GatewayModel::invoke(const MxCommandRequest& request, InvokeDone done)
 {
-    invoke(MxCommandRequest(request), std::move(done));
+    invoke(request.session_id(), request.client_correlation_id(), shareCommand(request.command()),
+           std::move(done));
 }
 
 void GatewayModel::invoke(MxCommandRequest&& request, InvokeDone done)
+{
+    SharedCommand command = shareCommand(std::move(*request.mutable_command()));
+    invoke(request.session_id(), std::move(*request.mutable_client_correlation_id()), std::move(command),
+           std::move(done));
+}
+
+namespace {
+const google::protobuf::RepeatedPtrField<std::string>* bulkTags(CommandKind kind, const MxCommand& command)
+{
+    if (kind == CommandKind::AddItemBulk)
+        return &command.add_item_bulk().tag_addresses();
+    if (kind == CommandKind::SubscribeBulk)
+        return &command.subscribe_bulk().tag_addresses();
+    return nullptr;
+}
+
+// Every field of the two bulk commands (add one here when the contract grows one).
+bool sameBulkPayload(CommandKind kind, const MxCommand& a, const MxCommand& b)
+{
+    if (commandKind(b) != kind)
+        return false;
+    if (kind == CommandKind::AddItemBulk)
+        return a.add_item_bulk().server_handle() == b.add_item_bulk().server_handle() &&
+               std::ranges::equal(a.add_item_bulk().tag_addresses(), b.add_item_bulk().tag_addresses());
+    const auto& x = a.subscribe_bulk();
+    const auto& y = b.subscribe_bulk();
+    return x.server_handle() == y.server_handle() && x.supervisory() == y.supervisory() &&
+           std::ranges::equal(x.tag_addresses(), y.tag_addresses());
+}
+} // namespace
+
+GatewayModel::SharedCommand GatewayModel::shareCommand(const MxCommand& command)
+{
+    return intern(command, nullptr);
+}
+
+GatewayModel::SharedCommand GatewayModel::shareCommand(MxCommand&& command)
+{
+    return intern(command, &command);
+}
+
+GatewayModel::SharedCommand GatewayModel::intern(const MxCommand& command, MxCommand* owned)
+{
+    auto make = [&] {
+        return owned ? std::make_shared<const MxCommand>(std::move(*owned)) : std::make_shared<const MxCommand>(command);
+    };
+    const CommandKind kind = commandKind(command);
+    const auto* tags = bulkTags(kind, command);
+    if (!tags)
+        return make();
+    std::string head(commandKindName(kind));
+    if (kind == CommandKind::AddItemBulk)
+        head += '/' + std::to_string(command.add_item_bulk().server_handle());
+    else
+        head += '/' + std::to_string(command.subscribe_bulk().server_handle()) +
+                (command.subscribe_bulk().supervisory() ? "/s" : "/p");
+    const std::uint64_t key = subscribeKey(head, *tags);
+    auto& slot = m_payloads[key];
+    if (SharedCommand live = slot.lock(); live && sameBulkPayload(kind, command, *live))
+        return live;
+    SharedCommand fresh = make();
+    slot = fresh; // a hash collision only replaces the older entry: never a wrong share
+    if (m_payloads.size() >= m_payloadsSweepAt) {
+        std::erase_if(m_payloads, [](const auto& entry) { return entry.second.expired(); });
+        m_payloadsSweepAt = std::max<std::size_t>(64, 2 * m_payloads.size());
+    }
+    return fresh;
+}
+
+std::size_t GatewayModel::sharedPayloads()
+{
+    std::erase_if(m_payloads, [](const auto& entry) { return entry.second.expired(); });
+    return m_payloads.size();
+}
+
+void GatewayModel::invoke(const std::string& sessionId, std::string correlationId, SharedCommand command,
+                          InvokeDone done)
 {
     auto fail = [&](StatusCode code, std::string message) {
         post([done = std::move(done), st = CallStatus::error(code, std::move(message))] { done(st, {}); });
     };
     if (m_down)
         return fail(StatusCode::UNAVAILABLE, m_shutdown ? "gateway shut down" : "gateway restarting");
-    const CommandKind kind = commandKind(request.command());
+    const CommandKind kind = command ? commandKind(*command) : CommandKind::None;
     if (kind == CommandKind::None)
         return fail(StatusCode::INVALID_ARGUMENT, "command has no kind");
     ++m_invokeTotal;
     ++m_invokeRpcs[index(kind)];
-    auto it = m_sessions.find(request.session_id());
+    auto it = m_sessions.find(sessionId);
     if (it == m_sessions.end())
-        return fail(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
+        return fail(StatusCode::NOT_FOUND, "unknown session " + sessionId);
 
     auto job = std::make_shared<StaJob>();
     job->session = it->second;
     job->kind = kind;
-    job->items = commandItemCount(request.command());
-    job->command = std::move(*request.mutable_command());
-    job->correlationId = std::move(*request.mutable_client_correlation_id());
+    job->items = commandItemCount(*command);
+    job->command = std::move(command);
+    job->correlationId = std::move(correlationId);
     job->arrived = m_scheduler.now();
     job->timeout = it->second->commandTimeout;
     job->deadline = job->arrived + job->timeout;
     job->done = std::move(done);
     if (isSubscribeKind(kind)) {
-        const auto& tags = kind == CommandKind::SubscribeBulk ? job->command.subscribe_bulk().tag_addresses()
-                                                              : job->command.add_item_bulk().tag_addresses();
+        const auto& tags = kind == CommandKind::SubscribeBulk ? job->command->subscribe_bulk().tag_addresses()
+                                                              : job->command->add_item_bulk().tag_addresses();
         job->subscribeKey = subscribeKey(it->first, tags);
         const std::int64_t n = ++m_outstandingSubscribes[job->subscribeKey];
         m_maxOutstandingSubscribes = std::max(m_maxOutstandingSubscribes, n);
@@ -286,7 +364,7 @@ void GatewayModel::runCommand(const StaJobPtr& job)
         reply.set_client_correlation_id(job->correlationId);
     if (auto s = job->session.lock(); s && s->open) {
         reply.set_success(true);
-        execute(*s, job->command, reply);
+        execute(*s, *job->command, reply);
     } else {
         reply.set_success(false);
         reply.set_error_message("the session was closed");

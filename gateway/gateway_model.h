@@ -41,6 +41,7 @@ public:
     using OpenDone = std::function<void(CallStatus, mxgateway::v1::OpenSessionReply)>;
     using CloseDone = std::function<void(CallStatus)>;
     using InvokeDone = StaJob::Done;
+    using SharedCommand = std::shared_ptr<const mxgateway::v1::MxCommand>;
     using EventFn = std::function<void(const mxgateway::v1::MxEvent&)>;
     // The batch itself, shared: a receiver that delivers later (the in-process port, after its
     // network latency) keeps it instead of copying it. It is not changed while held.
@@ -62,6 +63,18 @@ public:
     // The same, taking the command over instead of copying it (a 244-tag AddItemBulk is 244
     // strings): the in-process port's request is its own.
     void invoke(mxgateway::v1::MxCommandRequest&& request, InvokeDone done);
+    // The same with the command already shared (shareCommand): nothing of it is copied.
+    void invoke(const std::string& sessionId, std::string correlationId, SharedCommand command,
+                InvokeDone done);
+    // An immutable payload for `command`. A bulk command (add_item_bulk, subscribe_bulk) equal
+    // to one still held by a queued or in-flight job gets that same payload back, not a copy:
+    // a storm re-sends the same 244-tag subscribe thousands of times, and its queued jobs then
+    // share one tag list (about 14 KB) instead of holding one each. The && form takes the
+    // command over when no equal payload is live.
+    SharedCommand shareCommand(const mxgateway::v1::MxCommand& command);
+    SharedCommand shareCommand(mxgateway::v1::MxCommand&& command);
+    // Distinct bulk payloads currently live (shared by every job that holds one).
+    std::size_t sharedPayloads();
     StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent, EndFn onEnd);
     // The same stream, its events shared rather than lent.
     StreamId streamEventsShared(const mxgateway::v1::StreamEventsRequest& request, SharedEventFn onEvent,
@@ -169,6 +182,7 @@ private:
     // Takes the job's caller callback (the job counts as answered from here on).
     InvokeDone takeDone(const StaJobPtr& job);
     void runCommand(const StaJobPtr& job);
+    SharedCommand intern(const mxgateway::v1::MxCommand& command, mxgateway::v1::MxCommand* owned);
     // Answers every pending invoke `why` and ends every stream `why` (posted, in that order,
     // or streams first), and forgets every session and queued command.
     enum class EndOrder { InvokesFirst, StreamsFirst };
@@ -229,6 +243,11 @@ private:
     std::int64_t m_dataChangesSent = 0;
     std::unordered_map<std::uint64_t, std::int64_t> m_outstandingSubscribes; // by subscribeKey; no zeros
     std::int64_t m_maxOutstandingSubscribes = 0;
+
+    // bulk payloads shared by the jobs that carry them (shareCommand), by a hash of every
+    // field (kind, server handle, supervisory, tags); expired entries swept when the map doubles
+    std::unordered_map<std::uint64_t, std::weak_ptr<const mxgateway::v1::MxCommand>> m_payloads;
+    std::size_t m_payloadsSweepAt = 64;
 };
 
 } // namespace stormwatch::gateway

@@ -21,7 +21,9 @@ struct StaJob {
     using Done = std::function<void(CallStatus, mxgateway::v1::MxCommandReply)>;
 
     std::weak_ptr<Session> session; // expired when the session closed or the gateway restarted
-    mxgateway::v1::MxCommand command;
+    // Immutable and shared: every queued job carrying an equal bulk payload holds the same
+    // one (GatewayModel::shareCommand), so a storm's stacked subscribes share one tag list.
+    std::shared_ptr<const mxgateway::v1::MxCommand> command;
     std::string correlationId;
     CommandKind kind = CommandKind::None;
     int items = 0;

@@ -52,12 +52,17 @@ void InProcessGatewayPort::closeSession(const CloseSessionRequest& request, Clos
 
 void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
 {
-    afterLatency([this, request, done = std::move(done)]() mutable {
-        m_model.invoke(std::move(request), [this, done = std::move(done)](gateway::CallStatus status,
-                                                               MxCommandReply reply) mutable {
-            afterLatency([done = std::move(done), status = convert(status),
-                          reply = std::move(reply)] { done(status, reply); });
-        });
+    // The command is shared with the model now, not copied into the delayed call: a storm
+    // re-sends one tag list thousands of times, and every copy in flight or queued on the STA
+    // is then the same immutable payload (GatewayModel::shareCommand). The lambda is mutable
+    // so that its captures move on (a const capture would turn std::move into a copy).
+    afterLatency([this, command = m_model.shareCommand(request.command()), sessionId = request.session_id(),
+                  correlationId = request.client_correlation_id(), done = std::move(done)]() mutable {
+        m_model.invoke(sessionId, std::move(correlationId), std::move(command),
+                       [this, done = std::move(done)](gateway::CallStatus status, MxCommandReply reply) mutable {
+                           afterLatency([done = std::move(done), status = convert(status),
+                                         reply = std::move(reply)] { done(status, reply); });
+                       });
     });
 }
 

@@ -74,6 +74,7 @@ private slots:
     void outstandingSubscribesSequentialStaysAtOne();
     void outstandingSubscribesKeyedBySessionAndTagSet();
     void outstandingSubscribeEndsWithItsDeadlineOrAFailure();
+    void queuedBulkCommandsShareOnePayload();
 };
 
 void TestModelCommands::openSessionDefaultsTo30sAndTenCapabilities()
@@ -732,6 +733,50 @@ void TestModelCommands::outstandingSubscribeEndsWithItsDeadlineOrAFailure()
     QCOMPARE(model.outstandingSubscribes(), 0);
     sched.runFor(1ms);
     QCOMPARE(c->status.code, StatusCode::UNAVAILABLE);
+}
+
+// Issue 14, finding 1: a storm's stacked subscribes hold one tag list between them, not one
+// each; a different kind, server handle, supervisory flag or tag list is a payload of its own,
+// and nothing is held once the jobs are done.
+void TestModelCommands::queuedBulkCommandsShareOnePayload()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    const auto tags = tagNames(50);
+    model.wedge(10s);
+    std::vector<AnswerPtr> same;
+    for (int i = 0; i < 5; ++i)
+        same.push_back(send(model, id, addItemBulk(sh, tags)));
+    QCOMPARE(model.sharedPayloads(), std::size_t(1));
+    auto p1 = model.shareCommand(addItemBulk(sh, tags));
+    auto p2 = model.shareCommand(addItemBulk(sh, tags));
+    QCOMPARE(p1.get(), p2.get());
+    QCOMPARE(p1->add_item_bulk().tag_addresses_size(), 50);
+    std::vector<AnswerPtr> other{
+        send(model, id, subscribeBulk(sh, tags, true)),
+        send(model, id, subscribeBulk(sh, tags, false)),
+        send(model, id, addItemBulk(sh + 1, tags)),
+        send(model, id, addItemBulk(sh, tagNames(50, "Z28062.Attr"))),
+    };
+    auto reversed = tags;
+    std::reverse(reversed.begin(), reversed.end());
+    other.push_back(send(model, id, addItemBulk(sh, reversed)));
+    QCOMPARE(model.sharedPayloads(), std::size_t(6));
+    QCOMPARE(model.staQueueDepth(), std::size_t(10));
+    p1.reset();
+    p2.reset();
+    for (const auto& a : same) {
+        QVERIFY(runUntilAnswered(sched, a));
+        QVERIFY(a->status.ok());
+        QCOMPARE(a->reply.add_item_bulk().results_size(), 50);
+    }
+    for (const auto& a : other)
+        QVERIFY(runUntilAnswered(sched, a));
+    sched.runFor(60s);
+    QCOMPARE(model.staQueueDepth(), std::size_t(0));
+    QCOMPARE(model.sharedPayloads(), std::size_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestModelCommands)

@@ -114,40 +114,27 @@ ClientWorker::~ClientWorker()
 void ClientWorker::start(EngineConfig config, PortFactory portFactory, bool deploy)
 {
     stop();
-    m_thread = new QThread;
-    m_thread->setObjectName("stormwatch-client");
-    m_host = new Host(this, std::move(config), std::move(portFactory), deploy);
-    m_host->moveToThread(m_thread);
-    connect(m_thread, &QThread::started, m_host, [host = m_host] { host->init(); });
-    m_thread->start();
+    m_thread.start(std::make_unique<Host>(this, std::move(config), std::move(portFactory), deploy));
+    m_thread.post([host = m_thread.workerAs<Host>()] { host->init(); });
 }
 
 void ClientWorker::stop()
 {
-    if (!m_thread)
+    if (!m_thread.running())
         return;
-    QMetaObject::invokeMethod(m_host, [host = m_host] { host->shutdown(); },
-                              Qt::BlockingQueuedConnection);
-    m_thread->quit();
-    m_thread->wait();
-    delete m_host;
-    delete m_thread;
-    m_host = nullptr;
-    m_thread = nullptr;
+    m_thread.call([host = m_thread.workerAs<Host>()] { host->shutdown(); });
+    m_thread.join();
     emit stopped();
 }
 
 void ClientWorker::post(std::function<void(ClientEngine&)> fn)
 {
-    if (!m_host)
+    if (!m_thread.running())
         return;
-    QMetaObject::invokeMethod(
-        m_host,
-        [host = m_host, fn = std::move(fn)] {
-            if (host->engine())
-                fn(*host->engine());
-        },
-        Qt::QueuedConnection);
+    m_thread.post([host = m_thread.workerAs<Host>(), fn = std::move(fn)] {
+        if (host->engine())
+            fn(*host->engine());
+    });
 }
 
 void ClientWorker::applyLevers(const LeverSet& levers)

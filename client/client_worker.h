@@ -10,6 +10,8 @@
 #include <QHash>
 #include <QObject>
 #include <QSet>
+#include "thread_host.h"
+
 #include <QThread>
 
 #include <functional>
@@ -31,9 +33,9 @@ public:
     // Starts the thread, the engine's connections and (when deploy) every instance.
     void start(EngineConfig config, PortFactory portFactory, bool deploy = true);
     void stop();
-    bool running() const { return m_thread != nullptr; }
+    bool running() const { return m_thread.running(); }
 
-    // Thread-safe: queued onto the worker thread.
+    // From the thread that owns the worker: queued onto the worker thread.
     void applyLevers(const LeverSet& levers);
     void redeploy(const QString& instance);
     void deployAll();
@@ -53,8 +55,7 @@ signals:
 
 private:
     class Host; // lives on the worker thread
-    QThread* m_thread = nullptr;
-    Host* m_host = nullptr;
+    ThreadHost m_thread{QStringLiteral("stormwatch-client")};
 };
 
 } // namespace stormwatch

@@ -170,7 +170,7 @@ private:
             m_runner->abandon(); // a stopped run leaves no session behind
         m_batcher.reset();
         m_runner.reset();
-        QThread::currentThread()->quit();
+        ThreadHost::quitCurrentThread();
     }
 
     // Max speed ticks every millisecond: about 400 steps a run, so even a short run shows
@@ -460,16 +460,12 @@ bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live
 
     m_shared = std::make_shared<Shared>();
     m_shared->speed = std::max(0.0, speed);
-    m_thread = new QThread;
-    m_thread->setObjectName(QStringLiteral("stormwatch-playback"));
-    m_worker = new Worker(scenario, *spec, std::move(makeRunner), live, m_maxLogLines, m_shared, this);
-    m_worker->moveToThread(m_thread);
-    m_thread->start();
+    m_thread.start(std::make_unique<Worker>(scenario, *spec, std::move(makeRunner), live, m_maxLogLines, m_shared, this));
+    Worker* worker = m_thread.workerAs<Worker>();
     QString createError;
     Worker::Created created;
-    QMetaObject::invokeMethod(
-        m_worker, [worker = m_worker, &createError, &created] { createError = worker->create(&created); },
-        Qt::BlockingQueuedConnection);
+    // Blocking, but only while the runner is built (a live one starts its gateway here).
+    m_thread.call([worker, &createError, &created] { createError = worker->create(&created); });
     if (!createError.isEmpty()) {
         joinWorker();
         if (error)
@@ -486,7 +482,7 @@ bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live
     m_variantName = spec->name;
     m_durationS = scenario.durationS;
     m_virtualS = 0;
-    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->begin(); }, Qt::QueuedConnection);
+    m_thread.post([worker] { worker->begin(); });
     const QString how = live ? QStringLiteral("live over gRPC (%1 s of wall time)").arg(m_durationS)
                              : QStringLiteral("in virtual time at %1").arg(speedLabel(speed));
     emit logEntries({LogEntry{0, QDateTime::currentDateTime(), int(Severity::Info), QStringLiteral("playback"),
@@ -500,7 +496,7 @@ bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live
 
 void RunHost::stop()
 {
-    if (!m_thread)
+    if (!m_thread.running())
         return;
     joinWorker();
     m_state = State::Stopped;
@@ -510,31 +506,25 @@ void RunHost::stop()
 
 void RunHost::inject(const TimelineEvent& event)
 {
-    if (!m_thread)
+    if (!m_thread.running())
         return;
-    QMetaObject::invokeMethod(m_worker, [worker = m_worker, event] { worker->inject(event); },
-                              Qt::QueuedConnection);
+    m_thread.post([worker = m_thread.workerAs<Worker>(), event] { worker->inject(event); });
 }
 
 void RunHost::joinWorker()
 {
-    if (!m_thread)
+    if (!m_thread.running())
         return;
     m_shared->stop = true;
     // Not a blocking call: in a live step it would run inside the runner's event loop.
-    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->onStopRequested(); }, Qt::QueuedConnection);
-    m_thread->wait();
-    delete m_worker;
-    delete m_thread;
-    m_worker = nullptr;
-    m_thread = nullptr;
+    m_thread.joinWhen([worker = m_thread.workerAs<Worker>()] { worker->onStopRequested(); });
 }
 
 void RunHost::setPaused(bool paused)
 {
     // Live, time goes on at the gateway and in the timeline: holding the steps would only
     // hide it, so a live run is not paused.
-    if (m_shared && !m_live && m_thread && m_shared->paused != paused) {
+    if (m_shared && !m_live && m_thread.running() && m_shared->paused != paused) {
         m_shared->paused = paused;
         emit stateChanged();
     }
@@ -550,16 +540,15 @@ void RunHost::setSpeed(double speed)
 
 void RunHost::applyLevers(const LeverSet& levers)
 {
-    if (!m_thread)
+    if (!m_thread.running())
         return;
-    QMetaObject::invokeMethod(m_worker, [worker = m_worker, levers] { worker->applyLevers(levers); },
-                              Qt::QueuedConnection);
+    m_thread.post([worker = m_thread.workerAs<Worker>(), levers] { worker->applyLevers(levers); });
 }
 
 void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
 {
     --run->batchesInFlight;
-    if (!m_thread || run != m_shared.get() || run->stop)
+    if (!m_thread.running() || run != m_shared.get() || run->stop)
         return; // queued before a stop: that run is over for the listeners
     m_virtualS = step->virtualS;
     const EngineBatch& b = step->batch;
@@ -583,7 +572,7 @@ void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
 
 void RunHost::onWorkerFinished(Shared* which, const QSharedPointer<VariantRun>& run)
 {
-    if (!m_thread || which != m_shared.get() || which->stop)
+    if (!m_thread.running() || which != m_shared.get() || which->stop)
         return;
     joinWorker();
     m_state = State::Finished;

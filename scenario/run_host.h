@@ -25,6 +25,7 @@
 
 #include "client/engine_samples.h"
 #include "client/lever_set.h"
+#include "client/thread_host.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_runner.h"
 
@@ -98,7 +99,7 @@ public:
     // The engine log lines a step carries at most (from the next start on).
     void setMaxLogLinesPerStep(int lines) { m_maxLogLines = std::max(1, lines); }
 
-    bool running() const { return m_thread != nullptr; }
+    bool running() const { return m_thread.running(); }
     State state() const { return m_state; }
     bool live() const { return m_live; }
     bool openEnded() const { return m_durationS >= kOpenEndedS; }
@@ -151,8 +152,7 @@ private:
     void onWorkerFinished(Shared* run, const QSharedPointer<VariantRun>& result);
     void joinWorker();
 
-    QThread* m_thread = nullptr;
-    Worker* m_worker = nullptr;
+    ThreadHost m_thread{QStringLiteral("stormwatch-run")};
     std::shared_ptr<Shared> m_shared;
     State m_state = State::Idle;
     QString m_gatewayAddress;

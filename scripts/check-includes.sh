@@ -31,8 +31,8 @@ set -uo pipefail
 #            hand on (UI_CLIENT_HEADERS); nothing of gateway/ or app/.
 # app/, tests/: everything (main()s and test wiring).
 
-SCHEDULER_HEADERS="scheduler.h virtual_scheduler.h qt_scheduler.h"
-SCHEDULER_FILES="scheduler.h virtual_scheduler.h virtual_scheduler.cpp qt_scheduler.h qt_scheduler.cpp"
+SCHEDULER_HEADERS="scheduler.h virtual_scheduler.h qt_scheduler.h thread_host.h"
+SCHEDULER_FILES="scheduler.h virtual_scheduler.h virtual_scheduler.cpp qt_scheduler.h qt_scheduler.cpp thread_host.h thread_host.cpp"
 LOG_TEXT_HEADERS="log_text.h"
 LOG_TEXT_FILES="log_text.h log_text.cpp"
 # What gateway/ may take from client/: the stormwatch_scheduler and stormwatch_log_text
@@ -41,7 +41,7 @@ GATEWAY_CLIENT_HEADERS="$SCHEDULER_HEADERS $LOG_TEXT_HEADERS"
 # What ui/ may take from client/: the samples the models store, the lever set and options a
 # panel edits, their defaults, and the log-text helper. The engine, its worker, the ports,
 # the connection, the guard and the scheduler are the client's internals.
-UI_CLIENT_HEADERS="engine_samples.h lever_set.h options.h defaults.h log_text.h grpc_port_options.h"
+UI_CLIENT_HEADERS="engine_samples.h lever_set.h options.h defaults.h log_text.h grpc_port_options.h thread_host.h"
 
 # Qt modules by what they are. A module not listed here (QtCore, QtNetwork, QtTest, ...) is
 # not restricted.

@@ -141,16 +141,15 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
 
 CompareView::~CompareView()
 {
-    if (m_thread) {
+    if (m_thread.running()) {
         m_run->cancel = true;
-        m_thread->wait();
-        delete m_thread;
+        m_thread.join(); // its done callback is dropped: the window is going
     }
 }
 
 void CompareView::start()
 {
-    if (m_thread || m_done)
+    if (m_thread.running() || m_done)
         return;
     m_run = std::make_shared<Run>();
     m_status->setText(QStringLiteral("running %1 variants in virtual time…").arg(m_scenario.variants.size()));
@@ -165,20 +164,14 @@ void CompareView::start()
             Qt::QueuedConnection);
     };
     // The same loop as the headless report; closing the window cancels between steps.
-    m_thread = QThread::create([run = m_run, scenario = m_scenario, progress] {
+    m_thread.run([run = m_run, scenario = m_scenario, progress] {
         run->report = runScenario(scenario, {}, std::nullopt, progress, &run->error, &run->series,
                                   [run] { return run->cancel.load(); });
-    });
-    m_thread->setObjectName(QStringLiteral("stormwatch-compare"));
-    connect(m_thread, &QThread::finished, this, &CompareView::onDone);
-    m_thread->start();
+    }, [this] { onDone(); });
 }
 
 void CompareView::onDone()
 {
-    m_thread->wait();
-    delete m_thread;
-    m_thread = nullptr;
     m_done = true;
     if (!m_run->error.isEmpty()) {
         m_status->setText(QStringLiteral("cannot run: %1").arg(m_run->error));

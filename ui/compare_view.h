@@ -9,6 +9,8 @@
 #include "scenario/scenario.h"
 #include "scenario/series.h"
 
+#include "client/thread_host.h"
+
 #include <QDialog>
 #include <QList>
 #include <QPointF>
@@ -33,7 +35,7 @@ public:
     ~CompareView() override; // cancels and joins the run
 
     void start();
-    bool running() const { return m_thread != nullptr; }
+    bool running() const { return m_thread.running(); }
     bool done() const { return m_done; }
     const ScenarioReport& report() const { return m_report; }
     QTableWidget* table() const { return m_table; }
@@ -60,7 +62,7 @@ private:
     ScenarioReport m_report;
     QList<SeriesSet> m_series;
     std::shared_ptr<Run> m_run;
-    QThread* m_thread = nullptr;
+    ThreadHost m_thread{QStringLiteral("stormwatch-compare")};
     bool m_done = false;
 
     QLabel* m_status = nullptr;

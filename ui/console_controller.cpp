@@ -11,6 +11,8 @@
 #include <QLoggingCategory>
 #include <QWidget>
 
+#include <cmath>
+
 namespace stormwatch {
 
 Q_LOGGING_CATEGORY(lcConsole, "stormwatch.ui.console")
@@ -369,7 +371,9 @@ void ConsoleController::onPlaybackFinished(const QSharedPointer<VariantRun>& run
 void ConsoleController::log(int severity, const QString& subject, const QString& message)
 {
     qCInfo(lcConsole).noquote() << subject << message;
-    m_view->appendLog({LogEntry{0, QDateTime::currentDateTime(), severity, subject, message}});
+    // The console's own lines carry the shown run's time, so the t (s) column stays in order.
+    const double t = m_view->store()->latestTime();
+    m_view->appendLog({LogEntry{std::isnan(t) ? 0 : t, QDateTime::currentDateTime(), severity, subject, message}});
 }
 
 } // namespace stormwatch

@@ -646,6 +646,70 @@ private slots:
         QVERIFY(w.store()->earliestTime() < 1);
     }
 
+    // Issue 12, defect 8: the lines the console writes itself (playback finished, a fault
+    // the panel could not apply, an error) carry the shown run's time, not 0.000, so the
+    // t (s) column stays in order.
+    void consoleLinesCarryTheShownRunsTime()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        MainWindowView view(w);
+        ConsoleController c(&view);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy finished(&c, &ConsoleController::playbackFinished);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("lever1"),
+                                           RunHost::kMaxSpeed);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        const double end = w.store()->latestTime();
+        QVERIFY2(end > 100, qPrintable(QString::number(end)));
+        w.showError(QStringLiteral("Export failed"), QStringLiteral("disk full"));
+        const EventLogModel& log = *w.logModel();
+        bool sawFinished = false, sawError = false;
+        double runMax = 0; // the run's own lines
+        double previous = 0;
+        for (int row = 0; row < log.rowCount(); ++row) {
+            const LogEntry& e = log.entry(row);
+            const bool console = e.subject == QLatin1String("playback") || e.subject == QLatin1String("faults") ||
+                                 e.subject == QLatin1String("console");
+            if (!console) {
+                runMax = std::max(runMax, e.tS);
+                continue;
+            }
+            previous = std::max(previous, runMax);
+            QVERIFY2(e.tS >= previous - 1e-9,
+                     qPrintable(QStringLiteral("row %1 (%2: %3) at %4 s after %5 s")
+                                    .arg(row).arg(e.subject, e.message).arg(e.tS).arg(previous)));
+            previous = e.tS;
+            const bool atEnd = qAbs(e.tS - end) < 1e-6;
+            if (e.message.contains(QStringLiteral("finished:")))
+                sawFinished = atEnd;
+            if (e.message.contains(QStringLiteral("disk full")))
+                sawError = atEnd;
+        }
+        QVERIFY(sawFinished);
+        QVERIFY(sawError);
+
+        // Played at 1x and stopped with a click on Stop: "stopped at" is at the stop's time.
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("lever1"), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(w.store()->latestTime() > 1, 10000);
+        auto* stop = child<QPushButton>(w, "stop");
+        QTRY_VERIFY(stop->isEnabled());
+        QTest::mouseClick(stop, Qt::LeftButton);
+        const auto stoppedRow = [&log] {
+            for (int row = log.rowCount() - 1; row >= 0; --row)
+                if (log.entry(row).message.startsWith(QStringLiteral("stopped at")))
+                    return row;
+            return -1;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(stoppedRow() >= 0, 10000);
+        const LogEntry& stopped = log.entry(stoppedRow());
+        QVERIFY2(stopped.tS > 1, qPrintable(QString::number(stopped.tS)));
+        QVERIFY2(qAbs(stopped.tS - w.store()->latestTime()) < 0.5,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(stopped.tS).arg(w.store()->latestTime())));
+    }
+
     void viewForwardsEveryIntentToTheController()
     {
         MainWindow w;

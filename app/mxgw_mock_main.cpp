@@ -1,6 +1,7 @@
 // mxgw-mock: the mock MXAccess gateway on gRPC (loopback by default). Prints exactly one
 // stdout line, "listening on HOST:PORT", once it serves; stops cleanly on SIGINT/SIGTERM.
 #include "gateway/mock_gateway_server.h"
+#include "gateway/stream_reactor.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -71,7 +72,23 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(
         "Mock MXAccess gateway: one STA running commands FIFO at a modelled cost, per-session\n"
         "command deadlines, advised items emitting data, faults via MockGatewayControl.\n"
-        "Prints \"listening on HOST:PORT\" on stdout when ready; SIGINT/SIGTERM stop it.");
+        "Prints \"listening on HOST:PORT\" on stdout when ready; SIGINT/SIGTERM stop it.\n"
+        "\n"
+        "Event stream backlog (per StreamEvents, also WatchStats): a client that reads slowly\n"
+        "or not at all does not grow the mock. At most " +
+        QString::number(kStreamBacklogMessages) +
+        " messages wait behind the one being written;\n"
+        "past that, updates are coalesced: the latest value per item (server and item handle)\n"
+        "is kept, at most " +
+        QString::number(kStreamBacklogItems) +
+        " items per stream (updates of further items are dropped), and\n"
+        "at most " +
+        QString::number(kStreamBacklogNotices) +
+        " notices. When the client has read its queue, it gets a \"backlog-overflow\"\n"
+        "notice (how many updates were coalesced and dropped), then the latest value of each\n"
+        "item. WatchStats keeps the latest stats message. GatewayStats counts it all\n"
+        "(stream_backlog_*, stream_overflows, stream_updates_coalesced/_dropped); a stream's\n"
+        "backlog is freed when the stream ends.");
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({

@@ -419,6 +419,16 @@ mxgateway::mock::v1::GatewayStats GatewayModel::stats() const
     st.set_uptime_s(m_down ? 0.0 : std::chrono::duration<double>(m_scheduler.now() - m_upSince).count());
     st.set_sta_queue_depth(static_cast<std::int64_t>(m_sta.depth()));
     st.set_max_sta_queue_depth(static_cast<std::int64_t>(m_sta.maxDepth()));
+    {
+        const auto& b = *m_streamBacklog;
+        st.set_stream_backlog_messages(b.queued.load(std::memory_order_relaxed));
+        st.set_max_stream_backlog_messages(b.maxQueued.load(std::memory_order_relaxed));
+        st.set_stream_backlog_items(b.heldItems.load(std::memory_order_relaxed));
+        st.set_max_stream_backlog_items(b.maxHeldItems.load(std::memory_order_relaxed));
+        st.set_stream_overflows(b.overflows.load(std::memory_order_relaxed));
+        st.set_stream_updates_coalesced(b.coalesced.load(std::memory_order_relaxed));
+        st.set_stream_updates_dropped(b.dropped.load(std::memory_order_relaxed));
+    }
     st.set_invoke_rpcs(m_invokeTotal);
     for (std::size_t i = 0; i < kCommandKindCount; ++i) {
         const std::string name(commandKindName(static_cast<CommandKind>(i)));

@@ -55,6 +55,8 @@ public:
     GatewayModel& operator=(const GatewayModel&) = delete;
 
     Scheduler& scheduler() const { return m_scheduler; }
+    // The gRPC streams' backlog counters (stream_reactor.h), reported in stats().
+    const std::shared_ptr<StreamBacklogCounters>& streamBacklog() const { return m_streamBacklog; }
 
     // --- the gateway contract ---
     void openSession(const mxgateway::v1::OpenSessionRequest& request, OpenDone done);
@@ -248,6 +250,8 @@ private:
     // field (kind, server handle, supervisory, tags); expired entries swept when the map doubles
     std::unordered_map<std::uint64_t, std::weak_ptr<const mxgateway::v1::MxCommand>> m_payloads;
     std::size_t m_payloadsSweepAt = 64;
+
+    std::shared_ptr<StreamBacklogCounters> m_streamBacklog = std::make_shared<StreamBacklogCounters>();
 };
 
 } // namespace stormwatch::gateway

@@ -6,6 +6,7 @@
 #include <grpcpp/support/status_code_enum.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -77,6 +78,24 @@ inline constexpr std::array<std::string_view, 9> kBaseCapabilities = {
     "unary-open-session",      "unary-close-session",     "unary-invoke",
     "server-stream-events",    "bulk-subscribe-commands", "bulk-read-commands",
     "bulk-write-commands",     "unary-acknowledge-alarm", "server-stream-active-alarms",
+};
+
+// Shared by every stream of a server and read for GatewayStats (any thread).
+struct StreamBacklogCounters {
+    std::atomic<std::int64_t> queued{0};       // messages waiting now, all streams
+    std::atomic<std::int64_t> maxQueued{0};    // the most waiting on one stream since start
+    std::atomic<std::int64_t> heldItems{0};    // items held in coalescing buffers now, all streams
+    std::atomic<std::int64_t> maxHeldItems{0}; // the most held by one stream since start
+    std::atomic<std::int64_t> overflows{0};    // times a stream's queue was full
+    std::atomic<std::int64_t> coalesced{0};    // updates replaced by a newer value of the same item
+    std::atomic<std::int64_t> dropped{0};      // updates or notices dropped (buffer full)
+
+    static void raise(std::atomic<std::int64_t>& most, std::int64_t value)
+    {
+        std::int64_t seen = most.load(std::memory_order_relaxed);
+        while (value > seen && !most.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+        }
+    }
 };
 
 // One value per MxCommand oneof member; names are the oneof field names (stats keys).

@@ -64,7 +64,7 @@ grpc::ServerWriteReactor<MxEvent>* MxAccessGatewayService::StreamEvents(grpc::Ca
             if (ch->id())
                 m_model.cancelStream(ch->id());
         });
-    });
+    }, m_model.streamBacklog());
     m_scheduler.post([this, ch = reactor->channel(), req = *request] {
         if (ch->cancelled())
             return;
@@ -125,7 +125,7 @@ grpc::ServerWriteReactor<mock::GatewayStats>* MockGatewayControlService::WatchSt
             if (ch->id())
                 m_model.cancelWatch(ch->id());
         });
-    });
+    }, m_model.streamBacklog());
     const double interval = request->interval_s();
     m_scheduler.post([this, ch = reactor->channel(), interval] {
         if (ch->cancelled())

@@ -1,6 +1,7 @@
 // MockGatewayServer over a real loopback channel, using only the generated stubs (plus a
 // generic stub for the health and reflection services, whose protos Debian does not ship).
 #include "gateway/mock_gateway_server.h"
+#include "gateway/stream_reactor.h"
 
 #include "mock_control.grpc.pb.h"
 #include "mxaccess_gateway.grpc.pb.h"
@@ -134,6 +135,7 @@ private slots:
     void controlServiceConfigAndStats();
     void stopFinishesOpenStreams();
     void secondServerOnATakenPortFails();
+    void stalledReaderBacklogIsBoundedAndFreed();
 
 private:
     std::unique_ptr<MockGatewayServer> m_server;
@@ -445,6 +447,71 @@ void TestGrpcServer::secondServerOnATakenPortFails()
     QVERIFY(second.start("127.0.0.1:0")); // and it can still start elsewhere
     QVERIFY(second.port() != m_server->port());
     second.stop();
+}
+
+// Issue 14, finding 3: a client that opens StreamEvents and never reads, with 1,000 items
+// advised at 100 Hz. The mock's backlog stays within its caps (messages waiting, one held
+// value per item), the overflow is counted in GatewayStats, and it is all freed when the
+// stream ends. The only waits are bounded wall waits at the gRPC boundary (flow control has
+// to fill before the server's queue does).
+void TestGrpcServer::stalledReaderBacklogIsBoundedAndFreed()
+{
+    constexpr int kTags = 1000;
+    GatewayConfig config;
+    config.commandMs = 1;
+    config.perItemMs = 0.001;
+    config.dataHz = 100;
+    m_server = std::make_unique<MockGatewayServer>(config);
+    QVERIFY2(m_server->start("127.0.0.1:0"), m_server->lastError().c_str());
+    Client client(m_server->port());
+    OpenSessionReply session;
+    QVERIFY(client.open(session).ok());
+    const int sh = client.registerClient(session.session_id());
+    QVERIFY(sh > 0);
+
+    // A raw stream with a small flow-control window, opened and never read.
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+    args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 16 * 1024);
+    auto stalledChannel = grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(m_server->port()),
+                                                    grpc::InsecureChannelCredentials(), args);
+    auto stalledStub = MxAccessGateway::NewStub(stalledChannel);
+    grpc::ClientContext ctx;
+    StreamEventsRequest req;
+    req.set_session_id(session.session_id());
+    auto reader = stalledStub->StreamEvents(&ctx, req);
+    QTRY_VERIFY_WITH_TIMEOUT(m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 1, 5000);
+    MxCommandReply reply;
+    QVERIFY(client.invoke(session.session_id(), subscribeBulk(sh, kTags, true), reply).ok());
+
+    auto stats = [this] { return m_server->runOnModel([](GatewayModel& m) { return m.stats(); }); };
+    // Loopback socket buffers and HTTP/2 windows fill first; then the server's queue does.
+    QTRY_VERIFY_WITH_TIMEOUT(stats().stream_updates_coalesced() > 10 * kTags, 30000);
+    // Keep offering for a while: the backlog stays at its caps.
+    std::int64_t coalesced = 0;
+    for (int i = 0; i < 10; ++i) {
+        QTest::qWait(50);
+        const auto st = stats();
+        QVERIFY2(st.stream_backlog_messages() <= std::int64_t(kStreamBacklogMessages) + 2,
+                 std::to_string(st.stream_backlog_messages()).c_str());
+        QVERIFY(st.stream_backlog_items() <= kTags);
+        QVERIFY(st.max_stream_backlog_messages() <= std::int64_t(kStreamBacklogMessages));
+        QVERIFY(st.max_stream_backlog_items() <= kTags);
+        QVERIFY(st.stream_overflows() >= 1);
+        QCOMPARE(st.stream_updates_dropped(), 0); // 1,000 items fit the 100,000-item buffer
+        QVERIFY(st.stream_updates_coalesced() >= coalesced);
+        coalesced = st.stream_updates_coalesced();
+    }
+    const auto held = stats();
+    QCOMPARE(held.max_stream_backlog_messages(), std::int64_t(kStreamBacklogMessages));
+    QCOMPARE(held.max_stream_backlog_items(), std::int64_t(kTags));
+
+    // The client goes away: its backlog goes with it.
+    ctx.TryCancel();
+    reader->Finish();
+    QTRY_VERIFY_WITH_TIMEOUT(m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 0, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(stats().stream_backlog_messages() == 0 && stats().stream_backlog_items() == 0, 5000);
+    QVERIFY(stats().stream_updates_coalesced() >= coalesced);
 }
 
 QTEST_GUILESS_MAIN(TestGrpcServer)

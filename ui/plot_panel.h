@@ -18,6 +18,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QPointF>
 #include <QSet>
 #include <QSharedPointer>
 #include <QSize>
@@ -88,7 +89,10 @@ public:
     // still holds it, so a finished playback is seen whole.
     void fitWholeRun();
 
-    // Every visible series' value at time x, one line per subscription / plot.
+    // Every visible series' value at time x, one line per subscription / plot; with more
+    // than kCrosshairSubscriptions visible, the busiest ones (most outstanding, then the
+    // longest retry interval) and "… and N more".
+    static constexpr int kCrosshairSubscriptions = 6;
     QString crosshairText(double x) const;
 
     // The plots as shown (size: the widget's, unless given).
@@ -134,6 +138,9 @@ private:
     void rescaleValueAxes();
     void setAllXRanges(double lower, double upper);
     void hideCrosshair();
+    // Puts the crosshair at the last mouse position: the time under it (which moves while
+    // following live), the readout beside it, clamped inside the plot.
+    void placeCrosshair(bool replotLayer);
     void tick();
     int columns(QCPAxisRect* rect) const;
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -151,6 +158,8 @@ private:
     QSet<SubscriptionKey> m_hidden;
     QList<QCPItemStraightLine*> m_crosshairLines;
     QCPItemText* m_crosshairText = nullptr;
+    QPointF m_crosshairPixel;
+    bool m_crosshairOn = false;
     QSharedPointer<QCPAxisTickerTime> m_ticker;
     QTimer m_throttle;
     QAction* m_followAction = nullptr;

@@ -7,7 +7,11 @@
 #include <QSpinBox>
 #include <QStringList>
 
+#include <QFontMetrics>
+
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace stormwatch {
 
@@ -69,6 +73,8 @@ void PlotPanel::tick()
     applyFollow();
     syncData();
     rescaleValueAxes();
+    if (m_crosshairOn)
+        placeCrosshair(false); // the time under the cursor moves while following live
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -84,6 +90,8 @@ void PlotPanel::refreshNow()
     applyFollow();
     syncData();
     rescaleValueAxes();
+    if (m_crosshairOn)
+        placeCrosshair(false);
     m_plot->replot(QCustomPlot::rpImmediateRefresh);
 }
 
@@ -197,6 +205,8 @@ void PlotPanel::onXRangeChanged(QCPAxis* source)
     setAllXRanges(range.lower, range.upper);
     syncData();
     rescaleValueAxes();
+    if (m_crosshairOn)
+        placeCrosshair(false); // a wheel zoom or a drag moves the time under the cursor
 }
 
 void PlotPanel::setXRange(double lower, double upper)
@@ -261,11 +271,33 @@ QString PlotPanel::crosshairText(double x) const
 {
     QStringList lines{tr("t %1").arg(plot::formatElapsed(x))};
     const QList<SubscriptionKey> visible = visibleSubscriptions();
+    struct Row {
+        SubscriptionKey key;
+        double outstanding, interval;
+    };
+    std::vector<Row> rows;
+    rows.reserve(std::size_t(visible.size()));
     for (const SubscriptionKey& k : visible)
+        rows.push_back({k, m_store->valueAt(k, SubMetric::Outstanding, x),
+                        m_store->valueAt(k, SubMetric::IntervalS, x)});
+    const std::size_t shown = std::min<std::size_t>(rows.size(), kCrosshairSubscriptions);
+    if (rows.size() > shown) {
+        // The busiest first: most outstanding, then the longest retry interval (unknown last).
+        const auto key = [](double v) { return std::isnan(v) ? -1.0 : v; };
+        std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+            if (key(a.outstanding) != key(b.outstanding))
+                return key(a.outstanding) > key(b.outstanding);
+            return key(a.interval) > key(b.interval);
+        });
+    }
+    for (std::size_t i = 0; i < shown; ++i)
         lines << tr("%1: outstanding %2, interval %3 s")
-                     .arg(m_store->label(k),
-                          number(m_store->valueAt(k, SubMetric::Outstanding, x)),
-                          number(m_store->valueAt(k, SubMetric::IntervalS, x)));
+                     .arg(m_store->label(rows[i].key), number(rows[i].outstanding),
+                          number(rows[i].interval));
+    if (rows.size() > shown)
+        lines << (rows.size() - shown == 1
+                      ? tr("… and 1 more subscription")
+                      : tr("… and %1 more subscriptions").arg(rows.size() - shown));
     QStringList quality;
     const std::array<std::pair<SubMetric, QString>, 3> levels{
         std::pair{SubMetric::Good, tr("good")}, std::pair{SubMetric::Uncertain, tr("uncertain")},
@@ -311,7 +343,14 @@ QString PlotPanel::crosshairText(double x) const
 
 void PlotPanel::onMouseMove(QMouseEvent* event)
 {
-    const QPointF pos = event->position();
+    m_crosshairPixel = event->position();
+    m_crosshairOn = true;
+    placeCrosshair(true);
+}
+
+void PlotPanel::placeCrosshair(bool replotLayer)
+{
+    const QPointF pos = m_crosshairPixel;
     QCPAxisRect* under = nullptr;
     for (QCPAxisRect* r : m_rects)
         if (r->rect().contains(pos.toPoint()))
@@ -326,20 +365,34 @@ void PlotPanel::onMouseMove(QMouseEvent* event)
         line->point2->setCoords(x, 1);
         line->setVisible(true);
     }
-    m_crosshairText->setText(crosshairText(x));
-    // Keep the box on the side of the cursor with more room.
-    const bool right = pos.x() > m_plot->width() / 2.0;
-    const bool below = pos.y() < m_plot->height() / 2.0;
-    m_crosshairText->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) |
-                                          (below ? Qt::AlignTop : Qt::AlignBottom));
-    m_crosshairText->position->setCoords(pos.x() + (right ? -12 : 12),
-                                         pos.y() + (below ? 12 : -12));
+    const QString text = crosshairText(x);
+    m_crosshairText->setText(text);
+    // Beside the cursor, on the side with room, and never past the plot's edges.
+    const QMargins pad = m_crosshairText->padding();
+    const QSize box = QFontMetrics(m_crosshairText->font())
+                          .boundingRect(QRect(0, 0, 100000, 100000), Qt::AlignLeft | Qt::AlignTop, text)
+                          .size() +
+                      QSize(pad.left() + pad.right() + 2, pad.top() + pad.bottom() + 2);
+    const QRect bounds = m_plot->rect().adjusted(2, 2, -2, -2);
+    constexpr int kGap = 12;
+    double left = pos.x() + kGap;
+    if (left + box.width() > bounds.right())
+        left = pos.x() - kGap - box.width();
+    double top = pos.y() + kGap;
+    if (top + box.height() > bounds.bottom())
+        top = pos.y() - kGap - box.height();
+    left = std::max(double(bounds.left()), std::min(left, double(bounds.right() - box.width())));
+    top = std::max(double(bounds.top()), std::min(top, double(bounds.bottom() - box.height())));
+    m_crosshairText->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_crosshairText->position->setCoords(left, top);
     m_crosshairText->setVisible(true);
-    m_plot->layer(QStringLiteral("crosshair"))->replot();
+    if (replotLayer)
+        m_plot->layer(QStringLiteral("crosshair"))->replot();
 }
 
 void PlotPanel::hideCrosshair()
 {
+    m_crosshairOn = false;
     if (!m_crosshairText->visible())
         return;
     for (QCPItemStraightLine* line : m_crosshairLines)

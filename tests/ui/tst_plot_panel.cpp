@@ -296,6 +296,81 @@ private slots:
         QVERIFY(box->text().contains(QStringLiteral("Z28062 × gw1: outstanding 0")));
     }
 
+    // Issue 12, defect 4: with 20 subscriptions the readout stays compact (the busiest
+    // kCrosshairSubscriptions and "… and N more"), and near any edge it stays inside the plot.
+    void crosshairIsCompactAndClampedInsideThePlot()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(900, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        for (int t = 0; t <= 10; ++t) {
+            QVector<SubscriptionSample> samples;
+            for (int i = 0; i < 20; ++i)
+                samples << sample(t, i, i == 13 ? 7 : (i % 3 == 0 ? 1 : 0), 5000, 10, 0);
+            store.appendSamples(samples);
+        }
+        panel.setXRange(0, 10);
+        panel.refreshNow();
+        const QString text = panel.crosshairText(5);
+        const QStringList lines = text.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() <= PlotPanel::kCrosshairSubscriptions + 4, qPrintable(text));
+        QCOMPARE(lines.value(1), QStringLiteral("Z28074 × gw1: outstanding 7, interval 5 s")); // busiest first
+        QVERIFY2(text.contains(QStringLiteral("… and %1 more subscriptions").arg(20 - PlotPanel::kCrosshairSubscriptions)),
+                 qPrintable(text));
+
+        QCustomPlot* plot = panel.customPlot();
+        QCPItemText* box = nullptr;
+        for (int i = 0; i < plot->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->layer()->name() == QLatin1String("crosshair"))
+                box = t;
+        QVERIFY(box);
+        // Real mouse moves into each corner of the data area.
+        const QRect top = panel.axisRect(PlotPanel::Plot::Outstanding)->rect();
+        const QRect bottom = panel.axisRect(PlotPanel::Plot::Gateway)->rect();
+        for (const QPoint at : {top.topLeft() + QPoint(2, 2), top.topRight() + QPoint(-2, 2),
+                                bottom.bottomLeft() + QPoint(2, -2), bottom.bottomRight() + QPoint(-2, -2),
+                                panel.axisRect(PlotPanel::Plot::Quality)->rect().center()}) {
+            QTest::mouseMove(plot, at);
+            QTRY_VERIFY(box->visible());
+            plot->replot();
+            const QRectF r(box->topLeft->pixelPosition(), box->bottomRight->pixelPosition());
+            QVERIFY2(QRectF(plot->rect()).contains(r),
+                     qPrintable(QStringLiteral("box %1,%2 %3x%4 at mouse %5,%6 in %7x%8")
+                                    .arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())
+                                    .arg(at.x()).arg(at.y()).arg(plot->width()).arg(plot->height())));
+        }
+    }
+
+    // Issue 12, defect 4: while following live the view moves under a still mouse; the
+    // readout shows the time now under the cursor, not the one it was first drawn for.
+    void crosshairTimeMovesWithTheFollowWindow()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1000, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setWindowSeconds(10);
+        feed(store, 0, 10);
+        panel.refreshNow();
+        QVERIFY(panel.followLive());
+        QCPAxisRect* r = panel.axisRect(PlotPanel::Plot::Interval);
+        const QPoint at(int(r->axis(QCPAxis::atBottom)->coordToPixel(5.5)), r->rect().center().y());
+        QTest::mouseMove(panel.customPlot(), at);
+        QCPItemText* box = nullptr;
+        for (int i = 0; i < panel.customPlot()->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(panel.customPlot()->item(i)); t && t->layer()->name() == QLatin1String("crosshair"))
+                box = t;
+        QVERIFY(box);
+        QTRY_VERIFY(box->visible());
+        QVERIFY2(box->text().startsWith(QStringLiteral("t 0:05")), qPrintable(box->text()));
+        feed(store, 11, 20); // the window moves 10 s on
+        QTRY_VERIFY2(box->text().startsWith(QStringLiteral("t 0:15")), qPrintable(box->text()));
+        QVERIFY(panel.followLive());
+    }
+
     void exportPngWritesAnImageOfTheExpectedSize()
     {
         QTemporaryDir dir;

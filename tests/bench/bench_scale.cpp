@@ -1,0 +1,146 @@
+// Replay speed at site scale: the bundled incident-2026-08-26 (1800 virtual s: loaded STA,
+// a 90 s wedge at 600 s, redeploys during it) with its two instances replaced by a grid of
+// instances x tags — 2 x 244, 8 x 244, 2 x 5,000 — for every lever preset, best of N.
+// Prints virtual seconds per wall second (issue 14's target: >= 5,000x for every preset) and
+// the CPU time. Prints figures; not a pass/fail test.
+//
+//   bench_scale [--repeat N] [--variants a,b] [--duration-s S] [--grid 2x244,8x244,...]
+//
+// The first two instances keep the incident's names (the redeploys name them); the others
+// start with the second, at 180 s. Built in the bench, not parsed: 2 x 5,000 needs more tag
+// subscribes than a scenario file's run budget allows.
+
+#include "scenario/scenario_parser.h"
+#include "scenario/scenario_runner.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QLoggingCategory>
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+#include <utility>
+#include <vector>
+
+using namespace stormwatch;
+
+namespace {
+
+constexpr double kTargetSpeed = 5000; // virtual s per wall s
+
+double cpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+Scenario scaled(const Scenario& incident, int instances, int tags)
+{
+    Scenario s = incident;
+    const ScenarioInstance first = incident.instances.value(0);
+    const ScenarioInstance second = incident.instances.value(1);
+    s.instances.clear();
+    for (int i = 0; i < instances; ++i) {
+        ScenarioInstance inst = i == 0 ? first : second;
+        if (i >= 2)
+            inst.name = QStringLiteral("Z2810%1").arg(i, 2, 10, QLatin1Char('0'));
+        inst.tagPrefix = inst.name + QStringLiteral(".Attr");
+        inst.tags = tags;
+        s.instances.append(inst);
+    }
+    return s;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*=false"));
+    int repeat = 1;
+    QStringList only;
+    double durationS = 0;
+    std::vector<std::pair<int, int>> grid{{2, 244}, {8, 244}, {2, 5000}};
+    const QStringList args = app.arguments();
+    for (int i = 1; i < args.size(); ++i) {
+        const bool hasValue = i + 1 < args.size();
+        if (args[i] == "--repeat" && hasValue)
+            repeat = std::max(1, args[++i].toInt());
+        else if (args[i] == "--variants" && hasValue)
+            only = args[++i].split(',', Qt::SkipEmptyParts);
+        else if (args[i] == "--duration-s" && hasValue)
+            durationS = args[++i].toDouble();
+        else if (args[i] == "--grid" && hasValue) {
+            grid.clear();
+            for (const QString& cell : args[++i].split(',', Qt::SkipEmptyParts)) {
+                const QStringList nt = cell.split('x');
+                const int n = nt.value(0).toInt();
+                const int t = nt.value(1).toInt();
+                if (nt.size() != 2 || n < 1 || n > 100 || t < 1 || t > 10000) {
+                    std::fprintf(stderr, "--grid: each cell is NxT (1..100 instances x 1..10000 tags)\n");
+                    return 2;
+                }
+                grid.emplace_back(n, t);
+            }
+        } else {
+            std::fprintf(stderr, "usage: bench_scale [--repeat N] [--variants a,b] [--duration-s S] "
+                                 "[--grid 2x244,8x244,2x5000]\n");
+            return 2;
+        }
+    }
+    QList<ScenarioError> errors;
+    auto incident = loadScenario(QStringLiteral("incident-2026-08-26"), &errors);
+    if (!incident) {
+        for (const auto& e : errors)
+            std::fprintf(stderr, "%s\n", qPrintable(e.toString()));
+        return 1;
+    }
+    if (durationS > 0)
+        incident->durationS = durationS;
+    if (const QString bad = checkVariantNames(*incident, only); !bad.isEmpty()) {
+        std::fprintf(stderr, "%s\n", qPrintable(bad));
+        return 2;
+    }
+    std::printf("incident-2026-08-26 scaled: %.0f virtual s per run, best of %d\n", incident->durationS, repeat);
+    std::printf("%-10s %5s %5s %9s %11s %6s %9s %7s %9s %7s\n", "variant", "inst", "tags", "wall_ms", "virt_s/wall",
+                "target", "cpu_ms", "subscr", "gw_rpcs", "max_sta");
+    std::fflush(stdout);
+    for (const auto& [instances, tags] : grid) {
+        const Scenario scenario = scaled(*incident, instances, tags);
+        for (const VariantSpec& variant : scenario.variants) {
+            if (!only.isEmpty() && !only.contains(variant.name))
+                continue;
+            double bestMs = std::numeric_limits<double>::infinity();
+            double bestCpuMs = std::numeric_limits<double>::infinity();
+            VariantMetrics metrics;
+            for (int r = 0; r < repeat; ++r) {
+                QElapsedTimer wall;
+                wall.start();
+                const double cpu0 = cpuMs();
+                ScenarioRunner runner(scenario, variant);
+                if (!runner.ok()) {
+                    std::fprintf(stderr, "%s\n", qPrintable(runner.error()));
+                    return 1;
+                }
+                const VariantRun run = runner.run();
+                const double ms = double(wall.nsecsElapsed()) / 1e6;
+                bestCpuMs = std::min(bestCpuMs, cpuMs() - cpu0);
+                if (ms < bestMs) {
+                    bestMs = ms;
+                    metrics = run.metrics;
+                }
+            }
+            const double speed = scenario.durationS / (bestMs / 1000.0);
+            const QString maxSta = metrics.maxStaQueueDepth ? QString::number(*metrics.maxStaQueueDepth)
+                                                            : QStringLiteral("n/a");
+            std::printf("%-10s %5d %5d %9.1f %10.0fx %6s %9.1f %7lld %9lld %7s\n", qPrintable(variant.name),
+                        instances, tags, bestMs, speed, speed >= kTargetSpeed ? "met" : "MISSED", bestCpuMs,
+                        static_cast<long long>(metrics.subscribeRequests),
+                        static_cast<long long>(metrics.gatewayRpcs), qPrintable(maxSta));
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}

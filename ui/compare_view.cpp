@@ -119,6 +119,11 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
         plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
         plot->xAxis->setLabel(QStringLiteral("virtual time (s)"));
         plot->legend->setVisible(true);
+        // Beside the data, not over it (it hid the last ~300 s of every variant).
+        plot->axisRect()->insetLayout()->take(plot->legend);
+        plot->plotLayout()->addElement(1, 1, plot->legend);
+        plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+        plot->legend->setBorderPen(Qt::NoPen);
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         plotLayout->addWidget(plot);
         m_plots << plot;

@@ -13,6 +13,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace stormwatch {
@@ -46,6 +47,7 @@ PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
                 onLegendClick(legend, item);
             });
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotPanel::onMouseMove);
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::fitSubscriptionLegend);
     connect(store, &SeriesStore::subscriptionsChanged, this, &PlotPanel::onSubscriptionsChanged);
     connect(store, &SeriesStore::appended, this, &PlotPanel::onAppended);
     onSubscriptionsChanged();
@@ -176,7 +178,7 @@ void PlotPanel::buildPlots()
     // level filled opaque down to zero, drawn top level first, paints the stack — at a
     // third of the cost of channel fills between the levels.
     QCPAxisRect* q = axisRect(Plot::Quality);
-    auto* qualityLegend = plot::insetLegend(q);
+    auto* qualityLegend = plot::sideLegend(q);
     const std::array<std::pair<QString, QColor>, 3> levels{
         std::pair{tr("good"), kGoodColour}, std::pair{tr("uncertain"), kUncertainColour},
         std::pair{tr("bad"), kBadColour}};
@@ -197,7 +199,7 @@ void PlotPanel::buildPlots()
     QCPAxis* bandAxis = gw->addAxis(QCPAxis::atRight);
     bandAxis->setVisible(false);
     bandAxis->setRange(0, 1);
-    auto* gatewayLegend = plot::insetLegend(gw);
+    auto* gatewayLegend = plot::sideLegend(gw);
     const auto addGateway = [&](GatewayMetric metric, int band, QCPAxis* y, QColor colour,
                                 const QString& name) {
         auto gg = std::make_unique<GatewayGraph>();
@@ -257,10 +259,13 @@ QColor PlotPanel::colourFor(SubscriptionKey key)
 {
     // Stable per instance (not per arrival order); an alarm subscription shares its
     // instance's colour and is drawn dash-dotted.
-    static const std::array<QColor, 12> palette{
-        QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),  QColor(214, 39, 40),
-        QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
-        QColor(188, 189, 34), QColor(23, 190, 207), QColor(0, 0, 128),    QColor(128, 128, 0)};
+    // Twenty distinguishable colours: up to 20 instances never share one.
+    static const std::array<QColor, kDistinctColours> palette{
+        QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),   QColor(214, 39, 40),
+        QColor(148, 103, 189), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
+        QColor(188, 189, 34),  QColor(23, 190, 207), QColor(0, 0, 128),     QColor(0, 128, 128),
+        QColor(128, 0, 0),     QColor(230, 190, 0),  QColor(90, 40, 150),   QColor(177, 89, 40),
+        QColor(250, 128, 114), QColor(120, 200, 90), QColor(110, 170, 230), QColor(190, 150, 210)};
     const int i = key.instance < 0 ? 0 : key.instance % int(palette.size());
     return palette[std::size_t(i)];
 }
@@ -344,10 +349,40 @@ void PlotPanel::applyVisibility()
                 item->setTextColor(visible ? Qt::black : Qt::gray);
         }
     }
+    m_legendColumns = -1; // refit
     m_qualityStack->reset();
     for (auto& feed : m_qualityFeeds)
         feed.invalidate();
     onAppended();
+}
+
+// As many legend columns as the widest name allows at the plot's width: names are never
+// cut, the legend wraps onto more rows instead.
+void PlotPanel::fitSubscriptionLegend()
+{
+    const int count = m_subLegend->itemCount();
+    if (count == 0)
+        return;
+    int widest = 1;
+    for (int i = 0; i < count; ++i)
+        if (QCPAbstractLegendItem* item = m_subLegend->item(i))
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+    const int spacing = m_subLegend->columnSpacing();
+    // The legend row shares its width with the side legends' column.
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    int side = 0;
+    if (grid->columnCount() > 1)
+        for (int row = 0; row < grid->rowCount(); ++row)
+            if (QCPLayoutElement* e = grid->element(row, 1))
+                side = std::max(side, e->minimumOuterSizeHint().width());
+    const int available = m_plot->viewport().width() - side - grid->columnSpacing() -
+                          m_subLegend->margins().left() - m_subLegend->margins().right() - 8;
+    const int columns = std::clamp((available + spacing) / (widest + spacing), 1, count);
+    if (columns == m_legendColumns)
+        return;
+    m_legendColumns = columns;
+    m_subLegend->setWrap(columns);
+    m_subLegend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
 }
 
 void PlotPanel::onLegendClick(QCPLegend* legend, QCPAbstractLegendItem* item)

@@ -114,7 +114,8 @@ public:
     QCPGraph* gatewayGraph(GatewayMetric metric) const; // RecoveryState: the recovering band
     QCPLegend* subscriptionLegend() const { return m_subLegend; }
     int replotCount() const { return m_replots; }
-    static QColor colourFor(SubscriptionKey key);
+    static constexpr int kDistinctColours = 20;
+    static QColor colourFor(SubscriptionKey key); // distinct for instances 0..19
 
 signals:
     void replotted();
@@ -133,6 +134,7 @@ private:
     void onLegendClick(QCPLegend* legend, QCPAbstractLegendItem* item);
     void onMouseMove(QMouseEvent* event);
     void applyVisibility();
+    void fitSubscriptionLegend();
     void syncData();
     void applyFollow();
     void rescaleValueAxes();
@@ -172,6 +174,7 @@ private:
     double m_windowS = 300;
     quint64 m_generation = 0;
     int m_replots = 0;
+    int m_legendColumns = -1;
     int m_exportWidth = 0; // while exporting: the image width, for the per-column reduction
 };
 

@@ -48,15 +48,24 @@ inline void styleStep(QCPGraph* g, const QColor& colour, const QString& name)
     g->setAdaptiveSampling(true);
 }
 
-inline QCPLegend* insetLegend(QCPAxisRect* rect)
+// A legend beside its plot, outside the data area: in the plot layout's second column, on
+// the plot's row (every plot's data area keeps the same width, so the time axes line up).
+inline QCPLegend* sideLegend(QCPAxisRect* rect)
 {
     auto* legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignLeft);
+    QCPLayoutGrid* grid = rect->parentPlot()->plotLayout();
+    int row = 0, column = 0;
+    for (int i = 0; i < grid->elementCount(); ++i)
+        if (grid->elementAt(i) == rect)
+            grid->indexToRowCol(i, row, column);
+    grid->addElement(row, column + 1, legend);
+    grid->setColumnStretchFactor(column + 1, 0.001);
     legend->setLayer(QStringLiteral("legend"));
     legend->setSelectableParts(QCPLegend::spNone);
-    legend->setBrush(QColor(255, 255, 255, 200));
-    legend->setBorderPen(QPen(QColor(200, 200, 200)));
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
     legend->setRowSpacing(0);
+    legend->setMargins(QMargins(4, 0, 0, 0));
     QFont font = legend->font();
     font.setPointSizeF(font.pointSizeF() * 0.85);
     legend->setFont(font);

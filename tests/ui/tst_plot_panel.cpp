@@ -371,6 +371,70 @@ private slots:
         QVERIFY(panel.followLive());
     }
 
+    // Issue 12, defect 3: 20 subscriptions named like a site's ("site-01 × gw1"): no two
+    // share a colour, every legend name is drawn whole at 1600 and at 600 px wide, and the
+    // quality and gateway legends sit beside their plots, not over the data or tick labels.
+    void legendsStayOutOfTheDataWithWholeNamesAndDistinctColours()
+    {
+        QSet<QRgb> colours;
+        for (int i = 0; i < 20; ++i)
+            colours.insert(PlotPanel::colourFor(SubscriptionKey{i, false}).rgb());
+        QCOMPARE(colours.size(), 20);
+
+        SeriesStore store;
+        PlotPanel panel(&store);
+        for (int t = 0; t <= 10; ++t) {
+            QVector<SubscriptionSample> samples;
+            for (int i = 0; i < 20; ++i) {
+                SubscriptionSample x = sample(t, i, 1, 5000, 10, 0);
+                x.instanceName = QStringLiteral("site-%1").arg(i + 1, 2, 10, QLatin1Char('0'));
+                samples << x;
+            }
+            store.appendSamples(samples);
+            GatewayPoint p;
+            p.tS = t;
+            p.staQueueDepth = 3;
+            store.appendGateway(p);
+        }
+        panel.show();
+        for (const QSize size : {QSize(1600, 900), QSize(600, 700)}) {
+            panel.resize(size);
+            QVERIFY(QTest::qWaitForWindowExposed(&panel));
+            panel.setXRange(0, 10);
+            panel.refreshNow();
+            QCustomPlot* plot = panel.customPlot();
+            plot->replot(); // a second layout pass with the legend's wrap fitted
+            QCPLegend* legend = panel.subscriptionLegend();
+            QCOMPARE(legend->itemCount(), 20);
+            for (int i = 0; i < legend->itemCount(); ++i) {
+                QCPAbstractLegendItem* item = legend->item(i);
+                QVERIFY2(item->outerRect().width() >= item->minimumOuterSizeHint().width(),
+                         qPrintable(QStringLiteral("item %1 cut at %2 px wide").arg(i).arg(size.width())));
+                QVERIFY2(QRect(plot->rect()).adjusted(0, 0, 1, 1).contains(item->outerRect()),
+                         qPrintable(QStringLiteral("item %1 outside at %2 px wide").arg(i).arg(size.width())));
+            }
+            for (PlotPanel::Plot p : {PlotPanel::Plot::Quality, PlotPanel::Plot::Gateway}) {
+                QCPAxisRect* rect = panel.axisRect(p);
+                bool found = false;
+                for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+                    if (auto* side = qobject_cast<QCPLegend*>(plot->plotLayout()->elementAt(i));
+                        side && side != legend && side->rect().top() >= rect->outerRect().top() - 1 &&
+                        side->rect().top() < rect->outerRect().bottom()) {
+                        found = true;
+                        QVERIFY2(!side->outerRect().intersects(rect->outerRect()),
+                                 "a legend over the plot or its tick labels");
+                        QVERIFY2(QRect(plot->rect()).adjusted(0, 0, 1, 1).contains(side->outerRect()),
+                                 qPrintable(QStringLiteral("legend %1,%2 %3x%4 in %5x%6")
+                                                .arg(side->outerRect().x()).arg(side->outerRect().y())
+                                                .arg(side->outerRect().width()).arg(side->outerRect().height())
+                                                .arg(plot->width()).arg(plot->height())));
+                    }
+                QVERIFY(found);
+                QVERIFY(rect->insetLayout()->elementCount() == 0);
+            }
+        }
+    }
+
     void exportPngWritesAnImageOfTheExpectedSize()
     {
         QTemporaryDir dir;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 Q_LOGGING_CATEGORY(lcConnection, "stormwatch.client")
 
@@ -168,6 +169,13 @@ std::string GatewayConnection::stateText() const
 
 void GatewayConnection::close(std::function<void()> closed)
 {
+    if (m_state == ConnectionState::Connecting && m_sessionId.empty()) {
+        // OpenSession is in flight: the gateway may open the session after this. Its late
+        // reply closes it (openSession()), and `closed` runs once that is answered.
+        m_closeAfterOpen = {m_epoch, std::move(closed)};
+        stop();
+        return;
+    }
     if (m_state == ConnectionState::Stopped || m_sessionId.empty()) {
         stop();
         m_scheduler.post(std::move(closed));
@@ -211,10 +219,28 @@ void GatewayConnection::openSession()
     std::weak_ptr<int> life = m_life;
     const auto epoch = m_epoch;
     const Duration requested = m_config.sessionCommandTimeout;
-    m_port.openSession(request, [this, life, epoch, requested](RpcStatus status,
-                                                                OpenSessionReply reply) {
-        if (life.expired() || epoch != m_epoch || m_state != ConnectionState::Connecting)
+    GatewayPort* port = &m_port; // it outlives its own completions; we may not
+    m_port.openSession(request, [this, life, epoch, requested, port](RpcStatus status,
+                                                                      OpenSessionReply reply) {
+        if (life.expired() || epoch != m_epoch || m_state != ConnectionState::Connecting) {
+            // Stopped, closed or gone while this was in flight: the session the gateway
+            // opened is no one's. Close it rather than leave it to the gateway's timeout.
+            std::function<void()> closed;
+            if (!life.expired() && m_closeAfterOpen.epoch == epoch)
+                closed = std::exchange(m_closeAfterOpen.closed, nullptr);
+            if (!status.ok() || reply.session_id().empty()) {
+                if (closed)
+                    closed();
+                return;
+            }
+            CloseSessionRequest close;
+            close.set_session_id(reply.session_id());
+            port->closeSession(close, [life, closed = std::move(closed)](RpcStatus) {
+                if (closed && !life.expired())
+                    closed();
+            });
             return;
+        }
         if (!status.ok()) {
             m_lastError = escapeLogText("OpenSession failed: " + status.toString());
             m_openFailed = true;

@@ -275,6 +275,10 @@ private:
     std::deque<std::pair<std::string, AlarmDone>> m_heldAlarms;
 
     ConnectionStats m_stats;
+    struct CloseAfterOpen { // close() while OpenSession was in flight
+        std::uint64_t epoch = 0;
+        std::function<void()> closed;
+    } m_closeAfterOpen;
     std::shared_ptr<int> m_life = std::make_shared<int>(0);
 };
 

@@ -447,6 +447,39 @@ private slots:
         QCOMPARE(h.connection.state(), ConnectionState::Stopped);
     }
 
+    // Issue 15, finding 5: a close (or stop) while OpenSession is in flight used to drop
+    // the late reply, so the session the gateway had just opened stayed open until its own
+    // timeout (the client worker's stop raced its first connect). The late reply now closes
+    // it, and close() answers once that is done.
+    void closeWhileOpenSessionIsInFlightClosesTheLateSession()
+    {
+        VirtualGateway gw(gatewayConfig(true), 100ms); // 100 ms each way
+        ConnectionHarness h(gw);
+        h.connection.start();
+        for (int i = 0; i < 150 && gw.model.sessionCount() == 0; ++i)
+            gw.sched.runFor(1ms); // the gateway opened it; its reply is still on the way
+        QCOMPARE(gw.model.sessionCount(), std::size_t(1));
+        QCOMPARE(h.connection.state(), ConnectionState::Connecting);
+        bool closed = false;
+        h.connection.close([&closed] { closed = true; });
+        QCOMPARE(h.connection.state(), ConnectionState::Stopped);
+        QVERIFY(!closed); // not before the late session is closed
+        gw.sched.runFor(1s);
+        QCOMPARE(gw.model.sessionCount(), std::size_t(0));
+        QVERIFY(closed);
+        QCOMPARE(h.connection.state(), ConnectionState::Stopped);
+
+        // A plain stop() in the same window leaves nothing behind either.
+        ConnectionHarness again(gw);
+        again.connection.start();
+        for (int i = 0; i < 150 && gw.model.sessionCount() == 0; ++i)
+            gw.sched.runFor(1ms);
+        QCOMPARE(gw.model.sessionCount(), std::size_t(1));
+        again.connection.stop();
+        gw.sched.runFor(1s);
+        QCOMPARE(gw.model.sessionCount(), std::size_t(0));
+    }
+
     void teardownModelSettings()
     {
         for (Teardown teardown : {Teardown::PerItemRemove, Teardown::None}) {

@@ -625,12 +625,13 @@ void MainWindow::exportCsvInteractive()
                   tr("Could not write %1 (or there is nothing to export yet)").arg(path));
 }
 
-void MainWindow::showAbout()
+QString MainWindow::aboutText() const
 {
-    QMessageBox::about(
-        this, tr("About stormwatch"),
-        tr("<h3>stormwatch</h3>"
-           "<p>A console for engineers who run a SCADA bridge against an MXAccess gateway: "
+    // The version is the CMake project's: main() sets it as the application version.
+    const QString version = QCoreApplication::applicationVersion();
+    return tr("<h3>stormwatch %1</h3>").arg(version.isEmpty() ? tr("(version unknown)")
+                                                              : version.toHtmlEscaped()) +
+           tr("<p>A console for engineers who run a SCADA bridge against an MXAccess gateway: "
            "it runs the bridge's guarded subscribe client against a real or a mock gateway, "
            "plots what every subscription does, and lets you switch each protective lever "
            "on and off — live, or replayed in virtual time.</p>"
@@ -646,7 +647,12 @@ void MainWindow::showAbout()
            "next session.</li>"
            "<li><b>Recovery gate</b>: after failures, calls wait out a recovery period.</li>"
            "<li><b>Alarm guard</b>: the same guard on the alarm subscription.</li>"
-           "<li><b>Coalesce</b>: identical concurrent subscribes are merged.</li></ul>"));
+           "<li><b>Coalesce</b>: identical concurrent subscribes are merged.</li></ul>");
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About stormwatch"), aboutText());
 }
 
 } // namespace stormwatch

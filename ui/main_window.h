@@ -83,6 +83,8 @@ public:
     void setTheme(Theme theme);
     Theme theme() const { return m_theme; }
 
+    QString aboutText() const; // Help › About: names the version (the CMake project's)
+
     bool exportPng(const QString& path); // the plot area as shown
     bool exportCsv(const QString& path); // the plots' visible range
 

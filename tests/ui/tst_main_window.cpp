@@ -710,6 +710,18 @@ private slots:
                  qPrintable(QStringLiteral("%1 vs %2").arg(stopped.tS).arg(w.store()->latestTime())));
     }
 
+    // Issue 12, defect 11: About names the version main() sets from the CMake project.
+    void aboutNamesTheVersion()
+    {
+        const QString before = QCoreApplication::applicationVersion();
+        QCoreApplication::setApplicationVersion(QStringLiteral("9.8.7"));
+        MainWindow w;
+        QVERIFY2(w.aboutText().contains(QStringLiteral("stormwatch 9.8.7")), qPrintable(w.aboutText()));
+        QCoreApplication::setApplicationVersion(QString());
+        QVERIFY(w.aboutText().contains(QStringLiteral("version unknown")));
+        QCoreApplication::setApplicationVersion(before);
+    }
+
     void viewForwardsEveryIntentToTheController()
     {
         MainWindow w;

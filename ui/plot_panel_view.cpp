@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace stormwatch {
@@ -55,6 +56,18 @@ double visibleMax(QCPAxisRect* rect, QCPAxis* axis, const QCPRange& keys)
             max = std::max(max, it->value);
     }
     return max;
+}
+
+// A retry interval of 0 before the guard armed its first retry is "not known yet", not a
+// value: drawn, it is a vertical line up from 0 at the start of the run.
+void dropUnarmedStart(QCPGraph* g, const QVector<QPointF>& s)
+{
+    if (s.isEmpty() || s.front().y() != 0)
+        return;
+    qsizetype i = 0;
+    while (i < s.size() && s[i].y() == 0)
+        ++i;
+    g->data()->removeBefore(i < s.size() ? s[i].x() : std::numeric_limits<double>::infinity());
 }
 
 } // namespace
@@ -121,8 +134,9 @@ void PlotPanel::syncData()
             continue; // caught up when shown again
         sg.outstandingFeed.sync(sg.outstanding, m_store->series(it.key(), SubMetric::Outstanding),
                                 end, view.lower, view.upper, cols, force);
-        sg.intervalFeed.sync(sg.interval, m_store->series(it.key(), SubMetric::IntervalS), end,
-                             view.lower, view.upper, cols, force);
+        const QVector<QPointF>& interval = m_store->series(it.key(), SubMetric::IntervalS);
+        if (sg.intervalFeed.sync(sg.interval, interval, end, view.lower, view.upper, cols, force))
+            dropUnarmedStart(sg.interval, interval);
     }
     m_qualityStack->update(*m_store, visibleSubscriptions());
     for (std::size_t i = 0; i < m_quality.size(); ++i)

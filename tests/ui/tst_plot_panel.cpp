@@ -435,6 +435,29 @@ private slots:
         }
     }
 
+    // Issue 12, defect 11: the retry interval is 0 until the guard arms its first retry;
+    // that is not drawn (it was a vertical line up from 0 at the start of every run).
+    void retryIntervalStartsWhereTheGuardArmed()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1000, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        store.appendSamples({sample(0, 0, 0, 0, 0, 10)});
+        for (int t = 1; t <= 10; ++t)
+            store.appendSamples({sample(t, 0, 1, t < 6 ? 5000 : 10000, 10, 0)});
+        panel.setXRange(0, 10);
+        panel.refreshNow();
+        QCPGraph* g = panel.subscriptionGraph(k0, SubMetric::IntervalS);
+        QVERIFY(g && !g->data()->isEmpty());
+        QCOMPARE(g->data()->constBegin()->key, 1.0);
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+            QVERIFY2(it->value > 0, qPrintable(QStringLiteral("%1 at %2").arg(it->value).arg(it->key)));
+        // The outstanding plot still starts at 0 s.
+        QCOMPARE(panel.subscriptionGraph(k0, SubMetric::Outstanding)->data()->constBegin()->key, 0.0);
+    }
+
     void exportPngWritesAnImageOfTheExpectedSize()
     {
         QTemporaryDir dir;

@@ -88,20 +88,23 @@ void PlotPanel::buildToolBar(QVBoxLayout* layout)
     connect(m_retentionSpin, &QSpinBox::valueChanged, this, &PlotPanel::retentionMinutesChanged);
     bar->addWidget(m_retentionSpin);
     bar->addSeparator();
-    bar->addAction(tr("Export PNG…"), this, [this] {
+    // Short labels: the toolbar fits the plot area's width without folding into "»".
+    QAction* png = bar->addAction(tr("PNG…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export plots"), QString(),
                                                           tr("PNG images (*.png)"));
         QString error;
         if (!path.isEmpty() && !exportPng(path, &error))
             QMessageBox::warning(this, tr("Export plots"), error);
     });
-    bar->addAction(tr("Export CSV…"), this, [this] {
+    png->setToolTip(tr("Export the plots as a PNG image"));
+    QAction* csv = bar->addAction(tr("CSV…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export visible range"),
                                                           QString(), tr("CSV files (*.csv)"));
         QString error;
         if (!path.isEmpty() && !exportCsv(path, &error))
             QMessageBox::warning(this, tr("Export visible range"), error);
     });
+    csv->setToolTip(tr("Export the visible range of the plotted series as CSV"));
     layout->addWidget(bar);
 }
 

@@ -10,6 +10,8 @@
 #include <QImage>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QToolBar>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace stormwatch;
@@ -456,6 +458,21 @@ private slots:
             QVERIFY2(it->value > 0, qPrintable(QStringLiteral("%1 at %2").arg(it->value).arg(it->key)));
         // The outstanding plot still starts at 0 s.
         QCOMPARE(panel.subscriptionGraph(k0, SubMetric::Outstanding)->data()->constBegin()->key, 0.0);
+    }
+
+    // The toolbar (with Fit whole run) fits the plot area at the console's default size
+    // without folding its exports into "»".
+    void toolbarFitsWithoutOverflow()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(640, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* bar = panel.findChild<QToolBar*>();
+        QVERIFY(bar);
+        auto* extension = bar->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
+        QVERIFY(!extension || !extension->isVisible());
     }
 
     void exportPngWritesAnImageOfTheExpectedSize()

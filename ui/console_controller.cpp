@@ -135,11 +135,22 @@ void ConsoleController::startOver()
     m_recoveryState = QStringLiteral("normal");
     m_view->store()->clear();
     m_view->clearTags();
+    m_connections.clear();
     m_view->setConnectionInfo({});
 }
 
 void ConsoleController::refresh()
 {
+    // A run that is over has no session left: its connections must not still read "connected".
+    if (!m_host->running() && !m_connections.isEmpty() &&
+        m_connections.front().state != QLatin1String("stopped")) {
+        for (ConnectionInfo& c : m_connections) {
+            c.state = QStringLiteral("stopped");
+            c.sessionId.clear();
+            c.retryInS = -1;
+        }
+        m_view->setConnectionInfo(m_connections);
+    }
     m_view->setLevers(m_host->levers());
     m_view->setInstances(m_host->instanceNames());
     m_view->setGatewaySummary(m_host->gatewayAddress(), m_recoveryState);
@@ -322,7 +333,10 @@ void ConsoleController::connectHost()
             [this](const auto& updates) { m_view->store()->appendSeries(updates); });
     connect(m_host, &RunHost::tagChanges, this, [this](const auto& changes) { m_view->applyTagChanges(changes); });
     connect(m_host, &RunHost::logEntries, this, [this](const auto& entries) { m_view->appendLog(entries); });
-    connect(m_host, &RunHost::connectionInfo, this, [this](const auto& infos) { m_view->setConnectionInfo(infos); });
+    connect(m_host, &RunHost::connectionInfo, this, [this](const auto& infos) {
+        m_connections = infos;
+        m_view->setConnectionInfo(infos);
+    });
     connect(m_host, &RunHost::gatewayPoint, this, [this](const GatewayPoint& p) {
         const QString state = recoveryStateName(p.recoveryState);
         if (state != m_recoveryState) {

@@ -11,6 +11,7 @@
 // live run again. Faults, redeploys, lever and capability changes from the panels are
 // timeline events at "now", applied by the host's runner through its GatewayAccess.
 
+#include "client/engine_samples.h"
 #include "client/grpc_port_options.h"
 #include "client/lever_set.h"
 #include "scenario/scenario.h"
@@ -95,6 +96,7 @@ private:
     bool m_showingLive = false;
     bool m_started = false; // startEmbedded/startExternal succeeded once
     QString m_recoveryState;
+    QVector<ConnectionInfo> m_connections; // the shown run's, as last reported
     QPointer<CompareView> m_compare;
 };
 

@@ -387,6 +387,7 @@ private slots:
         QVERIFY(view.run.playback && !view.run.running);
         QCOMPARE(view.progress, 1.0);
         QVERIFY(!view.faultsAvailable); // nothing runs to take a fault
+        QCOMPARE(view.connectionState("gw1"), QStringLiteral("stopped")); // no session is left
         QVERIFY(view.playbackLabel.contains("Back to live"));
 
         emit view.intents()->stopRequested(); // Back to live

@@ -30,10 +30,12 @@
 #include <QLoggingCategory>
 #include <QTextStream>
 #include <QTimer>
+#include <grpc/grpc.h>
 #include <grpc/support/log.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <unistd.h>
@@ -486,6 +488,21 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     return kExitOk;
 }
 
+// A live run that could not open a session leaves gRPC winding down when it returns (a
+// channel's reconnect backoff, a call gRPC has not released yet): its threads then race
+// the static destructors, and ASan caught a double free in grpc_cq_internal_unref on a
+// gRPC thread during exit (issue 15, finding 5). Once the output is flushed such a run
+// leaves without them.
+int leaveHeadless(int code)
+{
+    if (!grpc_is_initialized())
+        return code;
+    out().flush();
+    err().flush();
+    std::fflush(nullptr);
+    std::_Exit(code);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -540,8 +557,8 @@ int main(int argc, char** argv)
         return kExitBadInput;
     }
     if (parser.isSet(o.live))
-        return runHeadless(parser, o);
+        return leaveHeadless(runHeadless(parser, o));
     if (parser.isSet(o.headless))
-        return runHeadless(parser, o);
+        return leaveHeadless(runHeadless(parser, o));
     return runConsole(parser, o);
 }

@@ -3,6 +3,9 @@
 # Idempotent: when everything is present it installs nothing and touches no list.
 set -euo pipefail
 
+# build-essential also brings the sanitizer runtimes of scripts/check-sanitizers.sh: gcc-12
+# depends on libgcc-12-dev, which depends on libasan8, libubsan1, liblsan0 and libtsan2 and
+# ships <sanitizer/tsan_interface.h>; flock is util-linux (essential).
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev

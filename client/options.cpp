@@ -1,4 +1,5 @@
 #include "client/options.h"
+#include "client/log_text.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -122,9 +123,23 @@ bool store(ClientOptions& o, const Field& f, double v)
 
 } // namespace
 
+namespace {
+
+// What the user chose, as it may appear in a log line or a dialog: cut, then escaped.
+QString shown(const QString& text)
+{
+    constexpr qsizetype kMaxChars = 200;
+    if (text.size() <= kMaxChars)
+        return escapeLogText(text);
+    const qsizetype keep = text.at(kMaxChars - 1).isHighSurrogate() ? kMaxChars - 1 : kMaxChars;
+    return escapeLogText(text.left(keep)) + QString("…(+%1 chars)").arg(text.size() - keep);
+}
+
+} // namespace
+
 QString OptionError::message() const
 {
-    return key + " = " + value + " is invalid: " + rule;
+    return shown(key) + " = " + shown(value) + " is invalid: " + rule;
 }
 
 QStringList optionKeys()

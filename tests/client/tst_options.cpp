@@ -255,6 +255,26 @@ private slots:
             QVERIFY2(errors[0].message().contains(key), qPrintable(errors[0].message()));
     }
 
+    // A key or value the user (or a hostile file) chose reaches logs and dialogs through
+    // message(): one line, no terminal escapes, and a huge one costs a short line.
+    void messageCutsAndEscapesWhatTheUserChose()
+    {
+        const QString key = QString("Tag\n\x1b[31mForged") + QString(100000, QChar('k'));
+        const QString value = QString("5\r\n") + QString(100000, QChar('9'));
+        ClientOptions o;
+        OptionError error;
+        QVERIFY(!setOption(o, key, value, &error));
+        const QString message = error.message();
+        QVERIFY2(!message.contains(QChar('\n')) && !message.contains(QChar('\r')) &&
+                     !message.contains(QChar(0x1b)),
+                 qPrintable(message.left(200)));
+        QVERIFY2(message.contains("\\x1b[31mForged"), qPrintable(message.left(200)));
+        QVERIFY2(message.size() < 2000, qPrintable(QString::number(message.size())));
+        QVERIFY2(message.contains("unknown option"), qPrintable(message.left(200)));
+        // The fields themselves keep what was given (callers compare keys).
+        QCOMPARE(error.key, key);
+    }
+
     void jsonWrongTypeNamesKeyValueAndType()
     {
         QList<OptionError> errors;

@@ -5,12 +5,14 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 #include <QSocketNotifier>
 
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <optional>
+#include <unordered_set>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -57,6 +59,36 @@ void checkListen(const QString& address, bool allowRemote)
     if (!allowRemote && !isLoopbackAddress(address.toStdString()))
         usageError(QStringLiteral("--listen %1: not a loopback address; pass --allow-remote to serve other hosts")
                        .arg(address));
+}
+
+// --unknown-tags FILE: one address per line (surrounding blanks trimmed; empty lines and
+// lines starting with '#' skipped). Bounded like a site's tag list: at most 1,000,000
+// addresses of at most 1,024 bytes, a file of at most 64 MiB.
+std::unordered_set<std::string> readUnknownTags(const QString& path)
+{
+    constexpr qint64 kMaxBytes = 64 * 1024 * 1024;
+    constexpr std::size_t kMaxTags = 1'000'000;
+    constexpr qsizetype kMaxAddress = 1024;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        usageError(QStringLiteral("--unknown-tags %1: %2").arg(path, file.errorString()));
+    if (file.size() > kMaxBytes)
+        usageError(QStringLiteral("--unknown-tags %1: larger than 64 MiB").arg(path));
+    std::unordered_set<std::string> tags;
+    int lineNo = 0;
+    for (const QByteArray& raw : file.readAll().split('\n')) {
+        ++lineNo;
+        const QByteArray line = raw.trimmed();
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        if (line.size() > kMaxAddress)
+            usageError(QStringLiteral("--unknown-tags %1:%2: address longer than %3 bytes")
+                           .arg(path).arg(lineNo).arg(kMaxAddress));
+        if (tags.size() >= kMaxTags)
+            usageError(QStringLiteral("--unknown-tags %1:%2: more than %3 addresses").arg(path).arg(lineNo).arg(kMaxTags));
+        tags.insert(line.toStdString());
+    }
+    return tags;
 }
 
 } // namespace
@@ -110,6 +142,11 @@ int main(int argc, char** argv)
         {"data-hz", "Data changes per second per advised item, 0..1000 (default 1).", "hz",
          QString::number(defaults.dataHz)},
         {"seed", "Seed of every random choice, an unsigned integer (default 1).", "n", QString::number(defaults.seed)},
+        {"unknown-tags",
+         "File of tag addresses this gateway does not know, one per line ('#' comments): AddItem, "
+         "AddItemBulk and SubscribeBulk fail exactly those items with \"item not found: <address>\", "
+         "the rest succeed (default: none).",
+         "file"},
         {"keep-queued-on-close",
          "CloseSession leaves the session's queued commands on the STA to run (default: off, they are "
          "dropped and their Invokes answered CANCELLED)."},
@@ -141,6 +178,9 @@ int main(int argc, char** argv)
         usageError(QStringLiteral("--seed %1: must be an unsigned integer").arg(parser.value("seed")));
     const QString listen = parser.value("listen");
     checkListen(listen, parser.isSet("allow-remote"));
+    std::unordered_set<std::string> unknownTags;
+    if (parser.isSet("unknown-tags"))
+        unknownTags = readUnknownTags(parser.value("unknown-tags"));
 
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFds) != 0) {
         std::perror("mxgw-mock: socketpair");
@@ -164,6 +204,9 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "mxgw-mock: %s\n", server.lastError().c_str());
         return 1;
     }
+    // Before the announcement: no client can have added an item yet.
+    if (!unknownTags.empty())
+        server.runOnModel([&](GatewayModel& model) { model.setUnknownTags(std::move(unknownTags)); });
     std::printf("listening on %s\n", server.address().c_str());
     std::fflush(stdout);
 

@@ -9,11 +9,24 @@ using namespace mxgateway::v1;
 
 namespace {
 
-// The mock's tag namespace: every address resolves except those naming a missing tag.
-bool resolves(const std::string& tag, std::string& error)
+void fail(MxCommandReply& reply, std::string message)
+{
+    reply.set_success(false);
+    reply.set_error_message(std::move(message));
+}
+
+} // namespace
+
+// The mock's tag namespace: every address resolves except those naming a missing tag and
+// those it was told are unknown (setUnknownTags: a site's addresses not configured here).
+bool GatewayModel::resolves(const std::string& tag, std::string& error) const
 {
     if (tag.empty()) {
         error = "empty tag address";
+        return false;
+    }
+    if (m_unknownTags.contains(tag)) {
+        error = "item not found: " + tag;
         return false;
     }
     if (tag.find("missing") != std::string::npos) {
@@ -22,14 +35,6 @@ bool resolves(const std::string& tag, std::string& error)
     }
     return true;
 }
-
-void fail(MxCommandReply& reply, std::string message)
-{
-    reply.set_success(false);
-    reply.set_error_message(std::move(message));
-}
-
-} // namespace
 
 std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const std::string& tag, std::string& error)
 {

@@ -30,6 +30,7 @@
 #include <optional>
 #include <random>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace stormwatch::gateway {
@@ -112,6 +113,13 @@ public:
     // Returns the validation error (and changes nothing) when `config` is invalid.
     std::string setConfig(const GatewayConfig& config);
 
+    // Addresses this gateway does not know (a site's tags that were never configured on it):
+    // AddItem fails and AddItemBulk/SubscribeBulk fail exactly these items with
+    // "item not found: <address>", as the real gateway answers; the rest go through.
+    // Replaces the previous set; applies to commands run from now on.
+    void setUnknownTags(std::unordered_set<std::string> tags) { m_unknownTags = std::move(tags); }
+    const std::unordered_set<std::string>& unknownTags() const { return m_unknownTags; }
+
     // --- statistics ---
     mxgateway::mock::v1::GatewayStats stats() const;
     // Calls onStats now (next scheduler turn) and then every `interval` until cancelled
@@ -193,6 +201,7 @@ private:
     void goDown(Duration downtime, const CallStatus& why, EndOrder order);
 
     // command execution (gateway_commands.cpp)
+    bool resolves(const std::string& tag, std::string& error) const;
     void execute(Session& session, const mxgateway::v1::MxCommand& command, mxgateway::v1::MxCommandReply& reply);
     std::int32_t addItem(Session& session, std::int32_t serverHandle, const std::string& tag, std::string& error);
     Item* findItem(Session& session, std::int32_t serverHandle, std::int32_t itemHandle, std::string& error);
@@ -252,6 +261,7 @@ private:
     std::size_t m_payloadsSweepAt = 64;
 
     std::shared_ptr<StreamBacklogCounters> m_streamBacklog = std::make_shared<StreamBacklogCounters>();
+    std::unordered_set<std::string> m_unknownTags;
 };
 
 } // namespace stormwatch::gateway

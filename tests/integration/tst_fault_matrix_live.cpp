@@ -8,6 +8,8 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 
+#include "integration/support_mock_process.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
@@ -23,6 +25,7 @@
 #endif
 
 using namespace stormwatch;
+using testsupport::MockProcess;
 
 namespace {
 
@@ -70,43 +73,6 @@ Scenario parse(const QJsonObject& o)
     return s.value_or(Scenario{});
 }
 
-// One mxgw-mock process; start() on port 0 the first time, then on the same port.
-struct MockProcess {
-    QProcess process;
-    int port = 0;
-
-    bool start()
-    {
-        process.start(MXGW_MOCK_PATH,
-                      {"--listen", QStringLiteral("127.0.0.1:%1").arg(port), "--command-ms", "5",
-                       "--per-item-ms", "0.1", "--data-hz", "2"});
-        if (!process.waitForStarted(10000))
-            return false;
-        QString line;
-        while (!line.contains('\n') && process.waitForReadyRead(10000))
-            line += QString::fromLocal8Bit(process.readAllStandardOutput());
-        const auto match = QRegularExpression("listening on 127\\.0\\.0\\.1:(\\d+)").match(line);
-        if (!match.hasMatch())
-            return false;
-        port = match.captured(1).toInt();
-        return true;
-    }
-    void kill() // SIGKILL: no goodbye, calls in flight break at the transport
-    {
-        process.kill();
-        process.waitForFinished(5000);
-    }
-    std::string address() const { return "127.0.0.1:" + std::to_string(port); }
-    ~MockProcess()
-    {
-        if (process.state() != QProcess::NotRunning) {
-            process.terminate();
-            if (!process.waitForFinished(5000))
-                process.kill();
-        }
-    }
-};
-
 } // namespace
 
 class TestFaultMatrixLive : public QObject {
@@ -130,7 +96,7 @@ private slots:
         const VariantMetrics v = virtualRunner.run().metrics;
 
         // Live: the same case against a real process that dies and comes back.
-        MockProcess mock;
+        MockProcess mock(MXGW_MOCK_PATH);
         QVERIFY(mock.start());
         const Scenario liveScenario = parse(scenarioJson(variant, false));
         LiveOptions live;

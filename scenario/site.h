@@ -1,0 +1,78 @@
+#pragma once
+
+// A site: the real gateways a bridge reaches and the instances with their real tag
+// addresses (inline, or from a CSV exported by the engineers' configuration tools), plus
+// the bridge's client options. Parsed and validated by loadSiteFile (site_parser.cpp) in
+// the scenarios' error style; this header is plain data. docs/sites.md is the format.
+
+#include "scenario/scenario_parser.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace stormwatch {
+
+// The bounds a site file is held to (docs/sites.md lists them).
+namespace site_limits {
+inline constexpr qsizetype kMaxGateways = 64;
+inline constexpr qsizetype kMaxInstances = 50000;
+inline constexpr qsizetype kMaxTagsPerInstance = 10000;  // as a scenario's `tags`
+inline constexpr qsizetype kMaxTags = 1'000'000;         // over the whole site
+inline constexpr qsizetype kMaxTagAddressLength = 256;
+inline constexpr qsizetype kMaxKindLength = 32;
+inline constexpr qsizetype kMaxPathLength = 4096;      // TLS, token and CSV file names
+inline constexpr qsizetype kMaxEndpointLength = 300;  // a DNS name (253) and a port
+}  // namespace site_limits
+
+struct SiteGateway {
+    QString name;
+    QString endpoint;  // "host:port"
+    bool tls = false;  // a "tls" block: a TLS channel (an empty CA trusts the system roots)
+    // Absolute paths (the file's relative ones resolved against the site file); empty: unset.
+    QString tlsCa, tlsCert, tlsKey, tokenFile;
+    qint64 writeUserId = 0;  // 0 = supervisory advise
+    bool operator==(const SiteGateway&) const = default;
+};
+
+struct SiteTag {
+    QString address;
+    QString kind;  // free label from the CSV's third column ("analog", "discrete", ...), or empty
+    bool operator==(const SiteTag&) const = default;
+};
+
+struct SiteInstance {
+    QString name;
+    QString gateway;
+    bool alarms = false;
+    QList<SiteTag> tags;  // inline ones first, then the CSV's rows in file order
+    bool operator==(const SiteInstance&) const = default;
+};
+
+struct Site {
+    QString name;
+    QString description;
+    QString file;     // the site file as given
+    QString tagsCsv;  // the CSV's absolute path, or empty
+    QJsonObject options;  // client options, as in a scenario (checked by optionsFromJson)
+    QList<SiteGateway> gateways;
+    QList<SiteInstance> instances;
+    qsizetype tagCount() const;
+    const SiteGateway* gateway(const QString& name) const;
+    bool operator==(const Site&) const = default;
+};
+
+// Parses and validates `json` as the site file `fileName` (relative paths resolve against
+// its folder); on any error returns nullopt and appends every error found: "file: $.path:
+// rule"; a CSV row's error is "file: $.tags_csv: file.csv:LINE: rule".
+std::optional<Site> parseSite(const QByteArray& json, const QString& fileName, QList<ScenarioError>* errors);
+std::optional<Site> loadSiteFile(const QString& path, QList<ScenarioError>* errors);
+
+// "host:port" with a non-empty host (a name, IPv4 or [IPv6]) and a port 1..65535; empty when
+// valid, else the rule.
+QString checkEndpoint(const QString& endpoint);
+
+}  // namespace stormwatch

@@ -57,7 +57,7 @@ ConnectionConfig connectionConfig(const ConnectionSpec& spec, const LeverSet& le
     return c;
 }
 
-std::string ClientEngine::validate(const EngineConfig& config)
+std::string ClientEngine::validate(const EngineConfig& config, const GatewayPorts* ports)
 {
     const auto errors = stormwatch::validate(config.options);
     if (!errors.isEmpty())
@@ -68,6 +68,8 @@ std::string ClientEngine::validate(const EngineConfig& config)
             return "a connection has no name";
         if (!connections.insert(c.name).second)
             return "duplicate connection \"" + c.name + "\"";
+        if (ports && !ports->contains(c.gateway))
+            return "connection \"" + c.name + "\" names unknown gateway \"" + c.gateway + "\"";
     }
     std::set<std::string> instances;
     for (const auto& i : config.instances) {
@@ -79,22 +81,53 @@ std::string ClientEngine::validate(const EngineConfig& config)
     return {};
 }
 
-ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig config)
-    : m_scheduler(scheduler), m_port(port), m_config(std::move(config)), m_rng(m_config.seed)
+namespace {
+// The one-gateway form: every connection, whatever gateway it names, reaches `port`.
+ClientEngine::GatewayPorts onePort(GatewayPort& port, const EngineConfig& config)
 {
-    m_gate = std::make_unique<RecoveryGate>(m_scheduler, m_config.levers.recovery);
-    m_gate->setObserver([this](RecoveryGate::State state, const std::string& cause) {
-        log(state == RecoveryGate::State::Normal ? Severity::Info : Severity::Warning, "gateway",
-            std::string("recovery ") + toString(state) + ": " + cause);
-        notify([&](EngineObserver& o) { o.onRecoveryState(state, cause); });
-    });
+    ClientEngine::GatewayPorts ports{{std::string(), &port}};
+    for (const auto& c : config.connections)
+        ports.emplace(c.gateway, &port);
+    return ports;
+}
+} // namespace
 
-    for (const auto& spec : m_config.connections) {
+ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig config)
+    : ClientEngine(scheduler, onePort(port, config), std::move(config))
+{
+}
+
+ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfig config)
+    : m_scheduler(scheduler), m_ports(std::move(ports)), m_config(std::move(config)), m_rng(m_config.seed)
+{
+    // One recovery gate per gateway: a gateway's failures must not refuse another's calls.
+    // Every scenario has one gateway (""), hence one gate, as before.
+    auto gateFor = [this](const std::string& gateway) {
+        auto& gate = m_gates[gateway];
+        if (!gate) {
+            gate = std::make_unique<RecoveryGate>(m_scheduler, m_config.levers.recovery);
+            const std::string subject = gateway.empty() ? std::string("gateway") : gateway;
+            gate->setObserver([this, subject](RecoveryGate::State state, const std::string& cause) {
+                log(state == RecoveryGate::State::Normal ? Severity::Info : Severity::Warning, subject,
+                    std::string("recovery ") + toString(state) + ": " + cause);
+                notify([&](EngineObserver& o) { o.onRecoveryState(state, cause); });
+            });
+        }
+        return gate.get();
+    };
+    m_gate = gateFor(m_config.connections.empty() ? std::string() : m_config.connections.front().gateway);
+
+    for (std::size_t c = 0; c < m_config.connections.size(); ++c) {
+        const ConnectionSpec& spec = m_config.connections[c];
+        const auto port = m_ports.find(spec.gateway);
+        if (port == m_ports.end() || !port->second)
+            continue; // validate() names it; its instances get no connection, like an unknown one
         auto connection = std::make_unique<GatewayConnection>(
-            m_scheduler, m_port,
+            m_scheduler, *port->second,
             connectionConfig(spec, m_config.levers, m_config.options, m_config.clientName,
                              m_config.model),
-            m_gate.get(), [this] { return jitter(); });
+            gateFor(spec.gateway), [this] { return jitter(); });
+        m_specOf.push_back(c);
         GatewayConnection* raw = connection.get();
         connection->setLogger([this, raw](Severity severity, const std::string& message) {
             log(severity, raw->name(), message);
@@ -253,12 +286,13 @@ void ClientEngine::applyLevers(const LeverSet& levers)
     m_config.levers = levers;
     log(Severity::Info, "engine", "levers changed: " + describeLevers(levers).toStdString());
     if (!(levers.recovery == before.recovery))
-        m_gate->reconfigure(levers.recovery);
+        for (auto& entry : m_gates)
+            entry.second->reconfigure(levers.recovery);
     const InstanceSettings settings = instanceSettings(levers, m_config.options);
     for (auto& i : m_instances)
         i->setSettings(settings);
     for (std::size_t c = 0; c < m_connections.size(); ++c)
-        m_connections[c]->setConfig(connectionConfig(m_config.connections[c], levers,
+        m_connections[c]->setConfig(connectionConfig(m_config.connections[m_specOf[c]], levers,
                                                      m_config.options, m_config.clientName,
                                                      m_config.model));
 }

@@ -11,6 +11,7 @@
 #include "options.h"
 #include "recovery_gate.h"
 
+#include <map>
 #include <memory>
 #include <random>
 #include <unordered_map>
@@ -22,6 +23,9 @@ namespace stormwatch {
 struct ConnectionSpec {
     std::string name;
     int writeUserId = 0;
+    // The gateway this connection reaches: a key of the engine's ports. Empty: the engine's
+    // only port (the one-gateway constructor, every scenario).
+    std::string gateway = {}; // (an initializer: {name, user} stays a complete aggregate init)
 };
 
 struct InstanceSpec {
@@ -68,10 +72,20 @@ ConnectionConfig connectionConfig(const ConnectionSpec& spec, const LeverSet& le
 
 class ClientEngine {
 public:
-    // Returns "" when valid, else what is wrong (unknown connection, duplicate name, options).
-    static std::string validate(const EngineConfig& config);
+    // The ports of several gateways, by gateway name (ConnectionSpec::gateway).
+    using GatewayPorts = std::map<std::string, GatewayPort*>;
 
+    // Returns "" when valid, else what is wrong (unknown connection, duplicate name, options,
+    // a connection naming a gateway that `ports` lacks — when ports are given).
+    static std::string validate(const EngineConfig& config, const GatewayPorts* ports = nullptr);
+
+    // One gateway: every connection reaches `port`.
     ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig config);
+    // Several gateways, one engine: each connection reaches the port of its gateway, so one
+    // recovery gate, one set of observers (one recorder) and one scheduler serve them all,
+    // while each gateway's sessions, streams and failures stay on its own connections. A
+    // connection naming a gateway not in `ports` is never started (validate() says so).
+    ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfig config);
     ~ClientEngine();
     ClientEngine(const ClientEngine&) = delete;
     ClientEngine& operator=(const ClientEngine&) = delete;
@@ -98,8 +112,15 @@ public:
     const ClientOptions& options() const { return m_config.options; }
     const EngineConfig& config() const { return m_config; }
     Scheduler& scheduler() const { return m_scheduler; }
+    // The recovery gate of the first connection's gateway (the only one, with one gateway).
     RecoveryGate& gate() { return *m_gate; }
     const RecoveryGate& gate() const { return *m_gate; }
+    // The gate of `gateway` (nullptr when no connection reaches it).
+    const RecoveryGate* gate(const std::string& gateway) const
+    {
+        const auto it = m_gates.find(gateway);
+        return it == m_gates.end() ? nullptr : it->second.get();
+    }
     const std::vector<std::unique_ptr<GatewayConnection>>& connections() const { return m_connections; }
     const std::vector<std::unique_ptr<Instance>>& instances() const { return m_instances; }
     int instanceIndex(const std::string& name) const;
@@ -125,12 +146,14 @@ private:
     double jitter() { return m_uniform(m_rng); }
 
     Scheduler& m_scheduler;
-    GatewayPort& m_port;
+    GatewayPorts m_ports;
     EngineConfig m_config;
     std::vector<EngineObserver*> m_observers;
     std::mt19937_64 m_rng;
     std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
-    std::unique_ptr<RecoveryGate> m_gate;
+    std::map<std::string, std::unique_ptr<RecoveryGate>> m_gates; // by gateway name
+    RecoveryGate* m_gate = nullptr;
+    std::vector<std::size_t> m_specOf; // m_connections[i] was built from m_config.connections[m_specOf[i]]
     std::vector<std::unique_ptr<GatewayConnection>> m_connections;
     std::vector<std::unique_ptr<Instance>> m_instances;
     std::unordered_map<const Instance*, int> m_indexOf; // per data batch: no name lookups

@@ -2,6 +2,7 @@
 
 #include "client/grpc_gateway_port.h"
 #include "client/lever_set.h"
+#include "recording/recorder.h"
 #include "ui/console_controller.h"
 #include "ui/console_view.h"
 #include "ui/main_window.h"
@@ -75,6 +76,16 @@ int runConsoleWindow(const ConsoleOptions& o)
     }
     controller.setInitialLevers(levers.value_or(window.levers()));
     controller.loadDemoScenario();
+    // Attached before the live run starts, so the file holds it from its first step.
+    Recorder recorder;
+    if (!o.record.isEmpty()) {
+        if (!recorder.open(o.record, &error)) {
+            err() << error << '\n';
+            return 1;
+        }
+        recorder.attach(controller.host());
+        QObject::connect(&recorder, &Recorder::failed, &window, [](const QString& why) { err() << why << '\n'; });
+    }
     const bool started = o.gateway.isEmpty() ? controller.startEmbedded(&error) : controller.startExternal(port, &error);
     if (!started) {
         err() << error << '\n';

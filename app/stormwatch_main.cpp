@@ -5,6 +5,8 @@
 //              F [--allow-insecure-token]]]]
 //   stormwatch --list-scenarios
 //   stormwatch --validate-scenario FILE
+//   stormwatch --recording-info FILE | --export-scenario-skeleton FILE [--run N]
+//   (--record FILE: a headless run, or the console's runs, recorded; docs/recordings.md)
 //
 // Exit codes: 0 ok, 1 runtime failure (also: a live run's connection to --gateway never
 // opened a session, the cause named in one line), 2 bad input (the message names the problem).
@@ -14,6 +16,8 @@
 #include "ui/report_png.h"
 #include <QApplication>
 #endif
+#include "app/recording_cli.h"
+#include "recording/record_scenario.h"
 #include "scenario/report.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_parser.h"
@@ -113,6 +117,18 @@ struct Options {
         "allow-insecure-token",
         "Send --token-file's bearer token without TLS, in clear text: only over a network you trust "
         "(an SSH tunnel, a gateway on this machine)."};
+    // Recordings (docs/recordings.md).
+    QCommandLineOption record{"record",
+                              "Record to FILE (SQLite, replaced if it exists): headless, every variant "
+                              "run is a run of the file; the console records its live run and every "
+                              "playback.",
+                              "FILE"};
+    QCommandLineOption recordingInfo{"recording-info", "List the runs of a recording and exit.", "FILE"};
+    QCommandLineOption exportSkeleton{"export-scenario-skeleton",
+                                      "Print a run of a recording (--run N, default the last) as a "
+                                      "scenario file skeleton and exit.",
+                                      "FILE"};
+    QCommandLineOption run{"run", "The run of --export-scenario-skeleton (see --recording-info).", "N"};
     // The console window's own options.
     QCommandLineOption levers{"levers",
                               "Console: lever preset the live client starts with: levers-off, lever1, "
@@ -142,7 +158,8 @@ struct Options {
         parser.addVersionOption();
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
                            listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
-                           tokenFile, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter});
+                           tokenFile, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter,
+                           record, recordingInfo, exportSkeleton, run});
     }
 };
 
@@ -152,7 +169,8 @@ bool headlessRequested(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
         for (const char* flag : {"--headless", "--list-scenarios", "--validate-scenario", "--help",
-                                 "-h", "--help-all", "--version", "-v", "--live"})
+                                 "-h", "--help-all", "--version", "-v", "--live", "--recording-info",
+                                 "--export-scenario-skeleton"})
             if (a == flag || a.startsWith(QByteArray(flag) + '='))
                 return true;
     }
@@ -206,6 +224,7 @@ int runConsole(const QCommandLineParser& parser, const Options& o)
     c.settingsFile = parser.value(o.settings);
     c.screenshot = parser.value(o.screenshot);
     c.play = parser.value(o.play);
+    c.record = parser.value(o.record);
     const QString speed = parser.value(o.speed);
     const QMap<QString, double> speeds{{"1", 1}, {"10", 10}, {"60", 60}, {"max", 0}, {"live", -1}};
     if (!speeds.contains(speed)) {
@@ -434,6 +453,12 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     // Live against --gateway: why a connection never opened its session, when one did not
     // (the report says "never"; this names the cause and the run exits 1).
     std::optional<GatewayFailure> noSession;
+    // --record: the variants played on a run host with a recorder, the console's steps.
+    Recorder recorder;
+    if (parser.isSet(o.record) && !recorder.open(parser.value(o.record), &error)) {
+        err() << error << '\n';
+        return kExitFailure;
+    }
     if (parser.isSet(o.live)) {
         QString problem;
         const auto live = liveOptionsFrom(parser, o, &problem);
@@ -441,16 +466,20 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
             err() << problem << '\n';
             return kExitBadInput;
         }
-        report = runScenarioLive(*scenario, variants, seed, *live, &error, keepSeries);
+        report = recorder.isOpen() ? recordScenario(*scenario, variants, seed, live, recorder, &error, keepSeries)
+                                   : runScenarioLive(*scenario, variants, seed, *live, &error, keepSeries);
         if (error.isEmpty() && live->gateway &&
             std::any_of(report.variants.cbegin(), report.variants.cend(),
                         [](const VariantMetrics& v) { return !v.connectedAfterS; }))
             noSession = probeGateway(*live->gateway);
+    } else if (recorder.isOpen()) {
+        report = recordScenario(*scenario, variants, seed, std::nullopt, recorder, &error, keepSeries);
     } else {
         report = runScenario(*scenario, variants, seed,
                              showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error,
                              keepSeries);
     }
+    recorder.close(); // before any early exit below: the file is complete
     if (!error.isEmpty()) {
         err() << "cannot run scenario \"" << scenario->name << "\": " << error << '\n';
         return kExitBadInput;
@@ -546,6 +575,10 @@ int main(int argc, char** argv)
         return listScenarios();
     if (parser.isSet(o.validateScenario))
         return validateScenario(parser.value(o.validateScenario));
+    if (parser.isSet(o.recordingInfo))
+        return recordingInfo(parser.value(o.recordingInfo));
+    if (parser.isSet(o.exportSkeleton))
+        return exportScenarioSkeleton(parser.value(o.exportSkeleton), parser.value(o.run));
     for (const QCommandLineOption* gatewayOnly :
          {&o.gateway, &o.tlsCa, &o.tlsCert, &o.tlsKey, &o.tokenFile})
         if (parser.isSet(*gatewayOnly) && !parser.isSet(o.live) && parser.isSet(o.headless)) {

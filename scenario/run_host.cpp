@@ -61,6 +61,7 @@ struct RunHost::Step {
     GatewayPoint gateway;
     double virtualS = 0;
     std::optional<LeverSet> levers; // when the engine's levers changed since the last step
+    QVector<TimelineEvent> timeline; // passed since the last step
 };
 
 // Lives on the playback thread; builds, runs and destroys the runner there.
@@ -116,6 +117,11 @@ public:
         const QString skipped = m_runner->applyNow(event);
         const QDateTime wall = QDateTime::currentDateTime();
         const double t = m_runner->elapsedS();
+        if (skipped.isEmpty()) {
+            TimelineEvent at = event;
+            at.atS = t;
+            m_pendingTimeline.push_back(at);
+        }
         if (skipped.isEmpty())
             m_pendingLogs.push_back(LogEntry{t, wall, int(Severity::Warning), QStringLiteral("timeline"),
                                              QStringLiteral("%1 (from the console)").arg(describeTimeline(event))});
@@ -278,8 +284,10 @@ private:
         for (LogEntry& line : m_pendingLogs)
             b.logs.push_back(std::move(line));
         m_pendingLogs.clear();
+        step->timeline = std::exchange(m_pendingTimeline, {});
         while (m_nextTimeline < m_scenario.timeline.size() && m_scenario.timeline[m_nextTimeline].atS < m_virtualS) {
             const TimelineEvent& e = m_scenario.timeline[m_nextTimeline++];
+            step->timeline.push_back(e);
             b.logs.push_back(LogEntry{e.atS, wall, int(Severity::Info), QStringLiteral("timeline"),
                                       describeTimeline(e)});
         }
@@ -378,6 +386,7 @@ private:
     QHash<QString, QString> m_connectionStates;
     LeverSet m_sentLevers;
     QVector<LogEntry> m_pendingLogs; // injected events, said with the next step
+    QVector<TimelineEvent> m_pendingTimeline; // injected events applied, with the next step
     QHash<QString, int> m_instanceOfSubject; // series subject "inst/conn" -> instance index
     struct Sent { // per series: the last point sent
         bool any = false;
@@ -479,6 +488,7 @@ bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live
     m_instanceNames = created.instances;
     m_state = State::Running;
     m_scenarioName = scenario.name;
+    m_scenario = scenario;
     m_variantName = spec->name;
     m_durationS = scenario.durationS;
     m_virtualS = 0;
@@ -562,6 +572,8 @@ void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
         emit tagChanges(b.tags);
     if (!step->series.isEmpty())
         emit seriesUpdates(step->series);
+    if (!step->timeline.isEmpty())
+        emit timelinePassed(step->timeline);
     emit gatewayPoint(step->gateway);
     if (step->levers) {
         m_levers = *step->levers;

@@ -110,6 +110,8 @@ public:
     QString faultsUnavailableReason() const { return m_faultsUnavailable; }
     QStringList instanceNames() const { return m_instanceNames; }
     QString scenarioName() const { return m_scenarioName; }
+    // The scenario of the run shown (the live run's open-ended one): what a recording stores.
+    const Scenario& scenario() const { return m_scenario; }
     QString variantName() const { return m_variantName; }
     double durationS() const { return m_durationS; }
     double virtualS() const { return m_virtualS; } // as last reported
@@ -124,6 +126,9 @@ signals:
     // same series the run's report (VariantRun::series) is made of.
     void seriesUpdates(const QVector<stormwatch::SeriesUpdate>& updates);
     void progress(double virtualS, double durationS); // live: wall seconds into the run
+    // Timeline events the run passed since the last step (the scenario's, and the console's
+    // applied at "now" with their run time): what a recording keeps as faults and changes.
+    void timelinePassed(const QVector<stormwatch::TimelineEvent>& events);
     // The engine's levers changed during the run (a timeline set_levers or applyLevers).
     void leversChanged(const stormwatch::LeverSet& levers);
     // The run reached its end: metrics and the full step series of the run.
@@ -159,6 +164,7 @@ private:
     QString m_faultsUnavailable;
     QStringList m_instanceNames;
     QString m_scenarioName;
+    Scenario m_scenario;
     QString m_variantName;
     double m_durationS = 0;
     double m_virtualS = 0;

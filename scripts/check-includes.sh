@@ -25,9 +25,10 @@ set -uo pipefail
 #            include only their own target's headers.
 # gateway/   proto, client's scheduler (and log_text). Nothing else of client/; nothing of
 #            scenario/, models/, ui/, app/, QtGui, QtWidgets.
-# scenario/  client, gateway. Nothing of models/, ui/, app/, QtGui, QtWidgets.
-# models/    client, QtGui. Nothing of ui/, gateway/, scenario/, app/, QtWidgets.
-# ui/        models, scenario; of client/ only the value types that models/ and scenario/
+# scenario/  client, gateway. Nothing of models/, recording/, ui/, app/, QtGui, QtWidgets.
+# models/    client, QtGui. Nothing of ui/, gateway/, scenario/, recording/, app/, QtWidgets.
+# recording/ scenario, models (and what they hand on), QtSql. Nothing of ui/, app/, QtWidgets.
+# ui/        models, scenario, recording; of client/ only the value types that models/ and scenario/
 #            hand on (UI_CLIENT_HEADERS); nothing of gateway/ or app/.
 # app/, tests/: everything (main()s and test wiring).
 
@@ -141,7 +142,7 @@ check_include() {
   # A project header: "<folder>/x.h", "../<folder>/x.h", or a same-folder "x.h".
   while [[ $path == ./* || $path == ../* ]]; do path=${path#./}; path=${path#../}; done
   local target=""
-  if [[ $path =~ ^(client|gateway|scenario|models|ui|app|proto|tests)/ ]]; then
+  if [[ $path =~ ^(client|gateway|scenario|models|recording|ui|app|proto|tests)/ ]]; then
     target=${BASH_REMATCH[1]}
   elif [[ $delim == '"' && -e $ROOT/${file%/*}/$header ]]; then
     path=${file%/*}/$header
@@ -166,12 +167,16 @@ check_include() {
           report "$file" "$line" gateway "$path" "gateway -> proto, client's scheduler: it knows nothing of the runner or the UI"
         fi ;;
       scenario)
-        if [[ $target == models || $target == ui || $target == app || $target == tests ]]; then
+        if [[ $target == models || $target == recording || $target == ui || $target == app || $target == tests ]]; then
           report "$file" "$line" scenario "$path" "scenario -> client, gateway: nothing of the models or the UI"
         fi ;;
       models)
         if [[ $target != models && $target != client && $target != proto ]]; then
           report "$file" "$line" models "$path" "models -> client, QtGui: nothing of the UI, the runner or the mock"
+        fi ;;
+      recording)
+        if [[ $target == ui || $target == app || $target == tests ]]; then
+          report "$file" "$line" recording "$path" "recording -> scenario, models: nothing of the UI"
         fi ;;
       ui)
         if [[ $target == gateway ]]; then
@@ -198,7 +203,7 @@ check_include() {
 
 check_tree() {
   local folder file rest line text delim header
-  for folder in client gateway scenario models ui; do
+  for folder in client gateway scenario models recording ui; do
     [[ -d $ROOT/$folder ]] || continue
     while IFS= read -r file; do
       file=${file#"$ROOT"/}
@@ -237,7 +242,7 @@ self_test() {
   mkdir -p "$qt"/{QtCore,QtGui,QtWidgets,QtPrintSupport}
   touch "$qt"/QtCore/{QObject,QString} "$qt"/QtGui/{QColor,QAction} "$qt"/QtWidgets/{QWidget,QAction,QtWidgets} \
         "$qt"/QtPrintSupport/QPrinter
-  mkdir -p "$bad"/{client,gateway,scenario,models,ui} "$good"/{client,gateway,scenario,models,ui}
+  mkdir -p "$bad"/{client,gateway,scenario,models,recording,ui} "$good"/{client,gateway,scenario,models,recording,ui}
 
   printf '%s\n' '#include "gateway/mock_gateway_server.h"' '#include <QWidget>' '#include <QColor>' \
     '#include "../models/series_store.h"' > "$bad/client/engine.cpp"
@@ -251,6 +256,9 @@ self_test() {
     '#include <QPrinter>' > "$bad/models/model.h"
   printf '%s\n' '#include "gateway/gateway_model.h"' '#include "client/client_engine.h"' \
     '#include "client/lever_set.h"' '#include <QWidget>' > "$bad/ui/panel.cpp"
+  printf '%s\n' '#include "ui/main_window.h"' '#include <QWidget>' '#include "recording/recording.h"' \
+    > "$bad/recording/recorder.cpp"
+  printf '%s\n' '#include "recording/recorder.h"' > "$bad/models/store.cpp"
 
   local expected=(
     'client/engine.cpp:1: client must not include gateway/mock_gateway_server.h (client -> proto, QtCore'
@@ -270,6 +278,9 @@ self_test() {
     'models/model.h:4: models must not include <QPrinter> (QtPrintSupport: nothing below ui/'
     'ui/panel.cpp:1: ui must not include gateway/gateway_model.h (ui -> models, scenario: nothing of the mock'
     'ui/panel.cpp:2: ui must not include client/client_engine.h (ui -> models, scenario: of client/ only'
+    'recording/recorder.cpp:1: recording must not include ui/main_window.h (recording -> scenario, models'
+    'recording/recorder.cpp:2: recording must not include <QWidget> (QtWidgets: nothing below ui/'
+    'models/store.cpp:1: models must not include recording/recorder.h (models -> client, QtGui'
   )
 
   printf '%s\n' '#include "scheduler.h"' '#include <QObject>' '#include "mxaccess_gateway.pb.h"' \
@@ -280,7 +291,10 @@ self_test() {
   printf '%s\n' '#include "client/client_engine.h"' '#include "gateway/gateway_model.h"' > "$good/scenario/run.cpp"
   printf '%s\n' '#include "client/engine_samples.h"' '#include <QColor>' '#include <QAction>' > "$good/models/model.h"
   printf '%s\n' '#include "models/series_store.h"' '#include "scenario/scenario_runner.h"' \
-    '#include "client/lever_set.h"' '#include <QWidget>' '#include <qcustomplot.h>' > "$good/ui/panel.cpp"
+    '#include "client/lever_set.h"' '#include <QWidget>' '#include <qcustomplot.h>' \
+    '#include "recording/recording.h"' > "$good/ui/panel.cpp"
+  printf '%s\n' '#include "scenario/run_host.h"' '#include "models/series_store.h"' '#include <QSqlDatabase>' \
+    > "$good/recording/recorder.cpp"
 
   local out status failed=0
   out=$(bash "$0" --qt-headers "$qt" "$bad" 2>&1); status=$?

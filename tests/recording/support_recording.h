@@ -1,0 +1,52 @@
+#pragma once
+// What the recording suites share: scenarios, a run recorded through a RunHost with the
+// console's own models fed beside it, and comparisons.
+
+#include "models/event_log_model.h"
+#include "models/series_store.h"
+#include "models/tag_table_model.h"
+#include "recording/recorder.h"
+#include "scenario/run_host.h"
+
+#include <QSharedPointer>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace stormwatch::test {
+
+// `durationS` of virtual time: two instances of `tags` tags on one connection, a wedge at
+// 120 s for 60 s and a lever change (set_levers `leversAt300`) at 300 s, played with `variant`.
+Scenario wedgeAndLeverChange(double durationS = 600, int tags = 50, const QString& variant = "lever1",
+                             const QString& leversAt300 = "levers-off");
+// A few seconds of live run on an embedded mock: one instance, data at 10 Hz.
+Scenario shortLive(double durationS, int tags);
+
+// The console's side of a run: the models fed from the host's signals, as the controller does.
+struct ConsoleModels {
+    SeriesStore store;
+    EventLogModel log;
+    TagTableModel tags;
+    int logLines = 0;
+    void follow(RunHost& host);
+};
+
+struct RecordedRunResult {
+    QSharedPointer<VariantRun> run; // null when the run did not finish
+    qint64 commits = 0;
+};
+
+// Plays `scenario`'s first variant on a RunHost (virtual at max speed, or live), recorded to
+// `path`, the models fed beside it. `onProgress` runs at every step with the recorder open.
+RecordedRunResult recordRun(const Scenario& scenario, const QString& path, ConsoleModels* models,
+                            bool live = false, int commitIntervalMs = 500,
+                            const std::function<void(double)>& onProgress = {});
+
+// "" when the two series sets hold the same series with exactly the same points, else the first difference.
+QString compareSeries(const SeriesSet& expected, const SeriesSet& actual);
+// "" when both stores plot the same points.
+QString compareStores(const SeriesStore& expected, const SeriesStore& actual);
+
+} // namespace stormwatch::test

@@ -327,8 +327,20 @@ private slots:
     void liveRunOnTheEmbeddedMockRecords()
     {
         ConsoleModels live;
-        const RecordedRunResult r = recordRun(shortLive(3, 20), path("live.sqlite"), &live, true);
+        // While it records, what a crash would leave is at most a second behind the run.
+        double checkedAt = -1, committedS = -1;
+        QString readError;
+        const RecordedRunResult r = recordRun(shortLive(4, 20), path("live.sqlite"), &live, true, 500, [&](double t) {
+            if (checkedAt >= 0 || t < 2.5)
+                return;
+            checkedAt = t;
+            const auto reading = Recording::open(path("live.sqlite"), &readError);
+            if (reading && !reading->runs().isEmpty())
+                committedS = reading->runs().first().endS;
+        });
         QVERIFY(r.run);
+        QVERIFY2(committedS >= 0, qPrintable(readError));
+        QVERIFY2(checkedAt - committedS <= 1.0, qPrintable(QStringLiteral("at %1 s, committed up to %2 s").arg(checkedAt).arg(committedS)));
         QString error;
         const auto rec = Recording::open(path("live.sqlite"), &error);
         QVERIFY2(rec, qPrintable(error));

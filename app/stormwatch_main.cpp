@@ -18,6 +18,7 @@
 #endif
 #include "app/recording_cli.h"
 #include "recording/record_scenario.h"
+#include "scenario/commission_cli.h"
 #include "scenario/report.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_parser.h"
@@ -166,6 +167,8 @@ struct Options {
 // Before the application object exists: is this a run without the window?
 bool headlessRequested(int argc, char** argv)
 {
+    if (siteCommandRequested(argc, argv))
+        return true;
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
         for (const char* flag : {"--headless", "--list-scenarios", "--validate-scenario", "--help",
@@ -544,6 +547,8 @@ int main(int argc, char** argv)
     Options o;
     QCommandLineParser parser;
     o.addTo(parser);
+    const SiteCliOptions siteOptions;
+    siteOptions.addTo(parser);
     if (!parser.parse(QCoreApplication::arguments())) {
         err() << parser.errorText() << " (see --help)\n";
         return kExitBadInput;
@@ -575,6 +580,8 @@ int main(int argc, char** argv)
         return listScenarios();
     if (parser.isSet(o.validateScenario))
         return validateScenario(parser.value(o.validateScenario));
+    if (const auto code = runSiteCommand(parser, siteOptions))
+        return leaveHeadless(*code);
     if (parser.isSet(o.recordingInfo))
         return recordingInfo(parser.value(o.recordingInfo));
     if (parser.isSet(o.exportSkeleton))

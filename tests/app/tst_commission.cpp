@@ -1,0 +1,230 @@
+// The commissioning command at the real boundary: the built stormwatch against two built
+// mxgw-mock processes serving the example site's two gateways, three of its addresses
+// unknown to them. The report lists exactly those three as failed with the gateway's
+// reason and everything else Good (exit 1); without them in the CSV, exit 0.
+#include "integration/support_mock_process.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+#ifndef MXGW_MOCK_PATH
+#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
+#endif
+#ifndef STORMWATCH_BINARY
+#error "STORMWATCH_BINARY is set by app/CMakeLists.txt"
+#endif
+
+using testsupport::MockProcess;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString stdErr;
+};
+
+Run stormwatch(const QStringList& args, int timeoutMs = 120000)
+{
+    QProcess p;
+    p.start(STORMWATCH_BINARY, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished(5000);
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromLocal8Bit(p.readAllStandardError())};
+}
+
+QStringList unknownAddresses()
+{
+    QFile f(QFINDTESTDATA("../../resources/sites/example-unknown.txt"));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QStringList out;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (!line.trimmed().isEmpty() && !line.startsWith('#'))
+            out << QString::fromUtf8(line.trimmed());
+    return out;
+}
+
+// A copy of the example site in `dir`, its CSV without the rows of `drop`.
+bool copySite(const QTemporaryDir& dir, const QStringList& drop)
+{
+    if (!QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.json"), dir.filePath("site.json")))
+        return false;
+    QFile in(QFINDTESTDATA("../../resources/sites/example-site.csv"));
+    QFile out(dir.filePath("example-site.csv"));
+    if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly))
+        return false;
+    for (const QByteArray& line : in.readAll().split('\n')) {
+        const QList<QByteArray> fields = line.split(',');
+        if (fields.size() >= 2 && drop.contains(QString::fromUtf8(fields[1])))
+            continue;
+        if (!line.isEmpty())
+            out.write(line + '\n');
+    }
+    return true;
+}
+
+QJsonObject readJson(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+}
+
+} // namespace
+
+class TestCommission : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void reportsExactlyTheUnknownTagsAsFailed();
+    void exitsZeroWhenEveryTagIsGood();
+    void validateSite();
+    void badInputExits2_data();
+    void badInputExits2();
+
+private:
+    QStringList commissionArgs(const QString& site, const QString& report) const
+    {
+        return {"--headless", "--site", site, "--commission", "--report", report, "--timeout-s", "60",
+                "--gateway-endpoint", "gw-packaging=" + m_packaging->endpoint(),
+                "--gateway-endpoint", "gw-utilities=" + m_utilities->endpoint()};
+    }
+    std::unique_ptr<MockProcess> m_packaging, m_utilities;
+    QStringList m_unknown;
+};
+
+void TestCommission::initTestCase()
+{
+    m_unknown = unknownAddresses();
+    QCOMPARE(m_unknown.size(), 3);
+    const QString unknownFile = QFINDTESTDATA("../../resources/sites/example-unknown.txt");
+    const QStringList args = {"--data-hz", "1", "--unknown-tags", unknownFile};
+    m_packaging = std::make_unique<MockProcess>(MXGW_MOCK_PATH, args);
+    m_utilities = std::make_unique<MockProcess>(MXGW_MOCK_PATH, args);
+    QVERIFY(m_packaging->start());
+    QVERIFY(m_utilities->start());
+}
+
+void TestCommission::reportsExactlyTheUnknownTagsAsFailed()
+{
+    QTemporaryDir dir;
+    QVERIFY(copySite(dir, {}));
+    const QString reportDir = dir.filePath("report");
+    const Run run = stormwatch(commissionArgs(dir.filePath("site.json"), reportDir));
+    QVERIFY2(run.exitCode == 1, qPrintable(run.stdErr));
+    QVERIFY2(run.stdErr.contains("commission: "), qPrintable(run.stdErr)); // progress on stderr
+
+    const QJsonObject report = readJson(reportDir + "/report.json");
+    QCOMPARE(report.value("tags").toArray().size(), 1000);
+    QCOMPARE(report.value("good").toInt(), 997);
+    QCOMPARE(report.value("failed").toInt(), 3);
+    QCOMPARE(report.value("no_value").toInt(), 0);
+    QCOMPARE(report.value("all_good").toBool(), false);
+    QSet<QString> failed;
+    for (const QJsonValue& v : report.value("tags").toArray()) {
+        const QJsonObject t = v.toObject();
+        if (t.value("outcome").toString() == "failed") {
+            failed.insert(t.value("tag_address").toString());
+            QCOMPARE(t.value("reason").toString(), "item not found: " + t.value("tag_address").toString());
+        } else {
+            QCOMPARE(t.value("outcome").toString(), QString("good"));
+            QVERIFY(t.value("first_value_s").isDouble());
+        }
+    }
+    QCOMPARE(failed, QSet<QString>(m_unknown.begin(), m_unknown.end()));
+    const QJsonArray gateways = report.value("gateways").toArray();
+    QCOMPARE(gateways.size(), 2);
+    for (const QJsonValue& v : gateways) {
+        const QJsonObject g = v.toObject();
+        QVERIFY(g.value("subscribe_rpcs").toInt() >= 1);
+        QVERIFY(g.value("capabilities").toArray().contains(QJsonValue("bulk-subscribe-supervisory")));
+        QCOMPARE(g.value("advise_kind").toString(), QString("supervisory (SubscribeBulk)"));
+        QVERIFY(g.value("echoed_command_timeout_s").toDouble() > 0);
+        QVERIFY(g.value("first_value_max_s").toDouble() >= g.value("first_value_p50_s").toDouble());
+    }
+    QCOMPARE(report.value("instances").toArray().size(), 7);
+
+    QFile csv(reportDir + "/report.csv");
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> rows = csv.readAll().trimmed().split('\n');
+    QCOMPARE(rows.size(), 1001);
+    QCOMPARE(rows[0], QByteArray("gateway,instance,tag_address,kind,outcome,reason,first_value_s,quality"));
+    QFile md(reportDir + "/report.md");
+    QVERIFY(md.open(QIODevice::ReadOnly));
+    const QString markdown = QString::fromUtf8(md.readAll());
+    QVERIFY2(markdown.contains("FAIL: 997 of 1000 tags Good; 3 failed to add, 0 never received a value"), qPrintable(markdown));
+    for (const QString& a : m_unknown)
+        QVERIFY2(markdown.contains("| " + a + " | item not found: " + a + " |"), qPrintable(a));
+}
+
+void TestCommission::exitsZeroWhenEveryTagIsGood()
+{
+    QTemporaryDir dir;
+    QVERIFY(copySite(dir, m_unknown));
+    const QString reportDir = dir.filePath("report");
+    const Run run = stormwatch(commissionArgs(dir.filePath("site.json"), reportDir));
+    QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
+    const QJsonObject report = readJson(reportDir + "/report.json");
+    QCOMPARE(report.value("good").toInt(), 997);
+    QCOMPARE(report.value("tags").toArray().size(), 997);
+    QCOMPARE(report.value("all_good").toBool(), true);
+    QVERIFY(report.value("verdict").toString().startsWith("PASS: all 997 tags Good on 2 gateway(s)"));
+}
+
+void TestCommission::validateSite()
+{
+    const Run ok = stormwatch({"--validate-site", QFINDTESTDATA("../../resources/sites/example-site.json")});
+    QVERIFY2(ok.exitCode == 0, qPrintable(ok.stdErr));
+    QTemporaryDir dir;
+    QVERIFY(copySite(dir, {}));
+    QFile csv(dir.filePath("example-site.csv"));
+    QVERIFY(csv.open(QIODevice::Append));
+    csv.write("Nowhere,Nowhere.PV\n");
+    csv.close();
+    const Run bad = stormwatch({"--validate-site", dir.filePath("site.json")});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.stdErr.contains("example-site.csv:1002: unknown instance \"Nowhere\""), qPrintable(bad.stdErr));
+}
+
+void TestCommission::badInputExits2_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QString site = QFINDTESTDATA("../../resources/sites/example-site.json");
+    QTest::newRow("unknown preset") << QStringList{"--headless", "--site", site, "--commission", "--report", "/tmp/x",
+                                                   "--variant", "lever9"}
+                                    << "--variant lever9";
+    QTest::newRow("no report") << QStringList{"--headless", "--site", site, "--commission"} << "--report DIR";
+    QTest::newRow("timeout") << QStringList{"--headless", "--site", site, "--commission", "--report", "/tmp/x",
+                                            "--timeout-s", "0"}
+                             << "--timeout-s 0: must be a number > 0";
+    QTest::newRow("endpoint of no gateway") << QStringList{"--headless", "--site", site, "--commission", "--report", "/tmp/x",
+                                                           "--gateway-endpoint", "gw-x=127.0.0.1:1"}
+                                            << "the site has no gateway \"gw-x\"";
+    QTest::newRow("bad endpoint") << QStringList{"--headless", "--site", site, "--commission", "--report", "/tmp/x",
+                                                 "--gateway-endpoint", "gw-packaging=nowhere"}
+                                  << "must be HOST:PORT";
+    QTest::newRow("missing site") << QStringList{"--headless", "--site", "/nonexistent.json", "--commission", "--report", "/tmp/x"}
+                                  << "cannot read file";
+}
+
+void TestCommission::badInputExits2()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run run = stormwatch(args);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.stdErr.contains(message), qPrintable(run.stdErr));
+}
+
+QTEST_GUILESS_MAIN(TestCommission)
+#include "tst_commission.moc"

@@ -323,6 +323,52 @@ private slots:
         }
     }
 
+    // The console's case: a run stopped by the next one, and a recorder attached mid-run.
+    // Each run is a run of the file, ended as it ended; the one joined late says from when.
+    void everyRunOnTheHostIsARunOfTheFile()
+    {
+        RunHost host;
+        Recorder recorder;
+        QString error;
+        QVERIFY2(recorder.open(path("runs.sqlite"), &error), qPrintable(error));
+        double lastT = 0;
+        connect(&host, &RunHost::progress, this, [&](double t) { lastT = t; });
+        QSignalSpy finished(&host, &RunHost::finished);
+
+        // Paced, so it is still running when the recorder joins and when it is replaced.
+        QVERIFY2(host.start(wedgeAndLeverChange(), {}, 60, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(lastT >= 30, 20000);
+        recorder.attach(&host);
+        QTRY_VERIFY_WITH_TIMEOUT(lastT >= 60, 20000);
+        QVERIFY2(host.start(wedgeAndLeverChange(400, 10), {}, RunHost::kMaxSpeed, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        recorder.close();
+
+        const auto rec = Recording::open(path("runs.sqlite"), &error);
+        QVERIFY2(rec, qPrintable(error));
+        QVERIFY2(rec->warnings().isEmpty(), qPrintable(rec->warnings().join('\n')));
+        QCOMPARE(rec->runs().size(), 2);
+        const RecordedRun& first = rec->runs()[0];
+        QCOMPARE(first.ended, QStringLiteral("stopped"));
+        QVERIFY(first.source.value("started_mid_run_at_s").toDouble() >= 30);
+        QVERIFY(first.endS >= 60 && first.endS < 600);
+        const auto firstData = rec->load(first.id, &error);
+        QVERIFY(firstData);
+        // Nothing from before it joined but the value in force then (a step restates the
+        // last point it sent before new ones).
+        for (const SeriesUpdate& u : firstData->series)
+            for (qsizetype i = 1; i < u.points.size(); ++i)
+                QVERIFY2(u.points[i].x() >= 29, qPrintable(QString::number(u.points[i].x())));
+        const RecordedRun& second = rec->runs()[1];
+        QCOMPARE(second.ended, QStringLiteral("finished"));
+        QCOMPARE(second.endS, 400.0);
+        const auto secondData = rec->load(second.id, &error);
+        QVERIFY(secondData);
+        const QString diff =
+            compareSeries(finished.first().first().value<QSharedPointer<VariantRun>>()->series, rec->seriesSet(*secondData));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
     // The real boundary: a few seconds live over gRPC on the embedded mock gateway.
     void liveRunOnTheEmbeddedMockRecords()
     {

@@ -330,6 +330,7 @@ void GatewayConnection::dropSession()
     }
     m_sessionId.clear();
     m_routes.clear(); // item handles die with the session
+    m_routeCache.clear();
     for (auto& [id, sub] : m_subscribers)
         std::fill(sub.handles.begin(), sub.handles.end(), 0);
 }
@@ -352,6 +353,7 @@ void GatewayConnection::connectionLost(const std::string& why)
         if (!op->waiters.empty()) {
             auto again = std::make_shared<SubscribeOp>();
             again->subscribers = op->subscribers;
+            again->origin = op->origin;
             again->tags = op->tags;
             again->signature = op->signature;
             again->waiters = std::move(op->waiters);
@@ -385,6 +387,63 @@ void GatewayConnection::scheduleReconnect()
     });
 }
 
+GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
+{
+    RouteHit hit;
+    hit.handle = handle;
+    auto it = m_routes.find(handle);
+    if (it == m_routes.end() || it->second.empty()) {
+        hit.kind = RouteHit::None;
+        return hit;
+    }
+    if (it->second.size() > 1) {
+        hit.kind = RouteHit::Several;
+        return hit;
+    }
+    const Route& route = it->second.front();
+    auto sub = m_subscribers.find(route.subscriber);
+    if (sub == m_subscribers.end()) {
+        hit.kind = RouteHit::None;
+        return hit;
+    }
+    hit.kind = RouteHit::One;
+    hit.subscriberId = route.subscriber;
+    hit.subscriber = &sub->second;
+    hit.index = route.index;
+    return hit;
+}
+
+// Inlined into onEvent's loop: it runs once per data change.
+[[gnu::always_inline]] inline void GatewayConnection::addUpdate(SubscriberId id, Subscriber& sub, int index,
+                                                                const DataChange& change,
+                                                                std::vector<SubscriberId>& touched)
+{
+    if (sub.batch.empty())
+        touched.push_back(id);
+    TagUpdate& u = sub.batch.emplace_back();
+    u.index = index;
+    u.quality = change.quality();
+    u.itemHandle = change.item_handle();
+    const MxValue& v = change.value();
+    switch (v.kind_case()) {
+    case MxValue::kDoubleValue: u.value = v.double_value(); break;
+    case MxValue::kIntValue: u.value = double(v.int_value()); break;
+    case MxValue::kBoolValue: u.value = v.bool_value() ? 1 : 0; break;
+    case MxValue::kStringValue: u.text = v.string_value(); break;
+    default: break;
+    }
+    // The changes of one batch mostly share their timestamp: converted once.
+    const auto& ts = change.source_timestamp();
+    if (ts.seconds() != m_lastStamp.seconds || ts.nanos() != m_lastStamp.nanos) {
+        // Clamped to what microseconds since 1970 can hold: a peer's absurd seconds must
+        // not overflow (±292,000 years).
+        constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
+        const std::int64_t s = std::clamp<std::int64_t>(ts.seconds(), -kMaxSeconds, kMaxSeconds);
+        m_lastStamp = {ts.seconds(), ts.nanos(), s * 1000000 + ts.nanos() / 1000};
+    }
+    u.sourceTimestampUs = m_lastStamp.us;
+}
+
 void GatewayConnection::onEvent(const MxEvent& event)
 {
     if (event.has_notice()) {
@@ -394,35 +453,33 @@ void GatewayConnection::onEvent(const MxEvent& event)
     if (!event.has_data_changes())
         return;
     std::vector<SubscriberId> touched;
-    for (const DataChange& change : event.data_changes().changes()) {
-        ++m_stats.dataChanges;
-        auto it = m_routes.find(change.item_handle());
+    const auto& changes = event.data_changes().changes();
+    m_stats.dataChanges += changes.size();
+    // A gateway sends the same items in the same order tick after tick: what the change at
+    // a position was routed to last time is checked first (no hash lookup).
+    if (m_routeCache.size() < std::size_t(changes.size()))
+        m_routeCache.resize(std::size_t(changes.size()));
+    RouteHit* const hits = m_routeCache.data();
+    const int count = changes.size();
+    for (int position = 0; position < count; ++position) {
+        const DataChange& change = changes.Get(position);
+        const std::int32_t handle = change.item_handle();
+        RouteHit& hit = hits[position];
+        if (hit.handle != handle || hit.kind == RouteHit::Unknown)
+            hit = resolveRoute(handle);
+        if (hit.kind == RouteHit::None)
+            continue;
+        if (hit.kind == RouteHit::One) {
+            addUpdate(hit.subscriberId, *hit.subscriber, hit.index, change, touched);
+            continue;
+        }
+        auto it = m_routes.find(handle); // several subscribers share the item
         if (it == m_routes.end())
             continue;
         for (const Route& route : it->second) {
             auto sub = m_subscribers.find(route.subscriber);
-            if (sub == m_subscribers.end())
-                continue;
-            if (sub->second.batch.empty())
-                touched.push_back(route.subscriber);
-            TagUpdate& u = sub->second.batch.emplace_back();
-            u.index = route.index;
-            u.quality = change.quality();
-            u.itemHandle = change.item_handle();
-            const MxValue& v = change.value();
-            switch (v.kind_case()) {
-            case MxValue::kDoubleValue: u.value = v.double_value(); break;
-            case MxValue::kIntValue: u.value = double(v.int_value()); break;
-            case MxValue::kBoolValue: u.value = v.bool_value() ? 1 : 0; break;
-            case MxValue::kStringValue: u.text = v.string_value(); break;
-            default: break;
-            }
-            // Clamped to what microseconds since 1970 can hold: a peer's absurd seconds must
-            // not overflow (±292,000 years).
-            constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
-            const std::int64_t s = std::clamp<std::int64_t>(change.source_timestamp().seconds(),
-                                                            -kMaxSeconds, kMaxSeconds);
-            u.sourceTimestampUs = s * 1000000 + change.source_timestamp().nanos() / 1000;
+            if (sub != m_subscribers.end())
+                addUpdate(route.subscriber, sub->second, route.index, change, touched);
         }
     }
     for (SubscriberId id : touched) {
@@ -436,6 +493,13 @@ void GatewayConnection::onEvent(const MxEvent& event)
 }
 
 void GatewayConnection::invoke(MxCommand command, InvokeDone done, GateUse gateUse)
+{
+    MxCommandRequest request;
+    *request.mutable_command() = std::move(command);
+    send(request, std::move(done), gateUse);
+}
+
+void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse gateUse)
 {
     std::weak_ptr<int> life = m_life;
     const auto epoch = m_epoch;
@@ -451,12 +515,10 @@ void GatewayConnection::invoke(MxCommand command, InvokeDone done, GateUse gateU
             return;
         }
     }
-    MxCommandRequest request;
     request.set_session_id(m_sessionId);
     request.set_client_correlation_id(m_config.name + "-" + std::to_string(++m_nextCorrelation));
     ++m_stats.invokes;
-    ++m_stats.invokesByKind[kindOf(command)];
-    *request.mutable_command() = std::move(command);
+    ++m_stats.invokesByKind[kindOf(request.command())];
 
     // One answer per call: the gateway's, or this client's own deadline (MxCommandTimeoutMs),
     // whichever comes first; the other is dropped.

@@ -173,17 +173,34 @@ public:
     std::string describePort() const { return m_port.describe(); }
 
 private:
+    using Tags = std::shared_ptr<const std::vector<std::string>>; // fixed once made: shared, not copied
     struct Subscriber {
-        std::vector<std::string> tags;
-        std::string signature; // identical tag sets coalesce
+        Tags tags;
+        std::shared_ptr<const std::string> signature; // identical tag sets coalesce
         DataFn onData;
         QualityFn onQuality;
         std::vector<std::int32_t> handles; // per tag, 0 = none
         std::vector<TagUpdate> batch;      // reused per event
+        // The last bulk subscribe request built for these tags, reused while its server
+        // handle and kind stay the same: a storm re-sends the same tag list thousands of
+        // times, and building and freeing it was a quarter of a levers-off replay.
+        mxgateway::v1::MxCommandRequest bulkRequest;
+        std::vector<TagResult> spareResults; // the last op's, for the next one (startOp)
     };
     struct Route {
         SubscriberId subscriber;
         int index;
+    };
+    // Where the change at one position of the last event went: its one subscriber (the
+    // usual case), none, or several (then m_routes is asked). Cleared whenever a route or
+    // a subscriber goes away, so `subscriber` never dangles.
+    struct RouteHit {
+        enum Kind : std::uint8_t { Unknown, None, One, Several };
+        std::int32_t handle = 0;
+        Kind kind = Unknown;
+        int index = 0;
+        SubscriberId subscriberId = 0;
+        Subscriber* subscriber = nullptr;
     };
     // One gateway subscribe operation; coalesced callers share it.
     struct Waiter { // a caller waiting for the op's outcome
@@ -192,8 +209,9 @@ private:
     };
     struct SubscribeOp {
         std::vector<SubscriberId> subscribers;
-        std::vector<std::string> tags; // copied: a subscriber may go away while this runs
-        std::string signature;
+        SubscriberId origin = 0;       // the subscriber it was made for (its request is reused)
+        Tags tags; // its own reference: a subscriber may go away while this runs
+        std::shared_ptr<const std::string> signature;
         std::vector<Waiter> waiters; // empty for the transparent re-subscribe
         bool aborted = false;             // the session was lost while it ran
         bool failed = false;              // the primary call failed as a whole
@@ -217,6 +235,9 @@ private:
     void setState(ConnectionState state);
     void publishQuality(bool good);
     void onEvent(const mxgateway::v1::MxEvent& event);
+    RouteHit resolveRoute(std::int32_t handle);
+    void addUpdate(SubscriberId id, Subscriber& sub, int index, const mxgateway::v1::DataChange& change,
+                   std::vector<SubscriberId>& touched);
     void log(Severity severity, const std::string& message) const;
 
     // gateway calls (gateway_connection.cpp)
@@ -226,6 +247,13 @@ private:
     enum class GateUse { CheckAndRecord, RecordOnly, Bypass };
     void invoke(mxgateway::v1::MxCommand command, InvokeDone done,
                 GateUse gate = GateUse::CheckAndRecord);
+    // The same for a request whose command is already in place (session and correlation
+    // ids are set here); the port copies what it keeps, so `request` may be reused.
+    void send(mxgateway::v1::MxCommandRequest& request, InvokeDone done, GateUse gate = GateUse::CheckAndRecord);
+    // The bulk subscribe request for the op's tags: its origin subscriber's reused one when
+    // that subscriber still exists, else `scratch` filled in.
+    mxgateway::v1::MxCommandRequest& bulkRequest(const OpPtr& op, bool subscribeBulk, bool supervisory,
+                                                 mxgateway::v1::MxCommandRequest& scratch);
     void dropSupersededHeld(SubscriberId id);
     void ensureSubscribed(SubscriberId id); // transparent re-subscribe after reconnect
 
@@ -269,6 +297,12 @@ private:
     std::map<SubscriberId, Subscriber> m_subscribers;
     SubscriberId m_nextSubscriber = 1;
     std::unordered_map<std::int32_t, std::vector<Route>> m_routes; // item handle → tags
+    std::vector<RouteHit> m_routeCache; // by position in an event (onEvent)
+    struct Stamp {                      // the last source timestamp converted (addUpdate)
+        std::int64_t seconds = 0;
+        std::int32_t nanos = 0;
+        std::int64_t us = 0;
+    } m_lastStamp;
     std::map<SubscriberId, bool> m_everSubscribed;                  // re-subscribe after reconnect
     std::deque<OpPtr> m_held;
     std::vector<OpPtr> m_running;

@@ -275,10 +275,15 @@ void Instance::onData(std::size_t g, const std::vector<TagUpdate>& updates)
         const int tag = group.tagIndices[std::size_t(u.index)];
         TagState& state = m_tags[std::size_t(tag)];
         state.value = u.value;
-        state.text = u.text;
+        if (!u.text.empty() || !state.text.empty()) // numbers carry no text: skip the copy
+            state.text = u.text;
         state.sourceTimestampUs = u.sourceTimestampUs;
         state.itemHandle = u.itemHandle;
-        setQuality(tag, u.quality, changed);
+        // The usual update keeps the tag's quality: only the tag is reported changed.
+        if (u.quality == state.quality)
+            changed.push_back(tag);
+        else
+            setQuality(tag, u.quality, changed);
     }
     if (m_callbacks.onTagsChanged)
         m_callbacks.onTagsChanged(*this, changed);

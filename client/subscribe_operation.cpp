@@ -23,10 +23,10 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
     }
     if (m_config.coalesce) {
         // An identical subscribe already running or held answers this caller too.
-        const std::string& signature = sub->second.signature;
+        const auto& signature = sub->second.signature;
         auto join = [&](auto& ops) {
             for (auto& op : ops) {
-                if (op->aborted || op->signature != signature)
+                if (op->aborted || (op->signature != signature && *op->signature != *signature))
                     continue;
                 if (std::find(op->subscribers.begin(), op->subscribers.end(), id) ==
                     op->subscribers.end())
@@ -134,6 +134,7 @@ GatewayConnection::OpPtr GatewayConnection::newOp(SubscriberId id) const
     auto op = std::make_shared<SubscribeOp>();
     const Subscriber& sub = m_subscribers.at(id);
     op->subscribers.push_back(id);
+    op->origin = id;
     op->tags = sub.tags;
     op->signature = sub.signature;
     return op;
@@ -141,9 +142,19 @@ GatewayConnection::OpPtr GatewayConnection::newOp(SubscriberId id) const
 
 void GatewayConnection::startOp(const OpPtr& op)
 {
-    op->results.assign(op->tags.size(), TagResult{});
-    for (std::size_t i = 0; i < op->results.size(); ++i)
-        op->results[i].index = int(i);
+    // The results of its subscriber's last op are reused: their error strings keep their
+    // storage, so a storm of failing subscribes does not allocate one error per tag each time.
+    if (auto sub = m_subscribers.find(op->origin); sub != m_subscribers.end() && op->results.empty())
+        op->results = std::move(sub->second.spareResults);
+    op->results.resize(op->tags->size());
+    for (std::size_t i = 0; i < op->results.size(); ++i) {
+        TagResult& t = op->results[i];
+        t.index = int(i);
+        t.ok = false;
+        t.itemHandle = 0;
+        t.error.clear();
+        t.definitive = false;
+    }
     m_running.push_back(op);
     ++m_stats.subscribeOperations;
     if (m_config.writeUserId != 0)
@@ -199,40 +210,53 @@ bool GatewayConnection::failedAsAWhole(SubscribeOp& op, const RpcStatus& status,
     return true;
 }
 
+MxCommandRequest& GatewayConnection::bulkRequest(const OpPtr& op, bool subscribeBulk, bool supervisory,
+                                                 MxCommandRequest& scratch)
+{
+    auto sub = m_subscribers.find(op->origin);
+    const bool reuse = sub != m_subscribers.end() && sub->second.tags == op->tags; // the same list, not a copy
+    MxCommandRequest& request = reuse ? sub->second.bulkRequest : scratch;
+    MxCommand& command = *request.mutable_command();
+    if (subscribeBulk) {
+        const bool same = command.has_subscribe_bulk() && command.subscribe_bulk().server_handle() == m_serverHandle &&
+                          command.subscribe_bulk().supervisory() == supervisory;
+        if (!same) {
+            auto* bulk = command.mutable_subscribe_bulk();
+            bulk->set_server_handle(m_serverHandle);
+            bulk->mutable_tag_addresses()->Assign(op->tags->begin(), op->tags->end());
+            bulk->set_supervisory(supervisory);
+        }
+    } else if (!command.has_add_item_bulk() || command.add_item_bulk().server_handle() != m_serverHandle) {
+        auto* add = command.mutable_add_item_bulk();
+        add->set_server_handle(m_serverHandle);
+        add->mutable_tag_addresses()->Assign(op->tags->begin(), op->tags->end());
+    }
+    return request;
+}
+
 void GatewayConnection::runBulk(const OpPtr& op, bool supervisory)
 {
-    const auto& tags = op->tags;
-    MxCommand command;
-    auto* bulk = command.mutable_subscribe_bulk();
-    bulk->set_server_handle(m_serverHandle);
-    for (const auto& tag : tags)
-        bulk->add_tag_addresses(tag);
-    bulk->set_supervisory(supervisory);
-    invoke(std::move(command), [this, op](RpcStatus status, MxCommandReply reply) {
+    MxCommandRequest scratch;
+    send(bulkRequest(op, true, supervisory, scratch), [this, op](RpcStatus status, MxCommandReply reply) {
         if (op->aborted)
             return;
         if (!failedAsAWhole(*op, status, reply))
-            mapBulkResults(reply.subscribe_bulk(), op->tags, op->results);
+            mapBulkResults(reply.subscribe_bulk(), *op->tags, op->results);
         finishOp(op);
     });
 }
 
 void GatewayConnection::runFanOut(const OpPtr& op)
 {
-    const auto& tags = op->tags;
-    MxCommand command;
-    auto* add = command.mutable_add_item_bulk();
-    add->set_server_handle(m_serverHandle);
-    for (const auto& tag : tags)
-        add->add_tag_addresses(tag);
-    invoke(std::move(command), [this, op](RpcStatus status, MxCommandReply reply) {
+    MxCommandRequest scratch;
+    send(bulkRequest(op, false, false, scratch), [this, op](RpcStatus status, MxCommandReply reply) {
         if (op->aborted)
             return;
         if (failedAsAWhole(*op, status, reply)) {
             finishOp(op);
             return;
         }
-        mapBulkResults(reply.add_item_bulk(), op->tags, op->results);
+        mapBulkResults(reply.add_item_bulk(), *op->tags, op->results);
         for (TagResult& t : op->results)
             if (t.ok) {
                 t.ok = false; // not subscribed until its advise succeeds
@@ -283,6 +307,7 @@ void GatewayConnection::eraseRoute(std::int32_t handle, SubscriberId id, std::op
     auto it = m_routes.find(handle);
     if (it == m_routes.end())
         return;
+    m_routeCache.clear();
     std::erase_if(it->second, [&](const Route& r) {
         return r.subscriber == id && (!index || r.index == *index);
     });
@@ -300,8 +325,10 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
     if (handle != 0)
         eraseRoute(handle, id, result.index);
     handle = result.ok ? result.itemHandle : 0;
-    if (result.ok)
+    if (result.ok) {
         m_routes[handle].push_back(Route{id, result.index});
+        m_routeCache.clear();
+    }
 }
 
 void GatewayConnection::finishOp(const OpPtr& op)
@@ -333,6 +360,8 @@ void GatewayConnection::finishOp(const OpPtr& op)
         log(Severity::Warning, "subscribe failed: " + outcome.error);
     for (auto& w : op->waiters)
         w.done(outcome);
+    if (auto sub = m_subscribers.find(op->origin); sub != m_subscribers.end())
+        sub->second.spareResults = std::move(outcome.tags);
 }
 
 GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std::string> tags,
@@ -340,10 +369,12 @@ GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std
 {
     const SubscriberId id = m_nextSubscriber++;
     Subscriber sub;
+    std::string signature;
     for (const auto& tag : tags)
-        sub.signature += tag + '\n';
+        signature += tag + '\n';
+    sub.signature = std::make_shared<const std::string>(std::move(signature));
     sub.handles.assign(tags.size(), 0);
-    sub.tags = std::move(tags);
+    sub.tags = std::make_shared<const std::vector<std::string>>(std::move(tags));
     sub.onData = std::move(onData);
     sub.onQuality = std::move(onQuality);
     m_subscribers.emplace(id, std::move(sub));
@@ -358,6 +389,7 @@ void GatewayConnection::removeSubscriber(SubscriberId id)
     for (std::int32_t handle : it->second.handles)
         if (handle != 0)
             eraseRoute(handle, id, std::nullopt);
+    m_routeCache.clear(); // it may point at the subscriber
     m_subscribers.erase(it);
     m_everSubscribed.erase(id);
     for (auto& op : m_held)

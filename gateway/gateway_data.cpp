@@ -137,26 +137,37 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     MxEvent& batch = *slot;
     auto* changes = batch.mutable_data_changes()->mutable_changes();
     // Elements are overwritten in place: Clear() would free every sub-message each tick.
+    // What every change of this batch shares is computed once (the per-change work is most
+    // of a replay at site scale).
+    const std::int64_t stampSeconds = stampUs / 1'000'000;
+    const auto stampNanos = static_cast<std::int32_t>(stampUs % 1'000'000) * 1000;
     int used = 0;
-    auto emit = [&](std::int32_t handle, Item& item) {
+    int capacity = changes->size();
+    auto emit = [&](std::int32_t handle, Item& item) __attribute__((always_inline)) {
         item.initialPending = false;
         // A bounded random walk: enough to make every change a new value.
         const double step = unitRandom() - 0.5;
         item.value = std::clamp(item.value + step, -1000.0, 1000.0);
-        auto* c = used < changes->size() ? changes->Mutable(used) : changes->Add();
+        DataChange* c;
+        if (used < capacity) {
+            c = changes->Mutable(used);
+        } else {
+            c = changes->Add();
+            ++capacity;
+        }
         ++used;
         c->set_server_handle(item.serverHandle);
         c->set_item_handle(handle);
         c->mutable_value()->set_double_value(item.value);
         c->set_quality(quality);
         auto* ts = c->mutable_source_timestamp();
-        ts->set_seconds(stampUs / 1'000'000);
-        ts->set_nanos(static_cast<std::int32_t>(stampUs % 1'000'000) * 1000);
+        ts->set_seconds(stampSeconds);
+        ts->set_nanos(stampNanos);
     };
     if (allAdvised) {
-        for (auto& [handle, item] : s.items)
-            if (item.advise.any())
-                emit(handle, item);
+        for (const auto& [handle, item] : s.items.flat())
+            if (item->advise.any())
+                emit(handle, *item);
         // Every owed first value went out with this batch (un-advised ones are no longer owed).
         for (std::int32_t handle : s.initialPendingHandles)
             if (auto it = s.items.find(handle); it != s.items.end())

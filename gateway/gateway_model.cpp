@@ -270,7 +270,13 @@ void GatewayModel::invoke(const std::string& sessionId, std::string correlationI
     if (isSubscribeKind(kind)) {
         const auto& tags = kind == CommandKind::SubscribeBulk ? job->command->subscribe_bulk().tag_addresses()
                                                               : job->command->add_item_bulk().tag_addresses();
-        job->subscribeKey = subscribeKey(it->first, tags);
+        // A storm re-sends one shared payload: its key is hashed once per session and payload.
+        auto& memo = it->second->subscribeKeys[job->command.get()];
+        if (memo.payload.lock() != job->command) {
+            memo = {job->command, subscribeKey(it->first, tags)};
+            it->second->sweepSubscribeKeys();
+        }
+        job->subscribeKey = memo.key;
         const std::int64_t n = ++m_outstandingSubscribes[job->subscribeKey];
         m_maxOutstandingSubscribes = std::max(m_maxOutstandingSubscribes, n);
     }

@@ -1,8 +1,45 @@
 #include "in_process_gateway_port.h"
 
+#include <algorithm>
+
 namespace stormwatch {
 
 using namespace mxgateway::v1;
+
+namespace {
+// The two bulk subscribe commands, field by field; other kinds are never remembered.
+bool sameBulk(const MxCommand& a, const MxCommand& b)
+{
+    if (a.kind_case() != b.kind_case())
+        return false;
+    if (a.has_add_item_bulk())
+        return a.add_item_bulk().server_handle() == b.add_item_bulk().server_handle() &&
+               std::ranges::equal(a.add_item_bulk().tag_addresses(), b.add_item_bulk().tag_addresses());
+    if (a.has_subscribe_bulk())
+        return a.subscribe_bulk().server_handle() == b.subscribe_bulk().server_handle() &&
+               a.subscribe_bulk().supervisory() == b.subscribe_bulk().supervisory() &&
+               std::ranges::equal(a.subscribe_bulk().tag_addresses(), b.subscribe_bulk().tag_addresses());
+    return false;
+}
+} // namespace
+
+gateway::GatewayModel::SharedCommand InProcessGatewayPort::share(const MxCommand& command)
+{
+    // A storm sends the same few tag lists again and again: comparing with the payloads
+    // shared last is much cheaper than the model's hashing of the whole list. Only weak
+    // references are kept, so a payload lives no longer than the jobs that carry it.
+    if (command.has_add_item_bulk() || command.has_subscribe_bulk()) {
+        for (auto& recent : m_recent)
+            if (auto live = recent.lock(); live && sameBulk(command, *live))
+                return live;
+    }
+    auto shared = m_model.shareCommand(command);
+    if (command.has_add_item_bulk() || command.has_subscribe_bulk()) {
+        m_recent[m_nextRecent] = shared;
+        m_nextRecent = (m_nextRecent + 1) % m_recent.size();
+    }
+    return shared;
+}
 
 InProcessGatewayPort::InProcessGatewayPort(Scheduler& scheduler, gateway::GatewayModel& model,
                                            Duration latency)
@@ -56,7 +93,7 @@ void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone do
     // re-sends one tag list thousands of times, and every copy in flight or queued on the STA
     // is then the same immutable payload (GatewayModel::shareCommand). The lambda is mutable
     // so that its captures move on (a const capture would turn std::move into a copy).
-    afterLatency([this, command = m_model.shareCommand(request.command()), sessionId = request.session_id(),
+    afterLatency([this, command = share(request.command()), sessionId = request.session_id(),
                   correlationId = request.client_correlation_id(), done = std::move(done)]() mutable {
         m_model.invoke(sessionId, std::move(correlationId), std::move(command),
                        [this, done = std::move(done)](gateway::CallStatus status, MxCommandReply reply) mutable {

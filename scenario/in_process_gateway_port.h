@@ -6,6 +6,7 @@
 #include "client/gateway_port.h"
 #include "gateway/gateway_model.h"
 
+#include <array>
 #include <memory>
 #include <unordered_map>
 
@@ -33,12 +34,15 @@ private:
     };
     static RpcStatus convert(const gateway::CallStatus& s) { return RpcStatus{s.code, s.message}; }
     void afterLatency(std::function<void()> task);
+    gateway::GatewayModel::SharedCommand share(const mxgateway::v1::MxCommand& command);
 
     Scheduler& m_scheduler;
     gateway::GatewayModel& m_model;
     Duration m_latency;
     StreamId m_nextStream = 1;
     std::unordered_map<StreamId, Stream> m_streams;
+    std::array<std::weak_ptr<const mxgateway::v1::MxCommand>, 8> m_recent; // bulk payloads shared last
+    std::size_t m_nextRecent = 0;
     std::shared_ptr<int> m_life = std::make_shared<int>(0);
 };
 

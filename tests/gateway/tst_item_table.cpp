@@ -1,0 +1,112 @@
+// ItemTable: a session's items by handle, with the flat list the data tick walks (issue 14,
+// finding 4). The list must always be the live items in handle order, whatever order they
+// were added or removed in, and the tick batch must follow it.
+#include "support_model.h"
+
+#include "gateway/session.h"
+
+#include <QTest>
+
+using namespace testsupport;
+using namespace mxgateway::v1;
+
+class TestItemTable : public QObject {
+    Q_OBJECT
+private slots:
+    void flatListIsTheLiveItemsInHandleOrder();
+    void flatListFollowsErasesAndOutOfOrderInserts();
+    void tickBatchSkipsRemovedItemsAndTakesNewOnesInHandleOrder();
+};
+
+namespace {
+Item named(const std::string& tag)
+{
+    Item item;
+    item.tag = tag;
+    return item;
+}
+
+std::vector<std::int32_t> handlesOf(ItemTable& table)
+{
+    std::vector<std::int32_t> handles;
+    for (const auto& [handle, item] : table.flat()) {
+        // Each entry points at the table's own item for that handle.
+        if (&table.at(handle) != item)
+            return {-1};
+        handles.push_back(handle);
+    }
+    return handles;
+}
+} // namespace
+
+void TestItemTable::flatListIsTheLiveItemsInHandleOrder()
+{
+    ItemTable table;
+    QVERIFY(table.emplace(1, named("a")).second);
+    QVERIFY(table.emplace(2, named("b")).second);
+    QVERIFY(!table.emplace(2, named("again")).second); // an existing handle is kept
+    QVERIFY(table.emplace(3, named("c")).second);
+    QCOMPARE(table.size(), std::size_t(3));
+    QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{1, 2, 3}));
+    QCOMPARE(table.at(2).tag, std::string("b"));
+    QCOMPARE(table.flat()[1].second->tag, std::string("b"));
+}
+
+void TestItemTable::flatListFollowsErasesAndOutOfOrderInserts()
+{
+    ItemTable table;
+    for (std::int32_t h : {5, 6, 7})
+        table.emplace(h, named(std::to_string(h)));
+    QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{5, 6, 7}));
+    QCOMPARE(table.erase(6), std::size_t(1));
+    QCOMPARE(table.erase(6), std::size_t(0));
+    QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{5, 7}));
+    table.emplace(2, named("2")); // below the last handle: not appended, the list is rebuilt
+    table.emplace(9, named("9"));
+    QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{2, 5, 7, 9}));
+    table.erase(table.find(5));
+    QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{2, 7, 9}));
+    table.clear();
+    QVERIFY(table.flat().empty());
+    table.emplace(4, named("4"));
+    QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{4}));
+}
+
+void TestItemTable::tickBatchSkipsRemovedItemsAndTakesNewOnesInHandleOrder()
+{
+    VirtualScheduler sched;
+    GatewayConfig config;
+    config.dataHz = 1;
+    GatewayModel model(sched, config);
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto log = listen(model, id);
+    auto a = send(model, id, subscribeBulk(sh, tagNames(4), true)); // handles 1..4
+    QVERIFY(runUntilAnswered(sched, a));
+    MxCommand remove;
+    remove.mutable_remove_item()->set_server_handle(sh);
+    remove.mutable_remove_item()->set_item_handle(2);
+    auto r = send(model, id, remove);
+    QVERIFY(runUntilAnswered(sched, r));
+    auto added = send(model, id, subscribeBulk(sh, {"Extra.Attr"}, true)); // handle 5
+    QVERIFY(runUntilAnswered(sched, added));
+    QCOMPARE(added->reply.subscribe_bulk().results(0).item_handle(), 5);
+    sched.runFor(2s);
+    log->clear();
+    sched.runFor(1s); // one tick
+    QCOMPARE(log->events.size(), std::size_t(1));
+    const auto& changes = log->events[0].data_changes().changes();
+    QCOMPARE(changes.size(), 4);
+    const std::vector<std::int32_t> expected{1, 3, 4, 5};
+    for (int i = 0; i < changes.size(); ++i) {
+        QCOMPARE(changes[i].item_handle(), expected[std::size_t(i)]);
+        QCOMPARE(changes[i].server_handle(), sh);
+        QCOMPARE(changes[i].quality(), kQualityGood);
+    }
+    // The same timestamp on every change of one tick: the tick's virtual time.
+    QCOMPARE(changes[0].source_timestamp().seconds(), changes[3].source_timestamp().seconds());
+    QCOMPARE(changes[0].source_timestamp().nanos(), changes[3].source_timestamp().nanos());
+}
+
+QTEST_GUILESS_MAIN(TestItemTable)
+#include "tst_item_table.moc"

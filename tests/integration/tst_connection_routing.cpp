@@ -1,0 +1,200 @@
+// GatewayConnection's data routing and its reused subscribe request (issue 14, finding 4):
+// each change reaches the tag that owns its item tick after tick, an item shared by two
+// subscribers reaches both and, once one is removed, only the other; routes follow a
+// reconnect; and the reused bulk request follows a lever switch between SubscribeBulk and
+// AddItemBulk. Against the mock gateway model on the in-process port, in virtual time.
+#include "support_virtual_gateway.h"
+
+#include <QTest>
+
+#include <map>
+
+using namespace stormwatch;
+using namespace stormwatch::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+gateway::GatewayConfig config(bool advertise)
+{
+    gateway::GatewayConfig c;
+    c.advertiseBulkSupervisory = advertise;
+    c.commandMs = 2;
+    c.perItemMs = 0.1;
+    c.dataHz = 1;
+    return c;
+}
+
+// What a subscriber received, per tag index: how many updates, the last item handle and value.
+struct Received {
+    std::map<int, int> count;
+    std::map<int, std::int32_t> handle;
+    std::map<int, double> value;
+    int batches = 0;
+    int updates() const
+    {
+        int n = 0;
+        for (const auto& [index, c] : count)
+            n += c;
+        return n;
+    }
+};
+
+GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, std::vector<std::string> tags,
+                                            std::shared_ptr<Received> into)
+{
+    return c.addSubscriber(
+        std::move(tags),
+        [into](const std::vector<TagUpdate>& updates) {
+            ++into->batches;
+            for (const TagUpdate& u : updates) {
+                ++into->count[u.index];
+                into->handle[u.index] = u.itemHandle;
+                into->value[u.index] = u.value;
+            }
+        },
+        [](bool) {});
+}
+
+// The gateway's item for `tag` on the connection's session: its handle and current value.
+std::optional<std::pair<std::int32_t, double>> gatewayItem(VirtualGateway& gw, const GatewayConnection& c,
+                                                           const std::string& tag)
+{
+    const auto* s = gw.model.session(c.sessionId());
+    if (!s)
+        return std::nullopt;
+    for (const auto& [handle, item] : s->items)
+        if (item.tag == tag)
+            return std::make_pair(handle, item.value);
+    return std::nullopt;
+}
+
+} // namespace
+
+class TestConnectionRouting : public QObject {
+    Q_OBJECT
+private slots:
+    void eachChangeReachesItsTagTickAfterTick()
+    {
+        VirtualGateway gw(config(true));
+        GatewayConnection c(gw.sched, gw.port, {}, nullptr, [] { return 0.5; });
+        c.start();
+        auto got = std::make_shared<Received>();
+        const auto tags = makeTags("A", 5);
+        const auto sub = addRecorded(c, tags, got);
+        c.subscribe(sub, [](const SubscribeOutcome&) {});
+        gw.sched.runFor(2500ms); // first values and two ticks
+        for (int tick = 0; tick < 3; ++tick) {
+            const int before = got->updates();
+            gw.sched.runFor(1s);
+            QCOMPARE(got->updates() - before, 5); // one change per tag per tick
+            for (int i = 0; i < 5; ++i) {
+                const auto item = gatewayItem(gw, c, tags[std::size_t(i)]);
+                QVERIFY(item);
+                QCOMPARE(got->handle[i], item->first);
+                QCOMPARE(got->value[i], item->second); // the tag got its own item's value
+            }
+        }
+        QVERIFY(c.routed(sub, 4));
+    }
+
+    void sharedItemReachesBothSubscribersThenOnlyTheOneLeft()
+    {
+        VirtualGateway gw(config(true));
+        GatewayConnection c(gw.sched, gw.port, {}, nullptr, [] { return 0.5; });
+        c.start();
+        auto a = std::make_shared<Received>();
+        auto b = std::make_shared<Received>();
+        const auto subA = addRecorded(c, {"X.1", "X.2"}, a);
+        const auto subB = addRecorded(c, {"X.2", "X.3"}, b); // X.2 is one item on the gateway
+        c.subscribe(subA, [](const SubscribeOutcome&) {});
+        c.subscribe(subB, [](const SubscribeOutcome&) {});
+        gw.sched.runFor(2500ms);
+        QCOMPARE(a->handle[1], b->handle[0]);
+        const auto shared = gatewayItem(gw, c, "X.2");
+        QVERIFY(shared);
+        QCOMPARE(a->handle[1], shared->first);
+        const int aBefore = a->updates();
+        const int bBefore = b->updates();
+        gw.sched.runFor(1s);
+        QCOMPARE(a->updates() - aBefore, 2);
+        QCOMPARE(b->updates() - bBefore, 2);
+        QCOMPARE(a->value[1], b->value[0]);
+
+        c.removeSubscriber(subA);
+        const int aAfter = a->updates();
+        const int bAfter = b->updates();
+        const int b0 = b->count[0];
+        gw.sched.runFor(3s);
+        QCOMPARE(a->updates(), aAfter); // nothing reaches a removed subscriber
+        QCOMPARE(b->updates() - bAfter, 6);
+        QCOMPARE(b->count[0] - b0, 3); // the shared item still reaches the one left
+        QCOMPARE(b->value[0], gatewayItem(gw, c, "X.2")->second);
+    }
+
+    void routesFollowAReconnect()
+    {
+        VirtualGateway gw(config(true));
+        GatewayConnection c(gw.sched, gw.port, {}, nullptr, [] { return 0.5; });
+        c.start();
+        auto got = std::make_shared<Received>();
+        const auto tags = makeTags("R", 4);
+        const auto sub = addRecorded(c, tags, got);
+        c.subscribe(sub, [](const SubscribeOutcome&) {});
+        gw.sched.runFor(3s);
+        const std::string firstSession = c.sessionId();
+        QVERIFY(c.routed(sub, 0));
+        gw.model.restart(2s);
+        gw.sched.runFor(30s); // reconnect and the connection's own re-subscribe
+        QVERIFY(c.connected());
+        QVERIFY(c.sessionId() != firstSession);
+        gw.sched.runFor(500ms); // between ticks: each tick below is delivered within the window
+        const int before = got->updates();
+        gw.sched.runFor(2s);
+        QCOMPARE(got->updates() - before, 8);
+        for (int i = 0; i < 4; ++i) {
+            const auto item = gatewayItem(gw, c, tags[std::size_t(i)]);
+            QVERIFY(item);
+            QCOMPARE(got->handle[i], item->first);
+            QCOMPARE(got->value[i], item->second);
+        }
+    }
+
+    void reusedRequestFollowsALeverSwitch()
+    {
+        VirtualGateway gw(config(true));
+        GatewayConnection c(gw.sched, gw.port, {}, nullptr, [] { return 0.5; });
+        c.start();
+        auto got = std::make_shared<Received>();
+        const auto tags = makeTags("L", 3);
+        const auto sub = addRecorded(c, tags, got);
+        std::vector<SubscribeOutcome> outcomes;
+        auto record = [&outcomes](const SubscribeOutcome& o) { outcomes.push_back(o); };
+        c.subscribe(sub, record);
+        gw.sched.runFor(2s);
+        c.subscribe(sub, record); // the same request again
+        gw.sched.runFor(2s);
+        QCOMPARE(gw.model.invokeRpcs(gateway::CommandKind::SubscribeBulk), std::int64_t(2));
+        QCOMPARE(gw.model.invokeRpcs(gateway::CommandKind::AddItemBulk), std::int64_t(0));
+        ConnectionConfig legacy = c.config();
+        legacy.bulkSupervisory = false; // Lever 2 off: AddItemBulk + advises from now on
+        c.setConfig(legacy);
+        c.subscribe(sub, record);
+        gw.sched.runFor(2s);
+        QCOMPARE(gw.model.invokeRpcs(gateway::CommandKind::SubscribeBulk), std::int64_t(2));
+        QCOMPARE(gw.model.invokeRpcs(gateway::CommandKind::AddItemBulk), std::int64_t(1));
+        QCOMPARE(gw.model.invokeRpcs(gateway::CommandKind::AdviseSupervisory), std::int64_t(3));
+        QCOMPARE(outcomes.size(), std::size_t(3));
+        for (const auto& o : outcomes) {
+            QVERIFY2(o.success, o.error.c_str());
+            QCOMPARE(o.tags.size(), std::size_t(3));
+        }
+        // Every tag of the AddItemBulk was its own: the gateway still holds three items.
+        QCOMPARE(gw.model.session(c.sessionId())->items.size(), std::size_t(3));
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(outcomes[2].tags[std::size_t(i)].itemHandle, gatewayItem(gw, c, tags[std::size_t(i)])->first);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConnectionRouting)
+#include "tst_connection_routing.moc"

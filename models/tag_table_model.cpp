@@ -3,6 +3,7 @@
 #include <QDateTime>
 
 #include <algorithm>
+#include <tuple>
 
 namespace stormwatch {
 
@@ -57,6 +58,13 @@ QString TagTableModel::formatTimestamp(qint64 us)
     return QDateTime::fromMSecsSinceEpoch(us / 1000).toString(QStringLiteral("HH:mm:ss.zzz"));
 }
 
+QString TagTableModel::subscribeResultText(const TagChange& t)
+{
+    if (t.itemHandle != 0)
+        return QStringLiteral("ok");
+    return t.error.isEmpty() ? QStringLiteral("pending") : t.error;
+}
+
 QVariant TagTableModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -74,6 +82,8 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
                               : QStringLiteral("%1 (%2)").arg(qualityText(q)).arg(t.quality);
         case SourceTimestamp: return formatTimestamp(t.sourceTimestampUs);
         case ItemHandle: return t.itemHandle != 0 ? QVariant(t.itemHandle) : QVariant(QString());
+        case SubscribeResult: return subscribeResultText(t);
+        case FirstValue: return formatTimestamp(m_firstValueUs[index.row()]);
         case LastError: return t.error;
         }
         return {};
@@ -85,6 +95,8 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case Quality: return t.quality;
         case SourceTimestamp: return t.sourceTimestampUs;
         case ItemHandle: return t.itemHandle;
+        case SubscribeResult: return subscribeResultText(t);
+        case FirstValue: return m_firstValueUs[index.row()];
         case LastError: return t.error;
         }
         return {};
@@ -92,13 +104,17 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         // An orphaned tag is red across the row: the one state a person must act on.
         if (t.orphaned)
             return QVariant(qualityColor(QualityClass::Bad));
+        if (index.column() == SubscribeResult && failedToAdd(t))
+            return QVariant(qualityColor(QualityClass::Bad));
         return index.column() == Quality ? QVariant(qualityColor(q)) : QVariant();
     case Qt::ToolTipRole:
         if (t.orphaned)
             return tr("Orphaned: not Good, no live item on the gateway, no subscribe in flight "
                       "and no retry scheduled - nothing will ever bring this tag back. The "
                       "resubscribe_guard and drop_superseded levers cure the known causes.");
-        return index.column() == LastError && !t.error.isEmpty() ? QVariant(t.error) : QVariant();
+        return (index.column() == LastError || index.column() == SubscribeResult) && !t.error.isEmpty()
+                   ? QVariant(t.error)
+                   : QVariant();
     case Qt::TextAlignmentRole:
         return index.column() == Value || index.column() == ItemHandle
                    ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
@@ -106,6 +122,8 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
     case QualityClassRole: return int(q);
     case QualityCodeRole: return t.quality;
     case OrphanedRole: return t.orphaned;
+    case FailedToAddRole: return failedToAdd(t);
+    case NeverReceivedRole: return m_firstValueUs[index.row()] == 0;
     }
     return {};
 }
@@ -121,30 +139,47 @@ QVariant TagTableModel::headerData(int section, Qt::Orientation orientation, int
     case Quality: return tr("Quality");
     case SourceTimestamp: return tr("Source timestamp");
     case ItemHandle: return tr("Item handle");
+    case SubscribeResult: return tr("Subscribe");
+    case FirstValue: return tr("First value");
     case LastError: return tr("Last error");
     }
     return {};
+}
+
+void TagTableModel::count(const TagChange& row, qint64 firstValueUs, int sign)
+{
+    m_counts[std::size_t(qualityClassOf(row.quality))] += sign;
+    m_failedToAdd += sign * int(failedToAdd(row));
+    m_neverReceived += sign * int(firstValueUs == 0);
 }
 
 void TagTableModel::applyChanges(const QVector<TagChange>& changes)
 {
     if (changes.isEmpty())
         return;
-    const auto before = m_counts;
+    const auto before = std::make_tuple(m_counts, m_failedToAdd, m_neverReceived);
     QVector<int> updated;
     updated.reserve(changes.size());
     QVector<TagChange> added;
     QHash<qint64, int> addedIndex; // a tag new in this batch may change twice in it
+    QHash<int, qint64> addedFirst;  // its first value, when that was not its last change
     for (const TagChange& c : changes) {
         const qint64 k = key(c.instance, c.tag);
         if (const auto it = m_rowByKey.constFind(k); it != m_rowByKey.cend()) {
             TagChange& row = m_rows[*it];
-            --m_counts[std::size_t(qualityClassOf(row.quality))];
-            ++m_counts[std::size_t(qualityClassOf(c.quality))];
+            qint64& first = m_firstValueUs[*it];
+            count(row, first, -1);
             row = c;
+            if (first == 0 && hasValue(c))
+                first = c.sourceTimestampUs;
+            count(row, first, +1);
             updated.push_back(*it);
         } else if (const auto a = addedIndex.constFind(k); a != addedIndex.cend()) {
+            // The first value stays the first even if the tag changes again in this batch.
+            const qint64 first = hasValue(added[*a]) ? added[*a].sourceTimestampUs : 0;
             added[*a] = c;
+            if (first != 0)
+                addedFirst[*a] = first;
         } else {
             addedIndex.insert(k, int(added.size()));
             added.push_back(c);
@@ -155,14 +190,18 @@ void TagTableModel::applyChanges(const QVector<TagChange>& changes)
         const int first = int(m_rows.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
         m_rows.reserve(first + added.size());
-        for (TagChange& c : added) {
+        m_firstValueUs.reserve(first + added.size());
+        for (int a = 0; a < int(added.size()); ++a) {
+            TagChange& c = added[a];
             m_rowByKey.insert(key(c.instance, c.tag), int(m_rows.size()));
-            ++m_counts[std::size_t(qualityClassOf(c.quality))];
+            const qint64 firstValue = addedFirst.value(a, hasValue(c) ? c.sourceTimestampUs : 0);
+            count(c, firstValue, +1);
+            m_firstValueUs.push_back(firstValue);
             m_rows.push_back(std::move(c));
         }
         endInsertRows();
     }
-    if (m_counts != before)
+    if (std::make_tuple(m_counts, m_failedToAdd, m_neverReceived) != before)
         emit qualityCountsChanged();
 }
 
@@ -194,8 +233,10 @@ void TagTableModel::clear()
         return;
     beginResetModel();
     m_rows.clear();
+    m_firstValueUs.clear();
     m_rowByKey.clear();
     m_counts = {};
+    m_failedToAdd = m_neverReceived = 0;
     endResetModel();
     emit qualityCountsChanged();
 }
@@ -216,6 +257,14 @@ void TagFilterProxy::setQualityShown(QualityClass quality, bool shown)
     invalidateRowsFilter();
 }
 
+void TagFilterProxy::setOutcome(Outcome outcome)
+{
+    if (m_outcome == outcome)
+        return;
+    m_outcome = outcome;
+    invalidateRowsFilter();
+}
+
 void TagFilterProxy::setText(const QString& text)
 {
     if (m_text == text)
@@ -231,10 +280,14 @@ bool TagFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePa
     const int q = m->data(first, TagTableModel::QualityClassRole).toInt();
     if (q >= 0 && q < kQualityClassCount && !m_shown[std::size_t(q)])
         return false;
+    if (m_outcome == Outcome::FailedToAdd && !m->data(first, TagTableModel::FailedToAddRole).toBool())
+        return false;
+    if (m_outcome == Outcome::NeverReceived && !m->data(first, TagTableModel::NeverReceivedRole).toBool())
+        return false;
     if (m_text.isEmpty())
         return true;
     for (int c : {TagTableModel::Instance, TagTableModel::Tag, TagTableModel::Value,
-                  TagTableModel::LastError}) {
+                  TagTableModel::SubscribeResult, TagTableModel::LastError}) {
         if (m->data(m->index(sourceRow, c, sourceParent)).toString().contains(m_text,
                                                                              Qt::CaseInsensitive))
             return true;

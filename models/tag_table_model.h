@@ -1,6 +1,7 @@
 #pragma once
 // Every deployed tag as a row, the way UaExpert's data-access view shows it: instance, tag,
-// value, quality, source timestamp, item handle, last error. Fed in batches of TagChange
+// value, quality, source timestamp, item handle, the subscribe's per-item result (ok or the
+// gateway's error text), when its first value came, last error. Fed in batches of TagChange
 // (the worker's ≤ 20 Hz flushes): known rows update in place, new rows are appended with
 // one insert per batch, and changed rows are announced in coalesced ranges, so 488 tags at
 // 10 Hz cost a hash lookup per change and a handful of dataChanged signals per batch.
@@ -27,13 +28,15 @@ QColor qualityColor(QualityClass quality);
 class TagTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Instance, Tag, Value, Quality, SourceTimestamp, ItemHandle, LastError };
-    static constexpr int kColumnCount = 7;
+    enum Column { Instance, Tag, Value, Quality, SourceTimestamp, ItemHandle, SubscribeResult, FirstValue, LastError };
+    static constexpr int kColumnCount = 9;
     enum Role {
         SortRole = Qt::UserRole + 1, // raw value for sorting (numbers sort as numbers)
         QualityClassRole,            // int(QualityClass) of the row, on every column
         QualityCodeRole,             // the OPC quality code
         OrphanedRole,                // bool: nobody will ever re-subscribe this tag
+        FailedToAddRole,             // bool: no item on the gateway, and the subscribe said why
+        NeverReceivedRole,           // bool: no value has arrived since the row appeared
     };
 
     explicit TagTableModel(QObject* parent = nullptr);
@@ -51,6 +54,17 @@ public:
     const TagChange& row(int r) const { return m_rows[r]; }
     int rowOf(int instance, int tag) const { return m_rowByKey.value(key(instance, tag), -1); }
     int count(QualityClass quality) const { return m_counts[std::size_t(quality)]; }
+    // Rows whose subscribe failed (no item handle, an error from the gateway or the call),
+    // and rows that never received a value.
+    int failedToAddCount() const { return m_failedToAdd; }
+    int neverReceivedCount() const { return m_neverReceived; }
+    // The source timestamp of the row's first value (0: none yet).
+    qint64 firstValueUs(int r) const { return m_firstValueUs[r]; }
+    static bool failedToAdd(const TagChange& t) { return t.itemHandle == 0 && !t.error.isEmpty(); }
+    // A value has arrived: data changes carry the gateway's source timestamp.
+    static bool hasValue(const TagChange& t) { return t.sourceTimestampUs > 0; }
+    // The Subscribe column: "ok" (an item on the gateway), the error text, or "pending".
+    static QString subscribeResultText(const TagChange& t);
 
     // Source timestamps below this are scheduler time (a virtual run starts at 0), above it
     // epoch time from a real gateway: the first shows as seconds, the second as a clock.
@@ -58,24 +72,34 @@ public:
     static QString formatTimestamp(qint64 sourceTimestampUs);
 
 signals:
-    // Counts per quality class changed (for the filter buttons' labels).
+    // Counts per quality class, or the failed-to-add / never-received counts, changed (for
+    // the filter buttons' labels).
     void qualityCountsChanged();
 
 private:
     static qint64 key(int instance, int tag) { return (qint64(instance) << 32) | quint32(tag); }
     void emitChangedRanges(QVector<int>& rows);
 
+    void count(const TagChange& row, qint64 firstValueUs, int sign);
+
     QVector<TagChange> m_rows;
+    QVector<qint64> m_firstValueUs; // per row: the first value's source timestamp (0: none yet)
     QHash<qint64, int> m_rowByKey;
     std::array<int, kQualityClassCount> m_counts{};
+    int m_failedToAdd = 0;
+    int m_neverReceived = 0;
 };
 
-// Filters by a set of quality classes and by free text (instance, tag, value, error), and
-// sorts any column by its raw value.
+// Filters by a set of quality classes, by the subscribe's outcome and by free text
+// (instance, tag, value, subscribe result, error), and sorts any column by its raw value.
 class TagFilterProxy : public QSortFilterProxyModel {
     Q_OBJECT
 public:
+    enum class Outcome { All, FailedToAdd, NeverReceived };
     explicit TagFilterProxy(QObject* parent = nullptr);
+
+    void setOutcome(Outcome outcome);
+    Outcome outcome() const { return m_outcome; }
 
     void setQualityShown(QualityClass quality, bool shown);
     bool isQualityShown(QualityClass quality) const { return m_shown[std::size_t(quality)]; }
@@ -87,6 +111,7 @@ protected:
 
 private:
     std::array<bool, kQualityClassCount> m_shown{true, true, true};
+    Outcome m_outcome = Outcome::All;
     QString m_text;
 };
 

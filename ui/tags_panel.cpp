@@ -4,6 +4,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -30,9 +31,26 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
         m_buttons[std::size_t(q)] = b;
         bar->addWidget(b);
     }
+    // Commissioning's two questions: which tags did the gateway refuse, which never got a
+    // value. One at a time (a tag in both lists is shown by either).
+    auto outcomeButton = [&](const QString& name, const QString& tip, TagFilterProxy::Outcome outcome) {
+        auto* b = new QToolButton;
+        b->setObjectName(name);
+        b->setCheckable(true);
+        b->setToolTip(tip);
+        connect(b, &QToolButton::toggled, this, [this, outcome](bool shown) { showOutcome(outcome, shown); });
+        bar->addWidget(b);
+        return b;
+    };
+    m_failedToAdd = outcomeButton(QStringLiteral("outcomeFailedToAdd"),
+                                  tr("Show only tags the subscribe failed to add (the gateway's reason in Subscribe)"),
+                                  TagFilterProxy::Outcome::FailedToAdd);
+    m_neverReceived = outcomeButton(QStringLiteral("outcomeNeverReceived"),
+                                    tr("Show only tags that never received a value"),
+                                    TagFilterProxy::Outcome::NeverReceived);
     m_filter = new QLineEdit;
     m_filter->setObjectName(QStringLiteral("tagFilter"));
-    m_filter->setPlaceholderText(tr("Filter tags (instance, tag, value, error)"));
+    m_filter->setPlaceholderText(tr("Filter tags (instance, tag, value, subscribe result, error)"));
     m_filter->setClearButtonEnabled(true);
     bar->addWidget(m_filter, 1);
     m_shown = new QLabel;
@@ -59,6 +77,8 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     m_view->setColumnWidth(TagTableModel::Quality, 100);
     m_view->setColumnWidth(TagTableModel::SourceTimestamp, 150);
     m_view->setColumnWidth(TagTableModel::ItemHandle, 90);
+    m_view->setColumnWidth(TagTableModel::SubscribeResult, 160);
+    m_view->setColumnWidth(TagTableModel::FirstValue, 110);
 
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(2, 2, 2, 2);
@@ -74,11 +94,27 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     updateCounts();
 }
 
+void TagsPanel::showOutcome(TagFilterProxy::Outcome outcome, bool shown)
+{
+    if (shown) {
+        // The other outcome button lets go (without its toggled() undoing this one).
+        QToolButton* other = outcome == TagFilterProxy::Outcome::FailedToAdd ? m_neverReceived : m_failedToAdd;
+        const QSignalBlocker block(other);
+        other->setChecked(false);
+        m_proxy->setOutcome(outcome);
+    } else if (m_proxy->outcome() == outcome) {
+        m_proxy->setOutcome(TagFilterProxy::Outcome::All);
+    }
+    updateCounts();
+}
+
 void TagsPanel::updateCounts()
 {
     for (QualityClass q : {QualityClass::Good, QualityClass::Uncertain, QualityClass::Bad})
         m_buttons[std::size_t(q)]->setText(
             QStringLiteral("%1 %2").arg(qualityText(q)).arg(m_model->count(q)));
+    m_failedToAdd->setText(tr("Failed to add %1").arg(m_model->failedToAddCount()));
+    m_neverReceived->setText(tr("No value %1").arg(m_model->neverReceivedCount()));
     m_shown->setText(tr("%1 of %2").arg(m_proxy->rowCount()).arg(m_model->rowCount()));
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// The Tags dock: every tag with value, quality, timestamp, handle and last error; quality
-// buttons (with counts) and a text filter; click a header to sort.
+// The Tags dock: every tag with value, quality, timestamp, handle, the subscribe's result,
+// its first value and last error; quality buttons (with counts), "failed to add" and
+// "never received a value" buttons (with counts, one at a time) and a text filter; click a
+// header to sort.
 
 #include "models/tag_table_model.h"
 
@@ -24,9 +26,12 @@ public:
     {
         return m_buttons[std::size_t(quality)];
     }
+    QToolButton* failedToAddButton() const { return m_failedToAdd; }
+    QToolButton* neverReceivedButton() const { return m_neverReceived; }
 
 private:
     void updateCounts();
+    void showOutcome(TagFilterProxy::Outcome outcome, bool shown);
 
     TagTableModel* m_model;
     TagFilterProxy* m_proxy = nullptr;
@@ -34,6 +39,8 @@ private:
     QLineEdit* m_filter = nullptr;
     QLabel* m_shown = nullptr;
     std::array<QToolButton*, kQualityClassCount> m_buttons{};
+    QToolButton* m_failedToAdd = nullptr;
+    QToolButton* m_neverReceived = nullptr;
 };
 
 } // namespace stormwatch

@@ -393,6 +393,13 @@ QString plotsSections(const ScenarioReport& r, const QMap<QString, QString>& plo
         if (plots.contains(v.name))
             images << QStringLiteral("**%1**").arg(v.name) << QString()
                    << QStringLiteral("![%1](%2)").arg(v.name, plots.value(v.name)) << QString();
+    // The compare view adds its overlays as "compare:<title>" (one line per variant).
+    QStringList overlays;
+    for (auto it = plots.cbegin(); it != plots.cend(); ++it)
+        if (it.key().startsWith(QLatin1String("compare:")))
+            overlays << QStringLiteral("![%1](%2)").arg(it.key().mid(8), it.value()) << QString();
+    if (!overlays.isEmpty())
+        images << QStringLiteral("### Variants overlaid") << QString() << overlays;
     if (images.isEmpty()) return {};
     while (images.last().isEmpty()) images.removeLast();
     QStringList out{QStringLiteral("## How to read the plots"), QString()};
@@ -409,8 +416,12 @@ QString plotsSections(const ScenarioReport& r, const QMap<QString, QString>& plo
                           "Recovery is where the Bad band shrinks to nothing and only Good is left.")
         << QStringLiteral("4. **Gateway load**: the STA queue depth (commands waiting for the gateway's single command "
                           "thread, left axis), and per second the Invoke calls, the calls that failed with "
-                          "DEADLINE_EXCEEDED and the calls the recovery gate refused (right axis). Shaded bands are "
+                          "DEADLINE_EXCEEDED (expired/s) and the calls the recovery gate refused (suppressed/s, right axis). Shaded bands are "
                           "times the recovery gate was refusing calls.")
+        << QString()
+        << QStringLiteral("Every variant's image uses the same y-scale per plot, so the same height is the same number. "
+                          "Dashed vertical lines mark the scenario's timeline: faults, redeploys and lever changes, "
+                          "each labelled where it starts.")
         << QString()
         << QStringLiteral("Compare the variants' images at the same moment, typically at the first fault: where one "
                           "climbs and stays up and another settles, the levers that differ (above) made the difference.")

@@ -48,6 +48,11 @@ QString describeTimeline(const TimelineEvent& e)
     return name;
 }
 
+QString shortSeconds(double s)
+{
+    return QString::number(s, 'g', 6) + QStringLiteral(" s");
+}
+
 double seconds(Time t)
 {
     return double(t.count()) / 1e6;
@@ -55,7 +60,65 @@ double seconds(Time t)
 
 } // namespace
 
+QString RunHost::markerLabel(const TimelineEvent& e)
+{
+    switch (e.action) {
+    case TimelineAction::Wedge: return QStringLiteral("wedge %1").arg(shortSeconds(e.durationS));
+    case TimelineAction::Slow:
+        return QStringLiteral("slow ×%1 %2").arg(e.factor).arg(shortSeconds(e.durationS));
+    case TimelineAction::DropReplies:
+        return QStringLiteral("drop %1 % %2").arg(e.probability * 100).arg(shortSeconds(e.durationS));
+    case TimelineAction::SourceOutage: return QStringLiteral("outage %1").arg(shortSeconds(e.durationS));
+    case TimelineAction::RefuseSessions: return QStringLiteral("refuse %1").arg(shortSeconds(e.durationS));
+    case TimelineAction::RestartGateway: return QStringLiteral("restart (down %1)").arg(shortSeconds(e.downtimeS));
+    case TimelineAction::KillGateway: return QStringLiteral("kill (down %1)").arg(shortSeconds(e.downtimeS));
+    case TimelineAction::Redeploy: return QStringLiteral("redeploy %1").arg(e.instance);
+    case TimelineAction::SetCapability:
+        return QStringLiteral("bulk-supervisory %1").arg(e.advertiseBulkSupervisory ? "on" : "off");
+    case TimelineAction::SetLevers:
+        if (e.levers.isString())
+            return QStringLiteral("%1 on").arg(e.levers.toString());
+        // An inline set starts from levers-off: what it turns on is what it says.
+        if (const auto set = leverSetFromJson(e.levers, nullptr))
+            if (const auto off = leverPreset(QStringLiteral("levers-off"), nullptr))
+                if (const QString label = leverChangeLabel(*off, *set); !label.isEmpty())
+                    return label;
+        return QStringLiteral("levers changed");
+    case TimelineAction::EndEventStreams: break;
+    }
+    return timelineActionName(e.action);
+}
+
+QString RunHost::leverChangeLabel(const LeverSet& before, const LeverSet& after)
+{
+    if (before == after)
+        return {};
+    if (const auto preset = presetNameOf(after))
+        return *preset == QLatin1String("levers-off") ? QStringLiteral("levers off")
+                                                      : QStringLiteral("%1 on").arg(*preset);
+    const QStringList was = describeLevers(before).split(QStringLiteral(", "));
+    const QStringList now = describeLevers(after).split(QStringLiteral(", "));
+    QStringList changed;
+    for (const QString& part : now)
+        if (!was.contains(part))
+            changed << part;
+    // Two at most: a marker's label stays short; the event log has the whole set.
+    if (changed.size() > 2)
+        return changed.mid(0, 2).join(QStringLiteral(", ")) + QStringLiteral(", …");
+    return changed.isEmpty() ? QStringLiteral("levers changed") : changed.join(QStringLiteral(", "));
+}
+
+QVector<RunHost::Marker> RunHost::timelineMarkers(const Scenario& scenario)
+{
+    QVector<Marker> markers;
+    for (const TimelineEvent& e : scenario.timeline)
+        if (e.atS <= scenario.durationS)
+            markers.push_back(Marker{e.atS, markerLabel(e)});
+    return markers;
+}
+
 struct RunHost::Step {
+    QVector<Marker> markers;
     EngineBatch batch;
     QVector<SeriesUpdate> series;
     GatewayPoint gateway;
@@ -117,6 +180,8 @@ public:
         const QString skipped = m_runner->applyNow(event);
         const QDateTime wall = QDateTime::currentDateTime();
         const double t = m_runner->elapsedS();
+        if (skipped.isEmpty() && event.action != TimelineAction::SetLevers)
+            m_pendingMarkers.push_back(Marker{t, markerLabel(event)});
         if (skipped.isEmpty()) {
             TimelineEvent at = event;
             at.atS = t;
@@ -284,10 +349,15 @@ private:
         for (LogEntry& line : m_pendingLogs)
             b.logs.push_back(std::move(line));
         m_pendingLogs.clear();
+        step->markers = std::move(m_pendingMarkers);
+        m_pendingMarkers.clear();
         step->timeline = std::exchange(m_pendingTimeline, {});
         while (m_nextTimeline < m_scenario.timeline.size() && m_scenario.timeline[m_nextTimeline].atS < m_virtualS) {
             const TimelineEvent& e = m_scenario.timeline[m_nextTimeline++];
             step->timeline.push_back(e);
+            // A set_levers is marked by the lever change it makes (below), with what changed.
+            if (e.action != TimelineAction::SetLevers)
+                step->markers.push_back(Marker{e.atS, markerLabel(e)});
             b.logs.push_back(LogEntry{e.atS, wall, int(Severity::Info), QStringLiteral("timeline"),
                                       describeTimeline(e)});
         }
@@ -304,6 +374,7 @@ private:
             m_connectionStates.insert(c.name, c.state);
         }
         if (const LeverSet& levers = m_runner->engine().levers(); !(levers == m_sentLevers)) {
+            step->markers.push_back(Marker{m_virtualS, leverChangeLabel(m_sentLevers, levers)});
             m_sentLevers = levers;
             step->levers = levers;
         }
@@ -387,6 +458,7 @@ private:
     LeverSet m_sentLevers;
     QVector<LogEntry> m_pendingLogs; // injected events, said with the next step
     QVector<TimelineEvent> m_pendingTimeline; // injected events applied, with the next step
+    QVector<Marker> m_pendingMarkers;
     QHash<QString, int> m_instanceOfSubject; // series subject "inst/conn" -> instance index
     struct Sent { // per series: the last point sent
         bool any = false;
@@ -575,6 +647,8 @@ void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
     if (!step->timeline.isEmpty())
         emit timelinePassed(step->timeline);
     emit gatewayPoint(step->gateway);
+    if (!step->markers.isEmpty())
+        emit markersAdded(step->markers);
     if (step->levers) {
         m_levers = *step->levers;
         emit leversChanged(m_levers);

@@ -51,6 +51,24 @@ public:
     // The console's live run is a scenario without an end (30 days of wall time).
     static constexpr double kOpenEndedS = 30.0 * 24 * 3600;
 
+    // A moment worth a line on the plots' time axis: a fault, a redeploy or a lever change
+    // ("wedge 90 s", "redeploy inst-03", "lever1 on"), at run time tS.
+    struct Marker {
+        double tS = 0;
+        QString label;
+        bool operator==(const Marker&) const = default;
+    };
+    // The short label of a timeline event ("" for none: end_event_streams has no duration
+    // worth naming but still gets its name); the same words whether the event came from a
+    // scenario file or a console button.
+    static QString markerLabel(const TimelineEvent& event);
+    // A lever change as what changed: a preset's name ("lever1 on"), else the levers that
+    // differ ("guard off, backoff off").
+    static QString leverChangeLabel(const LeverSet& before, const LeverSet& after);
+    // A scenario's timeline as markers (the report PNGs and the compare view: the run is
+    // over, its timeline is the source).
+    static QVector<Marker> timelineMarkers(const Scenario& scenario);
+
     enum class State {
         Idle,     // nothing started yet
         Running,  // steps are coming (a paused virtual run is Running and paused())
@@ -134,6 +152,9 @@ signals:
     // The run reached its end: metrics and the full step series of the run.
     void finished(QSharedPointer<stormwatch::VariantRun> run);
     void stopped();
+    // Faults, redeploys and lever changes the run passed since the last step (timeline,
+    // console buttons, applyLevers), for the plots' time axis.
+    void markersAdded(const QVector<stormwatch::RunHost::Marker>& markers);
     // state(), speed(), paused() or levers() changed: the panels re-read the host.
     void stateChanged();
 

@@ -2,7 +2,10 @@
 
 #include "scenario/metric_table.h"
 #include "scenario/report_writers.h"
+#include "scenario/run_host.h"
 #include "scenario/scenario_runner.h"
+#include "ui/plot_theme.h"
+#include "ui/report_png.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -62,7 +65,7 @@ QList<MetricRow> metricRows(const ScenarioReport& report)
                 rows << MetricRow{"  " + k, &m, k};
             continue;
         }
-        rows << MetricRow{m.keyString(), &m, {}};
+        rows << MetricRow{m.labelString(), &m, {}};
     }
     return rows;
 }
@@ -117,6 +120,7 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
         plot->setMinimumHeight(140);
         plot->plotLayout()->insertRow(0);
         plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
+        m_plotTitles << title;
         plot->xAxis->setLabel(QStringLiteral("virtual time (s)"));
         plot->legend->setVisible(true);
         // Beside the data, not over it (it hid the last ~300 s of every variant).
@@ -125,6 +129,7 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
         plot->plotLayout()->setColumnStretchFactor(1, 0.001);
         plot->legend->setBorderPen(Qt::NoPen);
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        applyPlotTheme(plot, currentTheme());
         plotLayout->addWidget(plot);
         m_plots << plot;
     }
@@ -213,7 +218,11 @@ void CompareView::fillTable()
     m_table->setVerticalHeaderLabels(rowNames);
     for (int r = 0; r < rows.size(); ++r) {
         const MetricDescriptor& metric = *rows[r].metric;
-        const bool ranked = metric.better != Better::Unranked;
+        // A kind's count is not better for being lower: levers-off sends no subscribe_bulk
+        // because it sends a storm of the other kinds. Only the total is ranked.
+        const bool ranked = metric.better != Better::Unranked && rows[r].kind.isEmpty();
+        m_table->verticalHeaderItem(r)->setData(Qt::UserRole, rows[r].kind.isEmpty() ? metric.keyString()
+                                                                                     : rows[r].kind);
         const QString tooltip = rows[r].kind.isEmpty()
                                     ? metric.tooltip()
                                     : QStringLiteral("%1 calls of kind %2. %3").arg(metric.labelString(), rows[r].kind, metric.tooltip());
@@ -240,7 +249,8 @@ void CompareView::fillTable()
                 QFont bold = item->font();
                 bold.setBold(true);
                 item->setFont(bold);
-                item->setBackground(QColor(0xc8, 0xe6, 0xc9));
+                item->setBackground(currentTheme() == Theme::Dark ? QColor(0x2e, 0x5a, 0x34)
+                                                                  : QColor(0xc8, 0xe6, 0xc9));
                 item->setData(Qt::UserRole, true);
             }
             m_table->setItem(r, c, item);
@@ -252,7 +262,7 @@ void CompareView::fillTable()
 int CompareView::rowOf(const QString& metric) const
 {
     for (int r = 0; r < m_table->rowCount(); ++r)
-        if (m_table->verticalHeaderItem(r) && m_table->verticalHeaderItem(r)->text().trimmed() == metric)
+        if (m_table->verticalHeaderItem(r) && m_table->verticalHeaderItem(r)->data(Qt::UserRole).toString() == metric)
             return r;
     return -1;
 }
@@ -328,7 +338,31 @@ void CompareView::fillPlots()
             graph->setData(x, y, true);
         }
     }
+    const QVector<RunHost::Marker> markers = RunHost::timelineMarkers(m_scenario);
+    const PlotColours colours = plotColours(currentTheme());
     for (QCustomPlot* plot : m_plots) {
+        plot->clearItems();
+        // The scenario's faults and lever changes, as on the console's time axis; labels
+        // of markers closer than ~8 % of the run step down a row.
+        double lastT = -1e300;
+        int row = 0;
+        for (const RunHost::Marker& m : markers) {
+            row = (m.tS - lastT) < m_report.durationS * 0.08 ? (row + 1) % 3 : 0;
+            lastT = m.tS;
+            auto* line = new QCPItemStraightLine(plot);
+            line->point1->setCoords(m.tS, 0);
+            line->point2->setCoords(m.tS, 1);
+            line->setPen(QPen(colours.marker, 1, Qt::DashLine));
+            auto* label = new QCPItemText(plot);
+            label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+            label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+            label->position->setCoords(m.tS, 0.02 + 0.13 * row);
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            label->setText(m.label);
+            label->setColor(colours.text);
+            label->setBrush(colours.markerLabelBox);
+            label->setClipToAxisRect(true);
+        }
         plot->rescaleAxes();
         plot->xAxis->setRange(0, m_report.durationS);
         const QCPRange y = plot->yAxis->range();
@@ -346,16 +380,30 @@ bool CompareView::exportTo(const QString& dir, QString* error)
     }
     if (!writeReportDir(m_report, dir, error))
         return false;
+    // The variants' own four-plot images (shared y-scales, titled, with the timeline's
+    // markers), then the overlays, then report.md linking them all.
+    QMap<QString, QString> plots;
+    QString why;
+    QVector<PlotPanel::Marker> markers;
+    for (const RunHost::Marker& m : RunHost::timelineMarkers(m_scenario))
+        markers.push_back(PlotPanel::Marker{m.tS, m.label});
+    if (!writeVariantPngs(m_report, m_series, dir, &plots, &why, kReportPngSize, markers)) {
+        if (error)
+            *error = why;
+        return false;
+    }
     const char* names[] = {"outstanding", "tags-not-good", "invoke-rpcs"};
     for (int i = 0; i < m_plots.size(); ++i) {
-        const QString file = QDir(dir).filePath(QStringLiteral("compare-%1.png").arg(names[i]));
+        const QString name = QStringLiteral("compare-%1.png").arg(names[i]);
+        const QString file = QDir(dir).filePath(name);
         if (!m_plots[i]->savePng(file, 1000, 320)) {
             if (error)
                 *error = QStringLiteral("cannot write %1").arg(file);
             return false;
         }
+        plots.insert(QStringLiteral("compare:%1").arg(m_plotTitles.value(i)), name);
     }
-    return true;
+    return writeReportMarkdown(m_report, dir, plots, error);
 }
 
 void CompareView::exportInteractively()

@@ -41,7 +41,8 @@ public:
     QTableWidget* table() const { return m_table; }
     // Row of a metric in the table (-1 when absent), e.g. "subscribe_requests".
     int rowOf(const QString& metric) const;
-    // Writes report.json, report.csv, report.md and compare-<plot>.png into dir.
+    // Writes report.json, report.csv, <variant>.png (report_png.h), compare-<plot>.png and
+    // report.md, whose Plots section embeds every image, into dir.
     bool exportTo(const QString& dir, QString* error);
 
     // The overlaid plot lines of one variant, as plotted (step series).
@@ -69,6 +70,7 @@ private:
     QProgressBar* m_progress = nullptr;
     QTableWidget* m_table = nullptr;
     QList<QCustomPlot*> m_plots;
+    QStringList m_plotTitles;
     QPushButton* m_export = nullptr;
 };
 

@@ -15,6 +15,16 @@
 
 namespace stormwatch {
 
+QString RunCaption::text() const
+{
+    QStringList parts{variant.isEmpty() ? scenario : QStringLiteral("%1 — %2").arg(scenario, variant)};
+    if (!levers.isEmpty())
+        parts << QStringLiteral("levers: %1").arg(levers);
+    if (!gateway.isEmpty())
+        parts << QStringLiteral("gateway %1").arg(gateway);
+    return parts.join(QStringLiteral(" · "));
+}
+
 Q_LOGGING_CATEGORY(lcConsole, "stormwatch.ui.console")
 
 namespace {
@@ -134,6 +144,8 @@ void ConsoleController::startOver()
 {
     m_recoveryState = QStringLiteral("normal");
     m_view->store()->clear();
+    m_view->clearMarkers();
+    m_runStart = QDateTime::currentDateTimeUtc();
     m_view->clearTags();
     m_connections.clear();
     m_view->setConnectionInfo({});
@@ -169,6 +181,15 @@ void ConsoleController::refresh()
     state.speed = m_host->live() ? -1.0 : m_host->speed();
     state.label = runLabel(m_host->virtualS());
     m_view->setRunState(state);
+    RunCaption caption;
+    caption.scenario = m_showingLive ? QStringLiteral("live") : m_host->scenarioName();
+    caption.variant = m_showingLive ? QString() : m_host->variantName();
+    const auto preset = presetNameOf(m_host->levers());
+    caption.levers = preset ? *preset : describeLevers(m_host->levers());
+    caption.gateway = m_host->gatewayAddress();
+    caption.start = m_runStart;
+    caption.virtualTime = !m_host->live();
+    m_view->setRunCaption(caption);
 }
 
 QString ConsoleController::runLabel(double t) const
@@ -354,6 +375,8 @@ void ConsoleController::connectHost()
         refresh();
     });
     connect(m_host, &RunHost::stateChanged, this, [this] { refresh(); });
+    connect(m_host, &RunHost::markersAdded, this,
+            [this](const QVector<RunHost::Marker>& markers) { m_view->addMarkers(markers); });
     connect(m_host, &RunHost::finished, this, &ConsoleController::onPlaybackFinished);
     connect(m_host, &RunHost::stopped, this, [this] {
         if (!m_showingLive)

@@ -17,6 +17,7 @@
 #include "scenario/scenario.h"
 #include "scenario/scenario_runner.h"
 
+#include <QDateTime>
 #include <QObject>
 #include <QPointer>
 #include <QSharedPointer>
@@ -94,6 +95,7 @@ private:
     QString m_demoName; // as given: bundled name or path
     std::optional<GrpcPortOptions> m_externalPort;
     bool m_showingLive = false;
+    QDateTime m_runStart; // when the shown run started (wall clock, UTC): exports' time column
     bool m_started = false; // startEmbedded/startExternal succeeded once
     QString m_recoveryState;
     QVector<ConnectionInfo> m_connections; // the shown run's, as last reported

@@ -6,7 +6,10 @@
 
 #include "client/engine_samples.h"
 #include "client/lever_set.h"
+#include "scenario/run_host.h"
 #include "scenario/scenario.h"
+
+#include <QDateTime>
 
 #include <QObject>
 #include <QString>
@@ -30,6 +33,19 @@ struct RunState {
     double speed = -1;     // as played: 1, 10, 60, 0 = max, -1 = live over gRPC
     QString label;
     bool operator==(const RunState&) const = default;
+};
+
+// What the shown run is, for export titles and the presenter caption.
+struct RunCaption {
+    QString scenario; // "live" for the console's own live run
+    QString variant;
+    QString levers;   // a preset's name, else the levers described
+    QString gateway;  // "in-process mock" or the address
+    QDateTime start;  // wall clock (UTC) when the run started
+    bool virtualTime = false;
+    bool operator==(const RunCaption&) const = default;
+    // "incident-30min — levers-off · levers: levers-off · gateway in-process mock"
+    QString text() const;
 };
 
 class ConsoleIntents : public QObject {
@@ -77,6 +93,11 @@ public:
     // The plots show the whole run (follow-live off): a playback that finished is seen
     // from its first second to its last, not through the follow window's last minutes.
     virtual void fitWholeRun() = 0;
+    // Moments on the plots' time axis (faults, redeploys, lever changes) as the run passes
+    // them; cleared when a run starts over.
+    virtual void addMarkers(const QVector<RunHost::Marker>& markers) = 0;
+    virtual void clearMarkers() = 0;
+    virtual void setRunCaption(const RunCaption& caption) = 0;
 };
 
 } // namespace stormwatch

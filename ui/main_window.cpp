@@ -95,6 +95,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     auto* centralColumn = new QVBoxLayout(central);
     centralColumn->setContentsMargins(0, 0, 0, 0);
     centralColumn->setSpacing(0);
+    // Presenter mode's caption: what is shown and with which levers, in a large font.
+    m_caption = new QLabel;
+    m_caption->setObjectName(QStringLiteral("presenterCaption"));
+    m_caption->setWordWrap(true);
+    m_caption->setMargin(8);
+    m_caption->hide();
+    centralColumn->addWidget(m_caption);
     centralColumn->addWidget(m_banner);
     centralColumn->addWidget(m_plotArea, 1);
     setCentralWidget(central);
@@ -104,6 +111,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     createMenus();
     createStatusBar();
     resize(1500, 950);
+    setAcceptDrops(true); // a scenario file dropped on the window opens in the Scenario dock
     // Space is play / pause everywhere but in a text field; a value control changes under
     // the wheel only once a person has focused it (see eventFilter).
     qApp->installEventFilter(this);
@@ -286,6 +294,19 @@ void MainWindow::createActions()
         m_log->filterEdit()->selectAll();
     });
 
+    // F5, as in presentation software; Esc leaves (only while presenting: Esc elsewhere
+    // stays with dialogs and editors).
+    m_presenterAction = action(QStringLiteral("actionPresenterMode"), tr("&Presenter mode"),
+                               {QKeySequence(Qt::Key_F5)});
+    m_presenterAction->setCheckable(true);
+    m_presenterAction->setToolTip(tr("The four plots only, larger, with a caption naming the run "
+                                     "and its levers (F5; Esc leaves)"));
+    connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
+    QAction* leave = m_leavePresenter = action(QStringLiteral("actionLeavePresenter"),
+                                               tr("Leave presenter mode"), {QKeySequence(Qt::Key_Escape)});
+    leave->setEnabled(false); // Esc is the dialogs' and editors' until presenting
+    connect(leave, &QAction::triggered, this, [this] { setPresenterMode(false); });
+
     auto* themes = new QActionGroup(this);
     m_lightTheme = new QAction(tr("&Light theme"), themes);
     m_lightTheme->setObjectName(QStringLiteral("actionLightTheme"));
@@ -315,6 +336,7 @@ void MainWindow::createMenus()
     m_viewMenu->addAction(find("actionResetZoom"));
     m_viewMenu->addAction(find("actionFitWholeRun"));
     m_viewMenu->addAction(find("actionFocusLogFilter"));
+    m_viewMenu->addAction(m_presenterAction);
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
         m_viewMenu->addAction(d->toggleViewAction());
@@ -512,6 +534,7 @@ void MainWindow::setTheme(Theme theme)
 {
     m_theme = theme;
     applyTheme(theme);
+    m_plots->setTheme(theme); // QCustomPlot paints its own background: not from the palette
     (theme == Theme::Dark ? m_darkTheme : m_lightTheme)->setChecked(true);
 }
 
@@ -576,6 +599,7 @@ void MainWindow::showEvent(QShowEvent* event)
     if (!m_settingsRestored)
         restoreSettings();
     QMainWindow::showEvent(event);
+    fitToScreenSize();
     // First start: dock sizes only hold once the window has its real size.
     if (!m_layoutRestored && !m_defaultLayoutApplied) {
         m_defaultLayoutApplied = true;
@@ -592,37 +616,6 @@ void MainWindow::closeEvent(QCloseEvent* event)
 {
     saveSettings();
     event->accept();
-}
-
-bool MainWindow::exportPng(const QString& path)
-{
-    return m_plots->exportPng(path);
-}
-
-bool MainWindow::exportCsv(const QString& path)
-{
-    if (m_store->pointCount() == 0)
-        return false; // nothing recorded yet: no file rather than an empty table
-    return m_plots->exportCsv(path); // the visible range, as the plots show it
-}
-
-void MainWindow::exportPngInteractive()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plots as PNG"),
-                                                      QStringLiteral("stormwatch.png"),
-                                                      tr("PNG images (*.png)"));
-    if (!path.isEmpty() && !exportPng(path))
-        showError(tr("Export failed"), tr("Could not write %1").arg(path));
-}
-
-void MainWindow::exportCsvInteractive()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export series as CSV"),
-                                                      QStringLiteral("stormwatch.csv"),
-                                                      tr("CSV files (*.csv)"));
-    if (!path.isEmpty() && !exportCsv(path))
-        showError(tr("Export failed"),
-                  tr("Could not write %1 (or there is nothing to export yet)").arg(path));
 }
 
 QString MainWindow::aboutText() const

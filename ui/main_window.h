@@ -13,6 +13,7 @@
 #include "client/lever_set.h"
 #include "scenario/scenario.h"
 #include "ui/console_view.h"
+#include "ui/plot_panel.h"
 #include "ui/theme.h"
 
 #include <QMainWindow>
@@ -85,8 +86,27 @@ public:
 
     QString aboutText() const; // Help › About: names the version (the CMake project's)
 
-    bool exportPng(const QString& path); // the plot area as shown
-    bool exportCsv(const QString& path); // the plots' visible range
+    // The plot area with a title (the run caption and the range), at options.size (empty:
+    // as shown) over the visible range or the whole run.
+    bool exportPng(const QString& path, PlotPanel::ExportOptions options = {});
+    // The plotted series over the visible range or the whole run; no file when there is
+    // nothing recorded yet.
+    bool exportCsv(const QString& path, PlotPanel::Range range = PlotPanel::Range::Visible);
+
+    void addMarkers(const QVector<RunHost::Marker>& markers);
+    void clearMarkers();
+    void setRunCaption(const RunCaption& caption);
+    const RunCaption& runCaption() const { return m_runCaption; }
+
+    // Presenter mode (F5; Esc leaves): the four plots only, larger fonts and lines, and a
+    // caption bar naming the run and its levers. The dock layout comes back as it was.
+    void setPresenterMode(bool on);
+    bool presenterMode() const { return m_presenting; }
+    QLabel* presenterCaption() const { return m_caption; }
+
+    // Below this width the side docks are tabbed together on the left, so the plots keep
+    // most of the width (1024×700 stays usable).
+    static constexpr int kCompactWidth = 1300;
 
 signals:
     void leversChanged(const stormwatch::LeverSet& levers);
@@ -108,6 +128,9 @@ protected:
     void closeEvent(QCloseEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     QWidget* createPlotArea();
@@ -122,6 +145,8 @@ private:
     void exportPngInteractive();
     void exportCsvInteractive();
     void showAbout();
+    void fitToScreenSize(); // compact dock layout below kCompactWidth
+    void updateCaption();
 
     SeriesStore* m_store = nullptr;
     PlotPanel* m_plots = nullptr;
@@ -150,6 +175,13 @@ private:
     QAction* m_lightTheme = nullptr;
     QAction* m_darkTheme = nullptr;
     QMenu* m_viewMenu = nullptr;
+    QAction* m_presenterAction = nullptr;
+    QAction* m_leavePresenter = nullptr;
+    QLabel* m_caption = nullptr;
+    RunCaption m_runCaption;
+    bool m_presenting = false;
+    QByteArray m_statePresenting; // the dock layout to return to
+    bool m_compact = false;       // the side docks are tabbed (narrow window)
 
     QString m_settingsFile;
     bool m_settingsRestored = false;

@@ -78,5 +78,17 @@ void MainWindowView::fitWholeRun()
 {
     m_window.fitWholeRun();
 }
+void MainWindowView::addMarkers(const QVector<RunHost::Marker>& markers)
+{
+    m_window.addMarkers(markers);
+}
+void MainWindowView::clearMarkers()
+{
+    m_window.clearMarkers();
+}
+void MainWindowView::setRunCaption(const RunCaption& caption)
+{
+    m_window.setRunCaption(caption);
+}
 
 } // namespace stormwatch

@@ -28,6 +28,9 @@ public:
     void setInstances(const QStringList& names) override;
     void showError(const QString& title, const QString& text) override;
     void fitWholeRun() override;
+    void addMarkers(const QVector<RunHost::Marker>& markers) override;
+    void clearMarkers() override;
+    void setRunCaption(const RunCaption& caption) override;
 
 private:
     MainWindow& m_window;

@@ -5,6 +5,7 @@
 
 #include "ui/plot_data.h"
 #include "ui/plot_panel_private.h"
+#include "ui/plot_theme.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -34,6 +35,8 @@ PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
     m_plot = new QCustomPlot(this);
     layout->addWidget(m_plot, 1);
     buildPlots();
+    m_theme = currentTheme();
+    applyThemeColours();
 
     m_throttle.setSingleShot(true);
     m_throttle.setInterval(1000 / kMaxReplotsPerSecond);
@@ -48,6 +51,8 @@ PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
             });
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotPanel::onMouseMove);
     connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::fitSubscriptionLegend);
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::layoutMarkers);
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::fitValueTicks);
     connect(store, &SeriesStore::subscriptionsChanged, this, &PlotPanel::onSubscriptionsChanged);
     connect(store, &SeriesStore::appended, this, &PlotPanel::onAppended);
     onSubscriptionsChanged();
@@ -57,7 +62,7 @@ PlotPanel::~PlotPanel() = default;
 
 void PlotPanel::buildToolBar(QVBoxLayout* layout)
 {
-    auto* bar = new QToolBar(this);
+    auto* bar = m_toolBar = new QToolBar(this);
     m_followAction = bar->addAction(tr("Follow live"));
     m_followAction->setCheckable(true);
     m_followAction->setChecked(m_follow);
@@ -157,7 +162,7 @@ void PlotPanel::buildPlots()
 
     // The guard's limit: above 1 outstanding only with the guard off.
     QCPAxisRect* out = axisRect(Plot::Outstanding);
-    auto* guard = new QCPItemStraightLine(m_plot);
+    auto* guard = m_guardLine = new QCPItemStraightLine(m_plot);
     guard->setClipAxisRect(out);
     for (QCPItemPosition* p : {guard->point1, guard->point2}) {
         p->setAxisRect(out);
@@ -166,7 +171,7 @@ void PlotPanel::buildPlots()
     guard->point1->setCoords(0, 1);
     guard->point2->setCoords(1, 1);
     guard->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
-    auto* guardLabel = new QCPItemText(m_plot);
+    auto* guardLabel = m_guardLabel = new QCPItemText(m_plot);
     guardLabel->setClipAxisRect(out);
     guardLabel->position->setAxisRect(out);
     guardLabel->position->setAxes(out->axis(QCPAxis::atBottom), out->axis(QCPAxis::atLeft));
@@ -224,12 +229,12 @@ void PlotPanel::buildPlots()
     addGateway(GatewayMetric::RecoveryState, 2, bandAxis, QColor(220, 0, 0, 45),
                tr("recovery closed"));
     addGateway(GatewayMetric::StaQueueDepth, 0, gw->axis(QCPAxis::atLeft), QColor(40, 40, 40),
-               tr("STA queue depth"));
-    addGateway(GatewayMetric::InvokeRps, 0, rates, QColor(31, 119, 180), tr("Invoke RPCs/s"));
+               tr("STA queue"));
+    addGateway(GatewayMetric::InvokeRps, 0, rates, QColor(31, 119, 180), tr("Invoke/s"));
     addGateway(GatewayMetric::DeadlineExceededPerS, 0, rates, kBadColour,
-               tr("DEADLINE_EXCEEDED/s"));
+               tr("expired/s")); // DEADLINE_EXCEEDED; short: the side column stays narrow
     addGateway(GatewayMetric::SuppressedPerS, 0, rates, QColor(148, 103, 189),
-               tr("suppressed calls/s"));
+               tr("suppressed/s"));
 
     // The crosshair lives on its own buffered layer: moving it repaints only that layer.
     m_plot->addLayer(QStringLiteral("crosshair"), m_plot->layer(QStringLiteral("legend")),
@@ -273,6 +278,22 @@ QColor PlotPanel::colourFor(SubscriptionKey key)
     return palette[std::size_t(i)];
 }
 
+QColor PlotPanel::colourFor(SubscriptionKey key, Theme theme)
+{
+    const QColor light = colourFor(key);
+    if (theme == Theme::Light)
+        return light;
+    // Navy, maroon and deep purple vanish on the dark background: light stand-ins that
+    // stay distinct from the other seventeen.
+    const int i = key.instance < 0 ? 0 : key.instance % kDistinctColours;
+    switch (i) {
+    case 10: return QColor(140, 150, 255);
+    case 12: return QColor(170, 255, 195);
+    case 14: return QColor(255, 255, 120);
+    default: return light;
+    }
+}
+
 void PlotPanel::onSubscriptionsChanged()
 {
     const QList<SubscriptionKey> keys = m_store->subscriptions();
@@ -295,7 +316,9 @@ void PlotPanel::onSubscriptionsChanged()
             sg->outstanding = m_plot->addGraph(o->axis(QCPAxis::atBottom), o->axis(QCPAxis::atLeft));
             sg->interval = m_plot->addGraph(i->axis(QCPAxis::atBottom), i->axis(QCPAxis::atLeft));
             for (QCPGraph* g : {sg->outstanding, sg->interval}) {
-                plot::styleStep(g, colourFor(k), QString());
+                plot::styleStep(g, colourFor(k, m_theme), QString());
+                if (m_presentation)
+                    g->setPen(QPen(g->pen().color(), 2));
                 if (k.alarm) {
                     QPen pen = g->pen();
                     pen.setStyle(Qt::DashDotLine);
@@ -348,8 +371,10 @@ void PlotPanel::applyVisibility()
         sg->interval->setVisible(visible);
         if (selected) {
             sg->outstanding->addToLegend(m_subLegend);
-            if (QCPAbstractLegendItem* item = m_subLegend->itemWithPlottable(sg->outstanding))
-                item->setTextColor(visible ? Qt::black : Qt::gray);
+            if (QCPAbstractLegendItem* item = m_subLegend->itemWithPlottable(sg->outstanding)) {
+                const PlotColours colours = plotColours(m_theme);
+                item->setTextColor(visible ? colours.text : colours.hiddenText);
+            }
         }
     }
     m_legendColumns = -1; // refit
@@ -403,7 +428,8 @@ void PlotPanel::onLegendClick(QCPLegend* legend, QCPAbstractLegendItem* item)
         return;
     }
     plottable->setVisible(!plottable->visible());
-    pli->setTextColor(plottable->visible() ? Qt::black : Qt::gray);
+    const PlotColours colours = plotColours(m_theme);
+    pli->setTextColor(plottable->visible() ? colours.text : colours.hiddenText);
     onAppended();
 }
 

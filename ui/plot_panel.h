@@ -15,6 +15,7 @@
 // series or the view changed — replot cost follows the pixels, not the retained hour.
 
 #include "models/series_store.h"
+#include "ui/theme.h"
 
 #include <QHash>
 #include <QList>
@@ -26,8 +27,11 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <QDateTime>
+
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QCustomPlot;
@@ -43,6 +47,7 @@ class QCPAbstractLegendItem;
 class QAction;
 class QMouseEvent;
 class QSpinBox;
+class QToolBar;
 
 namespace stormwatch {
 
@@ -59,6 +64,27 @@ public:
 
     explicit PlotPanel(const SeriesStore* store, QWidget* parent = nullptr);
     ~PlotPanel() override;
+
+    // Colours of the plots, legends, crosshair and exports (the window's theme; a new panel
+    // takes currentTheme()).
+    void setTheme(Theme theme);
+    Theme theme() const { return m_theme; }
+    // Presenter mode: fonts ×1.5, lines 2 px, no toolbar (a room reads it from afar).
+    void setPresentation(bool on);
+    bool presentation() const { return m_presentation; }
+    QToolBar* toolBar() const { return m_toolBar; }
+
+    // Moments on the time axis (faults, redeploys, lever changes): a thin line through
+    // every plot and a short label at the top of the first, staggered when they crowd.
+    struct Marker {
+        double tS = 0;
+        QString label;
+    };
+    void addMarkers(const QVector<Marker>& markers);
+    void clearMarkers();
+    const QVector<Marker>& markers() const { return m_markers; }
+    // The label items as drawn (tests: their positions and texts).
+    QList<QCPItemText*> markerLabels() const;
 
     // Which subscriptions are plotted; an empty list means all (the default).
     void setSelectedSubscriptions(const QList<SubscriptionKey>& keys);
@@ -95,14 +121,48 @@ public:
     static constexpr int kCrosshairSubscriptions = 6;
     QString crosshairText(double x) const;
 
-    // The plots as shown (size: the widget's, unless given).
+    // The largest value each plot's axis shows (before headroom). The report's variants
+    // share one scale so that, side by side, the same height means the same number.
+    struct ValueScale {
+        double outstanding = 0, interval = 0, quality = 0, gatewayLeft = 0, gatewayRight = 0;
+        ValueScale max(const ValueScale& o) const;
+    };
+    ValueScale naturalValueScale() const; // what the visible data asks for
+    void setValueScale(const std::optional<ValueScale>& scale); // nullopt: follow the data
+
+    // What an export covers: the whole run or the visible range, said in the title.
+    enum class Range { Visible, WholeRun };
+    struct ExportOptions {
+        QSize size;     // empty: the widget's
+        Range range = Range::Visible;
+        QString title;  // first line (scenario, variant, levers, gateway); the range is added
+    };
+    // "00:00–05:00 (visible range)" / "(whole run)".
+    QString rangeText(Range range) const;
+    // The plots with a title row (when options.title is set), at the chosen size and range.
+    bool exportPng(const QString& path, QString* error, const ExportOptions& options);
     bool exportPng(const QString& path, QString* error = nullptr, QSize size = {});
-    // SeriesStore::toCsv of the visible time range and the visible subscriptions.
+    // The visible subscriptions' series over the chosen range: '#' lines say what and which
+    // range, a wall-clock column (runStart + t, UTC; empty when runStart is invalid), numbers
+    // rounded to what the plots resolve (3 decimals).
+    struct CsvOptions {
+        Range range = Range::Visible;
+        QString title;
+        QDateTime runStart;
+    };
+    bool exportCsv(const QString& path, QString* error, const CsvOptions& options);
     bool exportCsv(const QString& path, QString* error = nullptr);
     // Renders the four plots of a store (a finished variant) into a PNG without showing a
     // window. Needs a QApplication (QT_QPA_PLATFORM=offscreen when headless).
+    struct RenderOptions {
+        QString title;
+        QVector<Marker> markers;
+        std::optional<ValueScale> scale;
+    };
     static bool renderVariantPng(const SeriesStore& store, const QString& path, QSize size,
-                                 QString* error = nullptr);
+                                 QString* error = nullptr, const RenderOptions& options = {});
+    // The whole-run natural scale of a store (as renderVariantPng would draw it alone).
+    static ValueScale wholeRunScale(const SeriesStore& store, QSize size);
 
     // Copies what changed into the graphs and replots now (no throttle).
     void refreshNow();
@@ -116,6 +176,7 @@ public:
     int replotCount() const { return m_replots; }
     static constexpr int kDistinctColours = 20;
     static QColor colourFor(SubscriptionKey key); // distinct for instances 0..19
+    static QColor colourFor(SubscriptionKey key, Theme theme); // readable on its background
 
 signals:
     void replotted();
@@ -134,6 +195,9 @@ private:
     void onLegendClick(QCPLegend* legend, QCPAbstractLegendItem* item);
     void onMouseMove(QMouseEvent* event);
     void applyVisibility();
+    void applyThemeColours();
+    void layoutMarkers(); // staggers the labels at the current scale (before each replot)
+    void fitValueTicks();
     void fitSubscriptionLegend();
     void syncData();
     void applyFollow();
@@ -158,6 +222,17 @@ private:
     std::vector<std::unique_ptr<GatewayGraph>> m_gatewayGraphs;
     QList<SubscriptionKey> m_selection;
     QSet<SubscriptionKey> m_hidden;
+    Theme m_theme = Theme::Light;
+    bool m_presentation = false;
+    QToolBar* m_toolBar = nullptr;
+    QCPItemStraightLine* m_guardLine = nullptr;
+    QCPItemText* m_guardLabel = nullptr;
+    QVector<Marker> m_markers;
+    struct MarkerItems {
+        QList<QCPItemStraightLine*> lines;
+        QCPItemText* label = nullptr;
+    };
+    QList<MarkerItems> m_markerItems;
     QList<QCPItemStraightLine*> m_crosshairLines;
     QCPItemText* m_crosshairText = nullptr;
     QPointF m_crosshairPixel;
@@ -175,6 +250,7 @@ private:
     quint64 m_generation = 0;
     int m_replots = 0;
     int m_legendColumns = -1;
+    std::optional<ValueScale> m_fixedScale;
     int m_exportWidth = 0; // while exporting: the image width, for the per-column reduction
 };
 

@@ -66,6 +66,7 @@ inline QCPLegend* sideLegend(QCPAxisRect* rect)
     legend->setBrush(Qt::NoBrush);
     legend->setRowSpacing(0);
     legend->setMargins(QMargins(4, 0, 0, 0));
+    legend->setIconSize(18, 10); // a narrow column leaves the data area the width
     QFont font = legend->font();
     font.setPointSizeF(font.pointSizeF() * 0.85);
     legend->setFont(font);

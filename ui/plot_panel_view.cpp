@@ -261,24 +261,40 @@ void PlotPanel::fitWholeRun()
     showAll();
 }
 
-void PlotPanel::rescaleValueAxes()
+PlotPanel::ValueScale PlotPanel::ValueScale::max(const ValueScale& o) const
+{
+    return {std::max(outstanding, o.outstanding), std::max(interval, o.interval),
+            std::max(quality, o.quality), std::max(gatewayLeft, o.gatewayLeft),
+            std::max(gatewayRight, o.gatewayRight)};
+}
+
+PlotPanel::ValueScale PlotPanel::naturalValueScale() const
 {
     const QCPRange keys = m_rects[0]->axis(QCPAxis::atBottom)->range();
-    const auto axis = [this](Plot p, QCPAxis::AxisType t) { return axisRect(p)->axis(t); };
     const auto scaled = [&](Plot p, QCPAxis::AxisType t) {
-        return visibleMax(axisRect(p), axis(p, t), keys);
+        return visibleMax(axisRect(p), axisRect(p)->axis(t), keys);
     };
+    return {scaled(Plot::Outstanding, QCPAxis::atLeft), scaled(Plot::Interval, QCPAxis::atLeft),
+            scaled(Plot::Quality, QCPAxis::atLeft), scaled(Plot::Gateway, QCPAxis::atLeft),
+            scaled(Plot::Gateway, QCPAxis::atRight)};
+}
+
+void PlotPanel::setValueScale(const std::optional<ValueScale>& scale)
+{
+    m_fixedScale = scale;
+    onAppended();
+}
+
+void PlotPanel::rescaleValueAxes()
+{
+    const auto axis = [this](Plot p, QCPAxis::AxisType t) { return axisRect(p)->axis(t); };
+    const ValueScale s = m_fixedScale ? *m_fixedScale : naturalValueScale();
     // Outstanding keeps the guard limit (1) well inside the plot.
-    axis(Plot::Outstanding, QCPAxis::atLeft)
-        ->setRange(-0.1, std::max(2.0, scaled(Plot::Outstanding, QCPAxis::atLeft) * 1.15));
-    axis(Plot::Interval, QCPAxis::atLeft)
-        ->setRange(0, std::max(1.0, scaled(Plot::Interval, QCPAxis::atLeft) * 1.15));
-    axis(Plot::Quality, QCPAxis::atLeft)
-        ->setRange(0, std::max(1.0, scaled(Plot::Quality, QCPAxis::atLeft) * 1.05));
-    axis(Plot::Gateway, QCPAxis::atLeft)
-        ->setRange(0, std::max(1.0, scaled(Plot::Gateway, QCPAxis::atLeft) * 1.15));
-    axis(Plot::Gateway, QCPAxis::atRight)
-        ->setRange(0, std::max(1.0, scaled(Plot::Gateway, QCPAxis::atRight) * 1.15));
+    axis(Plot::Outstanding, QCPAxis::atLeft)->setRange(-0.1, std::max(2.0, s.outstanding * 1.15));
+    axis(Plot::Interval, QCPAxis::atLeft)->setRange(0, std::max(1.0, s.interval * 1.15));
+    axis(Plot::Quality, QCPAxis::atLeft)->setRange(0, std::max(1.0, s.quality * 1.05));
+    axis(Plot::Gateway, QCPAxis::atLeft)->setRange(0, std::max(1.0, s.gatewayLeft * 1.15));
+    axis(Plot::Gateway, QCPAxis::atRight)->setRange(0, std::max(1.0, s.gatewayRight * 1.15));
 }
 
 QString PlotPanel::crosshairText(double x) const

@@ -1,13 +1,15 @@
 #include "ui/report_png.h"
 
-#include "ui/plot_panel.h"
+#include "client/lever_set.h"
 
 #include <QDir>
 #include <QPointF>
 #include <QSet>
 #include <QVector>
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 namespace stormwatch {
 
@@ -54,14 +56,37 @@ void loadSeriesSet(const SeriesSet& set, SeriesStore& store)
     store.advanceTo(set.endS); // the last values hold to the run's end: the plots span it
 }
 
+QString variantPngTitle(const ScenarioReport& report, const VariantMetrics& variant)
+{
+    QString levers;
+    if (const auto set = leverSetFromJson(variant.levers, nullptr)) {
+        const auto preset = presetNameOf(*set);
+        levers = preset ? QStringLiteral("levers: %1").arg(*preset)
+                        : QStringLiteral("levers: %1").arg(describeLevers(*set));
+    }
+    QStringList parts{QStringLiteral("%1 — %2").arg(report.scenario, variant.name)};
+    if (!levers.isEmpty())
+        parts << levers;
+    parts << (report.live ? QStringLiteral("live gateway") : QStringLiteral("in-process mock, virtual time"));
+    return parts.join(QStringLiteral(" · "));
+}
+
 bool writeVariantPngs(const ScenarioReport& report, const QList<SeriesSet>& series,
                       const QString& dir, QMap<QString, QString>* written, QString* error,
-                      QSize size)
+                      QSize size, const QVector<PlotPanel::Marker>& markers)
 {
     if (series.size() != report.variants.size()) {
         if (error)
             *error = QStringLiteral("%1 variants but series for %2").arg(report.variants.size()).arg(series.size());
         return false;
+    }
+    // One y-scale per plot for every variant: the largest any of them needs.
+    std::vector<std::unique_ptr<SeriesStore>> stores;
+    PlotPanel::ValueScale shared;
+    for (const SeriesSet& set : series) {
+        stores.push_back(std::make_unique<SeriesStore>());
+        loadSeriesSet(set, *stores.back());
+        shared = shared.max(PlotPanel::wholeRunScale(*stores.back(), size));
     }
     QSet<QString> used;
     for (qsizetype i = 0; i < series.size(); ++i) {
@@ -71,10 +96,13 @@ bool writeVariantPngs(const ScenarioReport& report, const QList<SeriesSet>& seri
         for (int n = 2; used.contains(file); ++n)
             file = variantPngFileName(variant).chopped(4) + QStringLiteral("-%1.png").arg(n);
         used.insert(file);
-        SeriesStore store;
-        loadSeriesSet(series[i], store);
+        PlotPanel::RenderOptions options;
+        options.title = variantPngTitle(report, report.variants[i]);
+        options.markers = markers;
+        options.scale = shared;
         QString why;
-        if (!PlotPanel::renderVariantPng(store, QDir(dir).filePath(file), size, &why)) {
+        if (!PlotPanel::renderVariantPng(*stores[std::size_t(i)], QDir(dir).filePath(file), size, &why,
+                                         options)) {
             if (error)
                 *error = QStringLiteral("plot of variant %1: %2").arg(variant, why);
             return false;

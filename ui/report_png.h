@@ -4,6 +4,7 @@
 // next to report.json / report.csv / report.md. Needs a QApplication (offscreen is enough).
 
 #include "models/series_store.h"
+#include "ui/plot_panel.h"
 #include "scenario/report.h"
 #include "scenario/series.h"
 
@@ -27,11 +28,17 @@ QString variantPngFileName(const QString& variant);
 // to the run's end (SeriesSet::endS) so the plots span the whole run.
 void loadSeriesSet(const SeriesSet& set, SeriesStore& store);
 
+// "<scenario> — <variant> · <levers> · <virtual|live>": the title of a variant's PNG.
+QString variantPngTitle(const ScenarioReport& report, const VariantMetrics& variant);
+
 // Writes one PNG per variant into `dir` (which must exist): report.variants[i] is drawn from
-// series[i]. *written maps variant name → file name (relative to dir) of the PNGs written.
-// False with *error naming the file (or the mismatch) on the first failure.
+// series[i], titled, with `markers` (the scenario's timeline) on its time axis, and every
+// variant on the same y-scale per plot (the largest any variant needs), so that side by
+// side the same height is the same number. *written maps variant name → file name
+// (relative to dir) of the PNGs written. False with *error naming the file (or the
+// mismatch) on the first failure.
 bool writeVariantPngs(const ScenarioReport& report, const QList<SeriesSet>& series,
                       const QString& dir, QMap<QString, QString>* written, QString* error,
-                      QSize size = kReportPngSize);
+                      QSize size = kReportPngSize, const QVector<PlotPanel::Marker>& markers = {});
 
 } // namespace stormwatch

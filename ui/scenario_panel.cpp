@@ -25,7 +25,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent)
     m_scenario = new QComboBox;
     m_scenario->setObjectName(QStringLiteral("scenario"));
     m_scenario->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_scenario->setMinimumContentsLength(16);
+    m_scenario->setMinimumContentsLength(12);
     m_open = new QPushButton(tr("Open file…"));
     m_open->setObjectName(QStringLiteral("openScenario"));
     m_variant = new QComboBox;
@@ -71,17 +71,19 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent)
     auto* pick = new QHBoxLayout;
     pick->addWidget(m_scenario, 1);
     pick->addWidget(m_open);
+    // The buttons on a row of their own: beside the speed they made the dock 430 px wide,
+    // too much of a 1024 px screen.
     auto* transport = new QHBoxLayout;
-    transport->addWidget(m_speed);
     transport->addWidget(m_play);
     transport->addWidget(m_pause);
     transport->addWidget(m_stop);
     auto* form = new QFormLayout;
     form->addRow(tr("Scenario"), pick);
     form->addRow(tr("Variant"), m_variant);
-    form->addRow(tr("Speed"), transport);
+    form->addRow(tr("Speed"), m_speed);
     auto* column = new QVBoxLayout(this);
     column->addLayout(form);
+    column->addLayout(transport);
     column->addWidget(m_description, 1);
     column->addWidget(m_progress);
     column->addWidget(m_compare);
@@ -115,6 +117,23 @@ bool ScenarioPanel::loadScenario(const QString& nameOrPath)
     QList<ScenarioError> errors;
     const auto scenario = stormwatch::loadScenario(nameOrPath, &errors);
     int index = m_scenario->findData(nameOrPath);
+    if (!scenario) {
+        QStringList lines;
+        for (const ScenarioError& e : errors)
+            lines << e.toString();
+        // A file that does not load is not listed: the list holds what can be played. The
+        // previous choice stays selected (and playable), the errors are shown.
+        const QSignalBlocker block(m_scenario);
+        if (index >= 0 && QFileInfo::exists(nameOrPath))
+            m_scenario->removeItem(index);
+        const bool previous = m_scenario->currentIndex() >= 0 && m_variant->count() > 0;
+        m_description->setPlainText(tr("Cannot load %1:\n%2").arg(nameOrPath, lines.join('\n')) +
+                                    (previous ? tr("\n\nStill selected: %1").arg(m_scenario->currentText())
+                                              : QString()));
+        m_play->setEnabled(previous && !isPlaying());
+        m_compare->setEnabled(previous);
+        return false;
+    }
     if (index < 0) {
         const QString shown = QFileInfo::exists(nameOrPath) ? QFileInfo(nameOrPath).fileName()
                                                            : nameOrPath;
@@ -125,15 +144,6 @@ bool ScenarioPanel::loadScenario(const QString& nameOrPath)
     m_scenario->setCurrentIndex(index);
     const QString previousVariant = currentVariant();
     m_variant->clear();
-    if (!scenario) {
-        QStringList lines;
-        for (const ScenarioError& e : errors)
-            lines << e.toString();
-        m_description->setPlainText(tr("Cannot load %1:\n%2").arg(nameOrPath, lines.join('\n')));
-        m_play->setEnabled(false);
-        m_compare->setEnabled(false);
-        return false;
-    }
     QStringList variants;
     for (const VariantSpec& v : scenario->variants)
         variants << v.name;

@@ -16,6 +16,15 @@ static void initUiResources()
 
 namespace stormwatch {
 
+namespace {
+Theme g_current = Theme::Light; // UI thread only, like the application palette
+} // namespace
+
+Theme currentTheme()
+{
+    return g_current;
+}
+
 QString themeName(Theme theme)
 {
     return theme == Theme::Dark ? QStringLiteral("dark") : QStringLiteral("light");
@@ -79,6 +88,7 @@ void applyTheme(Theme theme)
     auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
     if (!app)
         return;
+    g_current = theme;
     // Fusion draws from the palette alone, so both themes look the same on every desktop.
     if (QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion")))
         QApplication::setStyle(fusion);

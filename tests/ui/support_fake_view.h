@@ -31,6 +31,9 @@ public:
     void setInstances(const QStringList& names) override { instances = names; }
     void showError(const QString& title, const QString& text) override;
     void fitWholeRun() override { ++wholeRunFits; }
+    void addMarkers(const QVector<RunHost::Marker>& m) override { markers += m; }
+    void clearMarkers() override { markers.clear(); }
+    void setRunCaption(const RunCaption& c) override { caption = c; }
 
     // Queries for the tests.
     int goodTags() const;
@@ -53,6 +56,8 @@ public:
     QString playbackLabel;
     QStringList errors;
     int wholeRunFits = 0; // fitWholeRun() calls
+    QVector<RunHost::Marker> markers;
+    RunCaption caption;
 
 private:
     ConsoleIntents m_intents;

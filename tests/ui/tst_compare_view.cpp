@@ -11,6 +11,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QLoggingCategory>
+#include <QImage>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -91,9 +92,15 @@ private slots:
                     expected << "  " + kind;
                 continue;
             }
-            expected << m.keyString();
+            expected << m.labelString(); // the metric table's label, not its snake_case key
         }
         QCOMPARE(rows, expected);
+        // A kind's count is not ranked: levers-off's subscribe_bulk 0 is not "best".
+        for (int r = 0; r < table->rowCount(); ++r)
+            if (table->verticalHeaderItem(r)->text().startsWith(QLatin1String("  ")))
+                for (int c = 0; c < table->columnCount(); ++c)
+                    QVERIFY2(!table->item(r, c)->data(Qt::UserRole).toBool(),
+                             qPrintable(table->verticalHeaderItem(r)->text()));
         for (const MetricDescriptor& m : metricTable()) {
             if (m.shape == MetricShape::ByKind)
                 continue;
@@ -141,6 +148,18 @@ private slots:
             const QFileInfo info(QDir(dir.path()).filePath(file));
             QVERIFY2(info.exists() && info.size() > 0, file);
         }
+        // report.md embeds every image it was written with: each variant's four plots and
+        // the overlays.
+        QFile md(QDir(dir.path()).filePath("report.md"));
+        QVERIFY(md.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(md.readAll());
+        QVERIFY(text.contains("## Plots"));
+        for (const char* image : {"![levers-off](levers-off.png)", "![lever1](lever1.png)",
+                                  "(compare-outstanding.png)", "(compare-tags-not-good.png)",
+                                  "(compare-invoke-rpcs.png)"})
+            QVERIFY2(text.contains(QLatin1String(image)), image);
+        for (const char* file : {"levers-off.png", "lever1.png"})
+            QVERIFY2(QImage(QDir(dir.path()).filePath(file)).width() > 0, file);
     }
 
     void closingMidRunCancelsPromptly()

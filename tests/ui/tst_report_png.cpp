@@ -1,5 +1,6 @@
 // The report's plots: a finished virtual run's series loaded into a SeriesStore (units,
 // rates, held to the run's end) and one PNG per variant rendered offscreen.
+#include "client/lever_set.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 #include "ui/plot_panel.h"
@@ -130,6 +131,60 @@ private slots:
         }
         // The variants' plots differ (levers off stacks 22 requests, Lever 1 keeps one).
         QVERIFY(images[0] != images[1]);
+    }
+
+    // Side by side, the same height is the same number: levers-off climbing to 30 and
+    // lever1 staying at 2 are drawn on one scale, so lever1's line stays low; each image is
+    // titled with its scenario, variant and levers.
+    void variantsShareOneScaleAndCarryTitles()
+    {
+        ScenarioReport report;
+        report.scenario = "storm";
+        report.variants = {VariantMetrics{}, VariantMetrics{}};
+        report.variants[0].name = "levers-off";
+        report.variants[0].levers = leverSetToJson(*leverPreset("levers-off", nullptr));
+        report.variants[1].name = "lever1";
+        report.variants[1].levers = leverSetToJson(*leverPreset("lever1", nullptr));
+        QCOMPARE(variantPngTitle(report, report.variants[1]),
+                 QStringLiteral("storm — lever1 · levers: lever1 · in-process mock, virtual time"));
+        SeriesSet high, low;
+        for (SeriesSet* s : {&high, &low}) {
+            s->endS = 100;
+            Series& out = s->at(s->indexOf("i/gw", "outstanding"));
+            for (int t = 0; t <= 100; t += 10)
+                out.add(t, s == &high ? t * 0.3 : (t / 10) % 3);
+        }
+        {
+            // Alone, each would be drawn to its own height.
+            SeriesStore hs, ls;
+            loadSeriesSet(high, hs);
+            loadSeriesSet(low, ls);
+            QCOMPARE(PlotPanel::wholeRunScale(hs, QSize(800, 600)).outstanding, 30.0);
+            QCOMPARE(PlotPanel::wholeRunScale(ls, QSize(800, 600)).outstanding, 2.0);
+        }
+        QTemporaryDir dir;
+        QMap<QString, QString> written;
+        QString error;
+        const QSize size(800, 600);
+        QVERIFY2(writeVariantPngs(report, {high, low}, dir.path(), &written, &error, size,
+                                  {{50, "wedge 30 s"}}),
+                 qPrintable(error));
+        // The topmost pixel of the line in the right half (the legend's swatch is on the left).
+        const auto top = [&](const QString& file) {
+            const QImage image(QDir(dir.path()).filePath(file));
+            const QColor c = PlotPanel::colourFor({0, false});
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = image.width() / 2; x < image.width() * 9 / 10; ++x)
+                    if (qAbs(image.pixelColor(x, y).red() - c.red()) < 20 &&
+                        qAbs(image.pixelColor(x, y).green() - c.green()) < 20 &&
+                        qAbs(image.pixelColor(x, y).blue() - c.blue()) < 20)
+                        return y;
+            return -1;
+        };
+        const int highTop = top(written.value("levers-off")), lowTop = top(written.value("lever1"));
+        QVERIFY(highTop > 0 && lowTop > 0);
+        // The outstanding plot is about a fifth of 600 px: 2 of 30 sits near its bottom.
+        QVERIFY2(lowTop - highTop > 60, qPrintable(QStringLiteral("%1 vs %2").arg(lowTop).arg(highTop)));
     }
 
     void sameSafeNameTwiceGetsDistinctFiles()

@@ -1,0 +1,142 @@
+// The done-when pictures: the console at 1600×1000 and 1024×700, light and dark —
+// live default, the incident finished (whole run), the compare view, presenter mode — saved
+// under build/screenshots/ for a person to look at, with the facts a picture must show
+// asserted here (size, whole run, markers, a dark plot in the dark theme).
+#include "models/series_store.h"
+#include "scenario/run_host.h"
+#include "scenario/scenario_parser.h"
+#include "ui/compare_view.h"
+#include "ui/console_controller.h"
+#include "ui/main_window.h"
+#include "ui/main_window_view.h"
+#include "ui/plot_panel.h"
+
+#include <qcustomplot.h>
+
+#include <QDir>
+#include <QImage>
+#include <QLoggingCategory>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace stormwatch;
+
+namespace {
+
+constexpr int kTimeoutMs = 120000;
+const QList<QSize> kSizes{QSize(1600, 1000), QSize(1024, 700)};
+
+QString outDir()
+{
+    // The suites run from build/tests: the pictures go to build/screenshots.
+    const QString dir = QDir(QCoreApplication::applicationDirPath()).absoluteFilePath(QStringLiteral("../screenshots"));
+    QDir().mkpath(dir);
+    return QDir(dir).canonicalPath();
+}
+
+double darkShare(const QImage& image)
+{
+    qint64 n = 0, total = 0;
+    for (int y = 0; y < image.height(); y += 4)
+        for (int x = 0; x < image.width(); x += 4, ++total)
+            n += image.pixelColor(x, y).lightness() < 90 ? 1 : 0;
+    return double(n) / double(total);
+}
+
+// Grabs `w` at `size` into <name>-<theme>-<w>x<h>.png; checks the picture's size and, in
+// the dark theme, that the plots are not white.
+void shoot(QWidget& w, QWidget* plots, const QString& name, Theme theme, QSize size)
+{
+    w.resize(size);
+    QCoreApplication::processEvents();
+    QTest::qWait(120); // the throttled replot and the compact layout settle
+    QCoreApplication::processEvents();
+    const QImage image = w.grab().toImage();
+    QCOMPARE(image.size(), size);
+    const QString file = QDir(outDir()).filePath(QStringLiteral("%1-%2-%3x%4.png")
+                                                     .arg(name, themeName(theme))
+                                                     .arg(size.width())
+                                                     .arg(size.height()));
+    QVERIFY2(image.save(file), qPrintable(file));
+    if (plots && theme == Theme::Dark) {
+        const QImage plot = plots->grab().toImage();
+        QVERIFY2(darkShare(plot) > 0.6, qPrintable(file));
+    }
+}
+
+} // namespace
+
+class TestScreenshots : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
+    void cleanup() { applyTheme(Theme::Light); }
+
+    void console_data()
+    {
+        QTest::addColumn<int>("theme");
+        QTest::newRow("light") << int(Theme::Light);
+        QTest::newRow("dark") << int(Theme::Dark);
+    }
+
+    void console()
+    {
+        QFETCH(int, theme);
+        const Theme t = Theme(theme);
+        QTemporaryDir dir;
+        MainWindow w;
+        w.setSettingsFile(dir.filePath("s.ini"));
+        w.restoreSettings();
+        w.setTheme(t);
+        MainWindowView view(w);
+        ConsoleController controller(&view);
+        controller.loadDemoScenario();
+        QString error;
+        QVERIFY2(controller.startEmbedded(&error), qPrintable(error));
+        w.resize(kSizes[0]);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Live default: a few seconds of the live run on the embedded mock.
+        QTRY_VERIFY_WITH_TIMEOUT(w.store()->latestTime() > 8, kTimeoutMs);
+        for (QSize size : kSizes)
+            shoot(w, w.plots(), QStringLiteral("live-default"), t, size);
+
+        // The incident, played to its end at max speed: shown whole, with its markers.
+        w.resize(kSizes[0]);
+        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"), QStringLiteral("levers-off"), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, kTimeoutMs);
+        QCoreApplication::processEvents();
+        QVERIFY(w.plots()->xLower() <= 1);
+        QVERIFY(w.plots()->xUpper() >= 1799);
+        QVERIFY2(w.plots()->markers().size() >= 5, qPrintable(QString::number(w.plots()->markers().size())));
+        QCOMPARE(w.plots()->markers().front().label, QStringLiteral("wedge 90 s"));
+        for (QSize size : kSizes)
+            shoot(w, w.plots(), QStringLiteral("incident-finished"), t, size);
+
+        // Presenter mode over the finished incident.
+        w.setPresenterMode(true);
+        for (QSize size : kSizes)
+            shoot(w, w.plots(), QStringLiteral("presenter"), t, size);
+        QVERIFY(w.presenterCaption()->text().contains(QStringLiteral("incident-2026-08-26 — levers-off")));
+        w.setPresenterMode(false);
+
+        // The compare view of a short scenario (two variants).
+        QList<ScenarioError> errors;
+        const auto scenario = loadScenario(QStringLiteral("live-gate-lever1"), &errors);
+        QVERIFY(scenario);
+        CompareView compare(*scenario, &w);
+        compare.show();
+        compare.start();
+        QTRY_VERIFY_WITH_TIMEOUT(compare.done(), kTimeoutMs);
+        for (QSize size : kSizes)
+            shoot(compare, compare.findChildren<QCustomPlot*>().value(0), QStringLiteral("compare"), t, size);
+    }
+};
+
+QTEST_MAIN(TestScreenshots)
+#include "tst_screenshots.moc"

@@ -1,0 +1,255 @@
+// MainWindow: what it shows to others — exports with a title, the time markers, presenter
+// mode, the compact layout of a small screen, and scenario files dropped on the window.
+#include "ui/main_window.h"
+
+#include "models/series_store.h"
+#include "ui/scenario_panel.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QRadioButton>
+#include <QStatusBar>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace stormwatch {
+
+namespace {
+
+// Asks for the range (and, for images, the size) before the file name: an export says
+// what it covers by an explicit choice, never by what happened to be on screen.
+struct ExportChoice {
+    bool accepted = false;
+    PlotPanel::Range range = PlotPanel::Range::Visible;
+    QSize size;
+};
+
+ExportChoice askExport(QWidget* parent, const QString& title, bool withSize)
+{
+    QDialog dialog(parent);
+    dialog.setWindowTitle(title);
+    auto* form = new QFormLayout(&dialog);
+    auto* visible = new QRadioButton(QObject::tr("Visible range"));
+    auto* whole = new QRadioButton(QObject::tr("Whole run"));
+    whole->setChecked(true);
+    auto* rangeBox = new QWidget;
+    auto* rangeRow = new QVBoxLayout(rangeBox);
+    rangeRow->setContentsMargins(0, 0, 0, 0);
+    rangeRow->addWidget(whole);
+    rangeRow->addWidget(visible);
+    form->addRow(QObject::tr("Range"), rangeBox);
+    QComboBox* size = nullptr;
+    if (withSize) {
+        size = new QComboBox;
+        size->addItem(QObject::tr("1920 × 1080 (full HD slide)"), QSize(1920, 1080));
+        size->addItem(QObject::tr("1280 × 720 (HD)"), QSize(1280, 720));
+        size->addItem(QObject::tr("As shown on screen"), QSize());
+        form->addRow(QObject::tr("Size"), size);
+    }
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    ExportChoice choice;
+    choice.accepted = dialog.exec() == QDialog::Accepted;
+    choice.range = whole->isChecked() ? PlotPanel::Range::WholeRun : PlotPanel::Range::Visible;
+    if (size)
+        choice.size = size->currentData().toSize();
+    return choice;
+}
+
+} // namespace
+
+bool MainWindow::exportPng(const QString& path, PlotPanel::ExportOptions options)
+{
+    if (options.title.isEmpty())
+        options.title = m_runCaption.text();
+    return m_plots->exportPng(path, nullptr, options);
+}
+
+bool MainWindow::exportCsv(const QString& path, PlotPanel::Range range)
+{
+    if (m_store->pointCount() == 0)
+        return false; // nothing recorded yet: no file rather than an empty table
+    PlotPanel::CsvOptions options;
+    options.range = range;
+    options.title = m_runCaption.text();
+    options.runStart = m_runCaption.start;
+    return m_plots->exportCsv(path, nullptr, options);
+}
+
+void MainWindow::exportPngInteractive()
+{
+    const ExportChoice choice = askExport(this, tr("Export plots as PNG"), true);
+    if (!choice.accepted)
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plots as PNG"),
+                                                      QStringLiteral("stormwatch.png"),
+                                                      tr("PNG images (*.png)"));
+    PlotPanel::ExportOptions options;
+    options.range = choice.range;
+    options.size = choice.size;
+    if (!path.isEmpty() && !exportPng(path, options))
+        showError(tr("Export failed"), tr("Could not write %1").arg(path));
+}
+
+void MainWindow::exportCsvInteractive()
+{
+    const ExportChoice choice = askExport(this, tr("Export series as CSV"), false);
+    if (!choice.accepted)
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export series as CSV"),
+                                                      QStringLiteral("stormwatch.csv"),
+                                                      tr("CSV files (*.csv)"));
+    if (!path.isEmpty() && !exportCsv(path, choice.range))
+        showError(tr("Export failed"),
+                  tr("Could not write %1 (or there is nothing to export yet)").arg(path));
+}
+
+void MainWindow::addMarkers(const QVector<RunHost::Marker>& markers)
+{
+    QVector<PlotPanel::Marker> shown;
+    for (const RunHost::Marker& m : markers)
+        shown.push_back(PlotPanel::Marker{m.tS, m.label});
+    m_plots->addMarkers(shown);
+}
+
+void MainWindow::clearMarkers()
+{
+    m_plots->clearMarkers();
+}
+
+void MainWindow::setRunCaption(const RunCaption& caption)
+{
+    if (caption == m_runCaption)
+        return;
+    m_runCaption = caption;
+    updateCaption();
+}
+
+void MainWindow::updateCaption()
+{
+    m_caption->setText(m_runCaption.text());
+}
+
+void MainWindow::setPresenterMode(bool on)
+{
+    if (on == m_presenting)
+        return;
+    m_presenting = on;
+    {
+        const QSignalBlocker block(m_presenterAction);
+        m_presenterAction->setChecked(on);
+    }
+    m_leavePresenter->setEnabled(on);
+    if (on) {
+        m_statePresenting = saveState();
+        for (QDockWidget* d : findChildren<QDockWidget*>())
+            d->hide();
+        menuBar()->hide();
+        statusBar()->hide();
+        QFont font = m_caption->font();
+        font.setPointSizeF(QFont().pointSizeF() * 1.6);
+        font.setBold(true);
+        m_caption->setFont(font);
+        updateCaption();
+        m_caption->show();
+    } else {
+        m_caption->hide();
+        menuBar()->show();
+        statusBar()->show();
+        restoreState(m_statePresenting);
+    }
+    m_plots->setPresentation(on);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    if (isVisible())
+        fitToScreenSize();
+}
+
+// A narrow window tabs the side docks into one column on the left and the tags with the
+// log at the bottom: four side docks beside the plots left them ~280 px of 1024.
+void MainWindow::fitToScreenSize()
+{
+    const bool compact = width() < kCompactWidth;
+    if (compact == m_compact || m_presenting)
+        return;
+    m_compact = compact;
+    const auto dock = [this](const char* name) {
+        return findChild<QDockWidget*>(QLatin1String(name));
+    };
+    QDockWidget* scenario = dock("dockScenario");
+    QDockWidget* levers = dock("dockLevers");
+    QDockWidget* gateway = dock("dockGateway");
+    QDockWidget* topology = dock("dockTopology");
+    QDockWidget* tags = dock("dockTags");
+    QDockWidget* log = dock("dockLog");
+    if (compact) {
+        addDockWidget(Qt::LeftDockWidgetArea, gateway);
+        tabifyDockWidget(scenario, levers);
+        tabifyDockWidget(scenario, gateway);
+        tabifyDockWidget(scenario, topology);
+        tabifyDockWidget(tags, log);
+        scenario->raise();
+        log->raise();
+        // Sizes hold once the new arrangement is laid out.
+        QTimer::singleShot(0, this, [this, scenario, tags] {
+            resizeDocks({scenario}, {std::min(300, width() * 3 / 10)}, Qt::Horizontal);
+            resizeDocks({tags}, {std::max(120, height() / 5)}, Qt::Vertical);
+        });
+        return;
+    }
+    // Wide again: the side docks go back beside the plots.
+    for (QDockWidget* d : {levers, gateway, topology, log})
+        removeDockWidget(d);
+    addDockWidget(Qt::LeftDockWidgetArea, scenario);
+    splitDockWidget(scenario, levers, Qt::Vertical);
+    addDockWidget(Qt::RightDockWidgetArea, gateway);
+    splitDockWidget(gateway, topology, Qt::Vertical);
+    addDockWidget(Qt::BottomDockWidgetArea, tags);
+    splitDockWidget(tags, log, Qt::Horizontal);
+    for (QDockWidget* d : {levers, gateway, topology, log})
+        d->show();
+    QTimer::singleShot(0, this, [this, scenario, gateway, tags, log] {
+        resizeDocks({scenario, gateway}, {340, 380}, Qt::Horizontal);
+        resizeDocks({tags}, {height() / 4}, Qt::Vertical);
+        resizeDocks({tags, log}, {width() * 2 / 5, width() * 3 / 5}, Qt::Horizontal);
+    });
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() &&
+        urls.front().toLocalFile().endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() != 1 || !urls.front().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    if (auto* d = findChild<QDockWidget*>(QStringLiteral("dockScenario"))) {
+        d->show();
+        d->raise();
+    }
+    loadScenario(urls.front().toLocalFile()); // its errors show in the Scenario dock
+}
+
+} // namespace stormwatch

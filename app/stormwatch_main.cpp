@@ -5,7 +5,7 @@
 //              F [--allow-insecure-token]]]]
 //   stormwatch --list-scenarios
 //   stormwatch --validate-scenario FILE
-//   stormwatch --recording-info FILE | --export-scenario-skeleton FILE [--run N]
+//   stormwatch --recording-info FILE | --export-skeleton FILE [--run N]
 //   (--record FILE: a headless run, or the console's runs, recorded; docs/recordings.md)
 //
 // Exit codes: 0 ok, 1 runtime failure (also: a live run's connection to --gateway never
@@ -125,11 +125,11 @@ struct Options {
                               "playback.",
                               "FILE"};
     QCommandLineOption recordingInfo{"recording-info", "List the runs of a recording and exit.", "FILE"};
-    QCommandLineOption exportSkeleton{"export-scenario-skeleton",
+    QCommandLineOption exportSkeleton{"export-skeleton",
                                       "Print a run of a recording (--run N, default the last) as a "
                                       "scenario file skeleton and exit.",
                                       "FILE"};
-    QCommandLineOption run{"run", "The run of --export-scenario-skeleton (see --recording-info).", "N"};
+    QCommandLineOption run{"run", "The run of --export-skeleton (see --recording-info).", "N"};
     // The console window's own options.
     QCommandLineOption levers{"levers",
                               "Console: lever preset the live client starts with: levers-off, lever1, "
@@ -173,7 +173,7 @@ bool headlessRequested(int argc, char** argv)
         const QByteArray a(argv[i]);
         for (const char* flag : {"--headless", "--list-scenarios", "--validate-scenario", "--help",
                                  "-h", "--help-all", "--version", "-v", "--live", "--recording-info",
-                                 "--export-scenario-skeleton"})
+                                 "--export-skeleton"})
             if (a == flag || a.startsWith(QByteArray(flag) + '='))
                 return true;
     }

@@ -185,6 +185,9 @@ void Recorder::close()
         begin();
         q.exec(QStringLiteral("UPDATE meta SET value = '1' WHERE key = 'closed'"));
         commit();
+        // Closed, the recording is one file: the log is folded in and removed, and readers
+        // (read-only) then need no -wal or -shm beside it.
+        q.exec(QStringLiteral("PRAGMA journal_mode=DELETE"));
     }
     m_sql.reset();
     if (m_db.isValid())

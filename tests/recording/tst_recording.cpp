@@ -49,6 +49,15 @@ private slots:
         const RecordedRunResult r = recordRun(wedgeAndLeverChange(), path("run.sqlite"), &live);
         QVERIFY(r.run);
 
+        // Closed, it is one file, and reading it leaves nothing beside it.
+        QVERIFY(!QFileInfo::exists(path("run.sqlite") + "-wal"));
+        {
+            QString error;
+            QVERIFY2(Recording::open(path("run.sqlite"), &error), qPrintable(error));
+        }
+        QVERIFY(!QFileInfo::exists(path("run.sqlite") + "-wal"));
+        QVERIFY(!QFileInfo::exists(path("run.sqlite") + "-shm"));
+
         QString error;
         const auto rec = Recording::open(path("run.sqlite"), &error);
         QVERIFY2(rec, qPrintable(error));

@@ -122,7 +122,17 @@ MainWindow::~MainWindow() = default;
 bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 {
     auto* widget = qobject_cast<QWidget*>(watched);
-    if (!widget || widget->window() != this)
+    if (!widget)
+        return QMainWindow::eventFilter(watched, event);
+    // The window's dialogs (export choices, compare view) get the wheel rule too; Space is
+    // the window's own (a dialog's focused button takes it).
+    bool ourDialog = false;
+    for (QWidget* top = widget->window(); top && top != this && !ourDialog;)
+        if (QWidget* parent = top->parentWidget())
+            ourDialog = (top = parent->window()) == this;
+        else
+            top = nullptr;
+    if (widget->window() != this && !(ourDialog && event->type() == QEvent::Wheel))
         return QMainWindow::eventFilter(watched, event);
     if (event->type() == QEvent::Wheel) {
         // A lever, a fault duration or a plot setting must not change because a person

@@ -251,6 +251,25 @@ void ScenarioPanel::setRunState(const RunState& state)
     const bool bounded = state.progress >= 0;
     m_progress->setValue(bounded ? int(std::lround(std::min(state.progress, 1.0) * kProgressSteps)) : 0);
     m_progress->setFormat(!state.label.isEmpty() ? state.label : bounded ? QStringLiteral("%p%") : tr("live"));
+    m_progress->setToolTip(state.label);
+    fitProgressText();
+}
+
+// The run's label is long ("… finished (Back to live returns to the live run)"): in a
+// narrow dock it is elided to one line, the whole of it in the tooltip.
+void ScenarioPanel::fitProgressText()
+{
+    const QString full = m_progress->toolTip();
+    if (full.isEmpty())
+        return;
+    const int room = m_progress->width() - 16;
+    m_progress->setFormat(m_progress->isVisible() && room > 40 ? m_progress->fontMetrics().elidedText(full, Qt::ElideMiddle, room) : full);
+}
+
+void ScenarioPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitProgressText();
 }
 
 } // namespace stormwatch

@@ -46,8 +46,12 @@ signals:
     void pauseToggled(); // pause or resume the pacing of a virtual playback
     void compareRequested(const QString& scenarioNameOrPath);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void onScenarioChosen(int index);
+    void fitProgressText();
     void requestPlay();
 
     RunState m_state;

@@ -9,7 +9,11 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QAction>
 #include <QComboBox>
+#include <QDialog>
+#include <QTimer>
+#include <QWheelEvent>
 #include <QDragEnterEvent>
 #include <QTimeZone>
 #include <QDockWidget>
@@ -297,6 +301,35 @@ private slots:
         options.size = QSize(1280, 720);
         QVERIFY(w.plots()->exportPng(bare, nullptr, options));
         QCOMPARE(QImage(bare).size(), QSize(1280, 720));
+    }
+
+    // The export dialog asks for the range and the size; its size list does not change
+    // under a wheel scrolled over it unfocused (the window's wheel rule reaches its dialogs).
+    void exportDialogAsksAndIgnoresAStrayWheel()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("s.ini"));
+        feedRun(*w.store(), 60);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        bool checked = false;
+        QTimer::singleShot(0, &w, [&] {
+            QWidget* dialog = QApplication::activeModalWidget();
+            QVERIFY(dialog);
+            auto* size = dialog->findChild<QComboBox*>();
+            QVERIFY(size);
+            QCOMPARE(size->currentData().toSize(), QSize(1920, 1080));
+            QCOMPARE(size->count(), 3);
+            const QPointF at = size->rect().center();
+            QWheelEvent wheel(at, size->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                              Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(size, &wheel);
+            QCOMPARE(size->currentIndex(), 0);
+            checked = true;
+            static_cast<QDialog*>(dialog)->reject(); // cancelled: no file dialog follows
+        });
+        w.findChild<QAction*>(QStringLiteral("actionExportPng"))->trigger();
+        QVERIFY(checked);
     }
 
     void csvSaysItsRangeHasWallTimeAndRoundedNumbers()

@@ -348,6 +348,12 @@ private slots:
         QVERIFY2(host.start(wedgeAndLeverChange(), {}, 60, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(lastT >= 30, 20000);
         recorder.attach(&host);
+        // A fault from the console's panel: a timeline event at now, kept with its run time.
+        TimelineEvent slow;
+        slow.action = TimelineAction::Slow;
+        slow.factor = 3;
+        slow.durationS = 5;
+        host.inject(slow);
         QTRY_VERIFY_WITH_TIMEOUT(lastT >= 60, 20000);
         QVERIFY2(host.start(wedgeAndLeverChange(400, 10), {}, RunHost::kMaxSpeed, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
@@ -363,6 +369,10 @@ private slots:
         QVERIFY(first.endS >= 60 && first.endS < 600);
         const auto firstData = rec->load(first.id, &error);
         QVERIFY(firstData);
+        QCOMPARE(firstData->timeline.size(), 1);
+        QCOMPARE(firstData->timeline[0].action, TimelineAction::Slow);
+        QCOMPARE(firstData->timeline[0].factor, 3.0);
+        QVERIFY(firstData->timeline[0].atS >= 30 && firstData->timeline[0].atS < 60);
         // Nothing from before it joined but the value in force then (a step restates the
         // last point it sent before new ones).
         for (const SeriesUpdate& u : firstData->series)

@@ -2,10 +2,13 @@
 // real MainWindow, ConsoleController, ClientWorker thread and embedded mock gateway, as
 // `stormwatch` starts them, offscreen. A 2 ms probe timer on the UI thread measures how
 // late it fires; the largest lateness is the longest the window could not react.
-// Target: < 50 ms.
-//   bench_ui_stall [--seconds N] [--levers PRESET]
+// Target: < 50 ms. With --compare SCENARIO, a playback at max speed runs at the same time:
+// the console's compare view plays SCENARIO's variants in virtual time on its own thread and
+// fills its tables and plots, started again each time it finishes (issue 14, finding 5).
+//   bench_ui_stall [--seconds N] [--levers PRESET] [--compare SCENARIO]
 #include "client/lever_set.h"
 #include "models/tag_table_model.h"
+#include "ui/compare_view.h"
 #include "ui/console_controller.h"
 #include "ui/main_window.h"
 #include "ui/main_window_view.h"
@@ -72,15 +75,18 @@ int main(int argc, char** argv)
     QStandardPaths::setTestModeEnabled(true); // never the user's settings
     double seconds = 20;
     QString levers = QStringLiteral("all");
+    QString compareScenario;
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == QLatin1String("--seconds"))
             seconds = args[i + 1].toDouble();
         else if (args[i] == QLatin1String("--levers"))
             levers = args[i + 1];
+        else if (args[i] == QLatin1String("--compare"))
+            compareScenario = args[i + 1];
     }
     if (seconds <= 0 || !leverPreset(levers, nullptr)) {
-        std::fprintf(stderr, "usage: bench_ui_stall [--seconds N>0] [--levers PRESET]\n");
+        std::fprintf(stderr, "usage: bench_ui_stall [--seconds N>0] [--levers PRESET] [--compare SCENARIO]\n");
         return 2;
     }
 
@@ -137,11 +143,31 @@ int main(int argc, char** argv)
         last = now;
     });
     const int replotsBefore = window.plots()->replotCount();
+    // The playback beside the live run: started again as soon as it is over.
+    int comparesDone = 0;
+    QTimer compareWatch;
+    if (!compareScenario.isEmpty()) {
+        controller.compare(compareScenario);
+        if (!controller.compareView()) {
+            std::fprintf(stderr, "--compare %s: no compare view\n", qPrintable(compareScenario));
+            return 1;
+        }
+        compareWatch.setInterval(100);
+        QObject::connect(&compareWatch, &QTimer::timeout, [&] {
+            CompareView* view = controller.compareView();
+            if (view && view->done()) {
+                ++comparesDone;
+                controller.compare(compareScenario);
+            }
+        });
+        compareWatch.start();
+    }
     probe.start();
     QEventLoop loop;
     QTimer::singleShot(int(seconds * 1000), Qt::PreciseTimer, &loop, &QEventLoop::quit);
     loop.exec();
     probe.stop();
+    compareWatch.stop();
     const double wallS = double(clock.elapsed()) / 1000.0;
     const int replots = window.plots()->replotCount() - replotsBefore;
 
@@ -149,6 +175,9 @@ int main(int argc, char** argv)
                 qPrintable(levers), wallS, goodAfterMs);
     std::printf("  table rows updated   %.0f /s (offered 4,880 /s)\n", double(cellsChanged) / wallS);
     std::printf("  replots              %.1f /s\n", double(replots) / wallS);
+    if (!compareScenario.isEmpty())
+        std::printf("  playback beside it   %s at max speed (compare view), %d finished\n",
+                    qPrintable(compareScenario), comparesDone);
     std::printf("  probe lateness (ms)  p50 %.2f  p99 %.2f  max %.2f  (%zu probes of %d ms)\n",
                 percentile(lateMs, 0.5), percentile(lateMs, 0.99),
                 lateMs.empty() ? 0.0 : *std::max_element(lateMs.begin(), lateMs.end()), lateMs.size(),

@@ -95,6 +95,9 @@ struct ScenarioInstance {
     QString connection;
     int tags = 0;
     QString tagPrefix;  // tag i is "<tagPrefix><i>"; defaults to "<name>.Attr"
+    // Real tag addresses (a site's, or "tag_addresses" in the file): when set, tag i is
+    // tagAddresses[i - 1] and `tags` is their count.
+    QStringList tagAddresses;
     bool alarms = false;
     double startAtS = 0;  // deploy time
     bool operator==(const ScenarioInstance&) const = default;

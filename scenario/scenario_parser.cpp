@@ -1,6 +1,7 @@
 #include "scenario/scenario_parser.h"
 
 #include "scenario/json_schema_reader.h"
+#include "scenario/site.h"
 #include "scenario/strict_json.h"
 #include "scenario/variant_validation.h"
 
@@ -108,7 +109,7 @@ std::optional<KnownNames> readConnections(Errors& errors, const QJsonArray& a, Q
 // errors: then a reference cannot be judged and would only echo the first error.
 std::optional<KnownNames> readInstances(Errors& errors, const QJsonArray& a, const std::optional<KnownNames>& known,
                                         std::optional<double> durationS, QList<ScenarioInstance>* out) {
-    static const QStringList kKeys = {"name", "connection", "tags", "tag_prefix", "alarms", "start_at_s"};
+    static const QStringList kKeys = {"name", "connection", "tags", "tag_prefix", "tag_addresses", "alarms", "start_at_s"};
     const QString base = QStringLiteral("$.instances");
     // Too many entries is one error; their names can still be judged by other sections.
     checkCount(errors, base, a.size(), limits::kMaxInstances, "instances");
@@ -134,9 +135,46 @@ std::optional<KnownNames> readInstances(Errors& errors, const QJsonArray& a, con
                 });
             inst.connection = *s;
         }
-        if (auto n = r.integer("tags", Need::Required, limits::kTags)) inst.tags = int(*n);
+        const bool real = r.has("tag_addresses");
+        if (auto n = r.integer("tags", real ? Need::Optional : Need::Required, limits::kTags)) inst.tags = int(*n);
         inst.tagPrefix = inst.name + QStringLiteral(".Attr");
-        if (auto s = r.name("tag_prefix", Need::Optional, limits::kMaxTagPrefixLength)) inst.tagPrefix = *s;
+        if (real) {
+            // Real addresses (a site's, written out): they name the tags; `tags`, when given,
+            // must count them, and a prefix would name nothing.
+            r.check("tag_prefix", !r.has("tag_prefix"), QStringLiteral("not with tag_addresses (they name the tags)"));
+            if (auto list = r.array("tag_addresses", Need::Optional)) {
+                const QString listPath = r.pathOf("tag_addresses");
+                if (list->isEmpty() || list->size() > qsizetype(limits::kTags.max))
+                    errors.add(listPath, QStringLiteral("must list 1 … %1 addresses (got %2)").arg(num(limits::kTags.max)).arg(list->size()));
+                QSet<QString> seen;
+                for (qsizetype t = 0; t < list->size() && t < qsizetype(limits::kTags.max); ++t) {
+                    const QJsonValue v = list->at(t);
+                    const QString tagPath = indexPath(listPath, t);
+                    if (!v.isString()) {
+                        errors.add(tagPath, QStringLiteral("expected string, got %1").arg(typeName(v)));
+                        continue;
+                    }
+                    const QString a = v.toString();
+                    if (const QString rule = checkTagAddress(a); !rule.isEmpty()) {
+                        errors.add(tagPath, rule);
+                        continue;
+                    }
+                    if (seen.contains(a)) {
+                        errors.add(tagPath, QStringLiteral("duplicate tag address %1").arg(quoted(a)));
+                        continue;
+                    }
+                    seen.insert(a);
+                    inst.tagAddresses << a;
+                }
+                if (r.has("tags"))
+                    r.check("tags", inst.tags == list->size(), [&] {
+                        return QStringLiteral("must equal the number of tag_addresses (%1) (got %2)").arg(list->size()).arg(inst.tags);
+                    });
+                inst.tags = int(list->size());
+            }
+        } else if (auto s = r.name("tag_prefix", Need::Optional, limits::kMaxTagPrefixLength)) {
+            inst.tagPrefix = *s;
+        }
         if (auto b = r.boolean("alarms", Need::Optional)) inst.alarms = *b;
         if (auto d = r.number("start_at_s", Need::Optional, limits::kAtS)) {
             if (!durationS || r.atMost("start_at_s", *d, *durationS, QStringLiteral("duration_s")))
@@ -345,7 +383,52 @@ void checkRunBudget(Errors& errors, const Scenario& s, const ClientOptions& opti
                        .arg(limits::kMaxRunTagSubscribes));
 }
 
-std::optional<Scenario> parse(const QByteArray& json, Errors& errors) {
+// "site": the connections and instances of a site file (its gateways' connections, its
+// instances with their real tags), and its client options unless the scenario has its own.
+// The site's errors are listed under $.site, each naming the site file.
+struct SiteShape {
+    std::optional<KnownNames> connections, instances;
+};
+SiteShape readSite(Errors& errors, ObjectReader& r, const QString& scenarioFile, Scenario& s, ClientOptions& options) {
+    SiteShape shape;
+    for (const char* own : {"connections", "instances"})
+        r.check(QLatin1String(own), !r.has(QLatin1String(own)),
+                QStringLiteral("not with \"site\" (the site's gateways and instances are the scenario's)"));
+    const auto file = r.name("site", Need::Optional, site_limits::kMaxPathLength);
+    if (!file) return shape;
+    const QString path = QFileInfo(*file).isAbsolute() ? *file : QFileInfo(scenarioFile).dir().filePath(*file);
+    QList<ScenarioError> siteErrors;
+    const auto site = loadSiteFile(path, &siteErrors);
+    for (const ScenarioError& e : siteErrors) errors.add(r.pathOf("site"), e.toString());
+    if (!site) return shape;
+    KnownNames connections, instances;
+    for (const SiteGateway& g : site->gateways) {
+        s.connections.append(ScenarioConnection{g.name, g.writeUserId});
+        connections.add(g.name);
+    }
+    s.instances.reserve(site->instances.size());
+    for (const SiteInstance& i : site->instances) {
+        ScenarioInstance inst;
+        inst.name = i.name;
+        inst.connection = i.gateway;
+        inst.tags = int(i.tags.size());
+        inst.tagPrefix = i.name + QStringLiteral(".Attr");
+        inst.tagAddresses.reserve(i.tags.size());
+        for (const SiteTag& t : i.tags) inst.tagAddresses << t.address;
+        inst.alarms = i.alarms;
+        s.instances.append(std::move(inst));
+        instances.add(i.name);
+    }
+    if (s.options.isEmpty() && !site->options.isEmpty()) {
+        s.options = site->options;
+        if (auto parsed = optionsFromJson(s.options, nullptr)) options = *parsed;
+    }
+    shape.connections = std::move(connections);
+    shape.instances = std::move(instances);
+    return shape;
+}
+
+std::optional<Scenario> parse(const QByteArray& json, const QString& fileName, Errors& errors) {
     if (json.size() > limits::kMaxFileBytes) {
         errors.add(QStringLiteral("$"), QStringLiteral("the file is %1 bytes, more than the 64 MiB (%2 bytes) a scenario may have")
                                             .arg(json.size())
@@ -373,7 +456,7 @@ std::optional<Scenario> parse(const QByteArray& json, Errors& errors) {
     Scenario s;
     ObjectReader r(errors, doc.object(), QStringLiteral("$"),
                    {"name", "description", "duration_s", "seed", "gateway", "client_model", "options",
-                    "connections", "instances", "timeline", "variants"});
+                    "site", "connections", "instances", "timeline", "variants"});
     if (auto v = r.name("name", Need::Required)) s.name = *v;
     if (auto v = r.string("description", Need::Required);
         v && r.check("description", !v->trimmed().isEmpty(), QStringLiteral("must not be empty")) &&
@@ -396,10 +479,16 @@ std::optional<Scenario> parse(const QByteArray& json, Errors& errors) {
         s.options = *o;
     }
     std::optional<KnownNames> connectionNames;
-    if (auto a = r.array("connections", Need::Required)) connectionNames = readConnections(errors, *a, &s.connections);
     std::optional<KnownNames> instanceNames;
-    if (auto a = r.array("instances", Need::Required))
-        instanceNames = readInstances(errors, *a, connectionNames, duration, &s.instances);
+    if (r.has("site")) {
+        SiteShape shape = readSite(errors, r, fileName, s, options);
+        connectionNames = std::move(shape.connections);
+        instanceNames = std::move(shape.instances);
+    } else {
+        if (auto a = r.array("connections", Need::Required)) connectionNames = readConnections(errors, *a, &s.connections);
+        if (auto a = r.array("instances", Need::Required))
+            instanceNames = readInstances(errors, *a, connectionNames, duration, &s.instances);
+    }
     if (auto a = r.array("timeline", Need::Optional)) readTimeline(errors, *a, duration, instanceNames, &s.timeline);
     if (r.has("variants")) {
         if (auto a = r.array("variants", Need::Optional)) readVariants(errors, *a, &s.variants);
@@ -418,7 +507,7 @@ std::optional<Scenario> parse(const QByteArray& json, Errors& errors) {
 std::optional<Scenario> parseScenario(const QByteArray& json, const QString& fileName,
                                       QList<ScenarioError>* errorsOut) {
     Errors errors(fileName, errorsOut);
-    auto scenario = parse(json, errors);
+    auto scenario = parse(json, fileName, errors);
     errors.finish();
     return scenario;
 }
@@ -470,9 +559,14 @@ QJsonObject scenarioToJson(const Scenario& s) {
     for (const ScenarioConnection& c : s.connections)
         connections.append(QJsonObject{{"name", c.name}, {"write_user_id", double(c.writeUserId)}});
     QJsonArray instances;
-    for (const ScenarioInstance& i : s.instances)
-        instances.append(QJsonObject{{"name", i.name}, {"connection", i.connection}, {"tags", i.tags},
-                                     {"tag_prefix", i.tagPrefix}, {"alarms", i.alarms}, {"start_at_s", i.startAtS}});
+    for (const ScenarioInstance& i : s.instances) {
+        QJsonObject o{{"name", i.name}, {"connection", i.connection}, {"tags", i.tags},
+                      {"alarms", i.alarms}, {"start_at_s", i.startAtS}};
+        // Real addresses name the tags themselves (a site's, written out in full).
+        if (i.tagAddresses.isEmpty()) o.insert("tag_prefix", i.tagPrefix);
+        else o.insert("tag_addresses", QJsonArray::fromStringList(i.tagAddresses));
+        instances.append(o);
+    }
     QJsonArray timeline;
     for (const TimelineEvent& e : s.timeline) {
         QJsonObject o{{"at_s", e.atS}, {"action", timelineActionName(e.action)}};

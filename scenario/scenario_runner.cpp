@@ -40,6 +40,11 @@ std::vector<std::string> tagNamesFor(const ScenarioInstance& instance)
 {
     std::vector<std::string> tags;
     tags.reserve(std::size_t(std::max(0, instance.tags)));
+    if (!instance.tagAddresses.isEmpty()) {
+        for (const QString& a : instance.tagAddresses)
+            tags.push_back(a.toStdString());
+        return tags;
+    }
     const std::string prefix = instance.tagPrefix.toStdString();
     for (int i = 1; i <= instance.tags; ++i)
         tags.push_back(prefix + std::to_string(i));

@@ -67,7 +67,7 @@ struct LiveOptions {
 EngineConfig engineConfigFor(const Scenario& scenario, const VariantSpec& variant, quint64 seed,
                              QString* error);
 gateway::GatewayConfig gatewayConfigFor(const Scenario& scenario, quint64 seed);
-// Tag i (1-based) of an instance: "<tagPrefix><i>".
+// Tag i (1-based) of an instance: its real address (tagAddresses) or "<tagPrefix><i>".
 std::vector<std::string> tagNamesFor(const ScenarioInstance& instance);
 
 class ScenarioRunner {

@@ -71,6 +71,10 @@ struct Site {
 std::optional<Site> parseSite(const QByteArray& json, const QString& fileName, QList<ScenarioError>* errors);
 std::optional<Site> loadSiteFile(const QString& path, QList<ScenarioError>* errors);
 
+// A tag address's rule (1 … 256 characters, no control characters, no blanks around it);
+// empty when valid. Shared with a scenario's "tag_addresses".
+QString checkTagAddress(const QString& address);
+
 // "host:port" with a non-empty host (a name, IPv4 or [IPv6]) and a port 1..65535; empty when
 // valid, else the rule.
 QString checkEndpoint(const QString& endpoint);

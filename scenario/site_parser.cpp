@@ -52,10 +52,7 @@ QString checkEndpoint(const QString& endpoint) {
     return {};
 }
 
-namespace {
-
-// A tag address: 1..256 characters, no control characters, no blanks around it.
-QString addressRule(const QString& a) {
+QString checkTagAddress(const QString& a) {
     if (a.isEmpty()) return QStringLiteral("a tag address must not be empty");
     if (a.size() > slimits::kMaxTagAddressLength)
         return QStringLiteral("a tag address must be at most %1 characters (got %2)").arg(slimits::kMaxTagAddressLength).arg(a.size());
@@ -66,6 +63,8 @@ QString addressRule(const QString& a) {
         return QStringLiteral("a tag address must not start or end with a blank (got %1)").arg(quoted(a));
     return {};
 }
+
+namespace {
 
 QString kindRule(const QString& k) {
     if (k.size() > slimits::kMaxKindLength)
@@ -162,7 +161,7 @@ void SiteReader::readGateways(const QJsonArray& a, Site& site) {
 
 void SiteReader::addTag(Building& b, const SiteTag& tag, const QString& where,
                         const std::function<void(const QString&)>& fail) {
-    if (const QString rule = addressRule(tag.address); !rule.isEmpty()) return fail(rule);
+    if (const QString rule = checkTagAddress(tag.address); !rule.isEmpty()) return fail(rule);
     if (const QString rule = kindRule(tag.kind); !rule.isEmpty()) return fail(rule);
     if (const auto it = b.seen.constFind(tag.address); it != b.seen.constEnd())
         return fail(QStringLiteral("duplicate tag address %1 in instance %2 (first at %3)")

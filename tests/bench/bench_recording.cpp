@@ -1,10 +1,10 @@
 // What recording costs: the bundled incident replayed through the run host at max speed with
 // and without a recorder (the wall time ratio), and the file it writes per virtual hour —
 // also for a one-hour run of its 2 × 244 tags at 1 Hz. Figures go to the test log
-// (docs/recordings.md quotes them); the bounds fail a regression that would make recording
-// unusable, not a slow machine.
+// (docs/recordings.md quotes them). A benchmark, not a pass/fail test: the figures are
+// printed, and it runs only when asked (`build/tests/bench/bench_recording`).
 
-#include "support_recording.h"
+#include "recording/support_recording.h"
 
 #include "recording/recording.h"
 #include "scenario/scenario_parser.h"
@@ -143,8 +143,6 @@ private slots:
         const auto rec = Recording::open(file, &error);
         QVERIFY2(rec, qPrintable(error));
         QCOMPARE(rec->runs().first().ended, QStringLiteral("finished"));
-        QVERIFY2(ratio < 3.0, qPrintable(QString::number(ratio)));
-        QVERIFY2(mbPerHour < 100, qPrintable(QString::number(mbPerHour)));
     }
 
     // The figure: one hour of 2 × 244 tags at 1 Hz (the incident's shape, lever1).
@@ -172,9 +170,8 @@ private slots:
               double(fileBytes(file)) / 1e6, qlonglong(points), qlonglong(data->logs.size()),
               qlonglong(data->tags.size()), r.commits, t.elapsed(), after - before);
         QCOMPARE(data->tags.size(), 488);
-        QVERIFY(fileBytes(file) < 100'000'000);
     }
 };
 
 QTEST_GUILESS_MAIN(TestRecordingCost)
-#include "tst_recording_cost.moc"
+#include "bench_recording.moc"

@@ -145,9 +145,16 @@ int main(int argc, char** argv)
     const int replotsBefore = window.plots()->replotCount();
     // The playback beside the live run: started again as soon as it is over.
     int comparesDone = 0;
+    double longestCompareOpenMs = 0; // opening a compare view (its window) on the UI thread
     QTimer compareWatch;
-    if (!compareScenario.isEmpty()) {
+    auto openCompare = [&] {
+        QElapsedTimer t;
+        t.start();
         controller.compare(compareScenario);
+        longestCompareOpenMs = std::max(longestCompareOpenMs, double(t.nsecsElapsed()) / 1e6);
+    };
+    if (!compareScenario.isEmpty()) {
+        openCompare();
         if (!controller.compareView()) {
             std::fprintf(stderr, "--compare %s: no compare view\n", qPrintable(compareScenario));
             return 1;
@@ -157,7 +164,7 @@ int main(int argc, char** argv)
             CompareView* view = controller.compareView();
             if (view && view->done()) {
                 ++comparesDone;
-                controller.compare(compareScenario);
+                openCompare();
             }
         });
         compareWatch.start();
@@ -176,8 +183,9 @@ int main(int argc, char** argv)
     std::printf("  table rows updated   %.0f /s (offered 4,880 /s)\n", double(cellsChanged) / wallS);
     std::printf("  replots              %.1f /s\n", double(replots) / wallS);
     if (!compareScenario.isEmpty())
-        std::printf("  playback beside it   %s at max speed (compare view), %d finished\n",
-                    qPrintable(compareScenario), comparesDone);
+        std::printf("  playback beside it   %s at max speed (compare view), %d finished, "
+                    "opening one took up to %.1f ms\n",
+                    qPrintable(compareScenario), comparesDone, longestCompareOpenMs);
     std::printf("  probe lateness (ms)  p50 %.2f  p99 %.2f  max %.2f  (%zu probes of %d ms)\n",
                 percentile(lateMs, 0.5), percentile(lateMs, 0.99),
                 lateMs.empty() ? 0.0 : *std::max_element(lateMs.begin(), lateMs.end()), lateMs.size(),

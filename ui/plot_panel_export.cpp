@@ -58,6 +58,10 @@ bool PlotPanel::exportPng(const QString& path, QString* error, const ExportOptio
     QSize size = options.size;
     if (!size.isValid() || size.isEmpty())
         size = m_plot->size();
+    // A slide-sized image is read from across a room: presenter fonts and lines for it.
+    const bool slide = size.width() >= 1600 && !m_presentation;
+    if (slide)
+        setPresentation(true);
     const double lower = xLower(), upper = xUpper();
     const bool whole = options.range == Range::WholeRun && !std::isnan(m_store->earliestTime());
     // A title row above the plots for the export only (the window has its own title).
@@ -67,7 +71,7 @@ bool PlotPanel::exportPng(const QString& path, QString* error, const ExportOptio
         grid->insertRow(0);
         title = new QCPTextElement(m_plot, options.title + QStringLiteral("\n") + rangeText(options.range));
         QFont font = title->font();
-        font.setPointSizeF(std::max(11.0, size.height() / 80.0));
+        font.setPointSizeF(std::max(11.0, size.height() / 55.0));
         font.setBold(true);
         title->setFont(font);
         title->setTextColor(plotColours(m_theme).text);
@@ -84,6 +88,19 @@ bool PlotPanel::exportPng(const QString& path, QString* error, const ExportOptio
     }
     syncData();
     rescaleValueAxes();
+    // savePng lays the plot out at the image's size without a replot signal: the legend's
+    // columns, the value ticks and the marker labels are fitted to that size first.
+    const QRect viewport = m_plot->viewport();
+    m_plot->setViewport(QRect(QPoint(0, 0), size));
+    for (int pass = 0; pass < 2; ++pass) {
+        for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                           QCPLayoutElement::upLayout})
+            m_plot->plotLayout()->update(phase);
+        fitSubscriptionLegend();
+        fitValueTicks();
+        layoutMarkers();
+    }
+    m_plot->setViewport(viewport);
     const bool written = m_plot->savePng(path, size.width(), size.height());
     m_exportWidth = 0;
     if (title) {
@@ -92,6 +109,8 @@ bool PlotPanel::exportPng(const QString& path, QString* error, const ExportOptio
     }
     if (whole && !m_follow)
         setAllXRanges(lower, upper);
+    if (slide)
+        setPresentation(false);
     m_fullSync = true;
     onAppended();
     if (written)

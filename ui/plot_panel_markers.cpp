@@ -102,8 +102,11 @@ void PlotPanel::addMarkers(const QVector<Marker>& markers)
         items.label->setClipAxisRect(top);
         items.label->position->setAxisRect(top);
         items.label->position->setAxes(top->axis(QCPAxis::atBottom), top->axis(QCPAxis::atLeft));
+        // At its time, a row below the top of the first plot: relative to the plot, so a
+        // re-layout (an export's size, its title row) keeps it in place.
         items.label->position->setTypeX(QCPItemPosition::ptPlotCoords);
-        items.label->position->setTypeY(QCPItemPosition::ptAbsolute);
+        items.label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        items.label->position->setCoords(m.tS, 0);
         items.label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         items.label->setText(m.label);
         items.label->setColor(c.text);
@@ -157,14 +160,14 @@ void PlotPanel::layoutMarkers()
         const QMargins pad = label->padding();
         const double width = fm.horizontalAdvance(label->text()) + pad.left() + pad.right() + 4;
         const double height = fm.height() + pad.top() + pad.bottom();
-        const double left = x->coordToPixel(m_markers[i].tS) + 2;
+        const double left = x->coordToPixel(m_markers[i].tS);
         std::size_t row = 0;
         while (row < rowEnd.size() && rowEnd[row] > left)
             ++row;
         if (row == rowEnd.size())
             rowEnd.push_back(0);
         rowEnd[row] = left + width;
-        label->position->setPixelPosition(QPointF(left, top->top() + 1 + double(row) * height));
+        label->position->setCoords(m_markers[i].tS, (1 + double(row) * height) / std::max(1, top->height()));
     }
 }
 
@@ -188,13 +191,21 @@ void PlotPanel::setPresentation(bool on)
             axis->setTickLabelFont(scaled(axis->tickLabelFont()));
             axis->setLabelFont(scaled(axis->labelFont()));
         }
+    // The side legends grow less: their column is taken from the plots' width.
+    const double sideFactor = on ? 1.25 : 1 / 1.25;
     for (QCPLayoutElement* e : m_plot->plotLayout()->elements(true))
         if (auto* legend = qobject_cast<QCPLegend*>(e)) {
-            legend->setFont(scaled(legend->font()));
+            const double f = legend == m_subLegend ? factor : sideFactor;
+            const auto grow = [f](QFont font) {
+                font.setPointSizeF(font.pointSizeF() * f);
+                return font;
+            };
+            legend->setFont(grow(legend->font()));
             for (int i = 0; i < legend->itemCount(); ++i)
                 if (QCPAbstractLegendItem* item = legend->item(i))
-                    item->setFont(scaled(item->font()));
+                    item->setFont(grow(item->font()));
         }
+    m_guardLabel->setFont(scaled(m_guardLabel->font()));
     for (const MarkerItems& items : m_markerItems)
         items.label->setFont(scaled(items.label->font()));
     m_crosshairText->setFont(scaled(m_crosshairText->font()));

@@ -279,7 +279,9 @@ private slots:
         QVERIFY(w.exportPng(titled, options));
         const QImage image(titled);
         QCOMPARE(image.size(), QSize(1920, 1080));
-        // The view on screen is what it was.
+        // The view on screen is what it was (the slide's larger fonts were for the image).
+        QVERIFY(!w.plots()->presentation());
+        QVERIFY(w.plots()->toolBar()->isVisible());
         QCOMPARE(w.plots()->xLower(), 100.0);
         QCOMPARE(w.plots()->xUpper(), 200.0);
         QCOMPARE(w.plots()->rangeText(PlotPanel::Range::WholeRun), QStringLiteral("0:00–10:00 (whole run)"));

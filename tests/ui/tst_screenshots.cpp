@@ -118,6 +118,14 @@ private slots:
         for (QSize size : kSizes)
             shoot(w, w.plots(), QStringLiteral("incident-finished"), t, size);
 
+        // The titled export of the whole run, as a slide.
+        PlotPanel::ExportOptions slide;
+        slide.size = QSize(1920, 1080);
+        slide.range = PlotPanel::Range::WholeRun;
+        const QString exported = QDir(outDir()).filePath(QStringLiteral("export-%1-1920x1080.png").arg(themeName(t)));
+        QVERIFY(w.exportPng(exported, slide));
+        QCOMPARE(QImage(exported).size(), QSize(1920, 1080));
+
         // Presenter mode over the finished incident.
         w.setPresenterMode(true);
         for (QSize size : kSizes)
@@ -135,6 +143,15 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(compare.done(), kTimeoutMs);
         for (QSize size : kSizes)
             shoot(compare, compare.findChildren<QCustomPlot*>().value(0), QStringLiteral("compare"), t, size);
+        // Its report, as Export report writes it: the images report.md embeds.
+        const QString report = QDir(outDir()).filePath(QStringLiteral("report-%1").arg(themeName(t)));
+        QDir(report).removeRecursively();
+        QVERIFY(QDir().mkpath(report));
+        QString why;
+        QVERIFY2(compare.exportTo(report, &why), qPrintable(why));
+        QFile md(QDir(report).filePath(QStringLiteral("report.md")));
+        QVERIFY(md.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(md.readAll()).contains(QStringLiteral("![lever1](lever1.png)")));
     }
 };
 

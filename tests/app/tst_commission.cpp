@@ -87,6 +87,7 @@ private slots:
     void initTestCase();
     void reportsExactlyTheUnknownTagsAsFailed();
     void exitsZeroWhenEveryTagIsGood();
+    void anUnreachableGatewayFailsOnlyItsOwnTags();
     void validateSite();
     void badInputExits2_data();
     void badInputExits2();
@@ -178,6 +179,44 @@ void TestCommission::exitsZeroWhenEveryTagIsGood()
     QCOMPARE(report.value("tags").toArray().size(), 997);
     QCOMPARE(report.value("all_good").toBool(), true);
     QVERIFY(report.value("verdict").toString().startsWith("PASS: all 997 tags Good on 2 gateway(s)"));
+}
+
+// One gateway down for the whole run: its tags never receive a value (the report names the
+// connection's state and why), the other gateway's tags are Good all the same, exit 1 at
+// the timeout.
+void TestCommission::anUnreachableGatewayFailsOnlyItsOwnTags()
+{
+    int deadPort = 0;
+    {
+        MockProcess gone(MXGW_MOCK_PATH, {"--data-hz", "0"});
+        QVERIFY(gone.start());
+        deadPort = gone.port;
+        gone.kill(); // nothing listens there any more
+    }
+    QTemporaryDir dir;
+    QVERIFY(copySite(dir, m_unknown));
+    const QString reportDir = dir.filePath("report");
+    const Run run = stormwatch({"--headless", "--site", dir.filePath("site.json"), "--commission", "--report", reportDir,
+                                "--timeout-s", "4", "--gateway-endpoint", "gw-packaging=" + m_packaging->endpoint(),
+                                "--gateway-endpoint", QStringLiteral("gw-utilities=127.0.0.1:%1").arg(deadPort)});
+    QVERIFY2(run.exitCode == 1, qPrintable(run.stdErr));
+    const QJsonObject report = readJson(reportDir + "/report.json");
+    QCOMPARE(report.value("timed_out").toBool(), true);
+    for (const QJsonValue& v : report.value("gateways").toArray()) {
+        const QJsonObject g = v.toObject();
+        if (g.value("name").toString() == "gw-packaging") {
+            QCOMPARE(g.value("good").toInt(), g.value("tags").toInt());
+            QCOMPARE(g.value("state").toString(), QString("connected"));
+        } else {
+            QCOMPARE(g.value("good").toInt(), 0);
+            QCOMPARE(g.value("no_value").toInt(), g.value("tags").toInt());
+            QVERIFY(g.value("tags").toInt() > 0);
+            QVERIFY2(g.value("state").toString() != "connected", qPrintable(g.value("state").toString()));
+            QVERIFY2(!g.value("last_error").toString().isEmpty(), "the report says why");
+            QVERIFY(g.value("capabilities").toArray().isEmpty());
+        }
+    }
+    QVERIFY(report.value("verdict").toString().contains("timed out after 4 s"));
 }
 
 void TestCommission::validateSite()

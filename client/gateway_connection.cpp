@@ -418,20 +418,27 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
                                                                 const DataChange& change,
                                                                 std::vector<SubscriberId>& touched)
 {
-    if (sub.batch.empty())
+    if (sub.batchUsed == 0)
         touched.push_back(id);
-    TagUpdate& u = sub.batch.emplace_back();
+    // The batch's elements are kept from event to event and overwritten: every field is set.
+    if (sub.batchUsed == sub.batch.size())
+        sub.batch.emplace_back();
+    TagUpdate& u = sub.batch[sub.batchUsed++];
     u.index = index;
     u.quality = change.quality();
     u.itemHandle = change.item_handle();
     const MxValue& v = change.value();
+    double value = 0;
     switch (v.kind_case()) {
-    case MxValue::kDoubleValue: u.value = v.double_value(); break;
-    case MxValue::kIntValue: u.value = double(v.int_value()); break;
-    case MxValue::kBoolValue: u.value = v.bool_value() ? 1 : 0; break;
+    case MxValue::kDoubleValue: value = v.double_value(); break;
+    case MxValue::kIntValue: value = double(v.int_value()); break;
+    case MxValue::kBoolValue: value = v.bool_value() ? 1 : 0; break;
     case MxValue::kStringValue: u.text = v.string_value(); break;
     default: break;
     }
+    u.value = value;
+    if (v.kind_case() != MxValue::kStringValue && !u.text.empty())
+        u.text.clear();
     // The changes of one batch mostly share their timestamp: converted once.
     const auto& ts = change.source_timestamp();
     if (ts.seconds() != m_lastStamp.seconds || ts.nanos() != m_lastStamp.nanos) {
@@ -486,9 +493,10 @@ void GatewayConnection::onEvent(const MxEvent& event)
         auto sub = m_subscribers.find(id);
         if (sub == m_subscribers.end())
             continue;
+        sub->second.batch.resize(sub->second.batchUsed); // a smaller event than the last
+        sub->second.batchUsed = 0;
         if (sub->second.onData)
             sub->second.onData(sub->second.batch);
-        sub->second.batch.clear();
     }
 }
 

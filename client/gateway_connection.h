@@ -180,7 +180,8 @@ private:
         DataFn onData;
         QualityFn onQuality;
         std::vector<std::int32_t> handles; // per tag, 0 = none
-        std::vector<TagUpdate> batch;      // reused per event
+        std::vector<TagUpdate> batch;      // reused per event: its first batchUsed elements
+        std::size_t batchUsed = 0;
         // The last bulk subscribe request built for these tags, reused while its server
         // handle and kind stay the same: a storm re-sends the same tag list thousands of
         // times, and building and freeing it was a quarter of a levers-off replay.

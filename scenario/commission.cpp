@@ -70,7 +70,14 @@ QString adviseKindOf(const GatewayConnection& c)
     return QStringLiteral("supervisory (AddItemBulk + AdviseSupervisory)");
 }
 
-bool receivedValue(const TagState& t) { return t.quality != kQualityUncertain || t.sourceTimestampUs != 0; }
+// A data change arrived: it carries a source timestamp, or at least a quality on a live item.
+// A tag the subscribe failed is set Bad by the client without any value: not a value.
+bool receivedValue(const TagState& t)
+{
+    if (t.rejected)
+        return false;
+    return t.sourceTimestampUs != 0 || (t.itemHandle != 0 && t.quality != kQualityUncertain);
+}
 
 // Records each tag's first value as it arrives (the engine tells which tags changed).
 class FirstValues : public EngineObserver {

@@ -26,10 +26,11 @@ JOBS=${SW_JOBS:-2}
 WHICH=${1:-all}
 
 # The suites with more than one thread of our own (client worker, mock gateway thread,
-# gRPC callbacks, playback/run worker, child processes). ui.scenario_playback is the
+# gRPC callbacks, playback/run worker, a recorder on the run host's thread, child
+# processes). ui.scenario_playback is the
 # run host's suite under its older name.
 # sanitizers.tsan_qt_bridge checks that TSan still reports a race across the Qt bridge.
-TSAN_SUITES='^(integration\..*|scenario\.live_runner|gateway\.grpc_server|gateway\.mxgw_mock_process|client\.grpc_gateway_port|ui\.console_controller|ui\.scenario_playback|ui\.run_host|app\..*|sanitizers\..*)$'
+TSAN_SUITES='^(integration\..*|recording\..*|scenario\.live_runner|gateway\.grpc_server|gateway\.mxgw_mock_process|client\.grpc_gateway_port|ui\.console_controller|ui\.scenario_playback|ui\.run_host|app\..*|sanitizers\..*)$'
 
 # Run under both sanitizers (their reports count), but their pass/fail is not judged
 # there: they compare a live run against a restarted mxgw-mock with the virtual one, and

@@ -5,6 +5,7 @@
 #include "models/series_store.h"
 #include "models/tag_table_model.h"
 #include "models/topology_model.h"
+#include "ui/ab_view.h"
 #include "ui/event_log_panel.h"
 #include "ui/gateway_panel.h"
 #include "ui/levers_panel.h"
@@ -317,6 +318,11 @@ void MainWindow::createActions()
     leave->setEnabled(false); // Esc is the dialogs' and editors' until presenting
     connect(leave, &QAction::triggered, this, [this] { setPresenterMode(false); });
 
+    QAction* ab = action(QStringLiteral("actionAbSideBySide"), tr("&A/B side by side"),
+                         {QKeySequence(Qt::CTRL | Qt::Key_B)});
+    ab->setToolTip(tr("Two variants of the scenario side by side on one time axis (Ctrl+B)"));
+    connect(ab, &QAction::triggered, this, qOverload<>(&MainWindow::showAb));
+
     auto* themes = new QActionGroup(this);
     m_lightTheme = new QAction(tr("&Light theme"), themes);
     m_lightTheme->setObjectName(QStringLiteral("actionLightTheme"));
@@ -347,6 +353,7 @@ void MainWindow::createMenus()
     m_viewMenu->addAction(find("actionFitWholeRun"));
     m_viewMenu->addAction(find("actionFocusLogFilter"));
     m_viewMenu->addAction(m_presenterAction);
+    m_viewMenu->addAction(find("actionAbSideBySide"));
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
         m_viewMenu->addAction(d->toggleViewAction());
@@ -545,6 +552,8 @@ void MainWindow::setTheme(Theme theme)
     m_theme = theme;
     applyTheme(theme);
     m_plots->setTheme(theme); // QCustomPlot paints its own background: not from the palette
+    if (m_ab)
+        m_ab->setTheme(theme);
     (theme == Theme::Dark ? m_darkTheme : m_lightTheme)->setChecked(true);
 }
 

@@ -26,6 +26,7 @@ class QSettings;
 
 namespace stormwatch {
 
+class AbView;
 class EventLogModel;
 class EventLogPanel;
 class GatewayPanel;
@@ -104,6 +105,12 @@ public:
     bool presenterMode() const { return m_presenting; }
     QLabel* presenterCaption() const { return m_caption; }
 
+    // View › A/B side by side (Ctrl+B): the Scenario dock's scenario, its chosen variant (A)
+    // against the first other one (B), in place of the plots until "Back".
+    void showAb();
+    void showAb(const QString& scenarioNameOrPath, const QString& a, const QString& b);
+    AbView* abView() const { return m_ab; }
+
     // Below this width the side docks are tabbed together on the left, so the plots keep
     // most of the width (1024×700 stays usable).
     static constexpr int kCompactWidth = 1300;
@@ -178,6 +185,7 @@ private:
     QAction* m_presenterAction = nullptr;
     QAction* m_leavePresenter = nullptr;
     QLabel* m_caption = nullptr;
+    AbView* m_ab = nullptr;
     RunCaption m_runCaption;
     bool m_presenting = false;
     QByteArray m_statePresenting; // the dock layout to return to

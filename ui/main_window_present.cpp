@@ -3,6 +3,8 @@
 #include "ui/main_window.h"
 
 #include "models/series_store.h"
+#include "scenario/scenario_parser.h"
+#include "ui/ab_view.h"
 #include "ui/scenario_panel.h"
 
 #include <QButtonGroup>
@@ -229,6 +231,52 @@ void MainWindow::fitToScreenSize()
         resizeDocks({tags}, {height() / 4}, Qt::Vertical);
         resizeDocks({tags, log}, {width() * 2 / 5, width() * 3 / 5}, Qt::Horizontal);
     });
+}
+
+void MainWindow::showAb()
+{
+    const QString scenario = m_scenario->currentScenario();
+    QList<ScenarioError> errors;
+    const auto loaded = stormwatch::loadScenario(scenario, &errors);
+    if (!loaded) {
+        showError(tr("A/B side by side"), tr("no scenario to run: %1").arg(scenario));
+        return;
+    }
+    QStringList variants;
+    for (const VariantSpec& v : loaded->variants)
+        variants << v.name;
+    const QString a = m_scenario->currentVariant().isEmpty() ? variants.value(0) : m_scenario->currentVariant();
+    QString b;
+    for (const QString& v : variants)
+        if (v != a && b.isEmpty())
+            b = v;
+    if (a.isEmpty() || b.isEmpty()) {
+        showError(tr("A/B side by side"), tr("%1 has fewer than two variants").arg(loaded->name));
+        return;
+    }
+    showAb(scenario, a, b);
+}
+
+void MainWindow::showAb(const QString& scenarioNameOrPath, const QString& a, const QString& b)
+{
+    QList<ScenarioError> errors;
+    const auto scenario = stormwatch::loadScenario(scenarioNameOrPath, &errors);
+    if (!scenario) {
+        showError(tr("A/B side by side"), tr("cannot load %1").arg(scenarioNameOrPath));
+        return;
+    }
+    if (!m_ab) {
+        m_ab = new AbView;
+        m_ab->setTheme(m_theme);
+        static_cast<QVBoxLayout*>(centralWidget()->layout())->addWidget(m_ab, 1);
+        connect(m_ab, &AbView::closeRequested, this, [this] {
+            m_ab->hide();
+            m_plotArea->show();
+        });
+    }
+    m_plotArea->hide();
+    m_ab->show();
+    m_ab->start(*scenario, a, b);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

@@ -181,6 +181,8 @@ public:
 signals:
     void replotted();
     void followLiveChanged(bool follow);
+    // A person zoomed or panned (wheel, drag): not emitted by setXRange and the like.
+    void xRangeChanged(double lower, double upper);
     void retentionMinutesChanged(int minutes);
 
 private:

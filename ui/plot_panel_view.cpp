@@ -221,6 +221,7 @@ void PlotPanel::onXRangeChanged(QCPAxis* source)
     rescaleValueAxes();
     if (m_crosshairOn)
         placeCrosshair(false); // a wheel zoom or a drag moves the time under the cursor
+    emit xRangeChanged(range.lower, range.upper);
 }
 
 void PlotPanel::setXRange(double lower, double upper)

@@ -5,6 +5,7 @@
 #include "models/series_store.h"
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
+#include "ui/ab_view.h"
 #include "ui/compare_view.h"
 #include "ui/console_controller.h"
 #include "ui/main_window.h"
@@ -14,6 +15,7 @@
 #include <qcustomplot.h>
 
 #include <QDir>
+#include <QLabel>
 #include <QImage>
 #include <QLoggingCategory>
 #include <QStandardPaths>
@@ -132,6 +134,15 @@ private slots:
             shoot(w, w.plots(), QStringLiteral("presenter"), t, size);
         QVERIFY(w.presenterCaption()->text().contains(QStringLiteral("incident-2026-08-26 — levers-off")));
         w.setPresenterMode(false);
+
+        // A/B side by side in the window: the incident without and with Lever 1.
+        w.resize(kSizes[0]);
+        w.showAb(QStringLiteral("incident-2026-08-26"), QStringLiteral("levers-off"), QStringLiteral("lever1"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.abView()->done(), kTimeoutMs);
+        QVERIFY2(w.abView()->label(1)->text().contains(QStringLiteral("lever1")), qPrintable(w.abView()->status()));
+        for (QSize size : kSizes)
+            shoot(w, w.abView()->panel(0), QStringLiteral("ab-side-by-side"), t, size);
+        w.abView()->closeRequested();
 
         // The compare view of a short scenario (two variants).
         QList<ScenarioError> errors;

@@ -1,0 +1,161 @@
+#include "ui/ab_view.h"
+
+#include "scenario/run_host.h"
+#include "scenario/scenario_runner.h"
+#include "ui/plot_panel.h"
+#include "ui/report_png.h"
+
+#include <qcustomplot.h>
+
+#include <QBoxLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPointer>
+#include <QPushButton>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace stormwatch {
+
+struct AbView::Run {
+    std::atomic<bool> cancel{false};
+    ScenarioReport report;
+    QList<SeriesSet> series;
+    QString error;
+};
+
+AbView::AbView(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("abView"));
+    auto* column = new QVBoxLayout(this);
+    column->setContentsMargins(0, 0, 0, 0);
+    auto* header = new QHBoxLayout;
+    m_status = new QLabel(tr("A/B: no run yet"));
+    m_status->setObjectName(QStringLiteral("abStatus"));
+    m_status->setWordWrap(true); // a long status must not hold the window wide
+    auto* close = new QPushButton(tr("Back to the console's plots"));
+    close->setObjectName(QStringLiteral("abClose"));
+    connect(close, &QPushButton::clicked, this, &AbView::closeRequested);
+    header->addWidget(m_status, 1);
+    header->addWidget(close);
+    column->addLayout(header);
+    auto* sides = m_sides = new QBoxLayout(QBoxLayout::LeftToRight);
+    for (int i = 0; i < 2; ++i) {
+        m_stores[std::size_t(i)] = std::make_unique<SeriesStore>();
+        auto* side = new QVBoxLayout;
+        auto* label = m_labels[std::size_t(i)] = new QLabel;
+        label->setObjectName(i == 0 ? QStringLiteral("abLabelA") : QStringLiteral("abLabelB"));
+        QFont bold = label->font();
+        bold.setBold(true);
+        bold.setPointSizeF(bold.pointSizeF() * 1.2);
+        label->setFont(bold);
+        label->setWordWrap(true);
+        auto* panel = m_panels[std::size_t(i)] = new PlotPanel(m_stores[std::size_t(i)].get());
+        panel->setObjectName(i == 0 ? QStringLiteral("abPlotsA") : QStringLiteral("abPlotsB"));
+        // Two finished runs: nothing to follow or keep; the header says what is shown.
+        panel->toolBar()->hide();
+        // The plot's own minimum (its legends' width) would hold the window wider than a
+        // 1024 px screen once two are side by side.
+        panel->customPlot()->setMinimumSize(280, 150);
+        side->addWidget(label);
+        side->addWidget(panel, 1);
+        sides->addLayout(side, 1);
+        connect(panel, &PlotPanel::xRangeChanged, this, [this, i] { follow(i); });
+    }
+    column->addLayout(sides, 1);
+}
+
+AbView::~AbView()
+{
+    if (m_thread.running()) {
+        m_run->cancel = true;
+        m_thread.join();
+    }
+}
+
+void AbView::start(const Scenario& scenario, const QString& a, const QString& b)
+{
+    if (m_thread.running()) {
+        m_run->cancel = true;
+        m_thread.join();
+    }
+    m_done = false;
+    m_scenario = scenario;
+    m_variants = {a, b};
+    for (int i = 0; i < 2; ++i) {
+        m_stores[std::size_t(i)]->clear();
+        m_panels[std::size_t(i)]->clearMarkers();
+        m_labels[std::size_t(i)]->setText(QStringLiteral("%1: %2").arg(i == 0 ? "A" : "B", m_variants[i]));
+    }
+    m_status->setText(tr("A/B: running %1 — %2 and %3 in virtual time…").arg(scenario.name, a, b));
+    m_run = std::make_shared<Run>();
+    m_thread.run(
+        [run = m_run, scenario, variants = m_variants] {
+            run->report = runScenario(scenario, variants, std::nullopt, {}, &run->error, &run->series,
+                                      [run] { return run->cancel.load(); });
+        },
+        [this] { onDone(); });
+}
+
+void AbView::setTheme(Theme theme)
+{
+    for (PlotPanel* panel : m_panels)
+        panel->setTheme(theme);
+}
+
+// Side by side while each side keeps ~600 px, one above the other below that.
+void AbView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    m_sides->setDirection(width() >= kSideBySideWidth ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+}
+
+QString AbView::status() const
+{
+    return m_status->text();
+}
+
+void AbView::onDone()
+{
+    m_done = true;
+    if (!m_run->error.isEmpty() || m_run->series.size() != 2 || m_run->report.variants.size() != 2) {
+        m_status->setText(tr("A/B: cannot run: %1").arg(m_run->error));
+        emit finished();
+        return;
+    }
+    QVector<PlotPanel::Marker> markers;
+    for (const RunHost::Marker& m : RunHost::timelineMarkers(m_scenario))
+        markers.push_back(PlotPanel::Marker{m.tS, m.label});
+    PlotPanel::ValueScale shared;
+    for (int i = 0; i < 2; ++i) {
+        loadSeriesSet(m_run->series[i], *m_stores[std::size_t(i)]);
+        shared = shared.max(PlotPanel::wholeRunScale(*m_stores[std::size_t(i)], m_panels[std::size_t(i)]->size()));
+    }
+    for (int i = 0; i < 2; ++i) {
+        // The variant's title as on its report image: variant and levers.
+        m_labels[std::size_t(i)]->setText(QStringLiteral("%1: %2").arg(i == 0 ? "A" : "B",
+                                                                       variantPngTitle(m_run->report, m_run->report.variants[i])));
+        PlotPanel* panel = m_panels[std::size_t(i)];
+        panel->addMarkers(markers);
+        panel->setValueScale(shared);
+        panel->showAll();
+    }
+    m_status->setText(tr("A/B: %1, %2 virtual s each, seed %3 — the same y-scale on both sides; zoom or pan "
+                         "one side and the other follows")
+                          .arg(m_run->report.scenario)
+                          .arg(m_run->report.durationS)
+                          .arg(m_run->report.seed));
+    emit finished();
+}
+
+void AbView::follow(int from)
+{
+    if (m_syncing)
+        return;
+    m_syncing = true;
+    PlotPanel* source = m_panels[std::size_t(from)];
+    m_panels[std::size_t(1 - from)]->setXRange(source->xLower(), source->xUpper());
+    m_syncing = false;
+}
+
+} // namespace stormwatch

@@ -331,6 +331,8 @@ void GatewayConnection::dropSession()
     m_sessionId.clear();
     m_routes.clear(); // item handles die with the session
     m_routeCache.clear();
+    m_unrouted.clear();
+    m_routedWithKeptValue.clear();
     for (auto& [id, sub] : m_subscribers)
         std::fill(sub.handles.begin(), sub.handles.end(), 0);
 }
@@ -474,8 +476,10 @@ void GatewayConnection::onEvent(const MxEvent& event)
         RouteHit& hit = hits[position];
         if (hit.handle != handle || hit.kind == RouteHit::Unknown)
             hit = resolveRoute(handle);
-        if (hit.kind == RouteHit::None)
+        if (hit.kind == RouteHit::None) {
+            keepUnrouted(change);
             continue;
+        }
         if (hit.kind == RouteHit::One) {
             addUpdate(hit.subscriberId, *hit.subscriber, hit.index, change, touched);
             continue;
@@ -489,6 +493,11 @@ void GatewayConnection::onEvent(const MxEvent& event)
                 addUpdate(route.subscriber, sub->second, route.index, change, touched);
         }
     }
+    flushBatches(touched);
+}
+
+void GatewayConnection::flushBatches(const std::vector<SubscriberId>& touched)
+{
     for (SubscriberId id : touched) {
         auto sub = m_subscribers.find(id);
         if (sub == m_subscribers.end())
@@ -498,6 +507,33 @@ void GatewayConnection::onEvent(const MxEvent& event)
         if (sub->second.onData)
             sub->second.onData(sub->second.batch);
     }
+}
+
+void GatewayConnection::keepUnrouted(const DataChange& change)
+{
+    if (auto it = m_unrouted.find(change.item_handle()); it != m_unrouted.end())
+        it->second = change; // the latest value is the one to deliver
+    else if (m_unrouted.size() < kMaxUnroutedValues)
+        m_unrouted.emplace(change.item_handle(), change);
+}
+
+void GatewayConnection::deliverKeptValues()
+{
+    if (m_routedWithKeptValue.empty())
+        return;
+    std::vector<SubscriberId> touched;
+    for (std::int32_t handle : m_routedWithKeptValue) {
+        auto kept = m_unrouted.find(handle);
+        auto routes = m_routes.find(handle);
+        if (kept == m_unrouted.end() || routes == m_routes.end())
+            continue;
+        for (const Route& route : routes->second)
+            if (auto sub = m_subscribers.find(route.subscriber); sub != m_subscribers.end())
+                addUpdate(route.subscriber, sub->second, route.index, kept->second, touched);
+        m_unrouted.erase(kept);
+    }
+    m_routedWithKeptValue.clear();
+    flushBatches(touched);
 }
 
 void GatewayConnection::invoke(MxCommand command, InvokeDone done, GateUse gateUse)

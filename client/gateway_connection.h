@@ -169,6 +169,11 @@ public:
     bool subscribePending(SubscriberId id) const;
     // The tag has a live item on the gateway (its data is routed to the subscriber).
     bool routed(SubscriberId id, int index) const;
+    // Values that arrived for item handles with no route yet (the initial value of an item
+    // advised before the subscribe's reply came back), one per item, delivered when the
+    // route appears; at most kMaxUnroutedValues, dropped with the session.
+    static constexpr std::size_t kMaxUnroutedValues = 20000;
+    std::size_t unroutedValues() const { return m_unrouted.size(); }
     const ConnectionStats& stats() const { return m_stats; }
     std::string describePort() const { return m_port.describe(); }
 
@@ -269,6 +274,11 @@ private:
     void pumpAdvises(const OpPtr& op);
     void finishOp(const OpPtr& op);
     void applyResult(SubscriberId id, TagResult& result);
+    void keepUnrouted(const mxgateway::v1::DataChange& change);
+    // Hands the kept values of items that have a route now to their subscribers.
+    void deliverKeptValues();
+    // Hands each touched subscriber its batch (the end of onEvent and deliverKeptValues).
+    void flushBatches(const std::vector<SubscriberId>& touched);
     void eraseRoute(std::int32_t handle, SubscriberId id, std::optional<int> index);
     void runHeld();
 
@@ -298,6 +308,8 @@ private:
     std::map<SubscriberId, Subscriber> m_subscribers;
     SubscriberId m_nextSubscriber = 1;
     std::unordered_map<std::int32_t, std::vector<Route>> m_routes; // item handle → tags
+    std::unordered_map<std::int32_t, mxgateway::v1::DataChange> m_unrouted; // see unroutedValues
+    std::vector<std::int32_t> m_routedWithKeptValue; // set by applyResult, for deliverKeptValues
     std::vector<RouteHit> m_routeCache; // by position in an event (onEvent)
     struct Stamp {                      // the last source timestamp converted (addUpdate)
         std::int64_t seconds = 0;

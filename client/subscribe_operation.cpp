@@ -328,6 +328,8 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
     if (result.ok) {
         m_routes[handle].push_back(Route{id, result.index});
         m_routeCache.clear();
+        if (m_unrouted.count(handle))
+            m_routedWithKeptValue.push_back(handle);
     }
 }
 
@@ -355,6 +357,7 @@ void GatewayConnection::finishOp(const OpPtr& op)
         if (outcome.success)
             m_everSubscribed[id] = true;
     }
+    deliverKeptValues(); // an item's initial value may have come before this reply
     outcome.tags = std::move(op->results);
     if (!outcome.success)
         log(Severity::Warning, "subscribe failed: " + outcome.error);

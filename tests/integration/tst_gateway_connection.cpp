@@ -648,6 +648,49 @@ private slots:
         QCOMPARE(h.goodTags(other), 5);
     }
 
+    // A gateway sends an item's initial value on the event stream as soon as it is advised,
+    // which may be before the subscribe's reply (with the item handles) reaches the client.
+    // A tag whose value never changes (a setpoint) must still get that value: it is kept
+    // until its route exists, on both subscribe paths.
+    void initialValuesThatArriveBeforeTheirRouteAreDelivered_data()
+    {
+        QTest::addColumn<bool>("bulkSupervisory");
+        QTest::newRow("SubscribeBulk") << true;
+        QTest::newRow("AddItemBulk + advises") << false;
+    }
+    void initialValuesThatArriveBeforeTheirRouteAreDelivered()
+    {
+        QFETCH(bool, bulkSupervisory);
+        VirtualGateway gw(gatewayConfig(bulkSupervisory, 0)); // initial values only
+        ConnectionHarness h(gw);
+        h.connection.start();
+        const auto sub = h.addSubscriber(makeTags("Setpoint.", 10));
+        auto outcome = h.subscribe(sub);
+        gw.sched.runFor(10s);
+        QVERIFY(outcome->has_value() && (*outcome)->success);
+        QCOMPARE(h.goodTags(sub), 10);
+    }
+
+    // Values of items nobody routes (their subscriber left while the subscribe ran) are kept,
+    // one per item, only until the session ends: item handles die with it.
+    void unroutedValuesAreDroppedWithTheSession()
+    {
+        VirtualGateway gw(gatewayConfig(true, 0));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        const auto sub = h.addSubscriber(makeTags("Setpoint.", 10));
+        auto outcome = h.subscribe(sub);
+        h.connection.removeSubscriber(sub); // the subscribe still runs on the gateway
+        gw.sched.runFor(10s);
+        QVERIFY(outcome->has_value());
+        QCOMPARE(h.connection.unroutedValues(), std::size_t(10));
+        gw.model.restart(5s);
+        gw.sched.runFor(30s);
+        QVERIFY(h.connection.connected());
+        QCOMPARE(h.connection.unroutedValues(), std::size_t(0));
+    }
+
     void repeatedSubscribesDeliverEachDataChangeOnce()
     {
         VirtualGateway gw(gatewayConfig(true, 0)); // initial values only

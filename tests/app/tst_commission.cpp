@@ -108,7 +108,10 @@ void TestCommission::initTestCase()
     m_unknown = unknownAddresses();
     QCOMPARE(m_unknown.size(), 3);
     const QString unknownFile = QFINDTESTDATA("../../resources/sites/example-unknown.txt");
-    const QStringList args = {"--data-hz", "1", "--unknown-tags", unknownFile};
+    // Initial values only (no data ticks): every tag's Good must come from the value sent
+    // when its item was advised, which may reach the client before the subscribe's reply —
+    // a site's static setpoints, and the route race a 1 Hz tick would hide.
+    const QStringList args = {"--data-hz", "0", "--unknown-tags", unknownFile};
     m_packaging = std::make_unique<MockProcess>(MXGW_MOCK_PATH, args);
     m_utilities = std::make_unique<MockProcess>(MXGW_MOCK_PATH, args);
     QVERIFY(m_packaging->start());

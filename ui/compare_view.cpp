@@ -117,7 +117,7 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
     for (const QString& title : {QStringLiteral("outstanding (max over subscriptions)"),
                                  QStringLiteral("tags not Good"), QStringLiteral("gateway Invoke RPCs/s")}) {
         auto* plot = new QCustomPlot(plots);
-        plot->setMinimumHeight(140);
+        plot->setMinimumHeight(110);
         plot->plotLayout()->insertRow(0);
         plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
         m_plotTitles << title;
@@ -135,6 +135,8 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
     }
     splitter->addWidget(plots);
     splitter->setStretchFactor(1, 2);
+    // The table keeps about a third even in a 700 px high window (it read 5 rows there).
+    splitter->setSizes({300, 500});
     layout->addWidget(splitter, 1);
 
     auto* buttons = new QHBoxLayout;
@@ -365,8 +367,11 @@ void CompareView::fillPlots()
         }
         plot->rescaleAxes();
         plot->xAxis->setRange(0, m_report.durationS);
+        // Counts and rates: from 0 (an empty series left it at -2..2); three ticks fit a
+        // plot 110 px high.
         const QCPRange y = plot->yAxis->range();
-        plot->yAxis->setRange(std::min(0.0, y.lower), std::max(1.0, y.upper * 1.1));
+        plot->yAxis->setRange(0, std::max(1.0, y.upper * 1.1));
+        plot->yAxis->ticker()->setTickCount(3);
         plot->replot();
     }
 }

@@ -45,7 +45,12 @@ std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const 
     auto key = Session::itemKey(serverHandle, tag);
     if (auto it = s.itemByKey.find(key); it != s.itemByKey.end())
         return it->second;
-    const std::int32_t handle = s.nextItemHandle++;
+    const auto taken = takeHandle(s.nextItemHandle);
+    if (!taken) {
+        error = "item handle space of this session exhausted";
+        return 0;
+    }
+    const std::int32_t handle = *taken;
     Item item;
     item.serverHandle = serverHandle;
     item.tag = tag;
@@ -85,9 +90,11 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
     std::string error;
     const auto kind = commandKind(command);
     if (kind == CommandKind::Register) {
-        const std::int32_t handle = s.nextServerHandle++;
-        s.serverHandles.insert(handle);
-        reply.mutable_register_()->set_server_handle(handle);
+        const auto handle = takeHandle(s.nextServerHandle);
+        if (!handle)
+            return fail(reply, "server handle space of this session exhausted");
+        s.serverHandles.insert(*handle);
+        reply.mutable_register_()->set_server_handle(*handle);
         return;
     }
 
@@ -209,8 +216,11 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
         return;
     }
     case CommandKind::SubscribeAlarms:
-        reply.mutable_subscribe_alarms()->set_subscription_id(s.nextAlarmSubscription++);
-        return;
+        if (const auto id = takeHandle(s.nextAlarmSubscription)) {
+            reply.mutable_subscribe_alarms()->set_subscription_id(*id);
+            return;
+        }
+        return fail(reply, "alarm subscription space of this session exhausted");
     default: return fail(reply, "unsupported command");
     }
 }

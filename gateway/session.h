@@ -6,8 +6,11 @@
 #include "mxaccess_gateway.pb.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -142,5 +145,14 @@ struct Session {
         return std::to_string(serverHandle) + '\n' + tag;
     }
 };
+
+// The next handle of a per-session int32 counter (item handles, server handles, alarm
+// subscription ids: int32 on the wire), or nullopt once every positive one was handed out.
+inline std::optional<std::int32_t> takeHandle(std::int32_t& counter)
+{
+    if (counter <= 0 || counter == std::numeric_limits<std::int32_t>::max())
+        return std::nullopt;
+    return counter++;
+}
 
 } // namespace stormwatch::gateway

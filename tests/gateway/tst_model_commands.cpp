@@ -75,6 +75,7 @@ private slots:
     void outstandingSubscribesKeyedBySessionAndTagSet();
     void outstandingSubscribeEndsWithItsDeadlineOrAFailure();
     void queuedBulkCommandsShareOnePayload();
+    void handleCountersStopAtTheEndOfTheirRange();
 };
 
 void TestModelCommands::openSessionDefaultsTo30sAndTenCapabilities()
@@ -777,6 +778,20 @@ void TestModelCommands::queuedBulkCommandsShareOnePayload()
     sched.runFor(60s);
     QCOMPARE(model.staQueueDepth(), std::size_t(0));
     QCOMPARE(model.sharedPayloads(), std::size_t(0));
+}
+
+// Item handles, server handles and alarm subscription ids are int32 on the wire: a session
+// that has handed out every one refuses the next instead of overflowing (undefined in C++)
+// into negative or repeated handles.
+void TestModelCommands::handleCountersStopAtTheEndOfTheirRange()
+{
+    std::int32_t counter = 1;
+    QCOMPARE(takeHandle(counter), std::optional<std::int32_t>(1));
+    QCOMPARE(takeHandle(counter), std::optional<std::int32_t>(2));
+    counter = std::numeric_limits<std::int32_t>::max() - 1;
+    QCOMPARE(takeHandle(counter), std::optional<std::int32_t>(std::numeric_limits<std::int32_t>::max() - 1));
+    QCOMPARE(takeHandle(counter), std::nullopt);
+    QCOMPARE(takeHandle(counter), std::nullopt); // and stays exhausted
 }
 
 QTEST_GUILESS_MAIN(TestModelCommands)

@@ -51,7 +51,8 @@ PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
             });
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotPanel::onMouseMove);
     connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::fitSubscriptionLegend);
-    connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::layoutMarkers);
+    // Marker rows are placed on the final layout (their plot may just have changed size).
+    connect(m_plot, &QCustomPlot::afterLayout, this, &PlotPanel::layoutMarkers);
     connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::fitValueTicks);
     connect(store, &SeriesStore::subscriptionsChanged, this, &PlotPanel::onSubscriptionsChanged);
     connect(store, &SeriesStore::appended, this, &PlotPanel::onAppended);

@@ -6,6 +6,7 @@
 #include "client/grpc_gateway_port.h"
 #include "client/log_text.h"
 #include "client/qt_scheduler.h"
+#include "scenario/site_live.h"
 
 #include <QEventLoop>
 #include <QTimer>
@@ -142,12 +143,10 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
     if (!levers)
         return fail(QStringLiteral("--variant %1: %2").arg(options.variant, leverError));
     config.levers = *levers;
-    for (auto it = options.endpoints.begin(); it != options.endpoints.end(); ++it) {
-        if (!site.gateway(it->first))
-            return fail(QStringLiteral("--gateway-endpoint %1: the site has no gateway \"%1\"").arg(it->first));
-        if (const QString rule = checkEndpoint(it->second); !rule.isEmpty())
-            return fail(QStringLiteral("--gateway-endpoint %1=%2: %3").arg(it->first, it->second, rule));
-    }
+    QString portError;
+    const auto portOptions = sitePortOptions(site, options.endpoints, &portError);
+    if (!portOptions)
+        return fail(portError);
     if (!(options.timeoutS > 0 && options.timeoutS <= kMaxCommissionTimeoutS))
         return fail(QStringLiteral("--timeout-s must be > 0 and <= %1").arg(kMaxCommissionTimeoutS));
 
@@ -156,16 +155,8 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
     ClientEngine::GatewayPorts byName;
     QStringList endpoints;
     for (const SiteGateway& g : site.gateways) {
-        GrpcPortOptions o;
-        const auto over = options.endpoints.find(g.name);
-        const QString endpoint = over != options.endpoints.end() ? over->second : g.endpoint;
-        endpoints << endpoint;
-        o.address = endpoint.toStdString();
-        if (g.tls)
-            o.tls = TlsFiles{g.tlsCa.toStdString(), g.tlsCert.toStdString(), g.tlsKey.toStdString()};
-        o.tokenFile = g.tokenFile.toStdString();
-        if (const QString why = GrpcGatewayPort::validate(o); !why.isEmpty())
-            return fail(QStringLiteral("gateway %1: %2").arg(g.name, why));
+        const GrpcPortOptions& o = portOptions->at(g.name.toStdString());
+        endpoints << QString::fromStdString(o.address);
         ports.push_back(std::make_unique<GrpcGatewayPort>(scheduler, o));
         byName.emplace(g.name.toStdString(), ports.back().get());
         config.connections.push_back(ConnectionSpec{g.name.toStdString(), int(g.writeUserId), g.name.toStdString()});

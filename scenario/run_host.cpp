@@ -152,7 +152,7 @@ public:
         m_runner = m_factory(m_scenario, m_variant);
         if (!m_runner->ok())
             return m_runner->error();
-        created->gatewayAddress = QString::fromStdString(m_runner->port().describe());
+        created->gatewayAddress = m_runner->gatewayDescription();
         created->faultsUnavailable = m_runner->access().unavailableReason();
         const auto& instances = m_runner->engine().instances();
         for (std::size_t i = 0; i < instances.size(); ++i) {

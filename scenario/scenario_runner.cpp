@@ -190,6 +190,38 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     EngineConfig config = engineConfigFor(m_scenario, m_variant, m_seed, &m_error);
     if (!m_error.isEmpty())
         return;
+    m_qtScheduler = std::make_unique<QtScheduler>();
+    m_scheduler = m_qtScheduler.get();
+    if (!live.gateways.empty()) {
+        // A site: a port per connection, each reaching its own gateway.
+        for (ConnectionSpec& c : config.connections) {
+            const auto it = live.gateways.find(c.name);
+            if (it == live.gateways.end()) {
+                m_error = QStringLiteral("gateway: no endpoint for connection \"%1\"").arg(QString::fromStdString(c.name));
+                return;
+            }
+            if (const QString bad = GrpcGatewayPort::validate(it->second); !bad.isEmpty()) {
+                m_error = QStringLiteral("gateway %1: %2").arg(QString::fromStdString(c.name), bad);
+                return;
+            }
+            auto port = std::make_unique<GrpcGatewayPort>(*m_scheduler, it->second);
+            if (!port->setupError().empty()) {
+                m_error = QStringLiteral("gateway %1: %2")
+                              .arg(QString::fromStdString(c.name), QString::fromStdString(port->setupError()));
+                return;
+            }
+            c.gateway = c.name;
+            m_gatewayPorts.emplace(c.name, port.get());
+            m_sitePorts.push_back(std::move(port));
+        }
+        if (m_sitePorts.empty()) {
+            m_error = QStringLiteral("gateway: the scenario has no connection");
+            return;
+        }
+        m_access = remoteControlAccess(live.gateways.at(config.connections.front().name).address);
+        setUp(config);
+        return;
+    }
     GrpcPortOptions portOptions;
     if (live.gateway) {
         portOptions = *live.gateway;
@@ -210,8 +242,6 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
         }
         portOptions.address = m_server->address();
     }
-    m_qtScheduler = std::make_unique<QtScheduler>();
-    m_scheduler = m_qtScheduler.get();
     m_access =
         m_server ? embeddedServerAccess(*m_server) : remoteControlAccess(portOptions.address);
     auto port = std::make_unique<GrpcGatewayPort>(*m_scheduler, portOptions);
@@ -223,11 +253,23 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     setUp(config);
 }
 
+QString ScenarioRunner::gatewayDescription() const
+{
+    if (m_port)
+        return QString::fromStdString(m_port->describe());
+    QStringList parts;
+    for (const auto& [name, port] : m_gatewayPorts)
+        parts << QStringLiteral("%1 %2").arg(QString::fromStdString(name), QString::fromStdString(port->describe()));
+    return parts.join(QStringLiteral(", "));
+}
+
 void ScenarioRunner::setUp(const EngineConfig& engineConfig)
 {
     EngineConfig config = engineConfig;
     m_levers = config.levers;
-    m_engine = std::make_unique<ClientEngine>(*m_scheduler, *m_port, std::move(config));
+    m_engine = m_gatewayPorts.empty()
+                   ? std::make_unique<ClientEngine>(*m_scheduler, *m_port, std::move(config))
+                   : std::make_unique<ClientEngine>(*m_scheduler, m_gatewayPorts, std::move(config));
 
     // Series handles, so the hot paths index instead of looking names up.
     const auto& instances = m_engine->instances();
@@ -270,6 +312,8 @@ ScenarioRunner::~ScenarioRunner()
     // drops results posted to the scheduler) before the gateway, the scheduler last.
     m_engine.reset();
     m_port.reset();
+    m_gatewayPorts.clear();
+    m_sitePorts.clear();
     m_access.reset();
     if (m_server)
         m_server->stop();
@@ -304,7 +348,8 @@ void ScenarioRunner::start()
     m_t0 = m_scheduler->now();
     m_series.at(m_recoveryState).add(0, double(int(m_engine->gate().state())));
     // Counted from here on, from the gateway itself when it exposes its counters.
-    m_countersFromGateway = m_access->stats().has_value();
+    // (Not a site's: one gateway's counters would not be the run's.)
+    m_countersFromGateway = m_gatewayPorts.empty() && m_access->stats().has_value();
     m_baseline = m_lastCounters = gatewayCounters();
     // Same-instant order: the timeline (the environment) first, then connections, then
     // deploys — so a fault "at 0" is in force when the first session is asked for.

@@ -31,6 +31,7 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -58,6 +59,12 @@ struct LiveOptions {
     // gateway at gateway->address; faults and counters go through the MockGatewayControl
     // service at the same address (insecure, as mxgw-mock serves it) when it has one.
     std::optional<GrpcPortOptions> gateway;
+    // A site's gateways (sitePortOptions), by connection name: each connection of the
+    // scenario reaches its own gateway through a port of its own (one engine, a port and a
+    // recovery gate per gateway; docs/sites.md). When set, `gateway` is not used; faults
+    // go to the first connection's gateway (its MockGatewayControl), and the gateway
+    // counters are the client's own, summed over every gateway.
+    std::map<std::string, GrpcPortOptions> gateways;
     // About once per second of wall time: the variant running, seconds into it, its length.
     std::function<void(const QString& variant, double elapsedS, double durationS)> progress;
 };
@@ -116,7 +123,10 @@ public:
     // The embedded mock gateway of a live run; nullptr otherwise.
     gateway::MockGatewayServer* server() { return m_server.get(); }
     ClientEngine& engine() { return *m_engine; }
-    GatewayPort& port() { return *m_port; }
+    // The port of the run's gateway (of a site's first gateway).
+    GatewayPort& port() { return m_port ? *m_port : *m_sitePorts.front(); }
+    // Where the run's gateway(s) are: "host:port", or "NAME host:port, ..." for a site's.
+    QString gatewayDescription() const;
     GatewayAccess& access() { return *m_access; }
     // Seconds since start() (0 before it), clipped to the run's duration.
     double elapsedS() const;
@@ -184,6 +194,8 @@ private:
     std::unique_ptr<gateway::MockGatewayServer> m_server; // live, embedded
     std::unique_ptr<GatewayAccess> m_access;
     std::unique_ptr<GatewayPort> m_port;
+    std::vector<std::unique_ptr<GrpcGatewayPort>> m_sitePorts; // live, a site's (LiveOptions::gateways)
+    ClientEngine::GatewayPorts m_gatewayPorts;                 // the same, by gateway name
     std::unique_ptr<ClientEngine> m_engine;
     std::unique_ptr<Observer> m_observer;
     QElapsedTimer m_wall;

@@ -3,6 +3,7 @@
 #include "client/grpc_gateway_port.h"
 #include "client/lever_set.h"
 #include "recording/recorder.h"
+#include "scenario/site_live.h"
 #include "ui/console_controller.h"
 #include "ui/console_view.h"
 #include "ui/main_window.h"
@@ -63,6 +64,31 @@ int runConsoleWindow(const ConsoleOptions& o)
         return 2;
     }
 
+    // A site: its shape is the live run's, each connection on its own gateway.
+    std::optional<Scenario> siteShape;
+    SitePortOptions sitePorts;
+    if (!o.site.isEmpty()) {
+        if (!o.gateway.isEmpty() || !o.scenario.isEmpty()) {
+            err() << "--site is not with --gateway or --scenario (the site names its gateways and instances)\n";
+            return 2;
+        }
+        QList<ScenarioError> errors;
+        const auto site = loadSiteFile(o.site, &errors);
+        if (!site) {
+            for (const ScenarioError& e : errors)
+                err() << e.toString() << '\n';
+            return 2;
+        }
+        QString why;
+        const auto ports = sitePortOptions(*site, o.gatewayEndpoints, &why);
+        if (!ports) {
+            err() << why << '\n';
+            return 2;
+        }
+        siteShape = siteScenario(*site);
+        sitePorts = *ports;
+    }
+
     MainWindow window;
     if (!o.settingsFile.isEmpty())
         window.setSettingsFile(o.settingsFile);
@@ -75,6 +101,8 @@ int runConsoleWindow(const ConsoleOptions& o)
         return 2;
     }
     controller.setInitialLevers(levers.value_or(window.levers()));
+    if (siteShape)
+        controller.setSite(*siteShape, sitePorts);
     controller.loadDemoScenario();
     // Attached before the live run starts, so the file holds it from its first step.
     Recorder recorder;

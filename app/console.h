@@ -4,11 +4,15 @@
 
 #include <QString>
 
+#include <map>
+
 namespace stormwatch {
 
 struct ConsoleOptions {
     QString gateway;   // HOST:PORT of an external gateway; empty = the embedded mock
     QString tlsCa, tlsCert, tlsKey, tokenFile;
+    QString site;      // a site file: the live run on its gateways and real tags (docs/sites.md)
+    std::map<QString, QString> gatewayEndpoints; // --gateway-endpoint: site gateway -> host:port
     QString scenario;  // preselected (and the live client's connections/instances)
     QString levers;    // preset the live client starts with; empty = the last one used
     QString settingsFile;

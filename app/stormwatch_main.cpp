@@ -19,6 +19,7 @@
 #include "app/recording_cli.h"
 #include "recording/record_scenario.h"
 #include "scenario/commission_cli.h"
+#include "scenario/site_live.h"
 #include "scenario/report.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_parser.h"
@@ -223,6 +224,14 @@ int runConsole(const QCommandLineParser& parser, const Options& o)
     c.tlsKey = parser.value(o.tlsKey);
     c.tokenFile = parser.value(o.tokenFile);
     c.scenario = parser.value(o.scenario);
+    c.site = parser.value(QStringLiteral("site")); // SiteCliOptions (commission_cli.h)
+    QString badEndpoint;
+    const auto endpoints = parseGatewayEndpoints(parser.values(QStringLiteral("gateway-endpoint")), &badEndpoint);
+    if (!endpoints) {
+        err() << badEndpoint << '\n';
+        return kExitBadInput;
+    }
+    c.gatewayEndpoints = *endpoints;
     c.levers = parser.value(o.levers);
     c.settingsFile = parser.value(o.settings);
     c.screenshot = parser.value(o.screenshot);

@@ -2,6 +2,7 @@
 
 #include "scenario/commission.h"
 #include "scenario/site.h"
+#include "scenario/site_live.h"
 
 #include <QTextStream>
 
@@ -58,14 +59,13 @@ int commission(const QCommandLineParser& parser, const SiteCliOptions& o)
         err() << "--timeout-s " << parser.value(o.timeoutS) << ": must be a number > 0 and <= " << kMaxCommissionTimeoutS << '\n';
         return kBadInput;
     }
-    for (const QString& e : parser.values(o.gatewayEndpoint)) {
-        const qsizetype eq = e.indexOf(QLatin1Char('='));
-        if (eq <= 0) {
-            err() << "--gateway-endpoint " << e << ": must be NAME=HOST:PORT\n";
-            return kBadInput;
-        }
-        options.endpoints[e.left(eq)] = e.mid(eq + 1);
+    QString bad;
+    const auto endpoints = parseGatewayEndpoints(parser.values(o.gatewayEndpoint), &bad);
+    if (!endpoints) {
+        err() << bad << '\n';
+        return kBadInput;
     }
+    options.endpoints = *endpoints;
     const auto site = load(parser.value(o.site));
     if (!site)
         return kBadInput;
@@ -109,12 +109,19 @@ std::optional<int> runSiteCommand(const QCommandLineParser& parser, const SiteCl
         return validate(parser.value(o.validateSite));
     if (parser.isSet(o.commission))
         return commission(parser, o);
-    if (parser.isSet(o.site)) {
-        err() << "--site is for --headless --commission (the console does not open a site yet)\n";
+    // Without --headless, --site (and its --gateway-endpoint) opens the console on the site.
+    const bool headless = parser.isSet(QStringLiteral("headless"));
+    if (parser.isSet(o.site) && headless) {
+        err() << "--site with --headless is for --commission (without --headless it opens the console)\n";
         err().flush();
         return kBadInput;
     }
-    for (const QCommandLineOption* only : {&o.timeoutS, &o.variant, &o.gatewayEndpoint})
+    if (parser.isSet(o.gatewayEndpoint) && !parser.isSet(o.site)) {
+        err() << "--gateway-endpoint needs --site\n";
+        err().flush();
+        return kBadInput;
+    }
+    for (const QCommandLineOption* only : {&o.timeoutS, &o.variant})
         if (parser.isSet(*only)) {
             err() << "--" << only->names().first() << " is for --commission\n";
             err().flush();

@@ -3,6 +3,7 @@
 // The command line of site files (docs/sites.md), kept beside the code it drives so
 // app/stormwatch_main.cpp only registers and dispatches:
 //   stormwatch --validate-site FILE
+//   stormwatch --site FILE [--gateway-endpoint NAME=HOST:PORT ...]   (the console, app/console.cpp)
 //   stormwatch --headless --site FILE --commission --report DIR [--timeout-s N]
 //              [--variant PRESET] [--gateway-endpoint NAME=HOST:PORT ...]
 // (The value is named SPEC in --help: a longer name would widen --help's option column.)
@@ -17,7 +18,7 @@
 namespace stormwatch {
 
 struct SiteCliOptions {
-    QCommandLineOption site{"site", "A site file (docs/sites.md): its gateways and real tags.", "FILE"};
+    QCommandLineOption site{"site", "A site file (docs/sites.md): the console opens live on its gateways and real tags.", "FILE"};
     QCommandLineOption validateSite{"validate-site", "Check a site file (and its tag CSV) and exit (2 when it has errors).",
                                     "FILE"};
     QCommandLineOption commission{"commission",
@@ -26,7 +27,7 @@ struct SiteCliOptions {
     QCommandLineOption timeoutS{"timeout-s", "--commission: seconds to wait for every tag (default 60).", "N", "60"};
     QCommandLineOption variant{"variant", "--commission: the lever preset (default lever1+2).", "PRESET", "lever1+2"};
     QCommandLineOption gatewayEndpoint{"gateway-endpoint",
-                                       "--commission: SPEC is NAME=HOST:PORT: reach the site's gateway NAME at "
+                                       "--site: SPEC is NAME=HOST:PORT: reach the site's gateway NAME at "
                                        "HOST:PORT instead of its endpoint (repeatable).",
                                        "SPEC"};
     void addTo(QCommandLineParser& parser) const;

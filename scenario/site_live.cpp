@@ -31,6 +31,21 @@ std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<
     return ports;
 }
 
+std::optional<std::map<QString, QString>> parseGatewayEndpoints(const QStringList& values, QString* error)
+{
+    std::map<QString, QString> endpoints;
+    for (const QString& e : values) {
+        const qsizetype eq = e.indexOf(QLatin1Char('='));
+        if (eq <= 0) {
+            if (error)
+                *error = QStringLiteral("--gateway-endpoint %1: must be NAME=HOST:PORT").arg(e);
+            return std::nullopt;
+        }
+        endpoints[e.left(eq)] = e.mid(eq + 1);
+    }
+    return endpoints;
+}
+
 Scenario siteScenario(const Site& site)
 {
     Scenario s;

@@ -24,6 +24,11 @@ using SitePortOptions = std::map<std::string, GrpcPortOptions>;
 std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<QString, QString>& endpoints,
                                                QString* error);
 
+// --gateway-endpoint values ("NAME=HOST:PORT", repeatable) as gateway name -> host:port;
+// nullopt with *error naming a value without "NAME=". The endpoints are checked against
+// the site by sitePortOptions.
+std::optional<std::map<QString, QString>> parseGatewayEndpoints(const QStringList& values, QString* error);
+
 // The site as a scenario: a connection per gateway (named as the gateway), its instances
 // with their real tag addresses, the site's client options, one "live" variant (lever1+2).
 // Validated as every scenario is when it runs.

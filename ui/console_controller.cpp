@@ -116,8 +116,10 @@ bool ConsoleController::startLiveRun(QString* error)
     LiveOptions live;
     if (m_externalPort)
         live.gateway = *m_externalPort;
+    live.gateways = m_siteGateways;
     QString why;
-    if (!m_host->startLive(RunHost::openEndedLive(m_demo, m_levers), QStringLiteral("live"), live, &why)) {
+    if (!m_host->startLive(RunHost::openEndedLive(m_site.value_or(m_demo), m_levers), QStringLiteral("live"), live,
+                           &why)) {
         if (error)
             *error = why;
         m_view->showError(QStringLiteral("Live run"), why);
@@ -128,7 +130,10 @@ bool ConsoleController::startLiveRun(QString* error)
     startOver();
     refresh();
     log(int(Severity::Info), QStringLiteral("console"),
-        m_externalPort ? QStringLiteral("live run on gateway %1 (the connection retries with backoff until it "
+        m_site ? QStringLiteral("live run on site \"%1\": %2 (each connection retries with backoff until its gateway "
+                                "answers)")
+                     .arg(m_site->name, m_host->gatewayAddress())
+        : m_externalPort ? QStringLiteral("live run on gateway %1 (the connection retries with backoff until it "
                                         "answers)")
                              .arg(m_host->gatewayAddress())
                        : QStringLiteral("live run on an embedded mock gateway, %1").arg(m_host->gatewayAddress()));
@@ -195,7 +200,9 @@ void ConsoleController::refresh()
 QString ConsoleController::runLabel(double t) const
 {
     if (m_showingLive)
-        return QStringLiteral("live — %1 %2").arg(external() ? QStringLiteral("gateway") : QStringLiteral("embedded mock gateway"),
+        return QStringLiteral("live — %1 %2").arg(m_site       ? QStringLiteral("site %1:").arg(m_site->name)
+                                                 : external() ? QStringLiteral("gateway")
+                                                              : QStringLiteral("embedded mock gateway"),
                                                  m_host->gatewayAddress());
     QString label = QStringLiteral("%1 / %2").arg(m_host->scenarioName(), m_host->variantName());
     if (m_host->live())

@@ -22,6 +22,7 @@
 #include <QPointer>
 #include <QSharedPointer>
 
+#include <map>
 #include <optional>
 
 namespace stormwatch {
@@ -49,6 +50,13 @@ public:
     // gateway's own counters through its MockGatewayControl) or a real gateway (fault
     // controls disabled with the reason).
     bool startExternal(const GrpcPortOptions& port, QString* error);
+    // The live run on a site: `shape` (siteScenario) for its connections and instances, and
+    // each connection reaching its own gateway (sitePortOptions). Before startEmbedded().
+    void setSite(const Scenario& shape, std::map<std::string, GrpcPortOptions> gateways)
+    {
+        m_site = shape;
+        m_siteGateways = std::move(gateways);
+    }
     // The demo scenario listed, selected and ready to play.
     void loadDemoScenario();
 
@@ -94,6 +102,8 @@ private:
     Scenario m_demo;
     QString m_demoName; // as given: bundled name or path
     std::optional<GrpcPortOptions> m_externalPort;
+    std::optional<Scenario> m_site; // the live run's shape when on a site
+    std::map<std::string, GrpcPortOptions> m_siteGateways;
     bool m_showingLive = false;
     QDateTime m_runStart; // when the shown run started (wall clock, UTC): exports' time column
     bool m_started = false; // startEmbedded/startExternal succeeded once

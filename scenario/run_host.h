@@ -29,6 +29,7 @@
 #include "scenario/scenario.h"
 #include "scenario/scenario_runner.h"
 
+#include <QMap>
 #include <QObject>
 #include <QSharedPointer>
 
@@ -127,6 +128,15 @@ public:
     // control service), for the fault controls to show.
     QString faultsUnavailableReason() const { return m_faultsUnavailable; }
     QStringList instanceNames() const { return m_instanceNames; }
+    // The run's instance names by the connection they subscribe through (a site's: by
+    // gateway), in scenario order: what the topology groups them by.
+    QMap<QString, QStringList> instancesByConnection() const
+    {
+        QMap<QString, QStringList> by;
+        for (const ScenarioInstance& i : m_scenario.instances)
+            by[i.connection] << i.name;
+        return by;
+    }
     QString scenarioName() const { return m_scenarioName; }
     // The scenario of the run shown (the live run's open-ended one): what a recording stores.
     const Scenario& scenario() const { return m_scenario; }

@@ -2,6 +2,7 @@
 // the runner opens one gRPC port per site gateway (endpoint, TLS and token as the site says,
 // built by the same sitePortOptions as commissioning) and one engine over them. At the real
 // boundary: two mxgw-mock processes serve the site's two gateways.
+#include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 #include "scenario/site_live.h"
@@ -11,6 +12,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -71,6 +73,7 @@ class TestSiteLive : public QObject {
     Q_OBJECT
 private slots:
     void aSiteScenarioRunsLiveOnEveryGateway();
+    void theConsolesLiveRunOnASiteReachesEveryGateway();
     void aConnectionWithoutAGatewayIsAnError();
     void endpointOverridesAreCheckedAndApplied();
 };
@@ -124,6 +127,43 @@ void TestSiteLive::aSiteScenarioRunsLiveOnEveryGateway()
 
     const VariantRun run = runner.finish();
     QCOMPARE(run.metrics.subscribeRequests > 0, true);
+}
+
+// The console's path: the run host's open-ended live run on the site's shape (siteScenario),
+// a port per gateway; its connections report Connected on their own gateway's address, and
+// its instances are grouped by the connection (gateway) they subscribe through.
+void TestSiteLive::theConsolesLiveRunOnASiteReachesEveryGateway()
+{
+    MockProcess north(MXGW_MOCK_PATH), south(MXGW_MOCK_PATH);
+    QVERIFY(north.start());
+    QVERIFY(south.start());
+    QTemporaryDir dir;
+    QVERIFY(!writeSiteAndScenario(dir, north.endpoint(), south.endpoint()).isEmpty());
+    QList<ScenarioError> errors;
+    const auto site = loadSiteFile(dir.filePath("site.json"), &errors);
+    QVERIFY(site);
+    QString error;
+    LiveOptions live;
+    live.gateways = *sitePortOptions(*site, {}, &error);
+
+    RunHost host;
+    QMap<QString, QString> connected; // connection -> address, once Connected
+    QObject::connect(&host, &RunHost::connectionInfo, [&](const QVector<ConnectionInfo>& infos) {
+        for (const ConnectionInfo& c : infos)
+            if (c.state == "connected")
+                connected[c.name] = c.address;
+    });
+    const Scenario shape = siteScenario(*site);
+    QVERIFY2(host.startLive(RunHost::openEndedLive(shape, *leverPreset("lever1+2", nullptr)), "live", live, &error),
+             qPrintable(error));
+    QVERIFY(host.openEnded());
+    QCOMPARE(host.gatewayAddress(), QStringLiteral("gw-north %1, gw-south %2").arg(north.endpoint(), south.endpoint()));
+    const QMap<QString, QStringList> grouped{{"gw-north", {"Pumps"}}, {"gw-south", {"Tanks", "Valves"}}};
+    QCOMPARE(host.instancesByConnection(), grouped);
+    QTRY_COMPARE_WITH_TIMEOUT(connected.size(), 2, 10000);
+    QCOMPARE(connected.value("gw-north"), north.endpoint());
+    QCOMPARE(connected.value("gw-south"), south.endpoint());
+    host.stop();
 }
 
 void TestSiteLive::aConnectionWithoutAGatewayIsAnError()

@@ -164,8 +164,15 @@ ScenarioReport runScenarioLive(const Scenario& scenario, const QStringList& vari
                 live.progress(variant.name, f * scenario.durationS, scenario.durationS);
         },
         error, series, [&](int) {
-            // An embedded mock is new for every variant; a shared gateway is waited for.
-            return live.gateway ? waitForIdleGateway(live.gateway->address) : QStringList{};
+            // An embedded mock is new for every variant; a shared gateway is waited for (each
+            // of a site's, named).
+            if (live.gateway)
+                return waitForIdleGateway(live.gateway->address);
+            QStringList notes;
+            for (const auto& [name, port] : live.gateways)
+                for (const QString& note : waitForIdleGateway(port.address))
+                    notes << QStringLiteral("gateway %1: %2").arg(QString::fromStdString(name), note);
+            return notes;
         });
 }
 

@@ -74,6 +74,7 @@ class TestSiteLive : public QObject {
 private slots:
     void aSiteScenarioRunsLiveOnEveryGateway();
     void theConsolesLiveRunOnASiteReachesEveryGateway();
+    void variantsRunOneAfterAnotherOnTheSitesGateways();
     void aConnectionWithoutAGatewayIsAnError();
     void endpointOverridesAreCheckedAndApplied();
 };
@@ -164,6 +165,34 @@ void TestSiteLive::theConsolesLiveRunOnASiteReachesEveryGateway()
     QCOMPARE(connected.value("gw-north"), north.endpoint());
     QCOMPARE(connected.value("gw-south"), south.endpoint());
     host.stop();
+}
+
+// runScenarioLive over a site's shared gateways: each variant on both gateways, every tag
+// Good in each (time_to_all_good set), the second variant started on idle gateways.
+void TestSiteLive::variantsRunOneAfterAnotherOnTheSitesGateways()
+{
+    MockProcess north(MXGW_MOCK_PATH), south(MXGW_MOCK_PATH);
+    QVERIFY(north.start());
+    QVERIFY(south.start());
+    QTemporaryDir dir;
+    const QString scenarioFile = writeSiteAndScenario(dir, north.endpoint(), south.endpoint());
+    QList<ScenarioError> errors;
+    auto scenario = loadScenarioFile(scenarioFile, &errors);
+    QVERIFY(scenario);
+    scenario->durationS = 2;
+    scenario->variants.append(VariantSpec{"lever1", QJsonValue("lever1")});
+    const auto site = loadSiteFile(dir.filePath("site.json"), &errors);
+    QVERIFY(site);
+    QString error;
+    LiveOptions live;
+    live.gateways = *sitePortOptions(*site, {}, &error);
+    const ScenarioReport report = runScenarioLive(*scenario, {}, std::nullopt, live, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(report.variants.size(), 2);
+    for (const VariantMetrics& v : report.variants) {
+        QVERIFY2(v.timeToAllGoodS.has_value(), qPrintable(v.name));
+        QVERIFY2(v.notes.isEmpty(), qPrintable(v.notes.join("; ")));
+    }
 }
 
 void TestSiteLive::aConnectionWithoutAGatewayIsAnError()

@@ -2,7 +2,6 @@
 
 #include "client/grpc_gateway_port.h"
 #include "client/lever_set.h"
-#include "recording/recorder.h"
 #include "scenario/site_live.h"
 #include "ui/console_controller.h"
 #include "ui/console_view.h"
@@ -104,15 +103,11 @@ int runConsoleWindow(const ConsoleOptions& o)
     if (siteShape)
         controller.setSite(*siteShape, sitePorts);
     controller.loadDemoScenario();
-    // Attached before the live run starts, so the file holds it from its first step.
-    Recorder recorder;
-    if (!o.record.isEmpty()) {
-        if (!recorder.open(o.record, &error)) {
-            err() << error << '\n';
-            return 1;
-        }
-        recorder.attach(controller.host());
-        QObject::connect(&recorder, &Recorder::failed, &window, [](const QString& why) { err() << why << '\n'; });
+    // Before the live run starts, so the file holds it from its first step; File › Record
+    // runs shows it checked, and a write failure is shown like any error of the window.
+    if (!o.record.isEmpty() && !controller.setRecording(o.record, &error)) {
+        err() << error << '\n';
+        return 1;
     }
     const bool started = o.gateway.isEmpty() ? controller.startEmbedded(&error) : controller.startExternal(port, &error);
     if (!started) {
@@ -120,6 +115,10 @@ int runConsoleWindow(const ConsoleOptions& o)
         return 1;
     }
     window.show();
+    if (!o.openRecording.isEmpty() && !controller.openRecording(o.openRecording, &error)) {
+        err() << error << '\n';
+        return 2;
+    }
     if (!o.play.isEmpty()) {
         QStringList variants;
         for (const VariantSpec& v : controller.demoScenario().variants)

@@ -19,6 +19,7 @@ struct ConsoleOptions {
     QString play;       // variant of the demo scenario to play at start; empty = none
     double playSpeed = 10; // 1, 10, 60; 0 = max (virtual time); -1 = live over gRPC
     QString record;     // record the live run and every playback to this file (docs/recordings.md)
+    QString openRecording; // show this recording's last run at start (read-only)
     QString screenshot; // grab the window to this PNG after screenshotAfterS and quit
     double screenshotAfterS = 5;
 };

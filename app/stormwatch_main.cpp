@@ -13,6 +13,7 @@
 
 #ifdef STORMWATCH_CONSOLE
 #include "app/console.h"
+#include "scenario/run_host.h"
 #include "ui/report_png.h"
 #include <QApplication>
 #endif
@@ -131,6 +132,10 @@ struct Options {
                                       "scenario file skeleton and exit.",
                                       "FILE"};
     QCommandLineOption run{"run", "The run of --export-skeleton (see --recording-info).", "N"};
+    QCommandLineOption openRecording{"open-recording",
+                                     "Open the console on a recording's last run, read-only (Back to "
+                                     "live starts the live run).",
+                                     "FILE"};
     // The console window's own options.
     QCommandLineOption levers{"levers",
                               "Console: lever preset the live client starts with: levers-off, lever1, "
@@ -161,7 +166,7 @@ struct Options {
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
                            listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
                            tokenFile, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter,
-                           record, recordingInfo, exportSkeleton, run});
+                           record, recordingInfo, exportSkeleton, run, openRecording});
     }
 };
 
@@ -237,6 +242,7 @@ int runConsole(const QCommandLineParser& parser, const Options& o)
     c.screenshot = parser.value(o.screenshot);
     c.play = parser.value(o.play);
     c.record = parser.value(o.record);
+    c.openRecording = parser.value(o.openRecording);
     const QString speed = parser.value(o.speed);
     const QMap<QString, double> speeds{{"1", 1}, {"10", 10}, {"60", 60}, {"max", 0}, {"live", -1}};
     if (!speeds.contains(speed)) {
@@ -511,7 +517,10 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
 #ifdef STORMWATCH_CONSOLE
         // The plots after the text files, so a plotting failure still leaves the report.
         QMap<QString, QString> plots;
-        if (!writeVariantPngs(report, series, dir, &plots, &why)) {
+        QVector<PlotPanel::Marker> markers; // the timeline's faults and lever changes, as in the console
+        for (const RunHost::Marker& m : RunHost::timelineMarkers(*scenario))
+            markers.push_back(PlotPanel::Marker{m.tS, m.label});
+        if (!writeVariantPngs(report, series, dir, &plots, &why, kReportPngSize, markers)) {
             err() << "cannot draw the report's plots into \"" << dir << "\": " << why << '\n';
             return kExitFailure;
         }

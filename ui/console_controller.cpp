@@ -64,6 +64,7 @@ ConsoleController::ConsoleController(ConsoleView* view, QObject* parent)
     connect(intents, &ConsoleIntents::pauseToggled, this, &ConsoleController::togglePause);
     connect(intents, &ConsoleIntents::compareRequested, this, &ConsoleController::compare);
     connectHost();
+    connectRecording();
     QString ignored;
     setDemoScenario(QString(), &ignored);
 }
@@ -147,6 +148,11 @@ QString ConsoleController::gatewayAddress() const
 
 void ConsoleController::startOver()
 {
+    m_shownRecording.reset();
+    if (m_retentionBeforeRecording) {
+        m_view->store()->setRetentionSeconds(*m_retentionBeforeRecording);
+        m_retentionBeforeRecording.reset();
+    }
     m_recoveryState = QStringLiteral("normal");
     m_view->store()->clear();
     m_view->clearMarkers();
@@ -158,6 +164,10 @@ void ConsoleController::startOver()
 
 void ConsoleController::refresh()
 {
+    if (m_shownRecording) {
+        refreshRecording(); // nothing runs: the panels describe the recorded run
+        return;
+    }
     // A run that is over has no session left: its connections must not still read "connected".
     if (!m_host->running() && !m_connections.isEmpty() &&
         m_connections.front().state != QLatin1String("stopped")) {
@@ -169,7 +179,11 @@ void ConsoleController::refresh()
         m_view->setConnectionInfo(m_connections);
     }
     m_view->setLevers(m_host->levers());
-    m_view->setInstances(m_host->instanceNames());
+    // Several connections (a site's gateways): the topology groups the instances by them.
+    if (const auto grouped = m_host->instancesByConnection(); grouped.size() > 1)
+        m_view->setInstancesByConnection(grouped);
+    else
+        m_view->setInstances(m_host->instanceNames());
     m_view->setGatewaySummary(m_host->gatewayAddress(), m_recoveryState);
     const QString reason = m_host->faultsUnavailableReason();
     m_view->setFaultsAvailable(m_host->running() && reason.isEmpty(),

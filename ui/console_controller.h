@@ -12,6 +12,8 @@
 // timeline events at "now", applied by the host's runner through its GatewayAccess.
 
 #include "client/engine_samples.h"
+#include "recording/recorder.h"
+#include "recording/recording.h"
 #include "client/grpc_port_options.h"
 #include "client/lever_set.h"
 #include "scenario/scenario.h"
@@ -57,6 +59,13 @@ public:
         m_site = shape;
         m_siteGateways = std::move(gateways);
     }
+    // Records the shown run (from its next step) and every run after it to `path` ("" stops
+    // recording); false with *error when the file cannot be written (console_recording.cpp).
+    bool setRecording(const QString& path, QString* error);
+    QString recordingPath() const; // "" when not recording
+    // Shows the last run of a recording read-only (plots, tags, log, markers); the shown run
+    // ends. Back to live, or any new run, leaves it. False with *error for a bad file.
+    bool openRecording(const QString& path, QString* error);
     // The demo scenario listed, selected and ready to play.
     void loadDemoScenario();
 
@@ -89,8 +98,10 @@ signals:
 private:
     bool startLiveRun(QString* error);
     void connectHost();
+    void connectRecording();
     void startOver(); // a new run on the host: the views start empty
     void refresh();   // every panel, from the host's state
+    void refreshRecording(); // every panel, from the recording shown
     void log(int severity, const QString& subject, const QString& message);
     void onPlaybackFinished(const QSharedPointer<VariantRun>& run);
     std::optional<Scenario> loadScenarioOrSay(const QString& nameOrPath);
@@ -104,6 +115,14 @@ private:
     std::optional<GrpcPortOptions> m_externalPort;
     std::optional<Scenario> m_site; // the live run's shape when on a site
     std::map<std::string, GrpcPortOptions> m_siteGateways;
+    // A recording shown read-only: its file name and run (refresh() describes it).
+    struct ShownRecording {
+        QString file;
+        RecordedRun run;
+    };
+    std::optional<ShownRecording> m_shownRecording;
+    std::optional<double> m_retentionBeforeRecording; // the plots' retention, restored by startOver
+    Recorder m_recorder;
     bool m_showingLive = false;
     QDateTime m_runStart; // when the shown run started (wall clock, UTC): exports' time column
     bool m_started = false; // startEmbedded/startExternal succeeded once

@@ -10,6 +10,7 @@
 #include "scenario/scenario.h"
 
 #include <QDateTime>
+#include <QMap>
 
 #include <QObject>
 #include <QString>
@@ -65,6 +66,8 @@ signals:
     void stopRequested();
     void pauseToggled(); // pause or resume the pacing of a virtual playback
     void compareRequested(const QString& scenarioNameOrPath);
+    void recordRequested(const QString& path); // record every run from now on; "" = stop
+    void openRecordingRequested(const QString& path);
 };
 
 class ConsoleView {
@@ -89,6 +92,8 @@ public:
     // playback that is over), the speed it plays at, progress and a label.
     virtual void setRunState(const RunState& state) = 0;
     virtual void setInstances(const QStringList& names) = 0;
+    // The same, grouped by the connection (a site: the gateway) each subscribes through.
+    virtual void setInstancesByConnection(const QMap<QString, QStringList>& byConnection) = 0;
     virtual void showError(const QString& title, const QString& text) = 0;
     // The plots show the whole run (follow-live off): a playback that finished is seen
     // from its first second to its last, not through the follow window's last minutes.
@@ -98,6 +103,7 @@ public:
     virtual void addMarkers(const QVector<RunHost::Marker>& markers) = 0;
     virtual void clearMarkers() = 0;
     virtual void setRunCaption(const RunCaption& caption) = 0;
+    virtual void setRecordingFile(const QString& path) = 0; // the file runs are recorded to; "" = none
 };
 
 } // namespace stormwatch

@@ -275,6 +275,7 @@ void MainWindow::createActions()
     QAction* csv = action(QStringLiteral("actionExportCsv"), tr("Export series as &CSV…"),
                           {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)});
     connect(csv, &QAction::triggered, this, &MainWindow::exportCsvInteractive);
+    createRecordingActions();
     QAction* quit = action(QStringLiteral("actionQuit"), tr("&Quit"), {QKeySequence::Quit});
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
@@ -340,6 +341,8 @@ void MainWindow::createMenus()
     auto find = [this](const char* name) { return findChild<QAction*>(QLatin1String(name)); };
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(find("actionOpenScenario"));
+    file->addAction(find("actionOpenRecording"));
+    file->addAction(find("actionRecord"));
     file->addSeparator();
     file->addAction(find("actionExportPng"));
     file->addAction(find("actionExportCsv"));

@@ -61,6 +61,7 @@ public:
     void setInstances(const QStringList& names); // under the only / first connection
     void showError(const QString& title, const QString& text); // banner + event log line
     void fitWholeRun(); // the plots show the whole run (W, View › Fit whole run)
+    void setRecordingFile(const QString& path); // File › Record runs reflects it ("" = off)
 
     // Added beyond the contract.
     void setInstancesByConnection(const QMap<QString, QStringList>& byConnection);
@@ -127,6 +128,8 @@ signals:
     void stopRequested();
     void pauseToggled(); // Space / Pause while a virtual playback runs
     void compareRequested(const QString& scenarioNameOrPath);
+    void recordRequested(const QString& path); // "" = stop recording
+    void openRecordingRequested(const QString& path);
     // View actions the plot panel acts on (also wired to it directly once it exists).
     void followLiveToggled(bool follow);
     void resetZoomRequested();
@@ -143,6 +146,7 @@ private:
     QWidget* createPlotArea();
     void createDocks();
     void createActions();
+    void createRecordingActions(); // main_window_recording.cpp
     void createMenus();
     void createStatusBar();
     QSettings* openSettings() const;
@@ -179,6 +183,7 @@ private:
     QLabel* m_statusRecovery = nullptr;
 
     QAction* m_followLive = nullptr;
+    QAction* m_recordAction = nullptr;
     QAction* m_lightTheme = nullptr;
     QAction* m_darkTheme = nullptr;
     QMenu* m_viewMenu = nullptr;

@@ -16,6 +16,9 @@ MainWindowView::MainWindowView(MainWindow& window) : m_window(window)
     QObject::connect(&window, &MainWindow::stopRequested, &m_intents, &ConsoleIntents::stopRequested);
     QObject::connect(&window, &MainWindow::pauseToggled, &m_intents, &ConsoleIntents::pauseToggled);
     QObject::connect(&window, &MainWindow::compareRequested, &m_intents, &ConsoleIntents::compareRequested);
+    QObject::connect(&window, &MainWindow::recordRequested, &m_intents, &ConsoleIntents::recordRequested);
+    QObject::connect(&window, &MainWindow::openRecordingRequested, &m_intents,
+                     &ConsoleIntents::openRecordingRequested);
 }
 
 QWidget* MainWindowView::widget()
@@ -70,6 +73,10 @@ void MainWindowView::setInstances(const QStringList& names)
 {
     m_window.setInstances(names);
 }
+void MainWindowView::setInstancesByConnection(const QMap<QString, QStringList>& byConnection)
+{
+    m_window.setInstancesByConnection(byConnection);
+}
 void MainWindowView::showError(const QString& title, const QString& text)
 {
     m_window.showError(title, text);
@@ -85,6 +92,10 @@ void MainWindowView::addMarkers(const QVector<RunHost::Marker>& markers)
 void MainWindowView::clearMarkers()
 {
     m_window.clearMarkers();
+}
+void MainWindowView::setRecordingFile(const QString& path)
+{
+    m_window.setRecordingFile(path);
 }
 void MainWindowView::setRunCaption(const RunCaption& caption)
 {

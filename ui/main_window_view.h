@@ -31,6 +31,8 @@ public:
     void addMarkers(const QVector<RunHost::Marker>& markers) override;
     void clearMarkers() override;
     void setRunCaption(const RunCaption& caption) override;
+    void setRecordingFile(const QString& path) override;
+    void setInstancesByConnection(const QMap<QString, QStringList>& byConnection) override;
 
 private:
     MainWindow& m_window;

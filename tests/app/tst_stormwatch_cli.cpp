@@ -276,7 +276,9 @@ private slots:
              {"--headless", "--scenario", "--variants", "--seed", "--json", "--report",
               "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress",
               "--tls-ca", "--tls-cert", "--tls-key", "--token-file", "--levers", "--settings",
-              "--play", "--speed", "--screenshot", "--screenshot-after-s"})
+              "--play", "--speed", "--screenshot", "--screenshot-after-s", "--record",
+              "--recording-info", "--export-skeleton", "--open-recording", "--site", "--validate-site",
+              "--commission", "--gateway-endpoint"})
             QVERIFY2(text.contains(option), option);
         QVERIFY(text.contains("default: the scenario's seed"));
     }
@@ -487,6 +489,32 @@ private slots:
         QFile shot(png);
         QVERIFY(shot.open(QIODevice::ReadOnly));
         QVERIFY(shot.read(8).startsWith("\x89PNG"));
+    }
+
+    // --open-recording: a headless run's file shown in the console (it starts, shows, quits);
+    // a file that is not a recording exits 2 with the reason.
+    void consoleOpensARecordingAndRefusesABadOne()
+    {
+        QTemporaryDir dir;
+        const QString settings = dir.filePath("s.ini");
+        const QString file = dir.filePath("gate.sqlite");
+        Result r = run({"--headless", "--scenario", "live-gate-lever1", "--variants", "lever1", "--record", file});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString png = dir.filePath("recording.png");
+        r = run({"--open-recording", file, "--screenshot", png, "--screenshot-after-s", "1", "--settings", settings});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile shot(png);
+        QVERIFY(shot.open(QIODevice::ReadOnly));
+        QVERIFY(shot.read(8).startsWith("\x89PNG"));
+
+        const QString bad = dir.filePath("bad.sqlite");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not a database");
+        f.close();
+        r = run({"--open-recording", bad, "--settings", settings});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("bad.sqlite"), qPrintable(r.err));
     }
 #else
     void consoleIsNotThereYet()

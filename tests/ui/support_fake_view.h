@@ -28,12 +28,24 @@ public:
     void setScenarioNames(const QStringList& bundled) override { scenarioNames = bundled; }
     void selectScenario(const QString& nameOrPath) override { selectedScenario = nameOrPath; }
     void setRunState(const RunState& state) override;
-    void setInstances(const QStringList& names) override { instances = names; }
+    void setInstances(const QStringList& names) override
+    {
+        instances = names;
+        instancesByConnection.clear();
+    }
+    void setInstancesByConnection(const QMap<QString, QStringList>& byConnection) override
+    {
+        instancesByConnection = byConnection;
+        instances.clear();
+        for (const QStringList& names : byConnection)
+            instances << names;
+    }
     void showError(const QString& title, const QString& text) override;
     void fitWholeRun() override { ++wholeRunFits; }
     void addMarkers(const QVector<RunHost::Marker>& m) override { markers += m; }
     void clearMarkers() override { markers.clear(); }
     void setRunCaption(const RunCaption& c) override { caption = c; }
+    void setRecordingFile(const QString& path) override { recordingFile = path; }
 
     // Queries for the tests.
     int goodTags() const;
@@ -58,6 +70,8 @@ public:
     int wholeRunFits = 0; // fitWholeRun() calls
     QVector<RunHost::Marker> markers;
     RunCaption caption;
+    QString recordingFile; // as the controller last set it
+    QMap<QString, QStringList> instancesByConnection; // when the run has several connections
 
 private:
     ConsoleIntents m_intents;

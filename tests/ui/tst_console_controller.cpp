@@ -317,6 +317,37 @@ private slots:
 
     // A lever change while a virtual playback runs goes to the playback's engine; after
     // it, the live run starts with the console's own levers again.
+    // A run over several connections (a site's gateways) has its instances grouped by them
+    // in the topology; a run over one keeps the flat list.
+    void instancesAreGroupedByConnectionWhenThereAreSeveral()
+    {
+        QTemporaryDir dir;
+        const QJsonObject o{
+            {"name", "two-gateways"},
+            {"description", "instances on two connections"},
+            {"duration_s", 20},
+            {"connections", QJsonArray{QJsonObject{{"name", "gw-north"}}, QJsonObject{{"name", "gw-south"}}}},
+            {"instances", QJsonArray{QJsonObject{{"name", "n1"}, {"connection", "gw-north"}, {"tags", 4}},
+                                     QJsonObject{{"name", "s1"}, {"connection", "gw-south"}, {"tags", 4}},
+                                     QJsonObject{{"name", "s2"}, {"connection", "gw-south"}, {"tags", 4}}}},
+            {"variants", QJsonArray{QStringLiteral("all")}},
+        };
+        const QString path = dir.filePath(QStringLiteral("two.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(o).toJson());
+        f.close();
+        FakeView view;
+        ConsoleController c(&view);
+        c.play(path, QStringLiteral("all"), 0);
+        QVERIFY2(view.errors.isEmpty(), qPrintable(view.errors.join('\n')));
+        const QMap<QString, QStringList> expected{{"gw-north", {"n1"}}, {"gw-south", {"s1", "s2"}}};
+        QCOMPARE(view.instancesByConnection, expected);
+        c.play(QStringLiteral("live-gate-lever1"), QStringLiteral("lever1"), 0);
+        QVERIFY(view.instancesByConnection.isEmpty());
+        QCOMPARE(view.instances, QStringList{QStringLiteral("rig-probe-1")});
+    }
+
     void leverChangeDuringAPlaybackReachesItsEngine()
     {
         FakeView view;

@@ -26,6 +26,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -722,6 +723,29 @@ private slots:
         QCoreApplication::setApplicationVersion(before);
     }
 
+    // File › Record runs reflects the controller's state without emitting, and unchecking it
+    // stops the recording; File › Open recording is beside it.
+    void fileMenuRecordsRunsAndOpensRecordings()
+    {
+        MainWindow w;
+        auto* record = w.findChild<QAction*>(QStringLiteral("actionRecord"));
+        auto* open = w.findChild<QAction*>(QStringLiteral("actionOpenRecording"));
+        QVERIFY(record && open);
+        QVERIFY(record->isCheckable() && !record->isChecked());
+        QMenu* file = w.menuBar()->actions().first()->menu();
+        QVERIFY(file->actions().contains(record) && file->actions().contains(open));
+        QSignalSpy requested(&w, &MainWindow::recordRequested);
+        w.setRecordingFile(QStringLiteral("runs.sqlite"));
+        QVERIFY(record->isChecked());
+        QVERIFY(record->toolTip().contains(QStringLiteral("runs.sqlite")));
+        QCOMPARE(requested.count(), 0); // reflecting the state asks for nothing
+        record->trigger();
+        QCOMPARE(requested.count(), 1);
+        QVERIFY(requested.at(0).at(0).toString().isEmpty()); // stop
+        w.setRecordingFile(QString());
+        QVERIFY(!record->isChecked());
+    }
+
     void viewForwardsEveryIntentToTheController()
     {
         MainWindow w;
@@ -735,6 +759,8 @@ private slots:
         QSignalSpy stop(intents, &ConsoleIntents::stopRequested);
         QSignalSpy pause(intents, &ConsoleIntents::pauseToggled);
         QSignalSpy compare(intents, &ConsoleIntents::compareRequested);
+        QSignalSpy record(intents, &ConsoleIntents::recordRequested);
+        QSignalSpy openRecording(intents, &ConsoleIntents::openRecordingRequested);
         emit w.leversChanged(preset("lever1"));
         emit w.faultRequested(TimelineEvent{});
         emit w.capabilityToggled(false);
@@ -743,8 +769,13 @@ private slots:
         emit w.stopRequested();
         emit w.pauseToggled();
         emit w.compareRequested(QStringLiteral("live-gate-lever1"));
-        for (QSignalSpy* spy : {&levers, &fault, &capability, &redeploy, &play, &stop, &pause, &compare})
+        emit w.recordRequested(QStringLiteral("runs.sqlite"));
+        emit w.openRecordingRequested(QStringLiteral("old.sqlite"));
+        for (QSignalSpy* spy :
+             {&levers, &fault, &capability, &redeploy, &play, &stop, &pause, &compare, &record, &openRecording})
             QCOMPARE(spy->count(), 1);
+        QCOMPARE(record.at(0).at(0).toString(), QStringLiteral("runs.sqlite"));
+        QCOMPARE(openRecording.at(0).at(0).toString(), QStringLiteral("old.sqlite"));
         QCOMPARE(redeploy.at(0).at(0).toString(), QStringLiteral("Z28061"));
         QCOMPARE(play.at(0).at(2).toDouble(), 10.0);
         // Every intent the interface declares is covered above.
@@ -752,7 +783,7 @@ private slots:
         int declared = 0;
         for (int i = meta.methodOffset(); i < meta.methodCount(); ++i)
             declared += meta.method(i).methodType() == QMetaMethod::Signal;
-        QCOMPARE(declared, 8);
+        QCOMPARE(declared, 10);
     }
 
     void settingsRoundTripThroughAnIniFile()

@@ -256,6 +256,8 @@ void Recorder::endRun(const QString& how)
     }
     begin();
     writeTags();
+    if (!isOpen())
+        return; // a tag failed to write: fail() closed the file (and ended the run)
     QSqlQuery& q = m_sql->runEnd;
     q.addBindValue(now());
     q.addBindValue(how);
@@ -469,6 +471,8 @@ void Recorder::commit()
     if (!m_inTransaction || !isOpen())
         return;
     writeTags();
+    if (!isOpen())
+        return; // a tag failed to write: fail() closed the file, and said so once
     if (m_run >= 0) {
         QSqlQuery& q = m_sql->runEnd;
         q.addBindValue(now());

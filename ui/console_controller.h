@@ -122,7 +122,7 @@ private:
     };
     std::optional<ShownRecording> m_shownRecording;
     std::optional<double> m_retentionBeforeRecording; // the plots' retention, restored by startOver
-    Recorder m_recorder;
+    std::unique_ptr<Recorder> m_recorder; // set while File › Record runs is on
     bool m_showingLive = false;
     QDateTime m_runStart; // when the shown run started (wall clock, UTC): exports' time column
     bool m_started = false; // startEmbedded/startExternal succeeded once

@@ -26,27 +26,32 @@ void ConsoleController::connectRecording()
         if (!openRecording(path, &error))
             m_view->showError(QStringLiteral("Open recording"), error);
     });
-    connect(&m_recorder, &Recorder::failed, this, [this](const QString& error) {
-        m_view->setRecordingFile({});
-        m_view->showError(QStringLiteral("Recording stopped"), error);
-    });
 }
 
 bool ConsoleController::setRecording(const QString& path, QString* error)
 {
-    const bool wasRecording = m_recorder.isOpen();
-    m_recorder.close();
+    const QString current = recordingPath();
     if (path.isEmpty()) {
+        m_recorder.reset(); // closes the file: its run ends "recording stopped"
         m_view->setRecordingFile({});
-        if (wasRecording)
+        if (!current.isEmpty())
             log(int(Severity::Info), QStringLiteral("recording"), QStringLiteral("recording stopped"));
         return true;
     }
-    if (!m_recorder.open(path, error)) {
-        m_view->setRecordingFile({});
+    if (!current.isEmpty() && QFileInfo(path).absoluteFilePath() == QFileInfo(current).absoluteFilePath())
+        return true; // already recording there (opening it again would replace the file)
+    // The new file first: a path that cannot be written leaves the recording in progress as it is.
+    auto next = std::make_unique<Recorder>();
+    if (!next->open(path, error)) {
+        m_view->setRecordingFile(current);
         return false;
     }
-    m_recorder.attach(m_host);
+    m_recorder = std::move(next); // the previous one, if any, closes
+    connect(m_recorder.get(), &Recorder::failed, this, [this](const QString& why) {
+        m_view->setRecordingFile({});
+        m_view->showError(QStringLiteral("Recording stopped"), why);
+    });
+    m_recorder->attach(m_host);
     m_view->setRecordingFile(path);
     log(int(Severity::Info), QStringLiteral("recording"),
         QStringLiteral("recording to %1: the shown run from its next step, and every run after it").arg(path));
@@ -55,7 +60,7 @@ bool ConsoleController::setRecording(const QString& path, QString* error)
 
 QString ConsoleController::recordingPath() const
 {
-    return m_recorder.isOpen() ? m_recorder.path() : QString();
+    return m_recorder && m_recorder->isOpen() ? m_recorder->path() : QString();
 }
 
 bool ConsoleController::openRecording(const QString& path, QString* error)

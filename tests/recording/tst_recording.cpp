@@ -388,6 +388,55 @@ private slots:
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
 
+    // Writes start failing mid-run (a full disk, a file gone read-only; here SQLite is told to
+    // refuse every write): the recording stops once, with the reason, without a crash, and
+    // the file keeps what was committed.
+    void aFailingWriteStopsTheRecordingOnceAndKeepsWhatWasCommitted()
+    {
+        RunHost host;
+        Recorder recorder;
+        QString error;
+        const QString file = path("failing.sqlite");
+        QVERIFY2(recorder.open(file, &error), qPrintable(error));
+        recorder.attach(&host);
+        QSignalSpy failed(&recorder, &Recorder::failed);
+        QSignalSpy finished(&host, &RunHost::finished);
+        double lastT = 0;
+        connect(&host, &RunHost::progress, this, [&](double t) { lastT = t; });
+        QVERIFY2(host.start(wedgeAndLeverChange(), {}, 60, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(lastT >= 20 && recorder.commits() >= 2, 20000); // some of it is on disk
+
+        QString connection; // this recorder's: the newest one (earlier tests' may linger)
+        qint64 newest = -1;
+        for (const QString& name : QSqlDatabase::connectionNames())
+            if (name.startsWith(QStringLiteral("stormwatch-recorder-"))) {
+                const qint64 n = name.section(QLatin1Char('-'), -1).toLongLong();
+                if (n > newest && QSqlDatabase::database(name, false).databaseName() == file) {
+                    newest = n;
+                    connection = name;
+                }
+            }
+        QVERIFY(!connection.isEmpty());
+        {
+            QSqlQuery q(QSqlDatabase::database(connection, false));
+            QVERIFY(q.exec(QStringLiteral("PRAGMA query_only = 1")));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("failing.sqlite")),
+                 qPrintable(failed.first().first().toString()));
+        QVERIFY(!recorder.isOpen());
+        host.setSpeed(RunHost::kMaxSpeed); // the run goes on to its end, unrecorded
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        recorder.close(); // closing a failed recorder is harmless
+        QCOMPARE(failed.count(), 1); // said once, however many writes were pending
+
+        const auto rec = Recording::open(file, &error);
+        QVERIFY2(rec, qPrintable(error));
+        QCOMPARE(rec->runs().size(), 1);
+        QVERIFY(rec->runs().first().ended.isEmpty()); // never closed: it stopped mid-run
+        QVERIFY(rec->runs().first().endS > 0);        // but what was committed is there
+    }
+
     // The real boundary: a few seconds live over gRPC on the embedded mock gateway.
     void liveRunOnTheEmbeddedMockRecords()
     {

@@ -129,6 +129,7 @@ private slots:
         QVERIFY(c.host()->running() && c.host()->live());
     }
 
+    // ... and a recording in progress goes on when the new path cannot be written.
     void aPathThatCannotBeWrittenIsRefusedWithItsReason()
     {
         QTemporaryDir dir;
@@ -139,6 +140,14 @@ private slots:
         QVERIFY2(view.errors.first().contains(QStringLiteral("no-such-folder")), qPrintable(view.errors.first()));
         QVERIFY(view.recordingFile.isEmpty());
         QVERIFY(c.recordingPath().isEmpty());
+
+        const QString good = dir.filePath(QStringLiteral("good.sqlite"));
+        emit view.intents()->recordRequested(good);
+        QCOMPARE(c.recordingPath(), good);
+        emit view.intents()->recordRequested(dir.filePath(QStringLiteral("no-such-folder/other.sqlite")));
+        QCOMPARE(view.errors.size(), 2);
+        QCOMPARE(c.recordingPath(), good); // still recording where it was
+        QCOMPARE(view.recordingFile, good);
     }
 };
 

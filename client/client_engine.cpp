@@ -81,19 +81,11 @@ std::string ClientEngine::validate(const EngineConfig& config, const GatewayPort
     return {};
 }
 
-namespace {
-// The one-gateway form: every connection, whatever gateway it names, reaches `port`.
-ClientEngine::GatewayPorts onePort(GatewayPort& port, const EngineConfig& config)
-{
-    ClientEngine::GatewayPorts ports{{std::string(), &port}};
-    for (const auto& c : config.connections)
-        ports.emplace(c.gateway, &port);
-    return ports;
-}
-} // namespace
-
+// The one-gateway form: a single port named "" serves every connection, whatever gateway it
+// names (not built from `config`: the argument's order of evaluation is unspecified, and it
+// may already have been moved from).
 ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig config)
-    : ClientEngine(scheduler, onePort(port, config), std::move(config))
+    : ClientEngine(scheduler, GatewayPorts{{std::string(), &port}}, std::move(config))
 {
 }
 
@@ -119,7 +111,8 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfi
 
     for (std::size_t c = 0; c < m_config.connections.size(); ++c) {
         const ConnectionSpec& spec = m_config.connections[c];
-        const auto port = m_ports.find(spec.gateway);
+        const bool onlyPort = m_ports.size() == 1 && m_ports.begin()->first.empty();
+        const auto port = onlyPort ? m_ports.begin() : m_ports.find(spec.gateway);
         if (port == m_ports.end() || !port->second)
             continue; // validate() names it; its instances get no connection, like an unknown one
         auto connection = std::make_unique<GatewayConnection>(
@@ -199,6 +192,22 @@ void ClientEngine::addObserver(EngineObserver* observer)
 void ClientEngine::removeObserver(EngineObserver* observer)
 {
     std::erase(m_observers, observer);
+}
+
+std::int64_t ClientEngine::suppressedCalls() const
+{
+    std::int64_t n = 0;
+    for (const auto& [name, gate] : m_gates)
+        n += gate->suppressedCalls();
+    return n;
+}
+
+RecoveryGate::State ClientEngine::recoveryState() const
+{
+    auto worst = RecoveryGate::State::Normal;
+    for (const auto& [name, gate] : m_gates)
+        worst = std::max(worst, gate->state());
+    return worst;
 }
 
 int ClientEngine::instanceIndex(const std::string& name) const

@@ -115,6 +115,11 @@ public:
     // The recovery gate of the first connection's gateway (the only one, with one gateway).
     RecoveryGate& gate() { return *m_gate; }
     const RecoveryGate& gate() const { return *m_gate; }
+    // Over every gateway's gate: the calls they refused, and the most severe state (Closed >
+    // Recovering > Normal) — what a run's recovery series and metrics report, so a site's
+    // second gateway in recovery is not hidden behind the first one's Normal.
+    std::int64_t suppressedCalls() const;
+    RecoveryGate::State recoveryState() const;
     // The gate of `gateway` (nullptr when no connection reaches it).
     const RecoveryGate* gate(const std::string& gateway) const
     {

@@ -110,7 +110,8 @@ TagChange EngineBatcher::tagChange(int i, int t) const
     const TagState& tag = instance.tags()[std::size_t(t)];
     return TagChange{i,           t,         qs(instance.name()), qs(instance.tagNames()[std::size_t(t)]),
                      tag.value,   qs(tag.text), tag.quality,      tag.sourceTimestampUs,
-                     tag.itemHandle, qs(tag.error), instance.tagOrphaned(t)};
+                     tag.itemHandle, qs(tag.error), instance.tagOrphaned(t),
+                     tag.itemHandle != 0 ? qs(instance.connectionOf(t).adviseKind()) : QString()};
 }
 
 QVector<ConnectionInfo> EngineBatcher::connectionInfos() const
@@ -148,8 +149,8 @@ GatewaySample EngineBatcher::gatewaySample() const
         g.invokes += c->stats().invokes;
         g.deadlineExceeded += c->stats().deadlineExceeded;
     }
-    g.suppressedCalls = qint64(m_engine.gate().suppressedCalls());
-    g.recoveryState = toString(m_engine.gate().state());
+    g.suppressedCalls = qint64(m_engine.suppressedCalls());
+    g.recoveryState = toString(m_engine.recoveryState());
     return g;
 }
 

@@ -144,10 +144,11 @@ public:
             m_runner.onInstanceCounts(instance);
     }
 
-    void onRecoveryState(RecoveryGate::State state, const std::string&) override
+    void onRecoveryState(RecoveryGate::State, const std::string&) override
     {
+        // One gate of several changed: the series shows the most severe of them all.
         ScenarioRunner& r = m_runner;
-        r.m_series.at(r.m_recoveryState).add(toSeconds(r.relNow()), double(int(state)));
+        r.m_series.at(r.m_recoveryState).add(toSeconds(r.relNow()), double(int(r.m_engine->recoveryState())));
     }
 
 private:
@@ -346,7 +347,7 @@ void ScenarioRunner::start()
         return;
     m_started = true;
     m_t0 = m_scheduler->now();
-    m_series.at(m_recoveryState).add(0, double(int(m_engine->gate().state())));
+    m_series.at(m_recoveryState).add(0, double(int(m_engine->recoveryState())));
     // Counted from here on, from the gateway itself when it exposes its counters.
     // (Not a site's: one gateway's counters would not be the run's.)
     m_countersFromGateway = m_gatewayPorts.empty() && m_access->stats().has_value();
@@ -465,7 +466,7 @@ VariantRun ScenarioRunner::finish()
                                   "none of the timeline's faults");
     if (m_notGood == 0 && m_allGoodSince)
         m.timeToAllGoodS = std::max(0.0, toSeconds(*m_allGoodSince) - faultEnd);
-    m.suppressedCalls = qint64(m_engine->gate().suppressedCalls());
+    m.suppressedCalls = qint64(m_engine->suppressedCalls());
     m.skippedActions = m_skipped;
     if (m_live)
         m.gatewayMetricsSource =
@@ -791,7 +792,7 @@ void ScenarioRunner::sampleGateway()
         m_series.at(m_rpcsPerS).add(t - 1, double(c.rpcs - m_lastRpcs));
         m_series.at(m_deadlinePerS).add(t - 1, double(c.deadlineExceeded - m_lastDeadline));
     }
-    const auto suppressed = std::int64_t(m_engine->gate().suppressedCalls());
+    const auto suppressed = std::int64_t(m_engine->suppressedCalls());
     if (now > Time{0})
         m_series.at(m_suppressedPerS).add(t - 1, double(suppressed - m_lastSuppressed));
     m_lastRpcs = c.rpcs;

@@ -81,6 +81,8 @@ private slots:
     void eachConnectionReachesItsOwnGateway();
     void killedModelLeavesTheOtherGatewayUndisturbed();
     void killedProcessLeavesTheOtherGatewayUndisturbed();
+    void oneGatewaysRecoveryPeriodLeavesTheOtherAlone();
+    void theOnePortFormServesConnectionsThatNameAGateway();
 };
 
 void TestTwoGateways::validateNamesAConnectionsUnknownGateway()
@@ -193,6 +195,59 @@ void TestTwoGateways::killedProcessLeavesTheOtherGatewayUndisturbed()
         QTRY_VERIFY_WITH_TIMEOUT(closed, 5000);
         engine.removeObserver(&states);
     }
+}
+
+// A gate per gateway: gateway A in its recovery period refuses A's calls only; B subscribes
+// and stays Normal. The engine's own view (what a run's recovery series and metrics report)
+// is the most severe state and the refusals of every gate.
+void TestTwoGateways::oneGatewaysRecoveryPeriodLeavesTheOtherAlone()
+{
+    VirtualScheduler sched;
+    gateway::GatewayConfig gc;
+    gc.dataHz = 0;
+    gateway::GatewayModel a(sched, gc), b(sched, gc);
+    InProcessGatewayPort portA(sched, a, 1ms), portB(sched, b, 1ms);
+    EngineConfig c = twoGatewayConfig(10);
+    c.levers.recovery.enabled = true;
+    c.levers.recovery.strategy = RecoveryConfig::Strategy::Simple;
+    c.levers.recovery.failHandler = RecoveryConfig::FailHandler::Simple;
+    c.levers.recovery.recoverySeconds = 60;
+    ClientEngine engine(sched, ClientEngine::GatewayPorts{{"gw-a", &portA}, {"gw-b", &portB}}, c);
+    engine.startConnections();
+    sched.runUntil(sched.now() + 1s);
+    engine.gate().recordFailure("DEADLINE_EXCEEDED: test"); // the first connection's: gw-a's
+    QVERIFY(engine.gate("gw-a")->recovering());
+    QCOMPARE(engine.gate("gw-b")->state(), RecoveryGate::State::Normal);
+    QCOMPARE(engine.recoveryState(), RecoveryGate::State::Recovering);
+
+    engine.deployAll();
+    sched.runUntil(sched.now() + 30s);
+    QCOMPARE(engine.instances()[0]->counts().good, 0);  // A's subscribes refused
+    QCOMPARE(engine.instances()[1]->counts().good, 10); // B's went through
+    QVERIFY(engine.gate("gw-a")->suppressedCalls() > 0);
+    QCOMPARE(engine.gate("gw-b")->suppressedCalls(), std::uint64_t(0));
+    QCOMPARE(engine.suppressedCalls(), std::int64_t(engine.gate("gw-a")->suppressedCalls()));
+
+    sched.runUntil(sched.now() + 60s); // A's period is over: its guard retries
+    QCOMPARE(engine.instances()[0]->counts().good, 10);
+    QCOMPARE(engine.recoveryState(), RecoveryGate::State::Normal);
+}
+
+// Given one port, every connection reaches it, whatever gateway it names.
+void TestTwoGateways::theOnePortFormServesConnectionsThatNameAGateway()
+{
+    VirtualScheduler sched;
+    gateway::GatewayConfig gc;
+    gc.dataHz = 0;
+    gateway::GatewayModel model(sched, gc);
+    InProcessGatewayPort port(sched, model, 1ms);
+    ClientEngine engine(sched, port, twoGatewayConfig(5));
+    QCOMPARE(engine.connections().size(), std::size_t(2));
+    engine.startConnections();
+    engine.deployAll();
+    sched.runUntil(sched.now() + 5s);
+    QVERIFY(allGood(engine));
+    QCOMPARE(model.sessionCount(), std::size_t(2));
 }
 
 QTEST_GUILESS_MAIN(TestTwoGateways)

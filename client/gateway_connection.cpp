@@ -133,6 +133,17 @@ bool GatewayConnection::supportsSupervisoryBulk() const
            m_capabilities.end();
 }
 
+std::string GatewayConnection::adviseKind() const
+{
+    if (m_config.writeUserId != 0)
+        return "plain (SubscribeBulk)";
+    if (m_capabilities.empty() && !connected())
+        return {}; // never had a session: nothing registered
+    if (m_config.bulkSupervisory && supportsSupervisoryBulk())
+        return "supervisory (SubscribeBulk)";
+    return "supervisory (AddItemBulk + AdviseSupervisory)";
+}
+
 void GatewayConnection::start()
 {
     if (m_state != ConnectionState::Stopped)
@@ -332,6 +343,7 @@ void GatewayConnection::dropSession()
     m_routes.clear(); // item handles die with the session
     m_routeCache.clear();
     m_unrouted.clear();
+    m_unroutedBytes = 0;
     m_routedWithKeptValue.clear();
     for (auto& [id, sub] : m_subscribers)
         std::fill(sub.handles.begin(), sub.handles.end(), 0);
@@ -511,16 +523,23 @@ void GatewayConnection::flushBatches(const std::vector<SubscriberId>& touched)
 
 void GatewayConnection::keepUnrouted(const DataChange& change)
 {
-    if (auto it = m_unrouted.find(change.item_handle()); it != m_unrouted.end())
+    if (m_running.empty())
+        return; // no reply is on its way that could route it
+    const std::size_t bytes = change.ByteSizeLong();
+    if (auto it = m_unrouted.find(change.item_handle()); it != m_unrouted.end()) {
+        const std::size_t old = it->second.ByteSizeLong();
+        if (m_unroutedBytes - old + bytes > kMaxUnroutedBytes)
+            return;
+        m_unroutedBytes = m_unroutedBytes - old + bytes;
         it->second = change; // the latest value is the one to deliver
-    else if (m_unrouted.size() < kMaxUnroutedValues)
+    } else if (m_unrouted.size() < kMaxUnroutedValues && m_unroutedBytes + bytes <= kMaxUnroutedBytes) {
+        m_unroutedBytes += bytes;
         m_unrouted.emplace(change.item_handle(), change);
+    }
 }
 
 void GatewayConnection::deliverKeptValues()
 {
-    if (m_routedWithKeptValue.empty())
-        return;
     std::vector<SubscriberId> touched;
     for (std::int32_t handle : m_routedWithKeptValue) {
         auto kept = m_unrouted.find(handle);
@@ -530,9 +549,14 @@ void GatewayConnection::deliverKeptValues()
         for (const Route& route : routes->second)
             if (auto sub = m_subscribers.find(route.subscriber); sub != m_subscribers.end())
                 addUpdate(route.subscriber, sub->second, route.index, kept->second, touched);
+        m_unroutedBytes -= kept->second.ByteSizeLong();
         m_unrouted.erase(kept);
     }
     m_routedWithKeptValue.clear();
+    if (m_running.empty()) { // the window is closed: what is left has nobody to go to
+        m_unrouted.clear();
+        m_unroutedBytes = 0;
+    }
     flushBatches(touched);
 }
 

@@ -160,6 +160,11 @@ public:
     const std::string& sessionId() const { return m_sessionId; }
     const std::vector<std::string>& capabilities() const { return m_capabilities; }
     bool supportsSupervisoryBulk() const;
+    // The advise this connection registers for the items it subscribes, as its subscribe path
+    // chooses it now: "plain (SubscribeBulk)" (a write user), "supervisory (SubscribeBulk)"
+    // (Lever 2 on an advertising gateway), "supervisory (AddItemBulk + AdviseSupervisory)";
+    // "" before its first session.
+    std::string adviseKind() const;
     // The gateway's resolved command timeout, echoed at OpenSession (nullopt before one).
     std::optional<Duration> echoedCommandTimeout() const { return m_echoedTimeout; }
     int protocolVersion() const { return m_protocolVersion; }
@@ -171,8 +176,11 @@ public:
     bool routed(SubscriberId id, int index) const;
     // Values that arrived for item handles with no route yet (the initial value of an item
     // advised before the subscribe's reply came back), one per item, delivered when the
-    // route appears; at most kMaxUnroutedValues, dropped with the session.
+    // route appears. Kept only while a subscribe runs (that is the window), at most
+    // kMaxUnroutedValues of them and kMaxUnroutedBytes in all (a gateway chooses their size);
+    // dropped once no subscribe runs, and with the session.
     static constexpr std::size_t kMaxUnroutedValues = 20000;
+    static constexpr std::size_t kMaxUnroutedBytes = 16u << 20;
     std::size_t unroutedValues() const { return m_unrouted.size(); }
     const ConnectionStats& stats() const { return m_stats; }
     std::string describePort() const { return m_port.describe(); }
@@ -309,6 +317,7 @@ private:
     SubscriberId m_nextSubscriber = 1;
     std::unordered_map<std::int32_t, std::vector<Route>> m_routes; // item handle → tags
     std::unordered_map<std::int32_t, mxgateway::v1::DataChange> m_unrouted; // see unroutedValues
+    std::size_t m_unroutedBytes = 0;
     std::vector<std::int32_t> m_routedWithKeptValue; // set by applyResult, for deliverKeptValues
     std::vector<RouteHit> m_routeCache; // by position in an event (onEvent)
     struct Stamp {                      // the last source timestamp converted (addUpdate)

@@ -104,10 +104,8 @@ QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
             instances << i;
             const std::vector<double>& fg = firstGood.value(it.key());
             observed << QStringLiteral("%1: %2 tags, %3 Good at the end; first Good value %4")
-                            .arg(i.name)
-                            .arg(i.tags)
-                            .arg(goodAtEnd.value(it.key()))
-                            .arg(fg.empty() ? QStringLiteral("never")
+                            .arg(i.name, QString::number(i.tags), QString::number(goodAtEnd.value(it.key())),
+                                 fg.empty() ? QStringLiteral("never")
                                             : QStringLiteral("p50 %1, p95 %2, max %3 into the run")
                                                   .arg(seconds(percentile(fg, 0.5)), seconds(percentile(fg, 0.95)),
                                                        seconds(percentile(fg, 1.0))));
@@ -166,14 +164,12 @@ QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
                        "fault(s) and the lever changes it passed; \"as-recorded\" is the levers it started with. "
                        "Observed: %10. Check the gateway block (costs, data rate) against the site before "
                        "drawing conclusions.")
-            .arg(QFileInfo(recording.path()).fileName())
-            .arg(run.id)
-            .arg(run.scenario, run.variant, run.live ? QStringLiteral("live") : QStringLiteral("virtual time"),
-                 run.gateway.isEmpty() ? QString() : QStringLiteral(" on ") + run.gateway)
-            .arg(run.endS, 0, 'f', 1)
-            .arg(run.startedUtc.toString(Qt::ISODate))
-            .arg(faults)
-            .arg(observed.isEmpty() ? QStringLiteral("no tags") : observed.join(QStringLiteral("; ")))
+            // One arg() call: a chained one would substitute into the names inserted before.
+            .arg(QFileInfo(recording.path()).fileName(), QString::number(run.id), run.scenario, run.variant,
+                 run.live ? QStringLiteral("live") : QStringLiteral("virtual time"),
+                 run.gateway.isEmpty() ? QString() : QStringLiteral(" on ") + run.gateway,
+                 QString::number(run.endS, 'f', 1), run.startedUtc.toString(Qt::ISODate), QString::number(faults),
+                 observed.isEmpty() ? QStringLiteral("no tags") : observed.join(QStringLiteral("; ")))
             .left(scenario_limits::kMaxDescriptionLength);
     return scenarioToJson(s);
 }

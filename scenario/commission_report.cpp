@@ -117,35 +117,31 @@ QByteArray commissionMarkdown(const CommissionReport& r)
     QString md;
     md += QStringLiteral("# Commissioning report: %1\n\n").arg(cell(r.site));
     md += QStringLiteral("**%1**\n\n").arg(cell(r.verdict()));
+    // One arg() call per line: a chained arg() would substitute into text inserted before
+    // (a gateway's error, a name) wherever it holds "%5".
     md += QStringLiteral("Site file `%1`, levers `%2`, timeout %3 s, ran %4 s.\n\n")
-              .arg(r.siteFile, r.variant)
-              .arg(r.timeoutS)
-              .arg(r.durationS, 0, 'f', 1);
+              .arg(r.siteFile, r.variant, QString::number(r.timeoutS), QString::number(r.durationS, 'f', 1));
     md += QStringLiteral("## Gateways\n\n| gateway | endpoint | state | tags | Good | failed | no value | first value p50 / p95 / max (s) | subscribe RPCs | advise | timeout echo (s) | capabilities |\n"
                          "|---|---|---|---:|---:|---:|---:|---|---:|---|---:|---|\n");
     for (const CommissionGateway& g : r.gateways)
         md += QStringLiteral("| %1 | %2 | %3%4 | %5 | %6 | %7 | %8 | %9 / %10 / %11 | %12 | %13 | %14 | %15 |\n")
                   .arg(cell(g.name), cell(g.endpoint), cell(g.state),
-                       g.lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(cell(g.lastError)))
-                  .arg(g.counts.tags)
-                  .arg(g.counts.good)
-                  .arg(g.counts.failed)
-                  .arg(g.counts.noValue)
-                  .arg(seconds(g.counts.firstValue.p50), seconds(g.counts.firstValue.p95), seconds(g.counts.firstValue.max))
-                  .arg(g.subscribeRpcs)
-                  .arg(cell(g.adviseKind.isEmpty() ? QStringLiteral("—") : g.adviseKind),
+                       g.lastError.isEmpty() ? QString() : QStringLiteral(" (") + cell(g.lastError) + QLatin1Char(')'),
+                       QString::number(g.counts.tags), QString::number(g.counts.good), QString::number(g.counts.failed),
+                       QString::number(g.counts.noValue), seconds(g.counts.firstValue.p50),
+                       seconds(g.counts.firstValue.p95), seconds(g.counts.firstValue.max),
+                       QString::number(g.subscribeRpcs),
+                       cell(g.adviseKind.isEmpty() ? QStringLiteral("—") : g.adviseKind),
                        g.echoedTimeoutS ? QString::number(*g.echoedTimeoutS) : QStringLiteral("—"),
                        cell(g.capabilities.isEmpty() ? QStringLiteral("—") : g.capabilities.join(QStringLiteral(", "))));
     md += QStringLiteral("\n## Instances\n\n| instance | gateway | tags | Good | failed | no value | first value p50 / p95 / max (s) |\n"
                          "|---|---|---:|---:|---:|---:|---|\n");
     for (const CommissionInstance& i : r.instances)
         md += QStringLiteral("| %1 | %2 | %3 | %4 | %5 | %6 | %7 / %8 / %9 |\n")
-                  .arg(cell(i.name), cell(i.gateway))
-                  .arg(i.counts.tags)
-                  .arg(i.counts.good)
-                  .arg(i.counts.failed)
-                  .arg(i.counts.noValue)
-                  .arg(seconds(i.counts.firstValue.p50), seconds(i.counts.firstValue.p95), seconds(i.counts.firstValue.max));
+                  .arg(cell(i.name), cell(i.gateway), QString::number(i.counts.tags), QString::number(i.counts.good),
+                       QString::number(i.counts.failed), QString::number(i.counts.noValue),
+                       seconds(i.counts.firstValue.p50), seconds(i.counts.firstValue.p95),
+                       seconds(i.counts.firstValue.max));
     QString failed, waiting;
     for (const CommissionTag& t : r.tags) {
         const QString row = QStringLiteral("| %1 | %2 | %3 | %4 |\n").arg(cell(t.gateway), cell(t.instance), cell(t.address), cell(t.reason));

@@ -42,6 +42,7 @@ struct TagChange {
     int itemHandle = 0;
     QString error;
     bool orphaned = false; // not Good, no live item, nothing in flight, no retry scheduled
+    QString advise; // the advise registered for its live item (GatewayConnection::adviseKind); "" without one
 };
 
 struct LogEntry {

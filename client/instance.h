@@ -83,6 +83,11 @@ public:
     QualityCounts counts(std::size_t group) const;
     std::size_t groupCount() const { return m_groups.size(); }
     GatewayConnection& connection(std::size_t group) const { return *m_groups[group].connection; }
+    // The connection a tag (an index into tags()) is subscribed through.
+    const GatewayConnection& connectionOf(int tag) const
+    {
+        return *m_groups[std::size_t(m_placeOf[std::size_t(tag)].first)].connection;
+    }
     const TagSubscribeGuard* guard(std::size_t group) const;
     const TagSubscribeGuard* alarmGuard() const { return m_alarmGuard.get(); }
     // Tags of the group that nobody will ever fix: deployed, not Good, no live route, not

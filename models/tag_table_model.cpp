@@ -83,6 +83,7 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case SourceTimestamp: return formatTimestamp(t.sourceTimestampUs);
         case ItemHandle: return t.itemHandle != 0 ? QVariant(t.itemHandle) : QVariant(QString());
         case SubscribeResult: return subscribeResultText(t);
+        case Advise: return t.advise;
         case FirstValue: return formatTimestamp(m_firstValueUs[index.row()]);
         case LastError: return t.error;
         }
@@ -96,6 +97,7 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case SourceTimestamp: return t.sourceTimestampUs;
         case ItemHandle: return t.itemHandle;
         case SubscribeResult: return subscribeResultText(t);
+        case Advise: return t.advise;
         case FirstValue: return m_firstValueUs[index.row()];
         case LastError: return t.error;
         }
@@ -140,6 +142,7 @@ QVariant TagTableModel::headerData(int section, Qt::Orientation orientation, int
     case SourceTimestamp: return tr("Source timestamp");
     case ItemHandle: return tr("Item handle");
     case SubscribeResult: return tr("Subscribe");
+    case Advise: return tr("Advise");
     case FirstValue: return tr("First value");
     case LastError: return tr("Last error");
     }

@@ -28,8 +28,10 @@ QColor qualityColor(QualityClass quality);
 class TagTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Instance, Tag, Value, Quality, SourceTimestamp, ItemHandle, SubscribeResult, FirstValue, LastError };
-    static constexpr int kColumnCount = 9;
+    enum Column {
+        Instance, Tag, Value, Quality, SourceTimestamp, ItemHandle, SubscribeResult, Advise, FirstValue, LastError
+    };
+    static constexpr int kColumnCount = 10;
     enum Role {
         SortRole = Qt::UserRole + 1, // raw value for sorting (numbers sort as numbers)
         QualityClassRole,            // int(QualityClass) of the row, on every column

@@ -239,7 +239,8 @@ std::optional<RunData> Recording::load(qint64 runId, QString* error)
             t.state = TagChange{q.value(0).toInt(),      q.value(1).toInt(),          q.value(2).toString(),
                                 q.value(3).toString(),   q.value(4).toDouble(),       q.value(5).toString(),
                                 q.value(6).toInt(),      q.value(7).toLongLong(),     q.value(8).toInt(),
-                                q.value(9).toString(),   q.value(10).toInt() != 0};
+                                q.value(9).toString(),   q.value(10).toInt() != 0,
+                                QString()}; // the advise kind is not recorded (schema 1)
             t.firstGoodS = q.value(11).isNull() ? -1 : q.value(11).toDouble();
             d.tags.push_back(t);
         }

@@ -59,18 +59,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Which advise the client registers on a connection (subscribe_operation.cpp's choice).
-QString adviseKindOf(const GatewayConnection& c)
-{
-    if (c.config().writeUserId != 0)
-        return QStringLiteral("plain (SubscribeBulk)");
-    if (c.config().bulkSupervisory && c.supportsSupervisoryBulk())
-        return QStringLiteral("supervisory (SubscribeBulk)");
-    if (c.capabilities().empty() && !c.connected())
-        return QString(); // never connected: nothing registered
-    return QStringLiteral("supervisory (AddItemBulk + AdviseSupervisory)");
-}
-
 // A data change arrived: it carries a source timestamp, or at least a quality on a live item.
 // A tag the subscribe failed is set Bad by the client without any value: not a value.
 bool receivedValue(const TagState& t)
@@ -236,7 +224,7 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
                 g.capabilities << QString::fromStdString(escapeLogText(cap, 200));
             if (conn.echoedCommandTimeout())
                 g.echoedTimeoutS = double(conn.echoedCommandTimeout()->count()) / 1e6;
-            g.adviseKind = adviseKindOf(conn);
+            g.adviseKind = QString::fromStdString(conn.adviseKind());
             for (const auto& [kind, n] : conn.stats().invokesByKind)
                 if (kind == "add_item_bulk" || kind == "subscribe_bulk" || kind == "advise" ||
                     kind == "advise_supervisory" || kind == "advise_item_bulk" || kind == "add_item")

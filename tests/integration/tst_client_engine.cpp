@@ -332,6 +332,43 @@ private slots:
             flagged += t.orphaned;
         QCOMPARE(flagged, 244);
     }
+
+    // Each tag with a live item says which advise its connection registered: Lever 2's one
+    // SubscribeBulk{supervisory} on an advertising gateway, the fan-out on an old one, a
+    // plain SubscribeBulk for a write user; a tag the gateway refused has none.
+    void batcherNamesTheAdviseEachTagGot_data()
+    {
+        QTest::addColumn<bool>("advertised");
+        QTest::addColumn<int>("writeUser");
+        QTest::addColumn<QString>("advise");
+        QTest::newRow("Lever 2") << true << 0 << "supervisory (SubscribeBulk)";
+        QTest::newRow("old gateway") << false << 0 << "supervisory (AddItemBulk + AdviseSupervisory)";
+        QTest::newRow("write user") << true << 7 << "plain (SubscribeBulk)";
+    }
+    void batcherNamesTheAdviseEachTagGot()
+    {
+        QFETCH(bool, advertised);
+        QFETCH(int, writeUser);
+        QFETCH(QString, advise);
+        gateway::GatewayConfig gc;
+        gc.advertiseBulkSupervisory = advertised;
+        VirtualGateway gw(gc);
+        gw.model.setUnknownTags({"Z28061.Attr.3"});
+        EngineConfig c = config("lever1+2", 5);
+        c.connections.front().writeUserId = writeUser;
+        ClientEngine engine(gw.sched, gw.port, c);
+        EngineBatcher batcher(engine);
+        engine.setObserver(&batcher);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(10s);
+        QHash<QString, QString> adviseOf;
+        for (const TagChange& t : batcher.take().tags)
+            adviseOf[t.tagName] = t.advise; // the last change of each tag
+        QCOMPARE(adviseOf.size(), 5);
+        for (auto it = adviseOf.cbegin(); it != adviseOf.cend(); ++it)
+            QCOMPARE(it.value(), it.key() == "Z28061.Attr.3" ? QString() : advise);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestClientEngine)

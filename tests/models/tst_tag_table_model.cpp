@@ -152,6 +152,23 @@ private slots:
         QCOMPARE(model.data(model.index(0, TagTableModel::Quality)).toString(), QStringLiteral("Bad (0)"));
     }
 
+    // The Advise column shows what the tag's live item was advised with, and follows a change
+    // (a re-subscribe on a gateway that stopped advertising Lever 2's capability).
+    void adviseColumnShowsTheRegisteredAdvise()
+    {
+        TagTableModel model;
+        QAbstractItemModelTester tester(&model);
+        TagChange tag = change(0, 0, 1);
+        tag.advise = QStringLiteral("supervisory (SubscribeBulk)");
+        model.applyChanges({tag, change(0, 1, 1, kBad, QStringLiteral("item not found: Z28061.Attr1"))});
+        QCOMPARE(model.headerData(TagTableModel::Advise, Qt::Horizontal).toString(), QStringLiteral("Advise"));
+        QCOMPARE(model.data(model.index(0, TagTableModel::Advise)).toString(), tag.advise);
+        QCOMPARE(model.data(model.index(1, TagTableModel::Advise)).toString(), QString());
+        tag.advise = QStringLiteral("supervisory (AddItemBulk + AdviseSupervisory)");
+        model.applyChanges({tag});
+        QCOMPARE(model.data(model.index(0, TagTableModel::Advise)).toString(), tag.advise);
+    }
+
     void timestampsShowSchedulerSecondsOrClock()
     {
         QCOMPARE(TagTableModel::formatTimestamp(1'500'000), QStringLiteral("t=1.500 s"));

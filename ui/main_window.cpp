@@ -622,6 +622,14 @@ void MainWindow::showEvent(QShowEvent* event)
         restoreSettings();
     QMainWindow::showEvent(event);
     fitToScreenSize();
+    // The window opens with the plots focused, not the first value control in tab order (the
+    // plot window's spin box, a dock's combo): a value control takes the wheel only once a
+    // person has focused it, and nobody chose it yet.
+    if (!m_initialFocusSet) {
+        m_initialFocusSet = true;
+        m_plotArea->setFocusPolicy(Qt::ClickFocus); // a click on the plots takes the focus back too
+        m_plotArea->setFocus(Qt::OtherFocusReason);
+    }
     // First start: dock sizes only hold once the window has its real size.
     if (!m_layoutRestored && !m_defaultLayoutApplied) {
         m_defaultLayoutApplied = true;

@@ -195,6 +195,7 @@ private:
     bool m_presenting = false;
     QByteArray m_statePresenting; // the dock layout to return to
     bool m_compact = false;       // the side docks are tabbed (narrow window)
+    bool m_initialFocusSet = false;
 
     QString m_settingsFile;
     bool m_settingsRestored = false;

@@ -31,6 +31,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -549,6 +550,34 @@ private slots:
         timeout->setFocus();
         wheel(timeout, 1);
         QVERIFY(timeout->value() != timeoutBefore);
+    }
+
+    // Nobody has chosen a value control when the window opens: none has the focus (Qt would
+    // give it to the first in tab order, the plot window's spin box), so the wheel over the
+    // plot toolbar changes nothing until a person clicks into it.
+    void noValueControlHasTheFocusWhenTheWindowOpens()
+    {
+        MainWindow w;
+        w.setSettingsFile(m_dir->filePath("focus.ini"));
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QWidget* focused = QApplication::focusWidget();
+        QVERIFY(focused);
+        QVERIFY2(!qobject_cast<QAbstractSpinBox*>(focused) && !qobject_cast<QComboBox*>(focused) &&
+                     !qobject_cast<QSlider*>(focused),
+                 focused->metaObject()->className());
+        for (QAbstractSpinBox* spin : w.plots()->findChildren<QAbstractSpinBox*>()) {
+            auto* box = qobject_cast<QSpinBox*>(spin);
+            if (!box)
+                continue;
+            const int before = box->value();
+            const QPoint at = box->rect().center();
+            QWheelEvent e(QPointF(at), QPointF(box->mapToGlobal(at)), QPoint(0, 0), QPoint(0, -120 * 2),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(box, &e);
+            QCOMPARE(box->value(), before);
+        }
     }
 
     // The plots' history is bounded by a retention the engineer sets (default 1 h); it

@@ -21,16 +21,10 @@ namespace stormwatch::fuzz {
 
 inline constexpr qsizetype kMaxErrorLineChars = 2000;
 
-// Empty when the outcome keeps every promise, otherwise what broke.
-inline QString checkParse(const QByteArray& input)
+// Empty when every error keeps the parsers' promise about errors (the scenario and the site
+// parser alike), otherwise what broke. `maxLineChars`: the longest line an error may be.
+inline QString checkErrors(const QList<ScenarioError>& errors, const QString& file, qsizetype maxLineChars)
 {
-    const QString file = QStringLiteral("fuzz.json");
-    QList<ScenarioError> errors;
-    const auto scenario = parseScenario(input, file, &errors);
-    if (scenario && !errors.isEmpty())
-        return QStringLiteral("a Scenario and %1 errors").arg(errors.size());
-    if (!scenario && errors.isEmpty())
-        return QStringLiteral("neither a Scenario nor an error");
     for (const ScenarioError& e : errors) {
         const QString line = e.toString();
         if (e.file != file)
@@ -41,9 +35,24 @@ inline QString checkParse(const QByteArray& input)
             return QStringLiteral("an error without a rule: %1").arg(line.left(200));
         if (line.contains(QLatin1Char('\n')) || line.contains(QLatin1Char('\r')))
             return QStringLiteral("an error spans lines: %1").arg(line.left(200));
-        if (line.size() > kMaxErrorLineChars)
+        if (line.size() > maxLineChars)
             return QStringLiteral("an error line of %1 characters: %2").arg(line.size()).arg(line.left(200));
     }
+    return {};
+}
+
+// Empty when the outcome keeps every promise, otherwise what broke.
+inline QString checkParse(const QByteArray& input)
+{
+    const QString file = QStringLiteral("fuzz.json");
+    QList<ScenarioError> errors;
+    const auto scenario = parseScenario(input, file, &errors);
+    if (scenario && !errors.isEmpty())
+        return QStringLiteral("a Scenario and %1 errors").arg(errors.size());
+    if (!scenario && errors.isEmpty())
+        return QStringLiteral("neither a Scenario nor an error");
+    if (const QString broken = checkErrors(errors, file, kMaxErrorLineChars); !broken.isEmpty())
+        return broken;
     if (scenario) {
         const QByteArray again = QJsonDocument(scenarioToJson(*scenario)).toJson(QJsonDocument::Compact);
         QList<ScenarioError> againErrors;

@@ -34,19 +34,9 @@ QString checkSite(const QByteArray& input, const QString& file)
         return QStringLiteral("a Site and %1 errors").arg(errors.size());
     if (!site && errors.isEmpty())
         return QStringLiteral("neither a Site nor an error");
-    for (const ScenarioError& e : errors) {
-        const QString line = e.toString();
-        if (e.file != file)
-            return QStringLiteral("an error names file \"%1\"").arg(e.file.left(80));
-        if (!e.path.startsWith(QLatin1Char('$')))
-            return QStringLiteral("an error's path does not start with $: %1").arg(line.left(200));
-        if (e.rule.isEmpty())
-            return QStringLiteral("an error without a rule: %1").arg(line.left(200));
-        if (line.contains(QLatin1Char('\n')) || line.contains(QLatin1Char('\r')))
-            return QStringLiteral("an error spans lines: %1").arg(line.left(200));
-        if (line.size() > fuzz::kMaxErrorLineChars + file.size())
-            return QStringLiteral("an error line of %1 characters: %2").arg(line.size()).arg(line.left(200));
-    }
+    if (const QString broken = fuzz::checkErrors(errors, file, fuzz::kMaxErrorLineChars + file.size());
+        !broken.isEmpty())
+        return broken;
     if (site) {
         // What a Site holds keeps the file's rules: a parse cannot smuggle past them.
         for (const SiteInstance& i : site->instances) {

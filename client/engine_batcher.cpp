@@ -111,7 +111,7 @@ TagChange EngineBatcher::tagChange(int i, int t) const
     return TagChange{i,           t,         qs(instance.name()), qs(instance.tagNames()[std::size_t(t)]),
                      tag.value,   qs(tag.text), tag.quality,      tag.sourceTimestampUs,
                      tag.itemHandle, qs(tag.error), instance.tagOrphaned(t),
-                     tag.itemHandle != 0 ? qs(instance.connectionOf(t).adviseKind()) : QString()};
+                     tag.itemHandle != 0 ? qs(instance.connectionOf(t).adviseKind()) : QString(), tag.rejected};
 }
 
 QVector<ConnectionInfo> EngineBatcher::connectionInfos() const

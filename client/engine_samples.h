@@ -43,7 +43,16 @@ struct TagChange {
     QString error;
     bool orphaned = false; // not Good, no live item, nothing in flight, no retry scheduled
     QString advise; // the advise registered for its live item (GatewayConnection::adviseKind); "" without one
+    bool rejected = false; // the gateway answered and refused the item (a per-item error), not a failed call
 };
+
+// "Failed to add": refused by the gateway itself and not Good since. A call that failed
+// (a timeout, the gateway unreachable) is not: the client retries it. The tag table's
+// filter and the commissioning report's failed tags both count this one definition.
+inline bool failedToAdd(bool rejected, int quality)
+{
+    return rejected && (quality & 0xC0) != 0xC0; // OPC: the top two bits 11 are Good
+}
 
 struct LogEntry {
     double tS = 0;
@@ -83,7 +92,9 @@ struct GatewaySample {
 // DESIGN.md's metric names; times are run times in seconds.
 struct SeriesUpdate {
     int instance = -1;       // the subscription's instance; -1: the gateway
-    QString label;           // "Z28061 × gw1" (subscriptions)
+    // "Z28061 × gw1" (subscriptions); a gateway's: "" for the run's (every gateway's
+    // together), "gateway:NAME" for one gateway's own (a run on several gateways).
+    QString label;
     QString metric;          // "outstanding", "interval_ms", "sta_queue_depth", ...
     QVector<QPointF> points; // in time order; the first may restate the last one sent
 };
@@ -91,6 +102,7 @@ struct SeriesUpdate {
 // One point of the gateway plots: the client's view, with the gateway's own counters (STA
 // queue, Invokes received) when the gateway exposes them.
 struct GatewayPoint {
+    QString gateway; // "": the run's (every gateway's together); else that gateway's own
     double tS = 0;
     double staQueueDepth = std::numeric_limits<double>::quiet_NaN(); // unknown on a real gateway
     qint64 invokesTotal = 0;

@@ -37,7 +37,7 @@ public:
         QualityClassRole,            // int(QualityClass) of the row, on every column
         QualityCodeRole,             // the OPC quality code
         OrphanedRole,                // bool: nobody will ever re-subscribe this tag
-        FailedToAddRole,             // bool: no item on the gateway, and the subscribe said why
+        FailedToAddRole,             // bool: the gateway refused the item (stormwatch::failedToAdd)
         NeverReceivedRole,           // bool: no value has arrived since the row appeared
     };
 
@@ -56,13 +56,13 @@ public:
     const TagChange& row(int r) const { return m_rows[r]; }
     int rowOf(int instance, int tag) const { return m_rowByKey.value(key(instance, tag), -1); }
     int count(QualityClass quality) const { return m_counts[std::size_t(quality)]; }
-    // Rows whose subscribe failed (no item handle, an error from the gateway or the call),
-    // and rows that never received a value.
+    // Rows the gateway refused (a per-item error; a call that failed, e.g. DEADLINE_EXCEEDED,
+    // is retried and not counted), and rows that never received a value.
     int failedToAddCount() const { return m_failedToAdd; }
     int neverReceivedCount() const { return m_neverReceived; }
     // The source timestamp of the row's first value (0: none yet).
     qint64 firstValueUs(int r) const { return m_firstValueUs[r]; }
-    static bool failedToAdd(const TagChange& t) { return t.itemHandle == 0 && !t.error.isEmpty(); }
+    static bool failedToAdd(const TagChange& t) { return stormwatch::failedToAdd(t.rejected, t.quality); }
     // A value has arrived: data changes carry the gateway's source timestamp.
     static bool hasValue(const TagChange& t) { return t.sourceTimestampUs > 0; }
     // The Subscribe column: "ok" (an item on the gateway), the error text, or "pending".

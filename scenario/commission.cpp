@@ -3,6 +3,7 @@
 #include "scenario/commission.h"
 
 #include "client/client_engine.h"
+#include "client/engine_samples.h"
 #include "client/grpc_gateway_port.h"
 #include "client/log_text.h"
 #include "client/qt_scheduler.h"
@@ -181,7 +182,7 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
                 for (const TagState& t : i->tags()) {
                     ++total;
                     *good += t.quality == kQualityGood;
-                    *rejected += t.quality != kQualityGood && t.rejected;
+                    *rejected += t.quality != kQualityGood && failedToAdd(t.rejected, t.quality);
                 }
             return *good + *rejected == total;
         };
@@ -247,7 +248,7 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
                 tag.value = state.value;
                 if (state.quality == kQualityGood) {
                     tag.outcome = TagOutcome::Good;
-                } else if (state.rejected) {
+                } else if (failedToAdd(state.rejected, state.quality)) { // the tag table's "Failed to add"
                     tag.outcome = TagOutcome::Failed;
                     tag.reason = QString::fromStdString(escapeLogText(state.error, 1000));
                 } else {

@@ -43,7 +43,8 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
         return b;
     };
     m_failedToAdd = outcomeButton(QStringLiteral("outcomeFailedToAdd"),
-                                  tr("Show only tags the subscribe failed to add (the gateway's reason in Subscribe)"),
+                                  tr("Show only tags the gateway refused to add (its reason in Subscribe); a call that "
+                                     "failed, such as a timeout, is retried and not listed"),
                                   TagFilterProxy::Outcome::FailedToAdd);
     m_neverReceived = outcomeButton(QStringLiteral("outcomeNeverReceived"),
                                     tr("Show only tags that never received a value"),

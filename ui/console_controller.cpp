@@ -199,6 +199,10 @@ void ConsoleController::refresh()
                                                                          : m_host->virtualS() / m_host->durationS());
     state.speed = m_host->live() ? -1.0 : m_host->speed();
     state.label = runLabel(m_host->virtualS());
+    if (!m_showingLive) {
+        state.scenario = m_played;
+        state.variant = m_host->variantName();
+    }
     m_view->setRunState(state);
     RunCaption caption;
     caption.scenario = m_showingLive ? QStringLiteral("live") : m_host->scenarioName();
@@ -294,7 +298,7 @@ void ConsoleController::play(const QString& scenarioNameOrPath, const QString& v
     if (!scenario)
         return;
     if (speed < 0) {
-        playLive(*scenario, variant);
+        playLive(*scenario, variant, scenarioNameOrPath);
         return;
     }
     QString error;
@@ -302,12 +306,13 @@ void ConsoleController::play(const QString& scenarioNameOrPath, const QString& v
         m_view->showError(QStringLiteral("Playback"), error);
         return;
     }
+    m_played = scenarioNameOrPath;
     m_showingLive = false;
     startOver();
     refresh();
 }
 
-void ConsoleController::playLive(const Scenario& scenario, const QString& variant)
+bool ConsoleController::playLive(const Scenario& scenario, const QString& variant, const QString& nameOrPath)
 {
     LiveOptions live;
     if (m_externalPort)
@@ -315,11 +320,13 @@ void ConsoleController::playLive(const Scenario& scenario, const QString& varian
     QString error;
     if (!m_host->startLive(scenario, variant, live, &error)) {
         m_view->showError(QStringLiteral("Live playback"), error);
-        return;
+        return false;
     }
+    m_played = nameOrPath.isEmpty() ? scenario.name : nameOrPath;
     m_showingLive = false;
     startOver();
     refresh();
+    return true;
 }
 
 void ConsoleController::stop()

@@ -71,7 +71,9 @@ public:
 
     // A scenario played live over gRPC: against a mock embedded for the run or, when the
     // console is on an external gateway, that gateway.
-    void playLive(const Scenario& scenario, const QString& variant);
+    // nameOrPath: how it was asked for (bundled name or file), for the Scenario dock; ""
+    // = the scenario's name. False (the error shown) when it cannot start.
+    bool playLive(const Scenario& scenario, const QString& variant, const QString& nameOrPath = {});
 
     bool external() const { return m_externalPort.has_value(); }
     // True while the host shows a scenario (running or over), false for the live run.
@@ -112,6 +114,7 @@ private:
     LeverSet m_levers; // the live run's; the "all" preset by default
     Scenario m_demo;
     QString m_demoName; // as given: bundled name or path
+    QString m_played;   // the scenario played last, as asked for (bundled name or path)
     std::optional<GrpcPortOptions> m_externalPort;
     std::optional<Scenario> m_site; // the live run's shape when on a site
     std::map<std::string, GrpcPortOptions> m_siteGateways;

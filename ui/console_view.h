@@ -33,6 +33,11 @@ struct RunState {
     double progress = -1;  // 0..1; < 0 unbounded
     double speed = -1;     // as played: 1, 10, 60, 0 = max, -1 = live over gRPC
     QString label;
+    // The scenario played (bundled name or file) and its variant; "" for the live run and a
+    // recording. The Scenario dock moves its selection to it. (Initialised: {playback, …,
+    // label} stays a complete aggregate init.)
+    QString scenario = {};
+    QString variant = {};
     bool operator==(const RunState&) const = default;
 };
 

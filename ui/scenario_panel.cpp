@@ -164,6 +164,14 @@ bool ScenarioPanel::loadScenario(const QString& nameOrPath)
     return true;
 }
 
+void ScenarioPanel::selectPlayed(const QString& scenario, const QString& variant)
+{
+    if (currentScenario() != scenario && !loadScenario(scenario))
+        return;
+    if (const int i = m_variant->findText(variant); i >= 0)
+        m_variant->setCurrentIndex(i);
+}
+
 void ScenarioPanel::onScenarioChosen(int index)
 {
     loadScenario(m_scenario->itemData(index).toString());
@@ -231,7 +239,15 @@ void ScenarioPanel::togglePlay()
 
 void ScenarioPanel::setRunState(const RunState& state)
 {
+    // A playback that starts or ends (from this dock, --play, a test, a file opened or
+    // dropped while it ran) leaves the played scenario and variant selected; in between the
+    // person's own choice stands.
+    const bool moved = state.playback && !state.scenario.isEmpty() &&
+                       (!m_state.playback || state.running != m_state.running ||
+                        state.scenario != m_state.scenario || state.variant != m_state.variant);
     m_state = state;
+    if (moved)
+        selectPlayed(state.scenario, state.variant);
     const bool playing = isPlaying();
     m_play->setEnabled(!playing && m_variant->count() > 0);
     // Stop ends a running playback; once it is over the same button returns to live.

@@ -51,6 +51,7 @@ protected:
 
 private:
     void onScenarioChosen(int index);
+    void selectPlayed(const QString& scenario, const QString& variant);
     void fitProgressText();
     void requestPlay();
 

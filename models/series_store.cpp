@@ -184,7 +184,8 @@ void SeriesStore::appendSeries(const QVector<SeriesUpdate>& updates)
             const auto g = kGateway.constFind(u.metric);
             if (g == kGateway.cend())
                 continue;
-            series = &m_gateway[int(*g)];
+            const QString gateway = gatewayOfLabel(u.label);
+            series = gateway.isEmpty() ? &m_gateway[int(*g)] : &m_gatewayOf[gateway][int(*g)];
         } else {
             const auto m = kSub.constFind(u.metric);
             if (m == kSub.cend())
@@ -235,6 +236,7 @@ void SeriesStore::clear()
     m_subs.clear();
     for (auto& s : m_gateway)
         s.clear();
+    m_gatewayOf.clear();
     m_anchor = {};
     m_latest = std::numeric_limits<double>::quiet_NaN();
     m_lastPruneAt = -std::numeric_limits<double>::infinity();
@@ -262,11 +264,11 @@ void SeriesStore::loadSeries(SubscriptionKey key, const QString& label, SubMetri
     emit appended();
 }
 
-void SeriesStore::loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points)
+void SeriesStore::loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points, const QString& gateway)
 {
     if (!points.isEmpty())
         noteTime(points.last().x());
-    m_gateway[int(metric)] = std::move(points);
+    (gateway.isEmpty() ? m_gateway : m_gatewayOf[gateway])[int(metric)] = std::move(points);
     ++m_generation;
     emit appended();
 }
@@ -287,6 +289,9 @@ void SeriesStore::pruneIfDue()
             prune(s, cutoff);
     for (auto& s : m_gateway)
         prune(s, cutoff);
+    for (auto& gateway : m_gatewayOf)
+        for (auto& s : gateway)
+            prune(s, cutoff);
 }
 
 void SeriesStore::prune(QVector<QPointF>& series, double cutoff) const
@@ -319,9 +324,20 @@ const QVector<QPointF>& SeriesStore::series(SubscriptionKey key, SubMetric metri
     return it == m_subs.cend() ? emptySeries() : it->series[int(metric)];
 }
 
-const QVector<QPointF>& SeriesStore::gatewaySeries(GatewayMetric metric) const
+const QVector<QPointF>& SeriesStore::gatewaySeries(GatewayMetric metric, const QString& gateway) const
 {
-    return m_gateway[int(metric)];
+    if (gateway.isEmpty())
+        return m_gateway[int(metric)];
+    const auto it = m_gatewayOf.constFind(gateway);
+    return it == m_gatewayOf.cend() ? emptySeries() : (*it)[int(metric)];
+}
+
+QString SeriesStore::gatewayOfLabel(const QString& label)
+{
+    static const QString kPrefix = QStringLiteral("gateway:");
+    if (label.startsWith(kPrefix))
+        return label.mid(kPrefix.size());
+    return label == QLatin1String("gateway") ? QString() : label;
 }
 
 double SeriesStore::latestTime() const
@@ -339,6 +355,10 @@ double SeriesStore::earliestTime() const
     for (const auto& s : m_gateway)
         if (!s.isEmpty())
             earliest = std::min(earliest, s.first().x());
+    for (const auto& gateway : m_gatewayOf)
+        for (const auto& s : gateway)
+            if (!s.isEmpty())
+                earliest = std::min(earliest, s.first().x());
     if (std::isinf(earliest))
         return std::numeric_limits<double>::quiet_NaN();
     // A carried point may be older than the retained window; the window starts at the cut.
@@ -362,9 +382,9 @@ double SeriesStore::valueAt(SubscriptionKey key, SubMetric metric, double t) con
     return stepValueAt(series(key, metric), t);
 }
 
-double SeriesStore::gatewayValueAt(GatewayMetric metric, double t) const
+double SeriesStore::gatewayValueAt(GatewayMetric metric, double t, const QString& gateway) const
 {
-    return stepValueAt(gatewaySeries(metric), t);
+    return stepValueAt(gatewaySeries(metric, gateway), t);
 }
 
 std::size_t SeriesStore::pointCount() const
@@ -375,6 +395,9 @@ std::size_t SeriesStore::pointCount() const
             n += std::size_t(s.size());
     for (const auto& s : m_gateway)
         n += std::size_t(s.size());
+    for (const auto& gateway : m_gatewayOf)
+        for (const auto& s : gateway)
+            n += std::size_t(s.size());
     return n;
 }
 
@@ -389,10 +412,16 @@ std::size_t SeriesStore::approxBytes() const
     }
     for (const auto& s : m_gateway)
         bytes += std::size_t(s.capacity()) * sizeof(QPointF);
+    for (auto it = m_gatewayOf.cbegin(); it != m_gatewayOf.cend(); ++it) {
+        bytes += sizeof(GatewaySeries) + std::size_t(it.key().capacity()) * sizeof(QChar);
+        for (const auto& s : *it)
+            bytes += std::size_t(s.capacity()) * sizeof(QPointF);
+    }
     return bytes;
 }
 
-QByteArray SeriesStore::toCsv(double from, double to, const QList<SubscriptionKey>& keys) const
+QByteArray SeriesStore::toCsv(double from, double to, const QList<SubscriptionKey>& keys,
+                              const QString& gateway) const
 {
     struct Column {
         QString name;
@@ -409,10 +438,10 @@ QByteArray SeriesStore::toCsv(double from, double to, const QList<SubscriptionKe
             columns.push_back({it->label + QLatin1Char('/') + metricName(SubMetric(m)),
                                &it->series[m], m == int(SubMetric::IntervalS) ? 1000.0 : 1.0});
     }
+    const QString subject = gateway.isEmpty() ? QStringLiteral("gateway") : QStringLiteral("gateway:") + gateway;
     for (int m = 0; m < kGatewayMetricCount; ++m)
-        if (!m_gateway[m].isEmpty())
-            columns.push_back({QStringLiteral("gateway/") + metricName(GatewayMetric(m)),
-                               &m_gateway[m], 1.0});
+        if (const QVector<QPointF>& s = gatewaySeries(GatewayMetric(m), gateway); !s.isEmpty())
+            columns.push_back({subject + QLatin1Char('/') + metricName(GatewayMetric(m)), &s, 1.0});
 
     const auto byTime = [](const QPointF& p, double t) { return p.x() < t; };
     QVector<double> times;

@@ -3,16 +3,20 @@
 // subscription) and per gateway. Fed in batches (live: the ClientWorker's queued signals,
 // ≤ 20 per second; replay: a finished virtual run loaded whole). Every series is a STEP series
 // with a point per change: a value holds from its point until the next one (and after the
-// last one, until latestTime()). No widgets here.
+// last one, until latestTime()). The gateway series are the run's aggregate (subject
+// "gateway") and, for a run on several gateways, each gateway's own (subject
+// "gateway:NAME"): the plots' gateway filter shows one of them. No widgets here.
 
 #include "client/engine_samples.h"
 
 #include <QByteArray>
 #include <QHash>
 #include <QList>
+#include <QMap>
 #include <QObject>
 #include <QPointF>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 #include <array>
@@ -69,7 +73,9 @@ public:
     void appendGatewaySample(const stormwatch::GatewaySample& sample);
     // A run's own recorded series (scenario/series.h), by DESIGN.md name: the plots then
     // show exactly the points the report is made of. interval_ms is shown in seconds; names
-    // the plots do not draw are ignored.
+    // the plots do not draw are ignored. A gateway update (instance < 0) labelled
+    // "gateway:NAME" (or NAME) is that gateway's own series; unlabelled or "gateway", the
+    // run's aggregate.
     void appendSeries(const QVector<stormwatch::SeriesUpdate>& updates);
     // The run is at `t` (its recorder stores points on change only): every step series holds
     // its value up to here.
@@ -80,19 +86,25 @@ public:
     // kept whole (retention applies on the next live append only).
     void loadSeries(SubscriptionKey key, const QString& label, SubMetric metric,
                     QVector<QPointF> points);
-    void loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points);
+    void loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points, const QString& gateway = {});
 
     QList<SubscriptionKey> subscriptions() const; // sorted by instance, alarm last
     bool contains(SubscriptionKey key) const { return m_subs.contains(key); }
     QString label(SubscriptionKey key) const; // "Z28061 × gw1" / "Z28061 alarms"
     const QVector<QPointF>& series(SubscriptionKey key, SubMetric metric) const;
-    const QVector<QPointF>& gatewaySeries(GatewayMetric metric) const;
+    // gateway "": the run's aggregate; else that gateway's own series (empty when it has none).
+    const QVector<QPointF>& gatewaySeries(GatewayMetric metric, const QString& gateway = {}) const;
+    // The gateways that have series of their own, sorted.
+    QStringList gatewayNames() const { return m_gatewayOf.keys(); }
+    // The gateway a subscription update's label names: "gateway:NAME" or NAME -> NAME,
+    // "" and "gateway" (the aggregate) -> "".
+    static QString gatewayOfLabel(const QString& label);
 
     double latestTime() const; // NaN when empty
     double earliestTime() const;
     // Step lookup: the value of the last point at or before t; NaN before the first point.
     double valueAt(SubscriptionKey key, SubMetric metric, double t) const;
-    double gatewayValueAt(GatewayMetric metric, double t) const;
+    double gatewayValueAt(GatewayMetric metric, double t, const QString& gateway = {}) const;
     static double stepValueAt(const QVector<QPointF>& series, double t);
 
     std::size_t pointCount() const;
@@ -104,7 +116,10 @@ public:
     // One row per distinct timestamp in [from, to] (plus one at `from` with the values in
     // force there), a column per series of `keys` and per non-empty gateway series, each
     // step-filled; empty cell where a series has no value yet. interval is written in ms.
-    QByteArray toCsv(double from, double to, const QList<SubscriptionKey>& keys) const;
+    // gateway "": the aggregate gateway columns ("gateway/..."); else that gateway's
+    // ("gateway:NAME/...").
+    QByteArray toCsv(double from, double to, const QList<SubscriptionKey>& keys,
+                     const QString& gateway = {}) const;
 
 signals:
     void subscriptionsChanged();
@@ -127,7 +142,9 @@ private:
     void prune(QVector<QPointF>& series, double cutoff) const;
 
     QHash<SubscriptionKey, Subscription> m_subs;
-    std::array<QVector<QPointF>, kGatewayMetricCount> m_gateway;
+    using GatewaySeries = std::array<QVector<QPointF>, kGatewayMetricCount>;
+    GatewaySeries m_gateway;               // the run's aggregate
+    QMap<QString, GatewaySeries> m_gatewayOf; // each gateway's own, by name
     RateAnchor m_anchor;
     double m_retentionS = 3600;
     double m_rateWindowS = 1.0;

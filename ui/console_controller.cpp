@@ -160,6 +160,19 @@ void ConsoleController::startOver()
     m_view->clearTags();
     m_connections.clear();
     m_view->setConnectionInfo({});
+    m_view->setRunGateways(runGateways());
+}
+
+QMap<QString, QList<int>> ConsoleController::runGateways() const
+{
+    QMap<QString, QList<int>> by;
+    // Only the live run on a site reaches several gateways (a played scenario runs on one).
+    if (!m_showingLive || !m_site)
+        return by;
+    const QList<ScenarioInstance>& instances = m_host->scenario().instances;
+    for (int i = 0; i < instances.size(); ++i)
+        by[instances[i].connection] << i;
+    return by;
 }
 
 void ConsoleController::refresh()

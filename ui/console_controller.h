@@ -20,6 +20,7 @@
 #include "scenario/scenario_runner.h"
 
 #include <QDateTime>
+#include <QMap>
 #include <QObject>
 #include <QPointer>
 #include <QSharedPointer>
@@ -108,6 +109,9 @@ private:
     void onPlaybackFinished(const QSharedPointer<VariantRun>& run);
     std::optional<Scenario> loadScenarioOrSay(const QString& nameOrPath);
     QString runLabel(double t) const;
+    // The run's gateways and the instances (by index) on each, when it has several: the
+    // plots' gateway filter. A site's connection is its gateway, named as it.
+    QMap<QString, QList<int>> runGateways() const;
 
     ConsoleView* m_view;
     RunHost* m_host;

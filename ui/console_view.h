@@ -99,6 +99,9 @@ public:
     virtual void setInstances(const QStringList& names) = 0;
     // The same, grouped by the connection (a site: the gateway) each subscribes through.
     virtual void setInstancesByConnection(const QMap<QString, QStringList>& byConnection) = 0;
+    // A run on several gateways: each gateway and the instances (by index) subscribing
+    // through it, for the plots' gateway filter; empty or one gateway: no filter.
+    virtual void setRunGateways(const QMap<QString, QList<int>>& instancesByGateway) { Q_UNUSED(instancesByGateway); }
     virtual void showError(const QString& title, const QString& text) = 0;
     // The plots show the whole run (follow-live off): a playback that finished is seen
     // from its first second to its last, not through the follow window's last minutes.

@@ -181,6 +181,7 @@ QWidget* MainWindow::createPlotArea()
     });
     connect(m_plots, &PlotPanel::retentionMinutesChanged, m_store,
             [this](int minutes) { m_store->setRetentionSeconds(minutes * 60.0); });
+    connect(m_plots, &PlotPanel::gatewayFilterChanged, this, [this] { updateCaption(); });
     return m_plots;
 }
 

@@ -142,7 +142,10 @@ void MainWindow::setRunCaption(const RunCaption& caption)
 
 void MainWindow::updateCaption()
 {
-    m_caption->setText(m_runCaption.text());
+    // In presenter mode the toolbar is hidden: the caption says which gateway is plotted.
+    const QString gateway = m_plots->gatewayFilter();
+    m_caption->setText(gateway.isEmpty() ? m_runCaption.text()
+                                         : tr("%1 — gateway %2").arg(m_runCaption.text(), gateway));
 }
 
 void MainWindow::setPresenterMode(bool on)

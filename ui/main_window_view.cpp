@@ -77,6 +77,10 @@ void MainWindowView::setInstancesByConnection(const QMap<QString, QStringList>& 
 {
     m_window.setInstancesByConnection(byConnection);
 }
+void MainWindowView::setRunGateways(const QMap<QString, QList<int>>& instancesByGateway)
+{
+    m_window.plots()->setGateways(instancesByGateway);
+}
 void MainWindowView::showError(const QString& title, const QString& text)
 {
     m_window.showError(title, text);

@@ -33,6 +33,7 @@ public:
     void setRunCaption(const RunCaption& caption) override;
     void setRecordingFile(const QString& path) override;
     void setInstancesByConnection(const QMap<QString, QStringList>& byConnection) override;
+    void setRunGateways(const QMap<QString, QList<int>>& instancesByGateway) override;
 
 private:
     MainWindow& m_window;

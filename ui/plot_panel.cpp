@@ -8,6 +8,7 @@
 #include "ui/plot_theme.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QMessageBox>
 #include <QSpinBox>
@@ -93,6 +94,18 @@ void PlotPanel::buildToolBar(QVBoxLayout* layout)
     m_retentionSpin->setValue(int(std::lround(m_store->retentionSeconds() / 60.0)));
     connect(m_retentionSpin, &QSpinBox::valueChanged, this, &PlotPanel::retentionMinutesChanged);
     bar->addWidget(m_retentionSpin);
+    // A run on several gateways: the plots of one of them (hidden with a single gateway).
+    // Strong focus: the wheel never picks a gateway on its own (eventFilter).
+    m_gatewayCombo = new QComboBox(bar);
+    m_gatewayCombo->setObjectName(QStringLiteral("plotGateway"));
+    m_gatewayCombo->setFocusPolicy(Qt::StrongFocus);
+    m_gatewayCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_gatewayCombo->setToolTip(tr("Plot one gateway's subscriptions and gateway load, or all of them"));
+    m_gatewayCombo->installEventFilter(this);
+    connect(m_gatewayCombo, &QComboBox::activated, this,
+            [this](int index) { setGatewayFilter(m_gatewayCombo->itemData(index).toString()); });
+    m_gatewayComboAction = bar->addWidget(m_gatewayCombo);
+    m_gatewayComboAction->setVisible(false);
     bar->addSeparator();
     // Short labels: the toolbar fits the plot area's width without folding into "»".
     QAction* png = bar->addAction(tr("PNG…"), this, [this] {
@@ -337,9 +350,65 @@ QList<SubscriptionKey> PlotPanel::visibleSubscriptions() const
 {
     QList<SubscriptionKey> visible;
     for (const SubscriptionKey& k : m_store->subscriptions())
-        if ((m_selection.isEmpty() || m_selection.contains(k)) && !m_hidden.contains(k))
+        if ((m_selection.isEmpty() || m_selection.contains(k)) && ofChosenGateway(k) && !m_hidden.contains(k))
             visible.push_back(k);
     return visible;
+}
+
+bool PlotPanel::ofChosenGateway(SubscriptionKey key) const
+{
+    return m_gatewayFilter.isEmpty() || gatewayOf(key) == m_gatewayFilter;
+}
+
+void PlotPanel::setGateways(const QMap<QString, QList<int>>& instancesByGateway)
+{
+    QHash<int, QString> of;
+    for (auto it = instancesByGateway.cbegin(); it != instancesByGateway.cend(); ++it)
+        for (int instance : *it)
+            of.insert(instance, it.key());
+    const QStringList names = instancesByGateway.keys();
+    if (names == m_gatewayNames && of == m_gatewayOfInstance)
+        return; // the controller says it again on every refresh
+    m_gatewayNames = names;
+    m_gatewayOfInstance = of;
+    const QString before = m_gatewayFilter;
+    m_gatewayFilter = names.size() > 1 && names.contains(before) ? before : QString();
+    {
+        const QSignalBlocker block(m_gatewayCombo);
+        m_gatewayCombo->clear();
+        m_gatewayCombo->addItem(tr("All gateways"), QString());
+        for (const QString& name : names)
+            m_gatewayCombo->addItem(name, name);
+        m_gatewayCombo->setCurrentIndex(std::max(0, m_gatewayCombo->findData(m_gatewayFilter)));
+    }
+    m_gatewayComboAction->setVisible(names.size() > 1);
+    m_fullSync = true; // the mapping behind the filter may have changed
+    applyVisibility();
+    if (m_gatewayFilter != before)
+        emit gatewayFilterChanged(m_gatewayFilter);
+}
+
+void PlotPanel::setGatewayFilter(const QString& gateway)
+{
+    const QString chosen = m_gatewayNames.contains(gateway) ? gateway : QString();
+    {
+        const QSignalBlocker block(m_gatewayCombo);
+        m_gatewayCombo->setCurrentIndex(std::max(0, m_gatewayCombo->findData(chosen)));
+    }
+    if (chosen == m_gatewayFilter)
+        return;
+    m_gatewayFilter = chosen;
+    m_fullSync = true; // the gateway plot reads other series now
+    applyVisibility();
+    emit gatewayFilterChanged(chosen);
+}
+
+QString PlotPanel::withGateway(const QString& title) const
+{
+    if (m_gatewayFilter.isEmpty())
+        return title;
+    const QString gateway = tr("gateway %1").arg(m_gatewayFilter);
+    return title.isEmpty() ? gateway : title + QStringLiteral(" — ") + gateway;
 }
 
 void PlotPanel::setSelectedSubscriptions(const QList<SubscriptionKey>& keys)
@@ -366,7 +435,7 @@ void PlotPanel::applyVisibility()
         const auto& sg = m_subGraphs.value(k);
         if (!sg)
             continue;
-        const bool selected = m_selection.isEmpty() || m_selection.contains(k);
+        const bool selected = (m_selection.isEmpty() || m_selection.contains(k)) && ofChosenGateway(k);
         const bool visible = selected && !m_hidden.contains(k);
         sg->outstanding->setVisible(visible);
         sg->interval->setVisible(visible);

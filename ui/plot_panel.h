@@ -19,11 +19,13 @@
 
 #include <QHash>
 #include <QList>
+#include <QMap>
 #include <QPointF>
 #include <QSet>
 #include <QSharedPointer>
 #include <QSize>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 #include <QWidget>
 
@@ -47,6 +49,7 @@ class QCPAbstractLegendItem;
 class QAction;
 class QMouseEvent;
 class QSpinBox;
+class QComboBox;
 class QToolBar;
 
 namespace stormwatch {
@@ -92,8 +95,22 @@ public:
     // The legend toggle: hidden subscriptions stay in the legend, greyed.
     void setSubscriptionHidden(SubscriptionKey key, bool hidden);
     bool isSubscriptionHidden(SubscriptionKey key) const { return m_hidden.contains(key); }
-    // Selected, known to the store and not hidden, in the store's order.
+    // Selected, of the chosen gateway, known to the store and not hidden, in the store's order.
     QList<SubscriptionKey> visibleSubscriptions() const;
+
+    // The run's gateways and the instances (SubscriptionKey::instance) subscribing through
+    // each. With more than one, the toolbar's Gateway chooser offers "All gateways" and each
+    // name; a filter whose gateway is no longer among them goes back to All.
+    void setGateways(const QMap<QString, QList<int>>& instancesByGateway);
+    QStringList gateways() const { return m_gatewayNames; }
+    // Shows only that gateway's subscriptions and its own gateway series (subject
+    // "gateway:NAME"); "" = all gateways (the subscriptions of every gateway, the run's
+    // aggregate gateway series). Kept through replots, zooms, theme and presenter mode;
+    // exports say it in their title ("… — gateway B").
+    void setGatewayFilter(const QString& gateway);
+    QString gatewayFilter() const { return m_gatewayFilter; }
+    QString gatewayOf(SubscriptionKey key) const { return m_gatewayOfInstance.value(key.instance); }
+    QComboBox* gatewayChooser() const { return m_gatewayCombo; }
 
     void setFollowLive(bool follow);
     bool followLive() const { return m_follow; }
@@ -184,6 +201,7 @@ signals:
     // A person zoomed or panned (wheel, drag): not emitted by setXRange and the like.
     void xRangeChanged(double lower, double upper);
     void retentionMinutesChanged(int minutes);
+    void gatewayFilterChanged(const QString& gateway);
 
 private:
     struct SubscriptionGraphs;
@@ -211,6 +229,9 @@ private:
     void placeCrosshair(bool replotLayer);
     void tick();
     int columns(QCPAxisRect* rect) const;
+    bool ofChosenGateway(SubscriptionKey key) const;
+    // An export's title with the gateway filter said: "… — gateway B".
+    QString withGateway(const QString& title) const;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
     const SeriesStore* m_store;
@@ -244,6 +265,11 @@ private:
     QAction* m_followAction = nullptr;
     QSpinBox* m_windowSpin = nullptr;
     QSpinBox* m_retentionSpin = nullptr;
+    QComboBox* m_gatewayCombo = nullptr;
+    QAction* m_gatewayComboAction = nullptr; // the chooser in the toolbar (shown with > 1 gateway)
+    QStringList m_gatewayNames;
+    QHash<int, QString> m_gatewayOfInstance;
+    QString m_gatewayFilter;
     bool m_dirty = false;
     bool m_fullSync = true;
     bool m_settingRange = false;

@@ -66,10 +66,10 @@ bool PlotPanel::exportPng(const QString& path, QString* error, const ExportOptio
     const bool whole = options.range == Range::WholeRun && !std::isnan(m_store->earliestTime());
     // A title row above the plots for the export only (the window has its own title).
     QCPTextElement* title = nullptr;
-    if (!options.title.isEmpty()) {
+    if (const QString text = withGateway(options.title); !text.isEmpty()) {
         QCPLayoutGrid* grid = m_plot->plotLayout();
         grid->insertRow(0);
-        title = new QCPTextElement(m_plot, options.title + QStringLiteral("\n") + rangeText(options.range));
+        title = new QCPTextElement(m_plot, text + QStringLiteral("\n") + rangeText(options.range));
         QFont font = title->font();
         font.setPointSizeF(std::max(11.0, size.height() / 55.0));
         font.setBold(true);
@@ -138,10 +138,10 @@ bool PlotPanel::exportCsv(const QString& path, QString* error, const CsvOptions&
         from = m_store->earliestTime();
         to = m_store->latestTime();
     }
-    const QList<QByteArray> lines = m_store->toCsv(from, to, visibleSubscriptions()).split('\n');
+    const QList<QByteArray> lines = m_store->toCsv(from, to, visibleSubscriptions(), m_gatewayFilter).split('\n');
     QStringList out;
-    if (!options.title.isEmpty())
-        out << QStringLiteral("# ") + options.title;
+    if (const QString title = withGateway(options.title); !title.isEmpty())
+        out << QStringLiteral("# ") + title;
     out << QStringLiteral("# range: ") + rangeText(options.range) +
                QStringLiteral(", t_s %1 to %2").arg(rounded(QString::number(from)), rounded(QString::number(to)));
     if (options.runStart.isValid())

@@ -3,6 +3,7 @@
 #include "ui/plot_panel_private.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QEvent>
 #include <QSpinBox>
 #include <QStringList>
@@ -143,7 +144,7 @@ void PlotPanel::syncData()
         m_qualityFeeds[i].sync(m_quality[i], m_qualityStack->level(int(i)), end, view.lower,
                                view.upper, cols, force);
     for (const auto& gg : m_gatewayGraphs) {
-        const QVector<QPointF>& source = m_store->gatewaySeries(gg->metric);
+        const QVector<QPointF>& source = m_store->gatewaySeries(gg->metric, m_gatewayFilter);
         if (gg->band > 0) {
             const QPointF last = source.isEmpty() ? QPointF() : source.last();
             if (force || source.size() != gg->bandSourceSize || last != gg->bandSourceLast) {
@@ -352,7 +353,7 @@ QString PlotPanel::crosshairText(double x) const
     for (const auto& gg : m_gatewayGraphs) {
         if (!gg->graph->visible())
             continue;
-        const double v = m_store->gatewayValueAt(gg->metric, x);
+        const double v = m_store->gatewayValueAt(gg->metric, x, m_gatewayFilter);
         switch (gg->metric) {
         case GatewayMetric::StaQueueDepth: gateway << tr("STA queue %1").arg(number(v)); break;
         case GatewayMetric::InvokeRps: gateway << tr("Invoke %1/s").arg(number(v)); break;
@@ -368,7 +369,8 @@ QString PlotPanel::crosshairText(double x) const
         }
     }
     if (!gateway.isEmpty())
-        lines << tr("gateway: %1").arg(gateway.join(QStringLiteral(", ")));
+        lines << (m_gatewayFilter.isEmpty() ? tr("gateway: %1") : tr("gateway %1: %2").arg(m_gatewayFilter))
+                     .arg(gateway.join(QStringLiteral(", ")));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -436,6 +438,11 @@ bool PlotPanel::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_plot && event->type() == QEvent::Leave)
         hideCrosshair();
+    // Scrolling past the chooser does not pick a gateway; a person focuses it first.
+    if (watched == m_gatewayCombo && event->type() == QEvent::Wheel && !m_gatewayCombo->hasFocus()) {
+        event->ignore();
+        return true;
+    }
     return QWidget::eventFilter(watched, event);
 }
 

@@ -27,7 +27,32 @@ ScenarioReport recordScenario(const Scenario& scenarioIn, const QStringList& var
         for (const VariantSpec& v : scenario.variants)
             names << v.name;
 
+    if (!recorder.isOpen()) {
+        if (error)
+            *error = QStringLiteral("the recording is not open");
+        return ScenarioReport{};
+    }
     RunHost host;
+    // A recorder that fails stops the whole run at once: what follows would not be
+    // recorded, and a report beside a recording that misses it would look complete.
+    QString recorderFailure;
+    QEventLoop* running = nullptr;
+    const QMetaObject::Connection onFailure = QObject::connect(&recorder, &Recorder::failed, [&](const QString& why) {
+        recorderFailure = why;
+        if (running)
+            running->quit();
+    });
+    const auto stopWith = [&](const QString& why) {
+        QObject::disconnect(onFailure);
+        host.stop();
+        recorder.detach();
+        if (error)
+            *error = why;
+        return ScenarioReport{};
+    };
+    const auto failedAt = [&](const QString& variant) {
+        return QStringLiteral("%1 (variant %2; the file holds only what was committed before)").arg(recorderFailure, variant);
+    };
     recorder.attach(&host);
     for (const QString& name : std::as_const(names)) {
         QEventLoop loop;
@@ -41,33 +66,27 @@ ScenarioReport recordScenario(const Scenario& scenarioIn, const QStringList& var
             stopped = true;
             loop.quit();
         });
-        QObject::connect(&recorder, &Recorder::failed, &loop, [&](const QString& why) {
-            if (error)
-                *error = why;
-            loop.quit();
-        });
         QString why;
+        // The recorder writes the run's start inside start(): a failure there is known now.
         const bool started = live ? host.startLive(scenario, name, *live, &why)
                                   : host.start(scenario, name, RunHost::kMaxSpeed, &why);
-        if (!started) {
-            if (error)
-                *error = why;
-            recorder.detach();
-            return ScenarioReport{};
-        }
+        if (!recorderFailure.isEmpty())
+            return stopWith(failedAt(name));
+        if (!started)
+            return stopWith(why);
+        running = &loop;
         loop.exec();
-        if (!result) {
-            host.stop();
-            recorder.detach();
-            if (error && error->isEmpty())
-                *error = stopped ? QStringLiteral("variant %1 stopped before its end").arg(name)
-                                 : QStringLiteral("variant %1 did not finish").arg(name);
-            return ScenarioReport{};
-        }
+        running = nullptr;
+        if (!recorderFailure.isEmpty())
+            return stopWith(failedAt(name));
+        if (!result)
+            return stopWith(stopped ? QStringLiteral("variant %1 stopped before its end").arg(name)
+                                    : QStringLiteral("variant %1 did not finish").arg(name));
         report.variants << result->metrics;
         if (series)
             series->push_back(result->series);
     }
+    QObject::disconnect(onFailure);
     recorder.detach();
     return report;
 }

@@ -12,8 +12,10 @@
 
 namespace stormwatch {
 
-// `live` unset: virtual time. Unknown variants or a variant that cannot start: an empty
-// report and *error. `series` (when given) receives each variant's series.
+// `live` unset: virtual time. Unknown variants, a variant that cannot start, or a recorder
+// that fails (at a variant's start or during it; or not open): an empty report and *error,
+// at once — the run stops there, and no variant after it is played. `series` (when given)
+// receives each variant's series.
 ScenarioReport recordScenario(const Scenario& scenario, const QStringList& variantNames,
                               std::optional<quint64> seedOverride, const std::optional<LiveOptions>& live,
                               Recorder& recorder, QString* error, QList<SeriesSet>* series = nullptr);

@@ -7,10 +7,16 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QTemporaryFile>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 namespace stormwatch {
 
@@ -58,10 +64,11 @@ struct Recorder::Statements {
                    "INSERT INTO logs(run, t, wall_ms, severity, subject, message) VALUES(?,?,?,?,?,?)")) &&
                tag.prepare(QStringLiteral(
                    "INSERT OR REPLACE INTO tags(run, instance, tag, instance_name, tag_name, value, text, quality, "
-                   "source_ts_us, item_handle, error, orphaned, first_good_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")) &&
+                   "source_ts_us, item_handle, error, orphaned, first_good_s, advise, rejected) "
+                   "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) &&
                tagEvent.prepare(QStringLiteral(
-                   "INSERT INTO tag_events(run, t, instance, tag, quality, item_handle, error, orphaned) "
-                   "VALUES(?,?,?,?,?,?,?,?)")) &&
+                   "INSERT INTO tag_events(run, t, instance, tag, quality, item_handle, error, orphaned, rejected) "
+                   "VALUES(?,?,?,?,?,?,?,?,?)")) &&
                connection.prepare(QStringLiteral(
                    "INSERT INTO connections(run, t, name, state, error, address, session_id, capabilities, "
                    "protocol_version, echoed_timeout_s, ceiling_s, bulk_supervisory) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) &&
@@ -93,37 +100,38 @@ void Recorder::setCommitIntervalMs(int ms)
 bool Recorder::open(const QString& path, QString* error)
 {
     close();
+    QString temp; // the new recording while it is made, before it replaces `path`
     auto failWith = [&](const QString& why) {
         if (error)
             *error = QStringLiteral("cannot record to \"%1\": %2").arg(path, why);
         m_sql.reset();
-        m_db = QSqlDatabase();
-        if (!m_connection.isEmpty())
-            QSqlDatabase::removeDatabase(m_connection);
-        m_connection.clear();
+        dropConnection();
+        if (!temp.isEmpty())
+            for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+                QFile::remove(temp + suffix);
         return false;
     };
     if (const QString missing = recording::driverProblem(); !missing.isEmpty())
         return failWith(missing);
-    // A recording is one file of ours: an old one (and its WAL) is replaced whole.
-    for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
-        if (QFile::exists(path + suffix) && !QFile::remove(path + suffix))
-            return failWith(QStringLiteral("the existing file cannot be replaced"));
-    m_connection = recording::uniqueConnectionName("recorder");
-    m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
-    m_db.setDatabaseName(path);
-    if (!m_db.open())
-        return failWith(m_db.lastError().text());
-    QSqlQuery q(m_db);
-    // WAL: a commit appends to the log, readers never block the writer, and a crash loses
-    // only what was not committed. NORMAL sync: a process crash loses nothing committed;
-    // only a power cut may lose the commits since the last checkpoint.
-    if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next() ||
-        q.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
-        return failWith(QStringLiteral("the file system does not allow a write-ahead log"));
-    q.exec(QStringLiteral("PRAGMA synchronous=NORMAL"));
+    // Made and checked under a temporary name beside `path`, then renamed over it: a path
+    // that cannot be written (a full disk, a read-only directory) leaves an old recording
+    // there whole. The same directory, so the rename is one atomic step.
+    const QFileInfo target(path);
+    const bool replacing = target.exists();
+    QTemporaryFile file(target.absolutePath() + QStringLiteral("/.") + target.fileName() + QStringLiteral("-XXXXXX"));
+    file.setAutoRemove(false);
+    if (!file.open())
+        return failWith(QStringLiteral("cannot create a file in %1 (%2)").arg(target.absolutePath(), file.errorString()));
+    temp = file.fileName();
+    // A temporary file is private (0600); a recording is as readable as any file SQLite makes.
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup |
+                        QFileDevice::ReadOther);
+    file.close();
+    const QString kept = replacing ? QStringLiteral("; the existing file is kept") : QString();
+    if (const QString bad = openConnection(temp); !bad.isEmpty())
+        return failWith(bad + kept);
     if (const QString bad = recording::createSchema(m_db); !bad.isEmpty())
-        return failWith(bad);
+        return failWith(QStringLiteral("cannot write a new recording (%1)%2").arg(bad, kept));
     const QList<std::pair<QString, QString>> meta{
         {QStringLiteral("format"), QString::fromLatin1(recording::kFormat)},
         {QStringLiteral("schema_version"), QString::number(recording::kSchemaVersion)},
@@ -131,19 +139,66 @@ bool Recorder::open(const QString& path, QString* error)
         {QStringLiteral("created_utc"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
         {QStringLiteral("closed"), QStringLiteral("0")},
     };
-    q.prepare(QStringLiteral("INSERT INTO meta(key, value) VALUES(?, ?)"));
-    for (const auto& [key, value] : meta) {
-        q.addBindValue(key);
-        q.addBindValue(value);
-        if (!q.exec())
-            return failWith(q.lastError().text());
+    {
+        QSqlQuery q(m_db);
+        q.prepare(QStringLiteral("INSERT INTO meta(key, value) VALUES(?, ?)"));
+        for (const auto& [key, value] : meta) {
+            q.addBindValue(key);
+            q.addBindValue(value);
+            if (!q.exec())
+                return failWith(QStringLiteral("cannot write a new recording (%1)%2").arg(q.lastError().text(), kept));
+        }
     }
+    // Closed, the new file is whole (its log folded in); only then does it replace the old.
+    dropConnection();
+    if (std::rename(QFile::encodeName(temp).constData(), QFile::encodeName(path).constData()) != 0)
+        return failWith(QStringLiteral("the existing file cannot be replaced (%1)%2")
+                            .arg(QString::fromLocal8Bit(std::strerror(errno)), kept));
+    temp.clear();
+    // The old file's log, if it was cut while written, belongs to the old file: beside the
+    // new one SQLite would replay it into it.
+    for (const QString& suffix : {QStringLiteral("-wal"), QStringLiteral("-shm")})
+        if (QFile::exists(path + suffix) && !QFile::remove(path + suffix))
+            return failWith(QStringLiteral("the old recording's %1 file cannot be removed").arg(suffix));
+    if (const QString bad = openConnection(path); !bad.isEmpty())
+        return failWith(bad);
     m_sql = std::make_unique<Statements>(m_db);
     if (!m_sql->prepare())
         return failWith(m_db.lastError().text());
     m_path = path;
     m_commitTimer.start();
     return true;
+}
+
+QString Recorder::openConnection(const QString& file)
+{
+    m_connection = recording::uniqueConnectionName("recorder");
+    m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+    m_db.setDatabaseName(file);
+    if (!m_db.open())
+        return m_db.lastError().text();
+    QSqlQuery q(m_db);
+    // WAL: a commit appends to the log, readers never block the writer, and a crash loses
+    // only what was not committed. NORMAL sync: a process crash loses nothing committed;
+    // only a power cut may lose the commits since the last checkpoint.
+    if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next() ||
+        q.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
+        const QString sqlError = q.lastError().text();
+        return sqlError.isEmpty() ? QStringLiteral("the file system does not allow a write-ahead log")
+                                  : QStringLiteral("cannot write a new recording (%1)").arg(sqlError);
+    }
+    q.exec(QStringLiteral("PRAGMA synchronous=NORMAL"));
+    return {};
+}
+
+void Recorder::dropConnection()
+{
+    if (m_db.isValid())
+        m_db.close();
+    m_db = QSqlDatabase();
+    if (!m_connection.isEmpty())
+        QSqlDatabase::removeDatabase(m_connection);
+    m_connection.clear();
 }
 
 void Recorder::attach(RunHost* host)
@@ -190,12 +245,7 @@ void Recorder::close()
         q.exec(QStringLiteral("PRAGMA journal_mode=DELETE"));
     }
     m_sql.reset();
-    if (m_db.isValid())
-        m_db.close();
-    m_db = QSqlDatabase();
-    if (!m_connection.isEmpty())
-        QSqlDatabase::removeDatabase(m_connection);
-    m_connection.clear();
+    dropConnection();
 }
 
 double Recorder::now() const
@@ -300,12 +350,14 @@ void Recorder::onTags(const QVector<TagChange>& changes)
         if (s.firstGoodS < 0 && c.quality >= kGoodQualityFloor)
             s.firstGoodS = t;
         // Values change every second; what a review needs is when a tag's state changed.
-        if (c.quality == s.quality && c.itemHandle == s.itemHandle && c.error == s.error && c.orphaned == s.orphaned)
+        if (c.quality == s.quality && c.itemHandle == s.itemHandle && c.error == s.error && c.orphaned == s.orphaned &&
+            c.rejected == s.rejected)
             continue;
         s.quality = c.quality;
         s.itemHandle = c.itemHandle;
         s.error = c.error;
         s.orphaned = c.orphaned;
+        s.rejected = c.rejected;
         q.addBindValue(m_run);
         q.addBindValue(t);
         q.addBindValue(c.instance);
@@ -314,6 +366,7 @@ void Recorder::onTags(const QVector<TagChange>& changes)
         q.addBindValue(c.itemHandle);
         q.addBindValue(c.error);
         q.addBindValue(c.orphaned ? 1 : 0);
+        q.addBindValue(c.rejected ? 1 : 0);
         if (!exec(q))
             return;
     }
@@ -344,6 +397,8 @@ void Recorder::writeTags()
         q.addBindValue(c.error);
         q.addBindValue(c.orphaned ? 1 : 0);
         q.addBindValue(s.firstGoodS >= 0 ? QVariant(s.firstGoodS) : QVariant());
+        q.addBindValue(c.advise);
+        q.addBindValue(c.rejected ? 1 : 0);
         if (!exec(q))
             return;
     }
@@ -501,10 +556,7 @@ void Recorder::fail(const QString& why)
     if (m_inTransaction)
         m_db.rollback();
     m_inTransaction = false;
-    m_db.close();
-    m_db = QSqlDatabase();
-    QSqlDatabase::removeDatabase(m_connection);
-    m_connection.clear();
+    dropConnection();
     emit failed(message);
 }
 

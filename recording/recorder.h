@@ -32,8 +32,10 @@ public:
     explicit Recorder(QObject* parent = nullptr);
     ~Recorder() override; // close()
 
-    // Creates `path` (an existing file is replaced). False with *error when it cannot be
-    // written or Qt's SQLite driver is missing.
+    // Creates `path`. An existing file is replaced only once the new recording has been made
+    // and checked beside it (a temporary name in the same directory, renamed over it): when
+    // the path cannot be written, the old file stays whole. False with *error when it cannot
+    // be written or Qt's SQLite driver is missing.
     bool open(const QString& path, QString* error);
     // Records the host's runs from now on (one host at a time).
     void attach(RunHost* host);
@@ -60,11 +62,14 @@ private:
         int itemHandle = 0;
         QString error;
         bool orphaned = false;
+        bool rejected = false;
         double firstGoodS = -1;
         bool dirty = false;
         TagChange last;
     };
 
+    QString openConnection(const QString& file); // m_db on `file`, in WAL mode; "" on success
+    void dropConnection();
     bool ensureRun();
     void beginRun();
     void endRun(const QString& how);

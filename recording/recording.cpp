@@ -230,8 +230,11 @@ std::optional<RunData> Recording::load(qint64 runId, QString* error)
                                                           : QDateTime::fromMSecsSinceEpoch(q.value(1).toLongLong()),
                                       q.value(2).toInt(), q.value(3).toString(), q.value(4).toString()});
 
+    // Schema 1 did not record the advise kind nor whether the gateway refused the tag: unknown
+    // (empty, not refused) when reopened.
     q.prepare(QStringLiteral("SELECT instance, tag, instance_name, tag_name, value, text, quality, source_ts_us, "
-                             "item_handle, error, orphaned, first_good_s FROM tags WHERE run = ? ORDER BY instance, tag"));
+                             "item_handle, error, orphaned, first_good_s, %1 FROM tags WHERE run = ? ORDER BY instance, tag")
+                  .arg(m_schemaVersion >= 2 ? QStringLiteral("advise, rejected") : QStringLiteral("NULL, NULL")));
     q.addBindValue(runId);
     if (query(q, QStringLiteral("the tag table")))
         while (q.next()) {
@@ -240,7 +243,7 @@ std::optional<RunData> Recording::load(qint64 runId, QString* error)
                                 q.value(3).toString(),   q.value(4).toDouble(),       q.value(5).toString(),
                                 q.value(6).toInt(),      q.value(7).toLongLong(),     q.value(8).toInt(),
                                 q.value(9).toString(),   q.value(10).toInt() != 0,
-                                QString()}; // the advise kind is not recorded (schema 1)
+                                q.value(12).toString(),  q.value(13).toInt() != 0};
             t.firstGoodS = q.value(11).isNull() ? -1 : q.value(11).toDouble();
             d.tags.push_back(t);
         }

@@ -67,7 +67,7 @@ struct RunData {
 class Recording {
 public:
     // nullptr with *error ("<file>: not an SQLite file", "...written by a newer stormwatch
-    // (schema 3; this one reads up to 1)", ...) when it cannot be shown at all.
+    // (recording schema 3); this one ... reads schema 2 and older", ...) when it cannot be shown at all.
     static std::unique_ptr<Recording> open(const QString& path, QString* error);
     ~Recording();
     Recording(const Recording&) = delete;

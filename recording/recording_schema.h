@@ -8,7 +8,9 @@
 namespace stormwatch::recording {
 
 // Bumped whenever a table or column changes meaning; a reader refuses a newer file.
-inline constexpr int kSchemaVersion = 1;
+// 1: the first. 2: tags.advise (the advise kind registered), tags.rejected and
+// tag_events.rejected (the gateway refused the item); a schema-1 file reads them as unknown.
+inline constexpr int kSchemaVersion = 2;
 // What the `meta` table's `format` says, so a foreign SQLite file is told apart.
 inline constexpr const char* kFormat = "stormwatch-recording";
 

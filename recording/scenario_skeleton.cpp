@@ -115,8 +115,11 @@ QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
     // Every instance's connection must exist.
     for (const ScenarioInstance& i : std::as_const(s.instances))
         if (std::none_of(s.connections.cbegin(), s.connections.cend(),
-                         [&](const ScenarioConnection& c) { return c.name == i.connection; }))
-            s.connections << ScenarioConnection{i.connection.isEmpty() ? QStringLiteral("gw1") : i.connection, 0};
+                         [&](const ScenarioConnection& c) { return c.name == i.connection; })) {
+            ScenarioConnection added; // supervisory (write user 0), the scenario's one gateway
+            added.name = i.connection.isEmpty() ? QStringLiteral("gw1") : i.connection;
+            s.connections << added;
+        }
     for (ScenarioInstance& i : s.instances)
         if (i.connection.isEmpty())
             i.connection = s.connections.first().name;

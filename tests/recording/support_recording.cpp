@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSqlDatabase>
 #include <QTimer>
 #include <QtTest>
 
@@ -43,20 +44,6 @@ Scenario wedgeAndLeverChange(double durationS, int tags, const QString& variant,
     });
 }
 
-Scenario shortLive(double durationS, int tags)
-{
-    return parse(QJsonObject{
-        {"name", "short-live"},
-        {"description", "a short live scenario"},
-        {"duration_s", durationS},
-        {"seed", 5},
-        {"gateway", QJsonObject{{"command_ms", 0.2}, {"per_item_ms", 0.01}, {"data_hz", 10}}},
-        {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}}}},
-        {"variants", QJsonArray{"lever1+2"}},
-    });
-}
-
 void ConsoleModels::follow(RunHost& host)
 {
     store.setRetentionSeconds(0);
@@ -70,7 +57,8 @@ void ConsoleModels::follow(RunHost& host)
 }
 
 RecordedRunResult recordRun(const Scenario& scenario, const QString& path, ConsoleModels* models, bool live,
-                            int commitIntervalMs, const std::function<void(double)>& onProgress)
+                            int commitIntervalMs, const std::function<void(double)>& onProgress,
+                            const LiveOptions& liveOptions)
 {
     RecordedRunResult result;
     Recorder recorder;
@@ -92,7 +80,7 @@ RecordedRunResult recordRun(const Scenario& scenario, const QString& path, Conso
     QObject::connect(&host, &RunHost::stopped, &loop, &QEventLoop::quit);
     if (onProgress)
         QObject::connect(&host, &RunHost::progress, &loop, [&](double t) { onProgress(t); });
-    const bool started = live ? host.startLive(scenario, {}, LiveOptions{}, &error)
+    const bool started = live ? host.startLive(scenario, {}, liveOptions, &error)
                               : host.start(scenario, {}, RunHost::kMaxSpeed, &error);
     if (!started) {
         qWarning() << error;
@@ -103,6 +91,21 @@ RecordedRunResult recordRun(const Scenario& scenario, const QString& path, Conso
     result.commits = recorder.commits();
     recorder.close();
     return result;
+}
+
+QString recorderConnection(const QString& file)
+{
+    QString connection; // the newest one (earlier tests' may linger)
+    qint64 newest = -1;
+    for (const QString& name : QSqlDatabase::connectionNames())
+        if (name.startsWith(QStringLiteral("stormwatch-recorder-"))) {
+            const qint64 n = name.section(QLatin1Char('-'), -1).toLongLong();
+            if (n > newest && QSqlDatabase::database(name, false).databaseName() == file) {
+                newest = n;
+                connection = name;
+            }
+        }
+    return connection;
 }
 
 QString compareSeries(const SeriesSet& expected, const SeriesSet& actual)

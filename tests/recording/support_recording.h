@@ -7,6 +7,7 @@
 #include "models/tag_table_model.h"
 #include "recording/recorder.h"
 #include "scenario/run_host.h"
+#include "scenario/support_short_live.h"
 
 #include <QSharedPointer>
 #include <QString>
@@ -21,8 +22,8 @@ namespace stormwatch::test {
 // 120 s for 60 s and a lever change (set_levers `leversAt300`) at 300 s, played with `variant`.
 Scenario wedgeAndLeverChange(double durationS = 600, int tags = 50, const QString& variant = "lever1",
                              const QString& leversAt300 = "levers-off");
-// A few seconds of live run on an embedded mock: one instance, data at 10 Hz.
-Scenario shortLive(double durationS, int tags);
+// A few seconds of live run: one instance, data at 10 Hz (shared with tests/ui).
+using testsupport::shortLive;
 
 // The console's side of a run: the models fed from the host's signals, as the controller does.
 struct ConsoleModels {
@@ -38,11 +39,16 @@ struct RecordedRunResult {
     qint64 commits = 0;
 };
 
-// Plays `scenario`'s first variant on a RunHost (virtual at max speed, or live), recorded to
-// `path`, the models fed beside it. `onProgress` runs at every step with the recorder open.
+// Plays `scenario`'s first variant on a RunHost (virtual at max speed, or live with
+// `liveOptions`: an embedded mock by default), recorded to `path`, the models fed beside it.
+// `onProgress` runs at every step with the recorder open.
 RecordedRunResult recordRun(const Scenario& scenario, const QString& path, ConsoleModels* models,
                             bool live = false, int commitIntervalMs = 500,
-                            const std::function<void(double)>& onProgress = {});
+                            const std::function<void(double)>& onProgress = {}, const LiveOptions& liveOptions = {});
+
+// The Qt SQL connection of the newest Recorder writing `file` ("" when none): a test makes
+// SQLite refuse writes on it (PRAGMA query_only) as a full disk would.
+QString recorderConnection(const QString& file);
 
 // "" when the two series sets hold the same series with exactly the same points, else the first difference.
 QString compareSeries(const SeriesSet& expected, const SeriesSet& actual);

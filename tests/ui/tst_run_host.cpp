@@ -7,6 +7,7 @@
 #include "scenario/scenario_parser.h"
 #include "ui/console_controller.h"
 #include "scenario/run_host.h"
+#include "scenario/support_short_live.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -21,6 +22,7 @@
 
 using namespace stormwatch;
 using stormwatch::test::FakeView;
+using stormwatch::testsupport::shortLive;
 
 namespace {
 
@@ -30,27 +32,6 @@ Scenario liveGate()
 {
     QList<ScenarioError> errors;
     auto s = loadScenario(QStringLiteral("live-gate-lever1"), &errors);
-    Q_ASSERT(s);
-    return *s;
-}
-
-// A few seconds of live run: one instance of `tags` tags on a quick gateway (data at 10 Hz).
-Scenario shortLive(double durationS, int tags, const QString& variant = QStringLiteral("lever1+2"))
-{
-    const QJsonObject o{
-        {"name", "short-live"},
-        {"description", "a short live scenario"},
-        {"duration_s", durationS},
-        {"seed", 5},
-        {"gateway", QJsonObject{{"command_ms", 0.2}, {"per_item_ms", 0.01}, {"data_hz", 10}}},
-        {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}}}},
-        {"variants", QJsonArray{variant}},
-    };
-    QList<ScenarioError> errors;
-    auto s = parseScenario(QJsonDocument(o).toJson(), QStringLiteral("short-live.json"), &errors);
-    for (const auto& e : errors)
-        qWarning() << e.toString();
     Q_ASSERT(s);
     return *s;
 }

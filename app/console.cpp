@@ -1,5 +1,6 @@
 #include "app/console.h"
 
+#include "app/cli_streams.h"
 #include "client/grpc_gateway_port.h"
 #include "client/lever_set.h"
 #include "scenario/site_live.h"
@@ -9,7 +10,6 @@
 #include "ui/main_window_view.h"
 
 #include <QApplication>
-#include <QTextStream>
 #include <QTimer>
 
 #include <cmath>
@@ -18,11 +18,7 @@ namespace stormwatch {
 
 namespace {
 
-QTextStream& err()
-{
-    static QTextStream s(stderr);
-    return s;
-}
+using cli::err;
 
 // Bad input names the option and the rule; empty when fine.
 QString portOptions(const ConsoleOptions& o, GrpcPortOptions* port)

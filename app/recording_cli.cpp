@@ -1,26 +1,17 @@
 #include "app/recording_cli.h"
 
+#include "app/cli_streams.h"
 #include "recording/recording.h"
 #include "recording/scenario_skeleton.h"
 
 #include <QJsonDocument>
-#include <QTextStream>
 
 namespace stormwatch {
 
 namespace {
 
-QTextStream& out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-
-QTextStream& err()
-{
-    static QTextStream s(stderr);
-    return s;
-}
+using cli::err;
+using cli::out;
 
 void printWarnings(const Recording& r)
 {

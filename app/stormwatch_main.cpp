@@ -17,6 +17,7 @@
 #include "ui/report_png.h"
 #include <QApplication>
 #endif
+#include "app/cli_streams.h"
 #include "app/recording_cli.h"
 #include "recording/record_scenario.h"
 #include "scenario/commission_cli.h"
@@ -55,17 +56,8 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
 
-QTextStream& out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-
-QTextStream& err()
-{
-    static QTextStream s(stderr);
-    return s;
-}
+using cli::err;
+using cli::out;
 
 struct Options {
     QCommandLineOption headless{"headless",

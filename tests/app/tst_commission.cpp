@@ -3,13 +3,13 @@
 // unknown to them. The report lists exactly those three as failed with the gateway's
 // reason and everything else Good (exit 1); without them in the CSV, exit 0.
 #include "integration/support_mock_process.h"
+#include "support_app.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -17,30 +17,12 @@
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
 #endif
-#ifndef STORMWATCH_BINARY
-#error "STORMWATCH_BINARY is set by app/CMakeLists.txt"
-#endif
 
+using apptest::Run;
+using apptest::stormwatch;
 using testsupport::MockProcess;
 
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    QString stdErr;
-};
-
-Run stormwatch(const QStringList& args, int timeoutMs = 120000)
-{
-    QProcess p;
-    p.start(STORMWATCH_BINARY, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(5000);
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromLocal8Bit(p.readAllStandardError())};
-}
 
 QStringList unknownAddresses()
 {

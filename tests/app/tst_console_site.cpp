@@ -4,10 +4,10 @@
 // recording of its live run holds both gateways' connections and every tag Good; a bad site
 // exits 2 with the site rules' `file: $.path: rule` message.
 #include "integration/support_mock_process.h"
+#include "support_app.h"
 
 #include <QFile>
 #include <QtEndian>
-#include <QProcess>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -16,35 +16,10 @@
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
 #endif
-#ifndef STORMWATCH_BINARY
-#error "STORMWATCH_BINARY is set by app/CMakeLists.txt"
-#endif
 
+using apptest::Run;
+using apptest::stormwatch;
 using testsupport::MockProcess;
-
-namespace {
-
-struct Run {
-    int exitCode = -1;
-    QString stdErr;
-};
-
-Run stormwatch(const QStringList& args, int timeoutMs = 120000)
-{
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    p.setProcessEnvironment(env);
-    p.start(STORMWATCH_BINARY, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(5000);
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromLocal8Bit(p.readAllStandardError())};
-}
-
-} // namespace
 
 class TestConsoleSite : public QObject {
     Q_OBJECT

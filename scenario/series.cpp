@@ -6,9 +6,9 @@
 
 namespace stormwatch {
 
-Series::Series(QString subject, QString metric, std::size_t cap)
+Series::Series(QString subject, QString metric, SeriesLimits limits)
     : m_subject(std::move(subject)), m_metric(std::move(metric)),
-      m_cap(std::max<std::size_t>(cap, 4))
+      m_cap(std::max<std::size_t>(limits.cap, 4)), m_windowS(std::max(0.0, limits.windowS))
 {
 }
 
@@ -30,8 +30,31 @@ void Series::add(double tS, double value)
             return;
     }
     m_points.push_back({tS, value});
-    if (m_points.size() >= m_cap)
+    if (m_windowS > 0)
+        keepWindow();
+    else if (m_points.size() >= m_cap)
         thin();
+}
+
+void Series::keepWindow()
+{
+    std::size_t drop = 0;
+    if (m_points.size() >= m_cap) {
+        drop = m_points.size() / 2; // a burst: the newer half stays
+    } else if (m_points.size() >= m_checkWindowAt) {
+        // Looked at again only once the series has doubled: amortised O(1) per point, at
+        // most twice the window's points held.
+        const double cutoff = m_points.back().tS - m_windowS;
+        const auto firstInWindow = std::lower_bound(m_points.begin(), m_points.end(), cutoff,
+                                                    [](const SeriesPoint& p, double t) { return p.tS < t; });
+        // The point before the window stays: the value in force at its start.
+        drop = std::size_t(std::max<std::ptrdiff_t>(0, (firstInWindow - m_points.begin()) - 1));
+    } else {
+        return;
+    }
+    m_points.erase(m_points.begin(), m_points.begin() + std::ptrdiff_t(drop));
+    m_dropped += drop;
+    m_checkWindowAt = std::max<std::size_t>(64, 2 * m_points.size());
 }
 
 void Series::thin()
@@ -69,7 +92,7 @@ std::size_t SeriesSet::indexOf(const QString& subject, const QString& metric)
     if (const auto it = m_index.constFind(key); it != m_index.constEnd())
         return it.value();
     const std::size_t index = m_series.size();
-    m_series.emplace_back(subject, metric, m_cap);
+    m_series.emplace_back(subject, metric, m_limits);
     m_index.insert(std::move(key), index);
     return index;
 }

@@ -9,6 +9,14 @@
 // of neighbours, the later point (the state the step settled on), and from then on a point
 // closer than the thinned spacing to the last stored one replaces it. Each series also
 // keeps its true maximum, so a peak lost to thinning is still reported.
+//
+// A windowed series (SeriesLimits::window) keeps only its last windowS seconds instead: an
+// open-ended run (the console's live run) has no end for a report to span, its plots keep
+// their own retention and a recorder writes every point to disk, so the run's own copy need
+// not grow with it (issue 14). Points before the window go (the one in force at its start is
+// kept), and a window holding `cap` points drops its older half; nothing is thinned, so the
+// points a consumer reads as they come keep their times. A consumer must read more often
+// than the window (and than cap / 2 new points): the run host reads every step.
 
 #include <QHash>
 #include <QList>
@@ -26,11 +34,30 @@ struct SeriesPoint {
     bool operator==(const SeriesPoint&) const = default;
 };
 
+// How much of a run a series keeps in memory.
+struct SeriesLimits {
+    static constexpr std::size_t kDefaultCap = 200'000;
+    // Windowed: a series rarely holds this many points within its window (live, points come
+    // on change); the cap only stops a burst.
+    static constexpr std::size_t kDefaultWindowCap = 20'000;
+
+    std::size_t cap = kDefaultCap; // points per series
+    double windowS = 0;            // > 0: only the last windowS seconds (see above)
+
+    SeriesLimits(std::size_t capPerSeries = kDefaultCap) : cap(capPerSeries) {} // the whole run
+    static SeriesLimits window(double seconds, std::size_t capPerSeries = kDefaultWindowCap)
+    {
+        SeriesLimits l(capPerSeries);
+        l.windowS = seconds;
+        return l;
+    }
+};
+
 class Series {
 public:
     // subject: "<instance>/<connection>" for a subscription, "gateway" for the gateway.
     // metric: the DESIGN.md name ("outstanding", "sta_queue_depth", ...).
-    Series(QString subject, QString metric, std::size_t cap);
+    Series(QString subject, QString metric, SeriesLimits limits);
 
     void add(double tS, double value);
 
@@ -42,13 +69,19 @@ public:
     // The value in force at tS (the last point at or before it); `fallback` before the first.
     double valueAt(double tS, double fallback = 0) const;
     bool thinned() const { return m_spacing > 0; }
+    // Points dropped at the front (windowed series only).
+    std::size_t dropped() const { return m_dropped; }
 
 private:
     void thin();
+    void keepWindow();
 
     QString m_subject;
     QString m_metric;
     std::size_t m_cap;
+    double m_windowS = 0;
+    std::size_t m_checkWindowAt = 0; // windowed: the size at which the window is applied next
+    std::size_t m_dropped = 0;
     std::vector<SeriesPoint> m_points;
     double m_max = 0;
     bool m_any = false;
@@ -57,10 +90,11 @@ private:
 
 class SeriesSet {
 public:
-    static constexpr std::size_t kDefaultCap = 200'000;
+    static constexpr std::size_t kDefaultCap = SeriesLimits::kDefaultCap;
 
     SeriesSet() = default;
-    explicit SeriesSet(std::size_t capPerSeries) : m_cap(capPerSeries) {}
+    explicit SeriesSet(SeriesLimits limits) : m_limits(limits) {}
+    const SeriesLimits& limits() const { return m_limits; }
 
     // The series (subject, metric), created empty when new. The index stays valid; use it
     // on hot paths instead of looking the series up again. A hash lookup: a run with 50,000
@@ -78,7 +112,7 @@ public:
     double endS = 0; // the run's end: the last point of every series holds until here
 
 private:
-    std::size_t m_cap = kDefaultCap;
+    SeriesLimits m_limits;
     std::vector<Series> m_series;
     QHash<std::pair<QString, QString>, std::size_t> m_index; // (subject, metric) → m_series
 };

@@ -56,6 +56,51 @@ private slots:
             QVERIFY(s.points()[i].tS > s.points()[i - 1].tS);
     }
 
+    // An open-ended run's series keep their last windowS seconds: the value in force at the
+    // window's start and every step inside it, as an unbounded series has them; the peak
+    // of the whole run; never thinned, so the points' times stay as they were recorded.
+    void windowKeepsTheLastSecondsWhole()
+    {
+        Series windowed("gateway", "sta_queue_depth", SeriesLimits::window(10));
+        Series whole("gateway", "sta_queue_depth", SeriesLimits(10'000'000));
+        std::size_t most = 0;
+        for (int i = 0; i < 100'000; ++i) { // 10,000 s at 10 points a second
+            const double t = i * 0.1;
+            const double v = (i * 7919) % 501 + (i == 4321 ? 10'000 : 0);
+            windowed.add(t, v);
+            whole.add(t, v);
+            most = std::max(most, windowed.points().size());
+        }
+        QVERIFY(!windowed.thinned());
+        QVERIFY(windowed.dropped() > 90'000);
+        QCOMPARE(windowed.maxValue(), whole.maxValue());
+        QVERIFY2(most <= 2 * 100 + 64, qPrintable(QString::number(most))); // ~100 points a window
+        const double last = windowed.points().back().tS;
+        QCOMPARE(last, whole.points().back().tS);
+        QVERIFY(windowed.points().front().tS <= last - 10); // the value in force at the start
+        for (double t = last - 10; t <= last; t += 0.05)
+            QCOMPARE(windowed.valueAt(t, -1), whole.valueAt(t, -1));
+        // What is kept is the unbounded series' tail, point for point.
+        const auto& tail = windowed.points();
+        QVERIFY(std::equal(tail.begin(), tail.end(), whole.points().end() - std::ptrdiff_t(tail.size())));
+    }
+
+    // A burst inside the window: at its cap the series drops its older half (never thins),
+    // so the newest points are still the ones recorded.
+    void windowAtItsCapDropsTheOlderHalf()
+    {
+        Series s("a/gw1", "outstanding", SeriesLimits::window(1e9, 100));
+        for (int i = 0; i < 1000; ++i) {
+            s.add(i, i % 2);
+            QVERIFY(s.points().size() < 100);
+        }
+        QVERIFY(!s.thinned());
+        QCOMPARE(s.points().back(), (SeriesPoint{999, 1}));
+        for (std::size_t i = 1; i < s.points().size(); ++i)
+            QCOMPARE(s.points()[i].tS, s.points()[i - 1].tS + 1); // consecutive: nothing merged
+        QCOMPARE(s.dropped() + s.points().size(), std::size_t(1000));
+    }
+
     void setFindsAndListsSeries()
     {
         SeriesSet set(50);

@@ -92,7 +92,9 @@ struct GatewaySample {
 // DESIGN.md's metric names; times are run times in seconds.
 struct SeriesUpdate {
     int instance = -1;       // the subscription's instance; -1: the gateway
-    QString label;           // "Z28061 × gw1" (subscriptions)
+    // "Z28061 × gw1" (subscriptions); a gateway's: "" for the run's (every gateway's
+    // together), "gateway:NAME" for one gateway's own (a run on several gateways).
+    QString label;
     QString metric;          // "outstanding", "interval_ms", "sta_queue_depth", ...
     QVector<QPointF> points; // in time order; the first may restate the last one sent
 };
@@ -100,6 +102,7 @@ struct SeriesUpdate {
 // One point of the gateway plots: the client's view, with the gateway's own counters (STA
 // queue, Invokes received) when the gateway exposes them.
 struct GatewayPoint {
+    QString gateway; // "": the run's (every gateway's together); else that gateway's own
     double tS = 0;
     double staQueueDepth = std::numeric_limits<double>::quiet_NaN(); // unknown on a real gateway
     qint64 invokesTotal = 0;

@@ -26,7 +26,15 @@ QString speedLabel(double speed)
     return speed <= 0 ? QStringLiteral("max speed") : QStringLiteral("%1×").arg(speed);
 }
 
+QString describeAction(const TimelineEvent& e);
+
 QString describeTimeline(const TimelineEvent& e)
+{
+    const QString what = describeAction(e);
+    return e.atGateway() && !e.gateway.isEmpty() ? QStringLiteral("%1 on gateway %2").arg(what, e.gateway) : what;
+}
+
+QString describeAction(const TimelineEvent& e)
 {
     const QString name = timelineActionName(e.action);
     switch (e.action) {
@@ -61,6 +69,13 @@ double seconds(Time t)
 } // namespace
 
 QString RunHost::markerLabel(const TimelineEvent& e)
+{
+    const QString what = actionLabel(e);
+    // A fault aimed at one gateway says which ("wedge 90 s @B").
+    return e.atGateway() && !e.gateway.isEmpty() ? QStringLiteral("%1 @%2").arg(what, e.gateway) : what;
+}
+
+QString RunHost::actionLabel(const TimelineEvent& e)
 {
     switch (e.action) {
     case TimelineAction::Wedge: return QStringLiteral("wedge %1").arg(shortSeconds(e.durationS));
@@ -122,6 +137,7 @@ struct RunHost::Step {
     EngineBatch batch;
     QVector<SeriesUpdate> series;
     GatewayPoint gateway;
+    QVector<GatewayPoint> gateways; // one per gateway, when the run has several
     double virtualS = 0;
     std::optional<LeverSet> levers; // when the engine's levers changed since the last step
     QVector<TimelineEvent> timeline; // passed since the last step
@@ -145,6 +161,7 @@ public:
         QString gatewayAddress;
         QString faultsUnavailable;
         QStringList instances;
+        QStringList gateways;
     };
 
     QString create(Created* created)
@@ -153,7 +170,10 @@ public:
         if (!m_runner->ok())
             return m_runner->error();
         created->gatewayAddress = m_runner->gatewayDescription();
-        created->faultsUnavailable = m_runner->access().unavailableReason();
+        created->faultsUnavailable = m_runner->faultsUnavailableReason();
+        for (const QString& g : m_runner->gatewayNames())
+            if (!g.isEmpty())
+                created->gateways << g;
         const auto& instances = m_runner->engine().instances();
         for (std::size_t i = 0; i < instances.size(); ++i) {
             created->instances << QString::fromStdString(instances[i]->name());
@@ -380,6 +400,19 @@ private:
         }
 
         step->gateway = GatewayPoint::fromSample(b.gateway); // the client's view: recovery state
+        if (const auto gateways = m_runner->gatewaysNow(); gateways.size() > 1)
+            for (const ScenarioRunner::GatewayNow& g : gateways) {
+                GatewayPoint p;
+                p.gateway = g.name;
+                p.tS = step->gateway.tS;
+                if (g.staQueueDepth)
+                    p.staQueueDepth = double(*g.staQueueDepth);
+                p.invokesTotal = g.invokes;
+                p.deadlineExceededTotal = g.deadlineExceeded;
+                p.suppressedTotal = g.suppressed;
+                p.recoveryState = g.recoveryState;
+                step->gateways.push_back(p);
+            }
         step->series = seriesSinceLastStep();
 
         ++m_shared->batchesInFlight;
@@ -421,6 +454,9 @@ private:
             u.metric = s.metric();
             if (s.subject() == QLatin1String("gateway")) {
                 u.instance = -1;
+            } else if (s.subject().startsWith(QLatin1String("gateway:"))) {
+                u.instance = -1; // one gateway's own, labelled with its subject
+                u.label = s.subject();
             } else {
                 u.instance = m_instanceOfSubject.value(s.subject(), -1);
                 if (u.instance < 0)
@@ -468,6 +504,11 @@ private:
     std::vector<Sent> m_sent;
 };
 
+SeriesLimits RunHost::seriesLimitsFor(const Scenario& scenario)
+{
+    return scenario.durationS >= kOpenEndedS ? SeriesLimits::window(kOpenEndedSeriesWindowS) : SeriesLimits();
+}
+
 Scenario RunHost::openEndedLive(const Scenario& scenario, const LeverSet& levers)
 {
     Scenario live = scenario;
@@ -497,7 +538,9 @@ bool RunHost::start(const Scenario& scenario, const QString& variant, double spe
                              QString* error)
 {
     return launch(scenario, variant, false, speed,
-                  [](const Scenario& s, const VariantSpec& v) { return std::make_unique<ScenarioRunner>(s, v); },
+                  [limits = m_seriesLimits.value_or(seriesLimitsFor(scenario))](const Scenario& s, const VariantSpec& v) {
+                      return std::make_unique<ScenarioRunner>(s, v, std::nullopt, limits);
+                  },
                   error);
 }
 
@@ -507,8 +550,9 @@ bool RunHost::startLive(const Scenario& scenario, const QString& variant,
     LiveOptions options = live;
     options.progress = nullptr; // the steps report progress
     return launch(scenario, variant, true, 1.0,
-                  [options](const Scenario& s, const VariantSpec& v) {
-                      return std::make_unique<ScenarioRunner>(s, v, options);
+                  [options, limits = m_seriesLimits.value_or(seriesLimitsFor(scenario))](const Scenario& s,
+                                                                                         const VariantSpec& v) {
+                      return std::make_unique<ScenarioRunner>(s, v, options, std::nullopt, limits);
                   },
                   error);
 }
@@ -558,6 +602,7 @@ bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live
     m_gatewayAddress = created.gatewayAddress;
     m_faultsUnavailable = created.faultsUnavailable;
     m_instanceNames = created.instances;
+    m_gatewayNames = created.gateways;
     m_state = State::Running;
     m_scenarioName = scenario.name;
     m_scenario = scenario;
@@ -647,6 +692,8 @@ void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
     if (!step->timeline.isEmpty())
         emit timelinePassed(step->timeline);
     emit gatewayPoint(step->gateway);
+    for (const GatewayPoint& p : step->gateways)
+        emit gatewayPoint(p);
     if (!step->markers.isEmpty())
         emit markersAdded(step->markers);
     if (step->levers) {

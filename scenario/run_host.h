@@ -63,6 +63,8 @@ public:
     // worth naming but still gets its name); the same words whether the event came from a
     // scenario file or a console button.
     static QString markerLabel(const TimelineEvent& event);
+    // The same without the gateway it names.
+    static QString actionLabel(const TimelineEvent& event);
     // A lever change as what changed: a preset's name ("lever1 on"), else the levers that
     // differ ("guard off, backoff off").
     static QString leverChangeLabel(const LeverSet& before, const LeverSet& after);
@@ -118,6 +120,15 @@ public:
     // The engine log lines a step carries at most (from the next start on).
     void setMaxLogLinesPerStep(int lines) { m_maxLogLines = std::max(1, lines); }
 
+    // What a run keeps of its own recorded series (VariantRun::series): the whole run, but
+    // an open-ended run only its last kOpenEndedSeriesWindowS (the plots' default retention;
+    // they keep their own copy, a recorder writes every point): its memory stays flat
+    // (issue 14). Metrics never come from the series. setSeriesLimits applies other limits
+    // to every run started after it (nullopt: this rule).
+    static constexpr double kOpenEndedSeriesWindowS = 3600;
+    static SeriesLimits seriesLimitsFor(const Scenario& scenario);
+    void setSeriesLimits(std::optional<SeriesLimits> limits) { m_seriesLimits = limits; }
+
     bool running() const { return m_thread.running(); }
     State state() const { return m_state; }
     bool live() const { return m_live; }
@@ -128,6 +139,10 @@ public:
     // control service), for the fault controls to show.
     QString faultsUnavailableReason() const { return m_faultsUnavailable; }
     QStringList instanceNames() const { return m_instanceNames; }
+    // The run's gateways by name (a site's), in scenario order; empty when it has one
+    // unnamed gateway. A fault (inject) may name one of them; gatewayPoint() and the
+    // series ("gateway:NAME") are published per gateway when there are several.
+    QStringList gatewayNames() const { return m_gatewayNames; }
     // The run's instance names by the connection they subscribe through (a site's: by
     // gateway), in scenario order: what the topology groups them by.
     QMap<QString, QStringList> instancesByConnection() const
@@ -149,6 +164,7 @@ signals:
     void tagChanges(const QVector<stormwatch::TagChange>& changes);
     void logEntries(const QVector<stormwatch::LogEntry>& entries);
     void connectionInfo(const QVector<stormwatch::ConnectionInfo>& connections);
+    // Every step: the run's point (gateway ""), then, with several gateways, one per gateway.
     void gatewayPoint(const stormwatch::GatewayPoint& point);
     // The points the run's recorder added since the last step: what the plots draw, the
     // same series the run's report (VariantRun::series) is made of.
@@ -194,6 +210,7 @@ private:
     QString m_gatewayAddress;
     QString m_faultsUnavailable;
     QStringList m_instanceNames;
+    QStringList m_gatewayNames;
     QString m_scenarioName;
     Scenario m_scenario;
     QString m_variantName;
@@ -202,6 +219,7 @@ private:
     bool m_live = false;
     LeverSet m_levers;
     int m_maxLogLines = kMaxLogLinesPerStep;
+    std::optional<SeriesLimits> m_seriesLimits;
 };
 
 } // namespace stormwatch

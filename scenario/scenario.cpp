@@ -35,6 +35,10 @@ bool TimelineEvent::isFault() const {
     return action != TimelineAction::SetLevers && action != TimelineAction::SetCapability;
 }
 
+bool TimelineEvent::atGateway() const {
+    return action != TimelineAction::Redeploy && action != TimelineAction::SetLevers;
+}
+
 double TimelineEvent::endS(double scenarioDurationS) const {
     double end = atS;
     switch (action) {
@@ -61,6 +65,13 @@ std::optional<double> Scenario::lastFaultEndS() const {
         if (!last || end > *last) last = end;
     }
     return last;
+}
+
+QStringList Scenario::gatewayNames() const {
+    QStringList names;
+    for (const ScenarioConnection& c : connections)
+        if (!c.gateway.isEmpty() && !names.contains(c.gateway)) names << c.gateway;
+    return names;
 }
 
 QStringList defaultVariantNames() { return leverPresetNames(); }

@@ -87,6 +87,10 @@ struct ScenarioClientModel {
 struct ScenarioConnection {
     QString name;
     qint64 writeUserId = 0;  // 0 = supervisory advise (how the incident site ran)
+    // The gateway it reaches, by name (a site's gateway; "gateway" in the file). Empty: the
+    // scenario's one gateway. Either every connection names one or none does. (An
+    // initializer: {name, user} stays a complete aggregate init.)
+    QString gateway = {};
     bool operator==(const ScenarioConnection&) const = default;
 };
 
@@ -133,7 +137,13 @@ struct TimelineEvent {
     QString instance;           // redeploy
     QJsonValue levers;          // set_levers: preset name or inline lever object
     bool advertiseBulkSupervisory = true;  // set_capability
+    // The gateway a gateway-side action (a fault, set_capability) hits, by name; empty:
+    // every gateway of the run (a scenario without named gateways has one).
+    QString gateway;
 
+    // Whether the action happens at the gateway (and so may name one): every fault but a
+    // redeploy, and set_capability.
+    bool atGateway() const;
     // A fault disturbs the system (everything except set_levers / set_capability); its
     // end is what time_to_all_good_s is measured from.
     bool isFault() const;
@@ -166,6 +176,9 @@ struct Scenario {
 
     // End of the last fault on the timeline (clipped), or nullopt when there is none.
     std::optional<double> lastFaultEndS() const;
+    // The named gateways its connections reach, in order of first use; empty when it has
+    // one unnamed gateway (every scenario without a site).
+    QStringList gatewayNames() const;
 };
 
 QStringList defaultVariantNames();  // every lever preset: levers-off, lever1, lever1+2, all

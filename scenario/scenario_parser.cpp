@@ -78,7 +78,7 @@ private:
 };
 
 std::optional<KnownNames> readConnections(Errors& errors, const QJsonArray& a, QList<ScenarioConnection>* out) {
-    static const QStringList kKeys = {"name", "write_user_id"};
+    static const QStringList kKeys = {"name", "write_user_id", "gateway"};
     const QString base = QStringLiteral("$.connections");
     // Too many entries is one error; their names can still be judged by other sections.
     checkCount(errors, base, a.size(), limits::kMaxConnections, "connections");
@@ -98,6 +98,11 @@ std::optional<KnownNames> readConnections(Errors& errors, const QJsonArray& a, Q
             c.name = *s;
         }
         if (auto n = r.integer("write_user_id", Need::Optional, limits::kWriteUserId)) c.writeUserId = *n;
+        if (auto g = r.name("gateway", Need::Optional)) c.gateway = *g;
+        // One unnamed gateway beside named ones would be a gateway no fault could name.
+        if (i > 0 && !out->isEmpty())
+            r.check("gateway", c.gateway.isEmpty() == out->front().gateway.isEmpty(),
+                    QStringLiteral("every connection names its gateway or none does"));
         r.finish();
         out->append(c);
     }
@@ -218,7 +223,10 @@ struct ActionTable {
         for (qsizetype i = 0; i < names.size(); ++i) {
             const auto action = static_cast<TimelineAction>(i);
             byName.insert(names[i], action);
-            keys.insert(int(i), QStringList{"at_s", "action"} + actionParams(action));
+            TimelineEvent probe;
+            probe.action = action;
+            keys.insert(int(i), QStringList{"at_s", "action"} + actionParams(action) +
+                                    (probe.atGateway() ? QStringList{"gateway"} : QStringList{}));
         }
         validNames = names.join(QStringLiteral(", "));
     }
@@ -229,8 +237,16 @@ const ActionTable& actionTable() {
     return table;
 }
 
+// The gateways a timeline event may name: the scenario's named ones, or nullopt when its
+// connections had errors (a name cannot be judged then).
+struct KnownGateways {
+    std::optional<KnownNames> names;
+    bool any = false;  // false: one unnamed gateway, so no name is valid
+};
+
 std::optional<TimelineEvent> readEvent(Errors& errors, const QJsonObject& o, const QString& path,
-                                       std::optional<double> durationS, const std::optional<KnownNames>& known) {
+                                       std::optional<double> durationS, const std::optional<KnownNames>& known,
+                                       const KnownGateways& gateways) {
     const int before = errors.count();
     const ActionTable& table = actionTable();
     TimelineEvent e;
@@ -290,13 +306,25 @@ std::optional<TimelineEvent> readEvent(Errors& errors, const QJsonObject& o, con
         break;
     case TimelineAction::EndEventStreams: break;
     }
+    if (e.atGateway() && r.has("gateway")) {
+        if (auto g = r.name("gateway", Need::Optional)) {
+            if (gateways.names)
+                r.check("gateway", gateways.any && gateways.names->contains(*g), [&] {
+                    return gateways.any ? QStringLiteral("unknown gateway %1 (gateways: %2)").arg(quoted(*g), gateways.names->listed())
+                                        : QStringLiteral("unknown gateway %1 (the scenario has one gateway, unnamed: "
+                                                         "its connections name none)").arg(quoted(*g));
+                });
+            e.gateway = *g;
+        }
+    }
     r.finish();
     if (errors.count() != before) return std::nullopt;
     return e;
 }
 
 void readTimeline(Errors& errors, const QJsonArray& a, std::optional<double> durationS,
-                  const std::optional<KnownNames>& knownInstances, QList<TimelineEvent>* out) {
+                  const std::optional<KnownNames>& knownInstances, const KnownGateways& gateways,
+                  QList<TimelineEvent>* out) {
     const QString base = QStringLiteral("$.timeline");
     checkCount(errors, base, a.size(), limits::kMaxTimelineEvents, "entries");
     out->reserve(a.size());
@@ -304,7 +332,7 @@ void readTimeline(Errors& errors, const QJsonArray& a, std::optional<double> dur
         const QString path = indexPath(base, i);
         auto o = asObject(errors, a.at(i), path);
         if (!o) continue;
-        if (auto e = readEvent(errors, *o, path, durationS, knownInstances)) out->append(*e);
+        if (auto e = readEvent(errors, *o, path, durationS, knownInstances, gateways)) out->append(*e);
     }
     std::stable_sort(out->begin(), out->end(),
                      [](const TimelineEvent& x, const TimelineEvent& y) { return x.atS < y.atS; });
@@ -403,7 +431,7 @@ SiteShape readSite(Errors& errors, ObjectReader& r, const QString& scenarioFile,
     if (!site) return shape;
     KnownNames connections, instances;
     for (const SiteGateway& g : site->gateways) {
-        s.connections.append(ScenarioConnection{g.name, g.writeUserId});
+        s.connections.append(ScenarioConnection{g.name, g.writeUserId, g.name});
         connections.add(g.name);
     }
     s.instances.reserve(site->instances.size());
@@ -489,7 +517,14 @@ std::optional<Scenario> parse(const QByteArray& json, const QString& fileName, E
         if (auto a = r.array("instances", Need::Required))
             instanceNames = readInstances(errors, *a, connectionNames, duration, &s.instances);
     }
-    if (auto a = r.array("timeline", Need::Optional)) readTimeline(errors, *a, duration, instanceNames, &s.timeline);
+    KnownGateways gateways;
+    if (connectionNames) {
+        gateways.names.emplace();
+        for (const QString& g : s.gatewayNames()) gateways.names->add(g);
+        gateways.any = !s.gatewayNames().isEmpty();
+    }
+    if (auto a = r.array("timeline", Need::Optional))
+        readTimeline(errors, *a, duration, instanceNames, gateways, &s.timeline);
     if (r.has("variants")) {
         if (auto a = r.array("variants", Need::Optional)) readVariants(errors, *a, &s.variants);
     } else {
@@ -556,8 +591,11 @@ QJsonObject scenarioToJson(const Scenario& s) {
                         {"data_hz", s.gateway.dataHz},
                         {"network_latency_ms", s.gateway.networkLatencyMs}};
     QJsonArray connections;
-    for (const ScenarioConnection& c : s.connections)
-        connections.append(QJsonObject{{"name", c.name}, {"write_user_id", double(c.writeUserId)}});
+    for (const ScenarioConnection& c : s.connections) {
+        QJsonObject o{{"name", c.name}, {"write_user_id", double(c.writeUserId)}};
+        if (!c.gateway.isEmpty()) o.insert("gateway", c.gateway);
+        connections.append(o);
+    }
     QJsonArray instances;
     for (const ScenarioInstance& i : s.instances) {
         QJsonObject o{{"name", i.name}, {"connection", i.connection}, {"tags", i.tags},
@@ -579,6 +617,7 @@ QJsonObject scenarioToJson(const Scenario& s) {
             else if (p == "levers") o.insert(p, e.levers);
             else if (p == "advertise_bulk_supervisory") o.insert(p, e.advertiseBulkSupervisory);
         }
+        if (e.atGateway() && !e.gateway.isEmpty()) o.insert("gateway", e.gateway);
         timeline.append(o);
     }
     QJsonArray variants;

@@ -67,7 +67,7 @@ EngineConfig engineConfigFor(const Scenario& scenario, const VariantSpec& varian
     else if (problem.isEmpty())
         problem = QStringLiteral("variant \"%1\": %2").arg(variant.name, leverError);
     for (const ScenarioConnection& c : scenario.connections)
-        config.connections.push_back(ConnectionSpec{c.name.toStdString(), int(c.writeUserId)});
+        config.connections.push_back(ConnectionSpec{c.name.toStdString(), int(c.writeUserId), c.gateway.toStdString()});
     for (const ScenarioInstance& i : scenario.instances)
         config.instances.push_back(InstanceSpec{i.name.toStdString(), i.connection.toStdString(),
                                                 tagNamesFor(i), i.alarms});
@@ -146,9 +146,7 @@ public:
 
     void onRecoveryState(RecoveryGate::State, const std::string&) override
     {
-        // One gate of several changed: the series shows the most severe of them all.
-        ScenarioRunner& r = m_runner;
-        r.m_series.at(r.m_recoveryState).add(toSeconds(r.relNow()), double(int(r.m_engine->recoveryState())));
+        m_runner.recordRecoveryStates();
     }
 
 private:
@@ -157,9 +155,9 @@ private:
 };
 
 ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& variant,
-                               std::optional<quint64> seedOverride, std::size_t seriesCap)
+                               std::optional<quint64> seedOverride, SeriesLimits seriesLimits)
     : m_scenario(scenario), m_variant(variant), m_seed(seedOverride.value_or(scenario.seed)),
-      m_series(seriesCap)
+      m_series(seriesLimits)
 {
     m_wall.start();
     EngineConfig config = engineConfigFor(m_scenario, m_variant, m_seed, &m_error);
@@ -173,19 +171,30 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     }
     m_virtualScheduler = std::make_unique<VirtualScheduler>();
     m_scheduler = m_virtualScheduler.get();
-    m_model = std::make_unique<gateway::GatewayModel>(*m_scheduler, gatewayConfig);
-    m_access = modelAccess(*m_model);
-    m_port = std::make_unique<InProcessGatewayPort>(
-        *m_virtualScheduler, *m_model,
-        Duration(std::llround(m_scenario.gateway.networkLatencyMs * 1000)));
+    // A model and an in-process port per gateway (a site's), each with its own STA, as live
+    // each gateway is its own process; a scenario without named gateways has one.
+    QStringList names = m_scenario.gatewayNames();
+    if (names.isEmpty())
+        names << QString();
+    for (const QString& name : names) {
+        Gateway g;
+        g.name = name;
+        g.model = std::make_unique<gateway::GatewayModel>(*m_scheduler, gatewayConfig);
+        g.access = modelAccess(*g.model);
+        g.port = std::make_unique<InProcessGatewayPort>(
+            *m_virtualScheduler, *g.model, Duration(std::llround(m_scenario.gateway.networkLatencyMs * 1000)));
+        if (!name.isEmpty())
+            m_gatewayPorts.emplace(name.toStdString(), g.port.get());
+        m_gateways.push_back(std::move(g));
+    }
     setUp(config);
 }
 
 ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& variant,
                                const LiveOptions& live, std::optional<quint64> seedOverride,
-                               std::size_t seriesCap)
+                               SeriesLimits seriesLimits)
     : m_scenario(scenario), m_variant(variant), m_seed(seedOverride.value_or(scenario.seed)),
-      m_live(true), m_series(seriesCap)
+      m_live(true), m_series(seriesLimits)
 {
     m_wall.start();
     EngineConfig config = engineConfigFor(m_scenario, m_variant, m_seed, &m_error);
@@ -194,35 +203,46 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     m_qtScheduler = std::make_unique<QtScheduler>();
     m_scheduler = m_qtScheduler.get();
     if (!live.gateways.empty()) {
-        // A site: a port per connection, each reaching its own gateway.
+        // A site: a port per gateway, each reaching its own; its faults and counters through
+        // its own MockGatewayControl.
         for (ConnectionSpec& c : config.connections) {
-            const auto it = live.gateways.find(c.name);
+            if (c.gateway.empty())
+                c.gateway = c.name;
+            if (m_gatewayPorts.contains(c.gateway))
+                continue;
+            const auto it = live.gateways.find(c.gateway);
             if (it == live.gateways.end()) {
                 m_error = QStringLiteral("gateway: no endpoint for connection \"%1\"").arg(QString::fromStdString(c.name));
                 return;
             }
+            const QString name = QString::fromStdString(c.gateway);
             if (const QString bad = GrpcGatewayPort::validate(it->second); !bad.isEmpty()) {
-                m_error = QStringLiteral("gateway %1: %2").arg(QString::fromStdString(c.name), bad);
+                m_error = QStringLiteral("gateway %1: %2").arg(name, bad);
                 return;
             }
             auto port = std::make_unique<GrpcGatewayPort>(*m_scheduler, it->second);
             if (!port->setupError().empty()) {
-                m_error = QStringLiteral("gateway %1: %2")
-                              .arg(QString::fromStdString(c.name), QString::fromStdString(port->setupError()));
+                m_error = QStringLiteral("gateway %1: %2").arg(name, QString::fromStdString(port->setupError()));
                 return;
             }
-            c.gateway = c.name;
-            m_gatewayPorts.emplace(c.name, port.get());
-            m_sitePorts.push_back(std::move(port));
+            Gateway g;
+            g.name = name;
+            g.access = remoteControlAccess(it->second.address);
+            m_gatewayPorts.emplace(c.gateway, port.get());
+            g.port = std::move(port);
+            m_gateways.push_back(std::move(g));
         }
-        if (m_sitePorts.empty()) {
+        if (m_gateways.empty()) {
             m_error = QStringLiteral("gateway: the scenario has no connection");
             return;
         }
-        m_access = remoteControlAccess(live.gateways.at(config.connections.front().name).address);
         setUp(config);
         return;
     }
+    // One gateway (embedded or external) serves every connection: one gate, as any scenario
+    // (a site scenario's faults naming a gateway hit this one).
+    for (ConnectionSpec& c : config.connections)
+        c.gateway.clear();
     GrpcPortOptions portOptions;
     if (live.gateway) {
         portOptions = *live.gateway;
@@ -243,33 +263,79 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
         }
         portOptions.address = m_server->address();
     }
-    m_access =
-        m_server ? embeddedServerAccess(*m_server) : remoteControlAccess(portOptions.address);
+    Gateway g;
+    g.access = m_server ? embeddedServerAccess(*m_server) : remoteControlAccess(portOptions.address);
     auto port = std::make_unique<GrpcGatewayPort>(*m_scheduler, portOptions);
     if (!port->setupError().empty()) {
         m_error = QStringLiteral("gateway: %1").arg(QString::fromStdString(port->setupError()));
         return;
     }
-    m_port = std::move(port);
+    g.port = std::move(port);
+    m_gateways.push_back(std::move(g));
     setUp(config);
 }
 
 QString ScenarioRunner::gatewayDescription() const
 {
-    if (m_port)
-        return QString::fromStdString(m_port->describe());
+    if (m_gateways.size() == 1 && m_gateways.front().name.isEmpty())
+        return QString::fromStdString(m_gateways.front().port->describe());
     QStringList parts;
-    for (const auto& [name, port] : m_gatewayPorts)
-        parts << QStringLiteral("%1 %2").arg(QString::fromStdString(name), QString::fromStdString(port->describe()));
+    for (const Gateway& g : m_gateways)
+        parts << QStringLiteral("%1 %2").arg(g.name, QString::fromStdString(g.port->describe()));
     return parts.join(QStringLiteral(", "));
+}
+
+QStringList ScenarioRunner::gatewayNames() const
+{
+    QStringList names;
+    for (const Gateway& g : m_gateways)
+        names << g.name;
+    return names;
+}
+
+gateway::GatewayModel* ScenarioRunner::model(const QString& name)
+{
+    for (Gateway& g : m_gateways)
+        if (g.name == name)
+            return g.model.get();
+    return nullptr;
+}
+
+std::vector<ScenarioRunner::GatewayNow> ScenarioRunner::gatewaysNow() const
+{
+    std::vector<GatewayNow> out;
+    for (const Gateway& g : m_gateways) {
+        GatewayNow n;
+        n.name = g.name;
+        n.staQueueDepth = g.last.staQueueDepth;
+        n.invokes = g.last.rpcs;
+        n.deadlineExceeded = g.last.deadlineExceeded;
+        if (const RecoveryGate* gate = m_engine ? m_engine->gate(g.name.toStdString()) : nullptr) {
+            n.suppressed = std::int64_t(gate->suppressedCalls());
+            n.recoveryState = int(gate->state());
+        }
+        out.push_back(n);
+    }
+    return out;
+}
+
+QString ScenarioRunner::faultsUnavailableReason() const
+{
+    QStringList reasons;
+    for (const Gateway& g : m_gateways)
+        if (const QString why = g.access->unavailableReason(); !why.isEmpty())
+            reasons << (m_gateways.size() > 1 ? QStringLiteral("%1: %2").arg(g.name, why) : why);
+    return reasons.join(QStringLiteral("; "));
 }
 
 void ScenarioRunner::setUp(const EngineConfig& engineConfig)
 {
     EngineConfig config = engineConfig;
     m_levers = config.levers;
+    for (const ConnectionSpec& c : config.connections)
+        m_gatewayOf[c.name] = c.gateway;
     m_engine = m_gatewayPorts.empty()
-                   ? std::make_unique<ClientEngine>(*m_scheduler, *m_port, std::move(config))
+                   ? std::make_unique<ClientEngine>(*m_scheduler, *m_gateways.front().port, std::move(config))
                    : std::make_unique<ClientEngine>(*m_scheduler, m_gatewayPorts, std::move(config));
 
     // Series handles, so the hot paths index instead of looking names up.
@@ -298,6 +364,17 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
     m_suppressed = m_series.indexOf(gw, QStringLiteral("suppressed_calls"));
     m_suppressedPerS = m_series.indexOf(gw, QStringLiteral("suppressed_calls_per_s"));
     m_orphanedSeries = m_series.indexOf(gw, QStringLiteral("orphaned_tags"));
+    // Several gateways: each one's own series too, beside the run's sums ("gateway").
+    if (m_gateways.size() > 1)
+        for (Gateway& g : m_gateways) {
+            const QString subject = QStringLiteral("gateway:") + g.name;
+            g.staDepth = m_series.indexOf(subject, QStringLiteral("sta_queue_depth"));
+            g.rpcsPerS = m_series.indexOf(subject, QStringLiteral("invoke_rpcs_per_s"));
+            g.deadlinePerS = m_series.indexOf(subject, QStringLiteral("deadline_exceeded_per_s"));
+            g.recoveryState = m_series.indexOf(subject, QStringLiteral("recovery_state"));
+            g.suppressed = m_series.indexOf(subject, QStringLiteral("suppressed_calls"));
+            g.suppressedPerS = m_series.indexOf(subject, QStringLiteral("suppressed_calls_per_s"));
+        }
     m_orphans.assign(instances.size(), 0);
     m_series.endS = m_scenario.durationS;
 
@@ -312,14 +389,15 @@ ScenarioRunner::~ScenarioRunner()
     // The engine before the port it talks through, the port (which cancels its calls and
     // drops results posted to the scheduler) before the gateway, the scheduler last.
     m_engine.reset();
-    m_port.reset();
     m_gatewayPorts.clear();
-    m_sitePorts.clear();
-    m_access.reset();
+    for (Gateway& g : m_gateways)
+        g.port.reset();
+    for (Gateway& g : m_gateways)
+        g.access.reset();
     if (m_server)
         m_server->stop();
     m_server.reset();
-    m_model.reset();
+    m_gateways.clear();
     m_qtScheduler.reset();
     m_virtualScheduler.reset();
 }
@@ -347,11 +425,14 @@ void ScenarioRunner::start()
         return;
     m_started = true;
     m_t0 = m_scheduler->now();
-    m_series.at(m_recoveryState).add(0, double(int(m_engine->recoveryState())));
-    // Counted from here on, from the gateway itself when it exposes its counters.
-    // (Not a site's: one gateway's counters would not be the run's.)
-    m_countersFromGateway = m_gatewayPorts.empty() && m_access->stats().has_value();
+    // Counted from here on, from the gateways themselves when every one exposes its
+    // counters (virtual, embedded, an mxgw-mock). A live site's are the client's own, per
+    // gateway: its gateways are shared, their counters count others' work too.
+    m_countersFromGateway = !(m_live && !m_gatewayPorts.empty()) &&
+                            std::all_of(m_gateways.begin(), m_gateways.end(),
+                                        [](Gateway& g) { return g.access->stats().has_value(); });
     m_baseline = m_lastCounters = gatewayCounters();
+    recordRecoveryStates();
     // Same-instant order: the timeline (the environment) first, then connections, then
     // deploys — so a fault "at 0" is in force when the first session is asked for.
     const auto at = [this](double s) { return m_t0 + seconds(s); };
@@ -496,21 +577,25 @@ void ScenarioRunner::endFaults()
     // A shared gateway outlives the variant: a fault it injected (a 60 s wedge in a 10 s
     // run) must not carry over into the next variant. Every window fault is ended; an
     // embedded or virtual gateway goes with the run anyway.
-    if (!m_live || m_server || !m_injectedFaults)
+    if (!m_live || m_server)
         return;
-    mxgateway::mock::v1::FaultRequest f;
-    QString ignored;
-    f.mutable_wedge()->set_duration_s(0);
-    m_access->inject(f, &ignored);
-    f.mutable_slow()->set_factor(1);
-    f.mutable_slow()->set_duration_s(0);
-    m_access->inject(f, &ignored);
-    f.mutable_drop_replies()->set_duration_s(0);
-    m_access->inject(f, &ignored);
-    f.mutable_refuse_sessions()->set_duration_s(0);
-    m_access->inject(f, &ignored);
-    if (m_sourceOutages > 0)
-        m_access->inject(sourceOutageRequest(false), &ignored);
+    for (Gateway& g : m_gateways) {
+        if (!g.injected)
+            continue;
+        mxgateway::mock::v1::FaultRequest f;
+        QString ignored;
+        f.mutable_wedge()->set_duration_s(0);
+        g.access->inject(f, &ignored);
+        f.mutable_slow()->set_factor(1);
+        f.mutable_slow()->set_duration_s(0);
+        g.access->inject(f, &ignored);
+        f.mutable_drop_replies()->set_duration_s(0);
+        g.access->inject(f, &ignored);
+        f.mutable_refuse_sessions()->set_duration_s(0);
+        g.access->inject(f, &ignored);
+        if (g.sourceOutages > 0)
+            g.access->inject(sourceOutageRequest(false), &ignored);
+    }
 }
 
 void ScenarioRunner::closeSessions()
@@ -632,33 +717,65 @@ void ScenarioRunner::applyTimeline(const TimelineEvent& e)
     qCDebug(lcScenario) << "t =" << e.atS << "s:" << timelineActionName(e.action);
     const auto skippedBefore = m_skipped.size();
     applyTimelineEvent(e);
-    if (faultRequestFor(e) && m_skipped.size() == skippedBefore)
-        m_injectedFaults = true;
     // time_to_all_good_s counts from the faults that happened, not from skipped ones.
     if (e.isFault() && m_skipped.size() == skippedBefore)
         m_lastAppliedFaultEndS =
             std::max(m_lastAppliedFaultEndS.value_or(0.0), e.endS(m_scenario.durationS));
 }
 
+std::optional<std::vector<ScenarioRunner::Gateway*>> ScenarioRunner::targetsOf(const TimelineEvent& e)
+{
+    std::vector<Gateway*> targets;
+    // One unnamed gateway serves every connection (a site scenario run live on one
+    // gateway): a fault naming one of the site's gateways hits it.
+    const bool one = m_gateways.size() == 1 && m_gateways.front().name.isEmpty();
+    for (Gateway& g : m_gateways)
+        if (one || e.gateway.isEmpty() || g.name == e.gateway)
+            targets.push_back(&g);
+    if (targets.empty())
+        return std::nullopt;
+    return targets;
+}
+
 void ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
 {
-    QString outcome;
     if (auto fault = faultRequestFor(e)) {
-        if (e.action == TimelineAction::SourceOutage) {
-            // Overlapping outages: on with the first, off when the last one ends.
-            if (m_sourceOutages == 0 && !m_access->inject(*fault, &outcome))
-                return skip(e, outcome);
-            ++m_sourceOutages;
-            m_scheduler->callAfter(seconds(e.durationS), [this, e] {
-                QString why;
-                if (--m_sourceOutages == 0 && !m_access->inject(sourceOutageRequest(false), &why))
-                    skip(e, QStringLiteral("ending it: ") + why);
-            });
-        } else if (!m_access->inject(*fault, &outcome)) {
-            skip(e, outcome);
+        const auto targets = targetsOf(e);
+        if (!targets)
+            return skip(e, QStringLiteral("the run has no gateway \"%1\"").arg(e.gateway));
+        // Each gateway on its own: one that cannot take it (no control service) does not
+        // keep the fault from the others; the event counts as skipped if any could not.
+        QStringList failed;
+        for (Gateway* g : *targets) {
+            QString outcome;
+            bool applied = true;
+            if (e.action == TimelineAction::SourceOutage) {
+                // Overlapping outages: on with the first, off when the last one ends.
+                if (g->sourceOutages == 0)
+                    applied = g->access->inject(*fault, &outcome);
+                if (applied) {
+                    ++g->sourceOutages;
+                    const std::size_t index = std::size_t(g - m_gateways.data());
+                    m_scheduler->callAfter(seconds(e.durationS), [this, e, index] {
+                        Gateway& at = m_gateways[index];
+                        QString why;
+                        if (--at.sourceOutages == 0 && !at.access->inject(sourceOutageRequest(false), &why))
+                            skip(e, QStringLiteral("ending it: ") + why);
+                    });
+                }
+            } else {
+                applied = g->access->inject(*fault, &outcome);
+            }
+            if (applied)
+                g->injected = true;
+            else
+                failed << (m_gateways.size() > 1 ? QStringLiteral("%1: %2").arg(g->name, outcome) : outcome);
         }
+        if (!failed.isEmpty())
+            skip(e, failed.join(QStringLiteral("; ")));
         return;
     }
+    QString outcome;
     switch (e.action) {
     case TimelineAction::Redeploy:
         redeploy(e.instance);
@@ -673,10 +790,18 @@ void ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
         }
         break;
     }
-    case TimelineAction::SetCapability:
-        if (!m_access->setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory, &outcome))
-            skip(e, outcome);
+    case TimelineAction::SetCapability: {
+        const auto targets = targetsOf(e);
+        if (!targets)
+            return skip(e, QStringLiteral("the run has no gateway \"%1\"").arg(e.gateway));
+        QStringList failed;
+        for (Gateway* g : *targets)
+            if (!g->access->setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory, &outcome))
+                failed << (m_gateways.size() > 1 ? QStringLiteral("%1: %2").arg(g->name, outcome) : outcome);
+        if (!failed.isEmpty())
+            skip(e, failed.join(QStringLiteral("; ")));
         break;
+    }
     default: // the gateway's faults, above
         break;
     }
@@ -747,11 +872,33 @@ void ScenarioRunner::setNotGood(int notGood)
 
 ScenarioRunner::GatewayCounters ScenarioRunner::gatewayCounters()
 {
+    // The run's: every gateway's summed (the queues too: the work waiting at all of them),
+    // the maxima the deepest one's. One gateway: its own, as ever.
+    GatewayCounters c;
+    for (Gateway& g : m_gateways) {
+        const GatewayCounters one = countersOf(g);
+        c.rpcs += one.rpcs;
+        for (auto it = one.byKind.begin(); it != one.byKind.end(); ++it)
+            c.byKind[it.key()] += it.value();
+        c.deadlineExceeded += one.deadlineExceeded;
+        if (one.staQueueDepth)
+            c.staQueueDepth = c.staQueueDepth.value_or(0) + *one.staQueueDepth;
+        c.maxStaQueueDepth = std::max(c.maxStaQueueDepth, one.maxStaQueueDepth);
+        if (one.outstandingSubscribes)
+            c.outstandingSubscribes = c.outstandingSubscribes.value_or(0) + *one.outstandingSubscribes;
+        c.maxOutstandingSubscribes = std::max(c.maxOutstandingSubscribes, one.maxOutstandingSubscribes);
+    }
+    m_lastCounters = c;
+    return c;
+}
+
+ScenarioRunner::GatewayCounters ScenarioRunner::countersOf(Gateway& g)
+{
     GatewayCounters c;
     if (m_countersFromGateway) {
-        const auto stats = m_access->stats();
+        const auto stats = g.access->stats();
         if (!stats)
-            return m_lastCounters; // it stopped answering: what it said last
+            return g.last; // it stopped answering: what it said last
         c.rpcs = stats->invoke_rpcs();
         for (const auto& [kind, n] : stats->invoke_rpcs_by_kind())
             c.byKind.insert(QString::fromStdString(kind), n);
@@ -761,8 +908,11 @@ ScenarioRunner::GatewayCounters ScenarioRunner::gatewayCounters()
         c.outstandingSubscribes = stats->outstanding_subscribes();
         c.maxOutstandingSubscribes = stats->max_outstanding_subscribes();
     } else {
-        // A gateway without counters: the Invoke calls this client sent and saw fail.
+        // A gateway without counters: the Invoke calls this client sent it and saw fail.
+        const bool one = m_gateways.size() == 1;
         for (const auto& connection : m_engine->connections()) {
+            if (!one && m_gatewayOf[connection->name()] != g.name.toStdString())
+                continue;
             const ConnectionStats& s = connection->stats();
             c.rpcs += s.invokes;
             for (const auto& [kind, n] : s.invokesByKind)
@@ -770,8 +920,43 @@ ScenarioRunner::GatewayCounters ScenarioRunner::gatewayCounters()
             c.deadlineExceeded += s.deadlineExceeded;
         }
     }
-    m_lastCounters = c;
+    g.last = c;
     return c;
+}
+
+void ScenarioRunner::recordRecoveryStates()
+{
+    // A gate changed: the run's series shows the most severe of them all, and with several
+    // gateways each one's own.
+    const double t = toSeconds(relNow());
+    m_series.at(m_recoveryState).add(t, double(int(m_engine->recoveryState())));
+    if (m_gateways.size() > 1)
+        for (Gateway& g : m_gateways)
+            if (const RecoveryGate* gate = m_engine->gate(g.name.toStdString()))
+                m_series.at(g.recoveryState).add(t, double(int(gate->state())));
+}
+
+void ScenarioRunner::sampleGatewaySeries(double t, bool rates)
+{
+    // Each gateway's share of sampleGateway(), from the counters it just read.
+    if (m_gateways.size() < 2)
+        return;
+    for (Gateway& g : m_gateways) {
+        const GatewayCounters& c = g.last;
+        if (c.staQueueDepth)
+            m_series.at(g.staDepth).add(t, double(*c.staQueueDepth));
+        const RecoveryGate* gate = m_engine->gate(g.name.toStdString());
+        const auto suppressed = gate ? std::int64_t(gate->suppressedCalls()) : 0;
+        if (rates) {
+            m_series.at(g.rpcsPerS).add(t - 1, double(c.rpcs - g.lastRpcs));
+            m_series.at(g.deadlinePerS).add(t - 1, double(c.deadlineExceeded - g.lastDeadline));
+            m_series.at(g.suppressedPerS).add(t - 1, double(suppressed - g.lastSuppressed));
+        }
+        g.lastRpcs = c.rpcs;
+        g.lastDeadline = c.deadlineExceeded;
+        g.lastSuppressed = suppressed;
+        m_series.at(g.suppressed).add(t, double(suppressed));
+    }
 }
 
 void ScenarioRunner::sampleGateway()
@@ -799,6 +984,7 @@ void ScenarioRunner::sampleGateway()
     m_lastDeadline = c.deadlineExceeded;
     m_lastSuppressed = suppressed;
     m_series.at(m_suppressed).add(t, double(suppressed));
+    sampleGatewaySeries(t, now > Time{0});
     const Time next = std::chrono::floor<std::chrono::seconds>(now) + std::chrono::seconds(1);
     if (next < end())
         m_scheduler->callAt(m_t0 + next, [this] { sampleGateway(); });

@@ -59,11 +59,11 @@ struct LiveOptions {
     // gateway at gateway->address; faults and counters go through the MockGatewayControl
     // service at the same address (insecure, as mxgw-mock serves it) when it has one.
     std::optional<GrpcPortOptions> gateway;
-    // A site's gateways (sitePortOptions), by connection name: each connection of the
-    // scenario reaches its own gateway through a port of its own (one engine, a port and a
-    // recovery gate per gateway; docs/sites.md). When set, `gateway` is not used; faults
-    // go to the first connection's gateway (its MockGatewayControl), and the gateway
-    // counters are the client's own, summed over every gateway.
+    // A site's gateways (sitePortOptions), by gateway name (a connection without one: by
+    // its own name): each gateway is reached through a port of its own (one engine, a port
+    // and a recovery gate per gateway; docs/sites.md). When set, `gateway` is not used; a
+    // fault goes to the gateway it names, or to every gateway (each one's
+    // MockGatewayControl), and the gateway counters are the client's own per gateway.
     std::map<std::string, GrpcPortOptions> gateways;
     // About once per second of wall time: the variant running, seconds into it, its length.
     std::function<void(const QString& variant, double elapsedS, double durationS)> progress;
@@ -82,13 +82,13 @@ public:
     // Builds the world for one variant in virtual time. Check ok() (error() says what is wrong).
     ScenarioRunner(const Scenario& scenario, const VariantSpec& variant,
                    std::optional<quint64> seedOverride = std::nullopt,
-                   std::size_t seriesCap = SeriesSet::kDefaultCap);
+                   SeriesLimits seriesLimits = {});
     // The same, live: starts the embedded mock gateway (when live.gateway is not set) and
     // builds the gRPC port on a QtScheduler of the calling thread, which must run a Qt
     // event loop only inside advanceTo()/run() (they run one themselves).
     ScenarioRunner(const Scenario& scenario, const VariantSpec& variant, const LiveOptions& live,
                    std::optional<quint64> seedOverride = std::nullopt,
-                   std::size_t seriesCap = SeriesSet::kDefaultCap);
+                   SeriesLimits seriesLimits = {});
     ~ScenarioRunner();
     ScenarioRunner(const ScenarioRunner&) = delete;
     ScenarioRunner& operator=(const ScenarioRunner&) = delete;
@@ -118,16 +118,36 @@ public:
     double durationS() const { return m_scenario.durationS; }
     quint64 seed() const { return m_seed; }
     Scheduler& scheduler() { return *m_scheduler; }
-    // The gateway model of a virtual run (live, it is on the embedded server's thread).
-    gateway::GatewayModel& model() { return *m_model; }
+    // The gateway model of a virtual run (live, it is on the embedded server's thread): the
+    // first gateway's, or the named one's (nullptr when the run has no such model).
+    gateway::GatewayModel& model() { return *m_gateways.front().model; }
+    gateway::GatewayModel* model(const QString& gateway);
+    // The run's gateways by name, in scenario order; one "" when it has one unnamed gateway
+    // (every scenario without a site, and any live run on one gateway).
+    QStringList gatewayNames() const;
     // The embedded mock gateway of a live run; nullptr otherwise.
     gateway::MockGatewayServer* server() { return m_server.get(); }
     ClientEngine& engine() { return *m_engine; }
     // The port of the run's gateway (of a site's first gateway).
-    GatewayPort& port() { return m_port ? *m_port : *m_sitePorts.front(); }
+    GatewayPort& port() { return *m_gateways.front().port; }
     // Where the run's gateway(s) are: "host:port", or "NAME host:port, ..." for a site's.
     QString gatewayDescription() const;
-    GatewayAccess& access() { return *m_access; }
+    // One gateway as last sampled (once a second): its counters (the gateway's own, or the
+    // client's for it) and its recovery gate. What the console's per-gateway points carry.
+    struct GatewayNow {
+        QString name;
+        std::optional<std::int64_t> staQueueDepth; // only the gateway knows its queue
+        std::int64_t invokes = 0;
+        std::int64_t deadlineExceeded = 0;
+        std::int64_t suppressed = 0;
+        int recoveryState = 0; // RecoveryGate::State
+    };
+    std::vector<GatewayNow> gatewaysNow() const;
+    // The first gateway's access; faultsUnavailableReason() speaks for every gateway.
+    GatewayAccess& access() { return *m_gateways.front().access; }
+    // "" when faults reach every gateway of the run, else why not (naming the gateway when
+    // the run has several).
+    QString faultsUnavailableReason() const;
     // Seconds since start() (0 before it), clipped to the run's duration.
     double elapsedS() const;
     // A timeline event at "now" (the console's fault panel), applied exactly as the
@@ -159,7 +179,28 @@ private:
         std::int64_t maxOutstandingSubscribes = 0;
     };
 
+    // One gateway of the run and what reaches it: its model (virtual), its port, its access
+    // (faults, counters), and its own share of the faults, counters and series.
+    struct Gateway {
+        QString name; // "" : the scenario's one unnamed gateway
+        std::unique_ptr<gateway::GatewayModel> model; // virtual
+        std::unique_ptr<GatewayPort> port;
+        std::unique_ptr<GatewayAccess> access;
+        int sourceOutages = 0;      // overlapping outages: the source is Bad while any is on
+        bool injected = false;      // a fault was injected (ended at the end of a shared gateway's run)
+        GatewayCounters last;       // as last read
+        // Its own series ("gateway:NAME"), recorded when the run has several gateways.
+        std::size_t staDepth = 0, rpcsPerS = 0, deadlinePerS = 0, recoveryState = 0, suppressed = 0,
+                    suppressedPerS = 0;
+        std::int64_t lastRpcs = 0, lastDeadline = 0, lastSuppressed = 0;
+    };
+
     void setUp(const EngineConfig& config);
+    // The gateways a timeline event hits: the named one, or every one (nullopt: the run
+    // has no gateway of that name).
+    std::optional<std::vector<Gateway*>> targetsOf(const TimelineEvent& event);
+    GatewayCounters countersOf(Gateway& gateway);
+    void sampleGatewaySeries(double t, bool rates);
     Time end() const;
     Time sinceStart(Time at) const; // run time of a scheduler instant, clipped to [0, end]
     Time relNow() const { return sinceStart(m_scheduler->now()); }
@@ -175,6 +216,7 @@ private:
     void onConnectionState(const GatewayConnection& connection, ConnectionState state);
     void closeSessions();
     void endFaults();
+    void recordRecoveryStates();
     void setNotGood(int notGood);
     GatewayCounters gatewayCounters();
     void sampleGateway();
@@ -190,22 +232,18 @@ private:
     std::unique_ptr<VirtualScheduler> m_virtualScheduler; // virtual
     std::unique_ptr<QtScheduler> m_qtScheduler;           // live
     Scheduler* m_scheduler = nullptr;
-    std::unique_ptr<gateway::GatewayModel> m_model;       // virtual
     std::unique_ptr<gateway::MockGatewayServer> m_server; // live, embedded
-    std::unique_ptr<GatewayAccess> m_access;
-    std::unique_ptr<GatewayPort> m_port;
-    std::vector<std::unique_ptr<GrpcGatewayPort>> m_sitePorts; // live, a site's (LiveOptions::gateways)
-    ClientEngine::GatewayPorts m_gatewayPorts;                 // the same, by gateway name
+    std::vector<Gateway> m_gateways;           // at least one once built
+    ClientEngine::GatewayPorts m_gatewayPorts; // their ports by name, when they are named
+    std::map<std::string, std::string> m_gatewayOf; // connection name -> gateway name
     std::unique_ptr<ClientEngine> m_engine;
     std::unique_ptr<Observer> m_observer;
     QElapsedTimer m_wall;
     Time m_t0{0}; // the scheduler's now() at start(): run time 0
     bool m_started = false;
     bool m_finished = false;
-    int m_sourceOutages = 0; // overlapping outages: the source is Bad while any is on
     QStringList m_skipped;   // timeline actions the gateway could not apply
     std::optional<double> m_lastAppliedFaultEndS; // faults the gateway did apply only
-    bool m_injectedFaults = false;
 
     // Gateway counters: the source is decided at start() (the gateway's own when it exposes
     // them), counted from a baseline then (an external gateway has been counting before).

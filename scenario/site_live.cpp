@@ -54,7 +54,7 @@ Scenario siteScenario(const Site& site)
     s.durationS = 60;
     s.options = site.options;
     for (const SiteGateway& g : site.gateways)
-        s.connections.append(ScenarioConnection{g.name, g.writeUserId});
+        s.connections.append(ScenarioConnection{g.name, g.writeUserId, g.name});
     s.instances.reserve(site.instances.size());
     for (const SiteInstance& i : site.instances) {
         ScenarioInstance inst;

@@ -148,6 +148,7 @@ private slots:
     void faultPastTheEndIsClippedNotRejected();
     void lastFaultEndIgnoresLeverAndCapabilityChanges();
     void roundTripGivesTheSameScenario();
+    void faultsNameOneOfTheScenariosGateways();
     void optionsAreKeptVerbatim();
     void unreadableFileIsAnError();
     void loadScenarioAcceptsAFilePath();
@@ -243,7 +244,7 @@ void TestScenarioParser::validationRule_data() {
     row("write user integer", set("connections/0/write_user_id", 0.5), "$.connections[0].write_user_id",
         "must be an integer");
     row("connection unknown key", set("connections/0/host", "x"), "$.connections[0].host",
-        "unknown key (valid: name, write_user_id)");
+        "unknown key (valid: name, write_user_id, gateway)");
     // instances
     row("instances required", removed("instances"), "$.instances", "required key missing");
     row("instances non-empty", set("instances", QJsonArray{}), "$.instances", "at least 1 instance");
@@ -284,7 +285,7 @@ void TestScenarioParser::validationRule_data() {
         "required key missing");
     row("wedge duration > 0", set("timeline/0/duration_s", -5), "$.timeline[0].duration_s", "must be > 0 s (got -5)");
     row("wedge rejects slow's factor", set("timeline/0/factor", 2), "$.timeline[0].factor",
-        "unknown key (valid: at_s, action, duration_s)");
+        "unknown key (valid: at_s, action, duration_s, gateway)");
     row("slow factor required", removed("timeline/1/factor"), "$.timeline[1].factor", "required key missing");
     row("slow factor >= 1", set("timeline/1/factor", 0.5), "$.timeline[1].factor", "must be >= 1 (got 0.5)");
     row("slow duration > 0", set("timeline/1/duration_s", 0), "$.timeline[1].duration_s", "must be > 0 s (got 0)");
@@ -302,13 +303,13 @@ void TestScenarioParser::validationRule_data() {
     row("kill downtime is a number", set("timeline/10/downtime_s", "3"), "$.timeline[10].downtime_s",
         "expected number, got string");
     row("kill takes no duration_s", set("timeline/10/duration_s", 3), "$.timeline[10].duration_s",
-        "unknown key (valid: at_s, action, downtime_s)");
+        "unknown key (valid: at_s, action, downtime_s, gateway)");
     row("end_event_streams takes no params", set("timeline/4/duration_s", 3), "$.timeline[4].duration_s",
-        "unknown key (valid: at_s, action)");
+        "unknown key (valid: at_s, action, gateway)");
     row("source_outage duration required", removed("timeline/5/duration_s"), "$.timeline[5].duration_s",
         "required key missing");
     row("source_outage has no active flag", set("timeline/5/active", true), "$.timeline[5].active",
-        "unknown key (valid: at_s, action, duration_s)");
+        "unknown key (valid: at_s, action, duration_s, gateway)");
     row("refuse duration > 0", set("timeline/6/duration_s", 0), "$.timeline[6].duration_s", "must be > 0 s (got 0)");
     row("redeploy instance required", removed("timeline/7/instance"), "$.timeline[7].instance",
         "required key missing");
@@ -409,6 +410,16 @@ void TestScenarioParser::validationRule_data() {
         "must list at most 50000 instances (got 50001)");
     row("timeline <= 100000", set("timeline", capabilityEvents(100001)), "$.timeline",
         "must list at most 100000 entries (got 100001)");
+    // a gateway named by a fault: only where the scenario names its gateways
+    row("fault gateway, none named", set("timeline/0/gateway", "gw-a"), "$.timeline[0].gateway",
+        "unknown gateway \"gw-a\" (the scenario has one gateway, unnamed: its connections name none)");
+    row("fault gateway type", set("timeline/0/gateway", 5), "$.timeline[0].gateway", "expected string, got number");
+    row("fault gateway empty", set("timeline/0/gateway", ""), "$.timeline[0].gateway", "must not be empty");
+    row("redeploy takes no gateway", set("timeline/7/gateway", "gw-a"), "$.timeline[7].gateway", "unknown key");
+    row("set_levers takes no gateway", set("timeline/8/gateway", "gw-a"), "$.timeline[8].gateway", "unknown key");
+    row("connection gateways all or none",
+        set("connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"gateway", "A"}}, QJsonObject{{"name", "gw2"}}}),
+        "$.connections[1].gateway", "every connection names its gateway or none does");
 }
 
 void TestScenarioParser::validationRule() {
@@ -583,6 +594,42 @@ void TestScenarioParser::roundTripGivesTheSameScenario() {
     QCOMPARE(second->seed, quint64(42));
     QCOMPARE(second->gateway.dataHz, 10.0);
     QCOMPARE(second->timeline[9].advertiseBulkSupervisory, false);
+}
+
+void TestScenarioParser::faultsNameOneOfTheScenariosGateways() {
+    QJsonObject o = baseScenario();
+    o["connections"] = QJsonArray{QJsonObject{{"name", "gw1"}, {"gateway", "A"}},
+                                  QJsonObject{{"name", "gw2"}, {"gateway", "B"}},
+                                  QJsonObject{{"name", "gw3"}, {"gateway", "A"}}};
+    QJsonArray timeline = o["timeline"].toArray();
+    QJsonObject wedge = timeline[0].toObject();
+    wedge["gateway"] = "B";
+    timeline[0] = wedge;
+    QJsonObject capability = timeline[9].toObject();
+    capability["gateway"] = "A";
+    timeline[9] = capability;
+    o["timeline"] = timeline;
+    QList<ScenarioError> errors;
+    const auto s = parseScenario(bytes(o), "g.json", &errors);
+    QVERIFY2(s, qPrintable(joined(errors)));
+    QCOMPARE(s->gatewayNames(), QStringList({"A", "B"}));
+    QCOMPARE(s->connections[2].gateway, QString("A"));
+    QCOMPARE(s->timeline[0].gateway, QString("B"));
+    QCOMPARE(s->timeline[9].gateway, QString("A"));
+    QCOMPARE(s->timeline[1].gateway, QString()); // none named: every gateway
+    // Written out and read back: the same gateways, the same targets.
+    const auto again = parseScenario(QJsonDocument(scenarioToJson(*s)).toJson(), "g2.json", &errors);
+    QVERIFY2(again, qPrintable(joined(errors)));
+    QVERIFY(*again == *s);
+    QVERIFY(!scenarioToJson(*s)["timeline"].toArray()[1].toObject().contains("gateway"));
+
+    // A name the scenario does not have lists the ones it has.
+    wedge["gateway"] = "C";
+    timeline[0] = wedge;
+    o["timeline"] = timeline;
+    errors.clear();
+    QVERIFY(!parseScenario(bytes(o), "g.json", &errors));
+    QCOMPARE(joined(errors), QString("g.json: $.timeline[0].gateway: unknown gateway \"C\" (gateways: A, B)"));
 }
 
 void TestScenarioParser::optionsAreKeptVerbatim() {

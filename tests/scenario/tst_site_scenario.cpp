@@ -61,6 +61,7 @@ private slots:
     void runsOnTheRealAddresses();
     void writtenOutFormRoundTrips();
     void siteAndOwnInstancesDoNotMix();
+    void aFaultNamesOneOfTheSitesGateways();
     void siteErrorsAreListedUnderSite();
     void tagAddressRules_data();
     void tagAddressRules();
@@ -127,6 +128,29 @@ void TestSiteScenario::writtenOutFormRoundTrips()
     const auto back = parse(written, "/elsewhere/written.json", &messages);
     QVERIFY2(back, qPrintable(messages.join('\n')));
     QVERIFY(*back == *s);
+}
+
+// Each connection of a site scenario names its gateway; a fault may name one of them (an
+// unknown one is an error listing the site's), and the written-out form keeps both.
+void TestSiteScenario::aFaultNamesOneOfTheSitesGateways()
+{
+    QJsonObject o = siteScenario(examplePath());
+    o["timeline"] = QJsonArray{QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 10}, {"gateway", "gw-utilities"}}};
+    QStringList messages;
+    const auto s = parse(o, "/tmp/incident.json", &messages);
+    QVERIFY2(s, qPrintable(messages.join('\n')));
+    QCOMPARE(s->gatewayNames(), QStringList({"gw-packaging", "gw-utilities"}));
+    QCOMPARE(s->connections[1].gateway, QString("gw-utilities"));
+    QCOMPARE(s->timeline[0].gateway, QString("gw-utilities"));
+    const auto back = parse(scenarioToJson(*s), "/elsewhere/written.json", &messages);
+    QVERIFY2(back, qPrintable(messages.join('\n')));
+    QVERIFY(*back == *s);
+
+    o["timeline"] = QJsonArray{QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 10}, {"gateway", "gw-z"}}};
+    messages.clear();
+    QVERIFY(!parse(o, "/tmp/incident.json", &messages));
+    QCOMPARE(messages, QStringList{"/tmp/incident.json: $.timeline[0].gateway: unknown gateway \"gw-z\" "
+                                   "(gateways: gw-packaging, gw-utilities)"});
 }
 
 void TestSiteScenario::siteAndOwnInstancesDoNotMix()

@@ -54,6 +54,27 @@ bool anyLog(const QVector<LogEntry>& log, const QString& subject, const QString&
     });
 }
 
+// Two gateways, as a site scenario has them: a connection per gateway, an instance each.
+Scenario twoGateways()
+{
+    Scenario s;
+    s.name = "two-gateways";
+    s.description = "a console fault on one gateway";
+    s.durationS = 600;
+    s.gateway.dataHz = 2;
+    s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"}, ScenarioConnection{"gw-b", 0, "gw-b"}};
+    for (const char* name : {"A", "B"}) {
+        ScenarioInstance i;
+        i.name = name;
+        i.connection = QStringLiteral("gw-") + QString(name).toLower();
+        i.tags = 10;
+        i.tagPrefix = i.name + ".Attr";
+        s.instances << i;
+    }
+    s.variants = {VariantSpec{"lever1+2", QJsonValue("lever1+2")}};
+    return s;
+}
+
 double maxOf(const QVector<QPointF>& series)
 {
     double m = 0;
@@ -428,6 +449,77 @@ private slots:
         QVERIFY2(after <= before + 1, qPrintable(QStringLiteral("%1 after vs %2 before").arg(after).arg(before)));
         qInfo("lever 1 on at %.1f s: %lld requests, max outstanding %d (levers off throughout: 22, 22)", switchedAt,
               run->metrics.subscribeRequests, run->metrics.maxOutstanding);
+    }
+
+    // The Gateway dock's fault, aimed at one gateway of a run on two, reaches that one only:
+    // a source outage on gw-b turns B's tags Bad and back, A's stay Good at every change;
+    // the marker and the log name the gateway; the run publishes each gateway's own points
+    // and series ("gateway:NAME") beside the run's.
+    void aConsoleFaultNamingAGatewayReachesOnlyThatGateway()
+    {
+        RunHost host;
+        QVector<TagChange> changes;
+        QVector<LogEntry> log;
+        QVector<RunHost::Marker> markers;
+        QSet<QString> pointGateways, seriesLabels;
+        connect(&host, &RunHost::tagChanges, this, [&](const auto& c) { changes += c; });
+        connect(&host, &RunHost::logEntries, this, [&](const auto& e) { log += e; });
+        connect(&host, &RunHost::markersAdded, this, [&](const auto& m) { markers += m; });
+        connect(&host, &RunHost::gatewayPoint, this, [&](const GatewayPoint& p) { pointGateways << p.gateway; });
+        connect(&host, &RunHost::seriesUpdates, this, [&](const QVector<SeriesUpdate>& updates) {
+            for (const SeriesUpdate& u : updates)
+                if (u.instance < 0)
+                    seriesLabels << u.label;
+        });
+        QString error;
+        QVERIFY2(host.start(twoGateways(), QString(), 10, &error), qPrintable(error));
+        QCOMPARE(host.gatewayNames(), QStringList({"gw-a", "gw-b"}));
+        const auto good = [&](int instance) {
+            TagQualities q;
+            QVector<TagChange> mine;
+            for (const TagChange& t : changes)
+                if (t.instance == instance)
+                    mine << t;
+            q.add(mine);
+            return q.good();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(good(0) == 10 && good(1) == 10, kTimeoutMs);
+        const qsizetype before = changes.size();
+
+        TimelineEvent outage;
+        outage.action = TimelineAction::SourceOutage;
+        outage.durationS = 5;
+        outage.gateway = "gw-b";
+        host.inject(outage);
+        QTRY_VERIFY_WITH_TIMEOUT(good(1) == 0, kTimeoutMs); // B's tags Bad ...
+        QTRY_VERIFY_WITH_TIMEOUT(good(1) == 10, kTimeoutMs); // ... and back once it ends
+        host.stop();
+
+        // A's tags never left Good, and no tag was ever orphaned.
+        for (qsizetype i = before; i < changes.size(); ++i)
+            if (changes[i].instance == 0)
+                QCOMPARE(changes[i].quality, 192);
+        for (const TagChange& t : changes)
+            QVERIFY2(!t.orphaned, qPrintable(t.tagName));
+        QVERIFY(std::any_of(markers.begin(), markers.end(),
+                            [](const RunHost::Marker& m) { return m.label == "outage 5 s @gw-b"; }));
+        QVERIFY(anyLog(log, "timeline", "source_outage for 5 s on gateway gw-b (from the console)"));
+        QCOMPARE(pointGateways, QSet<QString>({"", "gw-a", "gw-b"}));
+        QCOMPARE(seriesLabels, QSet<QString>({"", "gateway:gw-a", "gateway:gw-b"}));
+    }
+
+    // One unnamed gateway (every scenario without a site): nothing per gateway.
+    void aRunOnOneGatewayHasNoGatewayNames()
+    {
+        RunHost host;
+        QSet<QString> pointGateways;
+        connect(&host, &RunHost::gatewayPoint, this, [&](const GatewayPoint& p) { pointGateways << p.gateway; });
+        QString error;
+        QVERIFY2(host.start(liveGate(), QString(), RunHost::kMaxSpeed, &error), qPrintable(error));
+        QCOMPARE(host.gatewayNames(), QStringList());
+        QTRY_VERIFY_WITH_TIMEOUT(!pointGateways.isEmpty(), kTimeoutMs);
+        host.stop();
+        QCOMPARE(pointGateways, QSet<QString>({""}));
     }
 
     void unknownVariantIsRefusedWithTheVariantList()

@@ -18,19 +18,16 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
 #include <algorithm>
-#include <limits>
-#include <map>
-#include <optional>
 
 namespace stormwatch {
 
 namespace {
-
 
 const QList<QColor>& variantColours()
 {
@@ -40,53 +37,11 @@ const QList<QColor>& variantColours()
     return colours;
 }
 
-// A row of the table: a metric of scenario/metric_table.h, or one Invoke kind of its
-// gateway_rpcs_by_kind (an indented row per kind, ranked like the metric).
-struct MetricRow {
-    QString name;
-    const MetricDescriptor* metric;
-    QString kind; // ByKind: the kind of this row
-    std::optional<double> value(const VariantMetrics& v) const
-    {
-        if (metric->shape == MetricShape::ByKind)
-            return rpcKindCount(v, kind);
-        return metric->value(v);
-    }
-    QString text(const VariantMetrics& v) const { return metric->text(value(v)); }
-};
-
-QList<MetricRow> metricRows(const ScenarioReport& report)
-{
-    QList<MetricRow> rows;
-    const QStringList kinds = rpcKinds(report);
-    for (const MetricDescriptor& m : metricTable()) {
-        if (m.shape == MetricShape::ByKind) {
-            for (const QString& k : kinds)
-                rows << MetricRow{"  " + k, &m, k};
-            continue;
-        }
-        rows << MetricRow{m.labelString(), &m, {}};
-    }
-    return rows;
-}
-
-// Is a better than b for a metric that gets better this way?
-bool betterThan(Better better, double a, double b)
-{
-    return better == Better::Higher ? a > b : a < b;
-}
-
-bool isSubscription(const Series& s)
-{
-    return s.subject() != QLatin1String("gateway");
-}
-
 } // namespace
 
 struct CompareView::Run {
     std::atomic<bool> cancel{false};
-    ScenarioReport report;
-    QList<SeriesSet> series;
+    std::shared_ptr<const CompareResults> results; // written by the worker, read once it ended
     QString error;
 };
 
@@ -109,7 +64,10 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     m_table = new QTableWidget(this);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Fixed rows of one text line: sizing them to their contents measured every cell's text
+    // again on each change, on the UI thread.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     splitter->addWidget(m_table);
     auto* plots = new QWidget(this);
     auto* plotLayout = new QVBoxLayout(plots);
@@ -161,7 +119,7 @@ CompareView::~CompareView()
 
 void CompareView::start()
 {
-    if (m_thread.running() || m_done)
+    if (m_thread.running() || m_done || m_fillStage >= 0)
         return;
     m_run = std::make_shared<Run>();
     m_status->setText(QStringLiteral("running %1 variants in virtual time…").arg(m_scenario.variants.size()));
@@ -177,88 +135,107 @@ void CompareView::start()
     };
     // The same loop as the headless report; closing the window cancels between steps.
     m_thread.run([run = m_run, scenario = m_scenario, progress] {
-        run->report = runScenario(scenario, {}, std::nullopt, progress, &run->error, &run->series,
-                                  [run] { return run->cancel.load(); });
+        lowerCurrentThreadPriority();
+        QList<SeriesSet> series;
+        ScenarioReport report = runScenario(scenario, {}, std::nullopt, progress, &run->error, &series,
+                                            [run] { return run->cancel.load(); });
+        if (run->error.isEmpty() && !run->cancel)
+            run->results = std::make_shared<const CompareResults>(compareResults(std::move(report), std::move(series)));
     }, [this] { onDone(); });
+}
+
+const ScenarioReport& CompareView::report() const
+{
+    static const ScenarioReport none;
+    return m_results ? m_results->report : none;
 }
 
 void CompareView::onDone()
 {
-    m_done = true;
-    if (!m_run->error.isEmpty()) {
-        m_status->setText(QStringLiteral("cannot run: %1").arg(m_run->error));
+    if (!m_run->error.isEmpty() || !m_run->results) {
+        m_done = true;
+        m_status->setText(QStringLiteral("cannot run: %1").arg(m_run->error.isEmpty() ? QStringLiteral("no result") : m_run->error));
         emit finished();
         return;
     }
-    m_report = std::move(m_run->report);
-    m_series = std::move(m_run->series);
+    m_results = m_run->results;
+    const ScenarioReport& report = m_results->report;
     m_progress->setValue(1000);
     m_status->setText(QStringLiteral("%1: %2 variants, %3 virtual s each, seed %4")
-                          .arg(m_report.scenario)
-                          .arg(m_report.variants.size())
-                          .arg(m_report.durationS)
-                          .arg(m_report.seed));
-    fillTable();
-    fillPlots();
-    m_export->setEnabled(true);
-    emit finished();
+                          .arg(report.scenario)
+                          .arg(report.variants.size())
+                          .arg(report.durationS)
+                          .arg(report.seed));
+    m_fillStage = 0;
+    fillNext();
 }
 
-void CompareView::fillTable()
+void CompareView::fillNext()
 {
-    const QList<MetricRow> rows = metricRows(m_report);
+    const int rows = int(m_results->rows.size());
+    const int rowSlices = (rows + kRowsPerSlice - 1) / kRowsPerSlice;
+    const int stage = m_fillStage++;
+    if (stage == 0) {
+        fillTableHeader();
+    } else if (stage <= rowSlices) {
+        const int from = (stage - 1) * kRowsPerSlice;
+        fillTableRows(from, std::min(rows, from + kRowsPerSlice));
+    } else if (stage - 1 - rowSlices < m_plots.size()) {
+        if (stage - 1 - rowSlices == 0)
+            m_table->setUpdatesEnabled(true); // the table is whole: painted once
+        fillPlot(stage - 1 - rowSlices);
+    } else {
+        m_fillStage = -1;
+        m_export->setEnabled(true);
+        m_done = true;
+        emit finished();
+        return;
+    }
+    // The next slice after whatever else is waiting (the live run's batches, input, paints).
+    QTimer::singleShot(0, this, &CompareView::fillNext);
+}
+
+void CompareView::fillTableHeader()
+{
+    const ScenarioReport& report = m_results->report;
+    m_table->setUpdatesEnabled(false);
     m_table->clear();
-    m_table->setRowCount(int(rows.size()));
-    m_table->setColumnCount(int(m_report.variants.size()));
+    m_table->setRowCount(int(m_results->rows.size()));
+    m_table->setColumnCount(int(report.variants.size()));
     QStringList headers;
-    for (const VariantMetrics& v : m_report.variants)
+    for (const VariantMetrics& v : report.variants)
         headers << v.name;
     m_table->setHorizontalHeaderLabels(headers);
     QStringList rowNames;
-    for (const MetricRow& r : rows)
+    for (const CompareRow& r : m_results->rows)
         rowNames << r.name;
     m_table->setVerticalHeaderLabels(rowNames);
-    for (int r = 0; r < rows.size(); ++r) {
-        const MetricDescriptor& metric = *rows[r].metric;
-        // A kind's count is not better for being lower: levers-off sends no subscribe_bulk
-        // because it sends a storm of the other kinds. Only the total is ranked.
-        const bool ranked = metric.better != Better::Unranked && rows[r].kind.isEmpty();
-        m_table->verticalHeaderItem(r)->setData(Qt::UserRole, rows[r].kind.isEmpty() ? metric.keyString()
-                                                                                     : rows[r].kind);
-        const QString tooltip = rows[r].kind.isEmpty()
-                                    ? metric.tooltip()
-                                    : QStringLiteral("%1 calls of kind %2. %3").arg(metric.labelString(), rows[r].kind, metric.tooltip());
-        m_table->verticalHeaderItem(r)->setToolTip(tooltip);
-        std::optional<double> best;
-        bool allEqual = true;
-        for (const VariantMetrics& v : m_report.variants) {
-            const auto value = rows[r].value(v);
-            if (value && best && *value != *best)
-                allEqual = false;
-            if (value && (!best || betterThan(metric.better, *value, *best)))
-                best = value;
-            if (!value)
-                allEqual = false;
-        }
-        for (int c = 0; c < m_report.variants.size(); ++c) {
-            const VariantMetrics& v = m_report.variants[c];
-            auto* item = new QTableWidgetItem(rows[r].text(v));
+    for (int r = 0; r < m_results->rows.size(); ++r) {
+        m_table->verticalHeaderItem(r)->setData(Qt::UserRole, m_results->rows[r].key);
+        m_table->verticalHeaderItem(r)->setToolTip(m_results->rows[r].tooltip);
+    }
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+}
+
+void CompareView::fillTableRows(int from, int to)
+{
+    const QColor bestBackground = currentTheme() == Theme::Dark ? QColor(0x2e, 0x5a, 0x34) : QColor(0xc8, 0xe6, 0xc9);
+    for (int r = from; r < to; ++r) {
+        const CompareRow& row = m_results->rows[r];
+        for (int c = 0; c < row.cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(row.cells[c].text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            item->setToolTip(tooltip);
-            const auto value = rows[r].value(v);
-            // The best of a row is marked only where the variants differ.
-            if (ranked && !allEqual && value && best && *value == *best) {
+            item->setToolTip(row.tooltip);
+            if (row.cells[c].best) {
                 QFont bold = item->font();
                 bold.setBold(true);
                 item->setFont(bold);
-                item->setBackground(currentTheme() == Theme::Dark ? QColor(0x2e, 0x5a, 0x34)
-                                                                  : QColor(0xc8, 0xe6, 0xc9));
+                item->setBackground(bestBackground);
                 item->setData(Qt::UserRole, true);
             }
             m_table->setItem(r, c, item);
         }
     }
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
 }
 
 int CompareView::rowOf(const QString& metric) const
@@ -269,121 +246,61 @@ int CompareView::rowOf(const QString& metric) const
     return -1;
 }
 
-QVector<QPointF> CompareView::maxOverSubscriptions(const SeriesSet& series, const QString& metric)
+void CompareView::fillPlot(int index)
 {
-    std::vector<const Series*> parts;
-    for (const Series& s : series.all())
-        if (isSubscription(s) && s.metric() == metric)
-            parts.push_back(&s);
-    std::map<double, bool> times;
-    for (const Series* s : parts)
-        for (const SeriesPoint& p : s->points())
-            times[p.tS] = true;
-    QVector<QPointF> out;
-    for (const auto& [t, unused] : times) {
-        double v = 0;
-        for (const Series* s : parts)
-            v = std::max(v, s->valueAt(t, 0));
-        out.push_back(QPointF(t, v));
+    const ScenarioReport& report = m_results->report;
+    QCustomPlot* plot = m_plots[index];
+    plot->clearGraphs();
+    const QVector<CompareLine>& lines = m_results->lines[std::size_t(index)];
+    for (int v = 0; v < lines.size() && v < report.variants.size(); ++v) {
+        QCPGraph* graph = plot->addGraph();
+        graph->setName(report.variants[v].name);
+        graph->setLineStyle(QCPGraph::lsStepLeft);
+        graph->setPen(QPen(variantColours()[v % variantColours().size()], 2));
+        graph->setData(lines[v].x, lines[v].y, true);
     }
-    if (!out.isEmpty() && series.endS > out.last().x())
-        out.push_back(QPointF(series.endS, out.last().y()));
-    return out;
-}
-
-QVector<QPointF> CompareView::sumOverSubscriptions(const SeriesSet& series, const QStringList& metrics)
-{
-    std::vector<const Series*> parts;
-    for (const Series& s : series.all())
-        if (isSubscription(s) && metrics.contains(s.metric()))
-            parts.push_back(&s);
-    std::map<double, bool> times;
-    for (const Series* s : parts)
-        for (const SeriesPoint& p : s->points())
-            times[p.tS] = true;
-    QVector<QPointF> out;
-    for (const auto& [t, unused] : times) {
-        double v = 0;
-        for (const Series* s : parts)
-            v += s->valueAt(t, 0);
-        out.push_back(QPointF(t, v));
-    }
-    if (!out.isEmpty() && series.endS > out.last().x())
-        out.push_back(QPointF(series.endS, out.last().y()));
-    return out;
-}
-
-void CompareView::fillPlots()
-{
-    for (QCustomPlot* plot : m_plots)
-        plot->clearGraphs();
-    for (int v = 0; v < m_series.size() && v < m_report.variants.size(); ++v) {
-        const SeriesSet& set = m_series[v];
-        QVector<QPointF> rpcs;
-        if (const Series* s = set.find(QStringLiteral("gateway"), QStringLiteral("invoke_rpcs_per_s")))
-            for (const SeriesPoint& p : s->points())
-                rpcs.push_back(QPointF(p.tS, p.value));
-        const QVector<QPointF> lines[] = {
-            maxOverSubscriptions(set, QStringLiteral("outstanding")),
-            sumOverSubscriptions(set, {QStringLiteral("tags_bad"), QStringLiteral("tags_uncertain")}), rpcs};
-        const QColor colour = variantColours()[v % variantColours().size()];
-        for (int i = 0; i < m_plots.size(); ++i) {
-            QCPGraph* graph = m_plots[i]->addGraph();
-            graph->setName(m_report.variants[v].name);
-            graph->setLineStyle(QCPGraph::lsStepLeft);
-            graph->setPen(QPen(colour, 2));
-            QVector<double> x, y;
-            for (const QPointF& p : lines[i]) {
-                x << p.x();
-                y << p.y();
-            }
-            graph->setData(x, y, true);
-        }
-    }
-    const QVector<RunHost::Marker> markers = RunHost::timelineMarkers(m_scenario);
     const PlotColours colours = plotColours(currentTheme());
-    for (QCustomPlot* plot : m_plots) {
-        plot->clearItems();
-        // The scenario's faults and lever changes, as on the console's time axis; labels
-        // of markers closer than ~8 % of the run step down a row.
-        double lastT = -1e300;
-        int row = 0;
-        for (const RunHost::Marker& m : markers) {
-            row = (m.tS - lastT) < m_report.durationS * 0.08 ? (row + 1) % 3 : 0;
-            lastT = m.tS;
-            auto* line = new QCPItemStraightLine(plot);
-            line->point1->setCoords(m.tS, 0);
-            line->point2->setCoords(m.tS, 1);
-            line->setPen(QPen(colours.marker, 1, Qt::DashLine));
-            auto* label = new QCPItemText(plot);
-            label->position->setTypeX(QCPItemPosition::ptPlotCoords);
-            label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-            label->position->setCoords(m.tS, 0.02 + 0.13 * row);
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-            label->setText(m.label);
-            label->setColor(colours.text);
-            label->setBrush(colours.markerLabelBox);
-            label->setClipToAxisRect(true);
-        }
-        plot->rescaleAxes();
-        plot->xAxis->setRange(0, m_report.durationS);
-        // Counts and rates: from 0 (an empty series left it at -2..2); three ticks fit a
-        // plot 110 px high.
-        const QCPRange y = plot->yAxis->range();
-        plot->yAxis->setRange(0, std::max(1.0, y.upper * 1.1));
-        plot->yAxis->ticker()->setTickCount(3);
-        plot->replot();
+    plot->clearItems();
+    // The scenario's faults and lever changes, as on the console's time axis; labels of
+    // markers closer than ~8 % of the run step down a row.
+    double lastT = -1e300;
+    int row = 0;
+    for (const RunHost::Marker& m : RunHost::timelineMarkers(m_scenario)) {
+        row = (m.tS - lastT) < report.durationS * 0.08 ? (row + 1) % 3 : 0;
+        lastT = m.tS;
+        auto* line = new QCPItemStraightLine(plot);
+        line->point1->setCoords(m.tS, 0);
+        line->point2->setCoords(m.tS, 1);
+        line->setPen(QPen(colours.marker, 1, Qt::DashLine));
+        auto* label = new QCPItemText(plot);
+        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(m.tS, 0.02 + 0.13 * row);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->setText(m.label);
+        label->setColor(colours.text);
+        label->setBrush(colours.markerLabelBox);
+        label->setClipToAxisRect(true);
     }
+    plot->rescaleAxes();
+    plot->xAxis->setRange(0, report.durationS);
+    // Counts and rates: from 0 (an empty series left it at -2..2); three ticks fit a plot
+    // 110 px high.
+    const QCPRange y = plot->yAxis->range();
+    plot->yAxis->setRange(0, std::max(1.0, y.upper * 1.1));
+    plot->yAxis->ticker()->setTickCount(3);
+    plot->replot();
 }
 
 bool CompareView::exportTo(const QString& dir, QString* error)
 {
-    if (!m_done || m_report.variants.isEmpty()) {
+    if (!m_done || !m_results || m_results->report.variants.isEmpty()) {
         if (error)
             *error = QStringLiteral("nothing to export yet");
         return false;
     }
-    if (!writeReportDir(m_report, dir, error))
+    const ScenarioReport& report = m_results->report;
+    if (!writeReportDir(report, dir, error))
         return false;
     // The variants' own four-plot images (shared y-scales, titled, with the timeline's
     // markers), then the overlays, then report.md linking them all.
@@ -392,7 +309,7 @@ bool CompareView::exportTo(const QString& dir, QString* error)
     QVector<PlotPanel::Marker> markers;
     for (const RunHost::Marker& m : RunHost::timelineMarkers(m_scenario))
         markers.push_back(PlotPanel::Marker{m.tS, m.label});
-    if (!writeVariantPngs(m_report, m_series, dir, &plots, &why, kReportPngSize, markers)) {
+    if (!writeVariantPngs(report, m_results->series, dir, &plots, &why, kReportPngSize, markers)) {
         if (error)
             *error = why;
         return false;
@@ -408,7 +325,7 @@ bool CompareView::exportTo(const QString& dir, QString* error)
         }
         plots.insert(QStringLiteral("compare:%1").arg(m_plotTitles.value(i)), name);
     }
-    return writeReportMarkdown(m_report, dir, plots, error);
+    return writeReportMarkdown(report, dir, plots, error);
 }
 
 void CompareView::exportInteractively()

@@ -4,10 +4,13 @@
 // columns = variants, the best value of a row highlighted — and the variants' runs
 // overlaid (outstanding, tags not Good, gateway Invoke RPCs/s; one colour per variant).
 // The report (report.json/.csv/.md + the plots as PNG) is exported to a chosen folder.
+// The results are computed on the worker that ran the replay (compare_view_results.h) and
+// copied into the widgets a slice per event-loop turn, so a live run beside it stays fluid.
 
 #include "scenario/report.h"
 #include "scenario/scenario.h"
 #include "scenario/series.h"
+#include "ui/compare_view_results.h"
 
 #include "client/thread_host.h"
 
@@ -36,8 +39,9 @@ public:
 
     void start();
     bool running() const { return m_thread.running(); }
+    // The run is over and its results are in the table and plots (or it failed: the status).
     bool done() const { return m_done; }
-    const ScenarioReport& report() const { return m_report; }
+    const ScenarioReport& report() const;
     QTableWidget* table() const { return m_table; }
     // Row of a metric in the table (-1 when absent), e.g. "subscribe_requests".
     int rowOf(const QString& metric) const;
@@ -46,8 +50,14 @@ public:
     bool exportTo(const QString& dir, QString* error);
 
     // The overlaid plot lines of one variant, as plotted (step series).
-    static QVector<QPointF> maxOverSubscriptions(const SeriesSet& series, const QString& metric);
-    static QVector<QPointF> sumOverSubscriptions(const SeriesSet& series, const QStringList& metrics);
+    static QVector<QPointF> maxOverSubscriptions(const SeriesSet& series, const QString& metric)
+    {
+        return stormwatch::maxOverSubscriptions(series, metric);
+    }
+    static QVector<QPointF> sumOverSubscriptions(const SeriesSet& series, const QStringList& metrics)
+    {
+        return stormwatch::sumOverSubscriptions(series, metrics);
+    }
 
 signals:
     void finished(); // the table and plots are filled (or the run failed: see the status)
@@ -55,16 +65,22 @@ signals:
 private:
     struct Run; // shared with the worker thread
     void onDone();
-    void fillTable();
-    void fillPlots();
+    // One slice of the filling per call, the next one queued: the table's header, its rows
+    // kRowsPerSlice at a time, then each plot; done() and finished() after the last.
+    void fillNext();
+    void fillTableHeader();
+    void fillTableRows(int from, int to);
+    void fillPlot(int plot);
     void exportInteractively();
 
+    static constexpr int kRowsPerSlice = 8;
+
     Scenario m_scenario;
-    ScenarioReport m_report;
-    QList<SeriesSet> m_series;
+    std::shared_ptr<const CompareResults> m_results; // set once the run is over
     std::shared_ptr<Run> m_run;
     ThreadHost m_thread{QStringLiteral("stormwatch-compare")};
     bool m_done = false;
+    int m_fillStage = -1; // -1: not filling
 
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -2,7 +2,9 @@
 // real MainWindow, ConsoleController, ClientWorker thread and embedded mock gateway, as
 // `stormwatch` starts them, offscreen. A 2 ms probe timer on the UI thread measures how
 // late it fires; the largest lateness is the longest the window could not react.
-// Target: < 50 ms. With --compare SCENARIO, a playback at max speed runs at the same time:
+// Target: < 50 ms. The slowest event deliveries on the UI thread are listed with what
+// received them (class, object name, event type), to tell where a stall comes from. With
+// --compare SCENARIO, a playback at max speed runs at the same time:
 // the console's compare view plays SCENARIO's variants in virtual time on its own thread and
 // fills its tables and plots, started again each time it finishes (issue 14, finding 5).
 //   bench_ui_stall [--seconds N] [--levers PRESET] [--compare SCENARIO]
@@ -16,6 +18,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QMetaEnum>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -30,6 +33,58 @@ using namespace stormwatch;
 namespace {
 
 constexpr int kProbeMs = 2;
+
+// Probe timeouts so far: a delivery during which the probe fired ran a nested event loop
+// and did not hold the UI thread.
+qint64 g_probesFired = 0;
+
+// Times every event the UI thread delivers (the outermost delivery only: a nested one is
+// part of its caller's time) and keeps the slowest few, named by receiver and event type.
+class TimingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    struct Slow {
+        double ms = 0;
+        QString what;
+    };
+    bool notify(QObject* receiver, QEvent* event) override
+    {
+        if (m_depth > 0 || !m_timing) {
+            ++m_depth;
+            const bool r = QApplication::notify(receiver, event);
+            --m_depth;
+            return r;
+        }
+        QElapsedTimer t;
+        t.start();
+        const QEvent::Type type = event->type(); // the event may be gone afterwards
+        const char* cls = receiver->metaObject()->className();
+        const QString name = receiver->objectName();
+        const qint64 probesBefore = g_probesFired;
+        ++m_depth;
+        const bool r = QApplication::notify(receiver, event);
+        --m_depth;
+        const double ms = double(t.nsecsElapsed()) / 1e6;
+        if (ms >= 5 && g_probesFired == probesBefore && (m_slow.size() < kKept || ms > m_slow.back().ms)) {
+            const char* typeName = QMetaEnum::fromType<QEvent::Type>().valueToKey(type);
+            m_slow.push_back(Slow{ms, QStringLiteral("%1 %2 (%3)")
+                                          .arg(QString::fromLatin1(cls), name,
+                                               typeName ? QString::fromLatin1(typeName) : QString::number(type))});
+            std::sort(m_slow.begin(), m_slow.end(), [](const Slow& a, const Slow& b) { return a.ms > b.ms; });
+            if (m_slow.size() > kKept)
+                m_slow.pop_back();
+        }
+        return r;
+    }
+    void setTiming(bool on) { m_timing = on; }
+    const std::vector<Slow>& slowest() const { return m_slow; }
+
+private:
+    static constexpr std::size_t kKept = 8;
+    int m_depth = 0;
+    bool m_timing = false;
+    std::vector<Slow> m_slow;
+};
 
 // 2 instances × 244 tags, every tag changing 10 times a second, no faults.
 const char* kScenario = R"({
@@ -71,7 +126,7 @@ int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
+    TimingApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true); // never the user's settings
     double seconds = 20;
     QString levers = QStringLiteral("all");
@@ -141,6 +196,7 @@ int main(int argc, char** argv)
         const qint64 now = clock.nsecsElapsed();
         lateMs.push_back(std::max(0.0, double(now - last) / 1e6 - kProbeMs));
         last = now;
+        ++g_probesFired;
     });
     const int replotsBefore = window.plots()->replotCount();
     // The playback beside the live run: started again as soon as it is over.
@@ -170,10 +226,12 @@ int main(int argc, char** argv)
         compareWatch.start();
     }
     probe.start();
+    app.setTiming(true);
     QEventLoop loop;
     QTimer::singleShot(int(seconds * 1000), Qt::PreciseTimer, &loop, &QEventLoop::quit);
     loop.exec();
     probe.stop();
+    app.setTiming(false);
     compareWatch.stop();
     const double wallS = double(clock.elapsed()) / 1000.0;
     const int replots = window.plots()->replotCount() - replotsBefore;
@@ -192,5 +250,8 @@ int main(int argc, char** argv)
                 kProbeMs);
     std::printf("  longest UI stall     %.2f ms (target < 50 ms)\n",
                 lateMs.empty() ? 0.0 : *std::max_element(lateMs.begin(), lateMs.end()));
+    std::printf("  slowest event deliveries on the UI thread (receiver, event):\n");
+    for (const TimingApplication::Slow& s : app.slowest())
+        std::printf("    %7.2f ms  %s\n", s.ms, qPrintable(s.what));
     return 0;
 }

@@ -13,6 +13,9 @@
 #include <QLoggingCategory>
 #include <QImage>
 #include <QtTest>
+#include <QTimer>
+
+#include <algorithm>
 
 #include <qcustomplot.h>
 
@@ -191,6 +194,87 @@ private slots:
         const QVector<QPointF> m = CompareView::maxOverSubscriptions(set, "outstanding");
         const QVector<QPointF> expected{{0, 1}, {5, 2}, {10, 3}, {20, 5}, {30, 5}};
         QCOMPARE(m, expected);
+        const QVector<QPointF> sum = CompareView::sumOverSubscriptions(set, {"outstanding"});
+        const QVector<QPointF> sumExpected{{0, 1}, {5, 3}, {10, 5}, {20, 8}, {30, 8}};
+        QCOMPARE(sum, sumExpected);
+    }
+
+    // The overlays get at most four points a plot column, drawing the same steps: each
+    // column's lowest and highest value, and the value in force where every column starts.
+    void decimatedLinesDrawTheSameSteps()
+    {
+        QVector<QPointF> dense;
+        for (int i = 0; i < 100'000; ++i)
+            dense << QPointF(i * 0.01, (i * 7919) % 101 + (i == 54'321 ? 1000 : 0));
+        const int columns = 200;
+        const CompareLine line = decimateSteps(dense, 0, 1000, columns);
+        QVERIFY(line.x.size() <= 4 * columns);
+        QCOMPARE(line.x.size(), line.y.size());
+        QCOMPARE(line.x.first(), dense.first().x());
+        QCOMPARE(line.x.last(), dense.last().x());
+        QVERIFY(std::is_sorted(line.x.begin(), line.x.end()));
+        auto stepAt = [](const QVector<double>& x, const QVector<double>& y, double t) {
+            const auto it = std::upper_bound(x.begin(), x.end(), t);
+            return it == x.begin() ? -1.0 : y[it - x.begin() - 1];
+        };
+        QVector<double> dx, dy;
+        for (const QPointF& p : dense) {
+            dx << p.x();
+            dy << p.y();
+        }
+        for (int c = 0; c < columns; ++c) {
+            const double from = c * 5.0, to = from + 5.0;
+            QCOMPARE(stepAt(line.x, line.y, from), stepAt(dx, dy, from));
+            double lo = 1e300, hi = -1e300, dlo = 1e300, dhi = -1e300;
+            for (int i = 0; i < line.x.size(); ++i)
+                if (line.x[i] >= from && line.x[i] < to) {
+                    lo = std::min(lo, line.y[i]);
+                    hi = std::max(hi, line.y[i]);
+                }
+            for (const QPointF& p : dense)
+                if (p.x() >= from && p.x() < to) {
+                    dlo = std::min(dlo, p.y());
+                    dhi = std::max(dhi, p.y());
+                }
+            QCOMPARE(lo, dlo);
+            QCOMPARE(hi, dhi);
+        }
+        // A short series is kept as it is.
+        const QVector<QPointF> few{{0, 1}, {1, 2}, {2, 1}};
+        QCOMPARE(decimateSteps(few, 0, 10, columns).y, (QVector<double>{1, 2, 1}));
+    }
+
+    // The results reach the widgets over several event-loop turns (the table's rows in
+    // slices, then each plot), so a live run beside the view keeps being served between
+    // them; done() and finished() only once everything is in.
+    void resultsAreFilledOverSeveralTurns()
+    {
+        CompareView view(liveGate());
+        int turns = 0;
+        QTimer ticker;
+        ticker.setInterval(0);
+        connect(&ticker, &QTimer::timeout, [&] { ++turns; });
+        ticker.start();
+        int turnsAtFirstRow = -1;
+        connect(view.table()->model(), &QAbstractItemModel::rowsInserted, [&] {
+            if (turnsAtFirstRow < 0)
+                turnsAtFirstRow = turns;
+        });
+        int turnsAtFinished = -1;
+        bool filledAtFinished = false;
+        connect(&view, &CompareView::finished, [&] {
+            turnsAtFinished = turns;
+            filledAtFinished = view.done() && view.table()->item(view.table()->rowCount() - 1, 0) &&
+                               view.findChildren<QCustomPlot*>().value(2) &&
+                               view.findChildren<QCustomPlot*>().value(2)->graphCount() == 2;
+        });
+        view.start();
+        QTRY_VERIFY_WITH_TIMEOUT(view.done(), 30000);
+        QVERIFY(turnsAtFirstRow >= 0);
+        QVERIFY(filledAtFinished);
+        // Rows in slices of 8, then three plots: other events ran in between.
+        QVERIFY2(turnsAtFinished - turnsAtFirstRow >= 4,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(turnsAtFirstRow).arg(turnsAtFinished)));
     }
 };
 

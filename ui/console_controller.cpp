@@ -201,6 +201,7 @@ void ConsoleController::refresh()
     const QString reason = m_host->faultsUnavailableReason();
     m_view->setFaultsAvailable(m_host->running() && reason.isEmpty(),
                                m_host->running() ? reason : QStringLiteral("no run is running"));
+    m_view->setFaultGateways(m_host->gatewayNames());
     RunState state;
     state.playback = !m_showingLive;
     state.running = m_host->running();
@@ -400,6 +401,8 @@ void ConsoleController::connectHost()
         m_view->setConnectionInfo(infos);
     });
     connect(m_host, &RunHost::gatewayPoint, this, [this](const GatewayPoint& p) {
+        if (!p.gateway.isEmpty())
+            return; // one gateway's own: the summary is the run's
         const QString state = recoveryStateName(p.recoveryState);
         if (state != m_recoveryState) {
             m_recoveryState = state;

@@ -90,6 +90,8 @@ public:
     virtual void setConnectionInfo(const QVector<ConnectionInfo>& infos) = 0;
     virtual void setGatewaySummary(const QString& address, const QString& recoveryState) = 0;
     virtual void setFaultsAvailable(bool available, const QString& reasonWhenNot) = 0;
+    // The run's gateways (RunHost::gatewayNames): with several, the fault panel chooses one.
+    virtual void setFaultGateways(const QStringList& names) { Q_UNUSED(names); }
     virtual void setLevers(const LeverSet& levers) = 0; // reflect, emit nothing
     virtual void setScenarioNames(const QStringList& bundled) = 0;
     virtual void selectScenario(const QString& nameOrPath) = 0; // preselected, ready to play

@@ -1,6 +1,7 @@
 #include "ui/gateway_panel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -46,6 +47,16 @@ GatewayPanel::GatewayPanel(QWidget* parent) : QWidget(parent)
     m_faults = new QGroupBox(tr("Faults"));
     auto* grid = new QGridLayout(m_faults);
     grid->setColumnStretch(0, 1);
+    // Which gateway a fault hits, on a run with several (a site's); hidden otherwise.
+    m_gatewayLabel = new QLabel(tr("Gateway"));
+    m_gateway = new QComboBox;
+    m_gateway->setObjectName(QStringLiteral("faultGateway"));
+    m_gateway->setToolTip(tr("The gateway the fault buttons hit: one of the run's, or all of them"));
+    m_gateway->setFocusPolicy(Qt::StrongFocus); // the wheel changes it only once focused (window rule)
+    m_gatewayLabel->setBuddy(m_gateway);
+    grid->addWidget(m_gatewayLabel, 0, 0);
+    grid->addWidget(m_gateway, 0, 1, 1, 2);
+    setGateways({});
     addFault(grid, TimelineAction::Wedge, tr("Wedge STA"),
              tr("The STA stops running commands for the duration"), true, 60);
     addFault(grid, TimelineAction::Slow, tr("Slow STA"),
@@ -116,11 +127,32 @@ QPushButton* GatewayPanel::faultButton(TimelineAction action) const
     return nullptr;
 }
 
+void GatewayPanel::setGateways(const QStringList& names)
+{
+    const QString chosen = chosenGateway();
+    const QSignalBlocker block(m_gateway);
+    m_gateway->clear();
+    m_gateway->addItem(tr("All gateways"), QString());
+    for (const QString& name : names)
+        m_gateway->addItem(name, name);
+    const int keep = m_gateway->findData(chosen);
+    m_gateway->setCurrentIndex(keep < 0 ? 0 : keep);
+    const bool several = names.size() > 1;
+    m_gateway->setVisible(several);
+    m_gatewayLabel->setVisible(several);
+}
+
+QString GatewayPanel::chosenGateway() const
+{
+    return m_gateway->isVisibleTo(this) ? m_gateway->currentData().toString() : QString();
+}
+
 TimelineEvent GatewayPanel::faultFor(TimelineAction action) const
 {
     TimelineEvent e;
     e.atS = 0;
     e.action = action;
+    e.gateway = chosenGateway();
     for (const FaultRow& row : m_rows) {
         if (row.action != action)
             continue;

@@ -2,13 +2,15 @@
 // The Gateway dock: the capability fallback (advertise bulk-subscribe-supervisory, i.e. "an
 // old gateway") and one button per mock fault, each with its duration and parameter. The
 // mock is driven through its control service, so against a real gateway the whole panel is
-// disabled and says why.
+// disabled and says why. A run on several gateways (a site's) adds a gateway chooser: a
+// fault hits the chosen gateway, or every one ("All gateways").
 
 #include "scenario/scenario.h"
 
 #include <QWidget>
 
 class QCheckBox;
+class QComboBox;
 class QDoubleSpinBox;
 class QGridLayout;
 class QLabel;
@@ -25,8 +27,15 @@ public:
     bool faultsAvailable() const { return m_available; }
     QString unavailableReason() const;
     void setAdvertiseBulkSupervisory(bool advertise); // no signal
+    // The run's gateways by name (RunHost::gatewayNames). The chooser is shown only with
+    // more than one; the choice is kept while it still names a gateway of the run.
+    void setGateways(const QStringList& names);
+    QComboBox* gatewayChooser() const { return m_gateway; }
+    // "" = every gateway, else the chosen one's name.
+    QString chosenGateway() const;
 
-    // The fault a button would request now, from its spin boxes (atS = 0: "now").
+    // The fault a button would request now, from its spin boxes and the gateway chooser
+    // (atS = 0: "now").
     TimelineEvent faultFor(TimelineAction action) const;
     QPushButton* faultButton(TimelineAction action) const;
 
@@ -49,6 +58,8 @@ private:
     QCheckBox* m_advertise = nullptr;
     QWidget* m_faults = nullptr;
     QLabel* m_reason = nullptr;
+    QLabel* m_gatewayLabel = nullptr;
+    QComboBox* m_gateway = nullptr;
     QVector<FaultRow> m_rows;
 };
 

@@ -2,6 +2,7 @@
 
 #include "models/event_log_model.h"
 #include "models/tag_table_model.h"
+#include "ui/gateway_panel.h"
 #include "ui/main_window.h"
 
 namespace stormwatch {
@@ -52,6 +53,10 @@ void MainWindowView::setGatewaySummary(const QString& address, const QString& re
 void MainWindowView::setFaultsAvailable(bool available, const QString& reasonWhenNot)
 {
     m_window.setFaultsAvailable(available, reasonWhenNot);
+}
+void MainWindowView::setFaultGateways(const QStringList& names)
+{
+    m_window.gatewayPanel()->setGateways(names);
 }
 void MainWindowView::setLevers(const LeverSet& levers)
 {

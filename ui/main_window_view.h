@@ -34,6 +34,7 @@ public:
     void setRecordingFile(const QString& path) override;
     void setInstancesByConnection(const QMap<QString, QStringList>& byConnection) override;
     void setRunGateways(const QMap<QString, QList<int>>& instancesByGateway) override;
+    void setFaultGateways(const QStringList& names) override;
 
 private:
     MainWindow& m_window;

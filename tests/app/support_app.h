@@ -2,6 +2,7 @@
 // What the app suites share: the built stormwatch run as users run it (QProcess), with the
 // offscreen platform so a console run needs no display.
 
+#include <QByteArray>
 #include <QString>
 #include <QStringList>
 
@@ -10,8 +11,11 @@ namespace apptest {
 struct Run {
     int exitCode = -1; // -1: it crashed, or did not finish within the timeout (then killed)
     QString stdErr;
+    QByteArray stdOut;
 };
 
-Run stormwatch(const QStringList& args, int timeoutMs = 120000);
+// `maxFileBytes` > 0: no file the process writes may grow past it (RLIMIT_FSIZE, the write
+// failing as on a full disk), to see what stormwatch does when it cannot write.
+Run stormwatch(const QStringList& args, int timeoutMs = 120000, long maxFileBytes = 0);
 
 } // namespace apptest

@@ -4,6 +4,7 @@
 #include "mxaccess_gateway.grpc.pb.h"
 #include "scenario/metric_table.h"
 #include "scenario/scenario_parser.h"
+#include "support_app.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -412,6 +413,50 @@ private slots:
         const Result r = run({"--headless", "--scenario", "live-gate-lever1", "--report", file});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("cannot write the report") && r.err.contains(file), qPrintable(r.err));
+    }
+
+    // --record onto an old recording where nothing can be written (no file may grow past
+    // 60 kB, as on a full disk): exit 1, the reason, and the old recording untouched.
+    void recordKeepsTheOldFileWhenTheNewCannotBeWritten()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("incident.sqlite");
+        const QStringList args{"--headless", "--scenario", "incident-2026-08-26", "--variants", "lever1", "--record", file};
+        apptest::Run r = apptest::stormwatch(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.stdErr));
+        QFile old(file);
+        QVERIFY(old.open(QIODevice::ReadOnly));
+        const QByteArray before = old.readAll();
+        old.close();
+        r = apptest::stormwatch(args, 120000, 60 * 1024);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.stdErr.contains(QStringLiteral("cannot record to \"%1\": ").arg(file)) &&
+                     r.stdErr.contains("the existing file is kept"),
+                 qPrintable(r.stdErr));
+        QVERIFY(r.stdOut.isEmpty());
+        QVERIFY(old.open(QIODevice::ReadOnly));
+        QCOMPARE(old.readAll(), before);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"incident.sqlite"});
+    }
+
+    // The recorder fails during the first variant (its file may not grow past 400 kB: enough
+    // to create it, not for the storm): the run stops there with exit 2 and the reason, no
+    // report is printed, and the second variant is not in the file.
+    void recordStopsAtTheFirstRecorderFailureAndExitsTwo()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("storm.sqlite");
+        const apptest::Run r = apptest::stormwatch(
+            {"--headless", "--scenario", "incident-2026-08-26", "--variants", "levers-off,all", "--record", file}, 120000,
+            400 * 1024);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.stdErr.contains(QStringLiteral("recording to \"%1\" stopped: ").arg(file)) &&
+                     r.stdErr.contains("(variant levers-off; the file holds only what was committed before)"),
+                 qPrintable(r.stdErr));
+        QVERIFY2(r.stdOut.isEmpty(), r.stdOut.constData()); // no report beside a recording that lacks the run
+        const Result info = run({"--recording-info", file});
+        QCOMPARE(info.exitCode, 0);
+        QVERIFY2(!info.out.contains(" / all,"), info.out.constData());
     }
 
 #ifdef STORMWATCH_CONSOLE

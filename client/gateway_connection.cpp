@@ -427,18 +427,20 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     return hit;
 }
 
-// Inlined into onEvent's loop: it runs once per data change.
-[[gnu::always_inline]] inline void GatewayConnection::addUpdate(SubscriberId id, Subscriber& sub, int index,
-                                                                const DataChange& change,
-                                                                std::vector<SubscriberId>& touched)
+// Inlined into onEvent's loop: they run once per data change.
+[[gnu::always_inline]] inline TagUpdate& GatewayConnection::nextUpdate(SubscriberId id, Subscriber& sub,
+                                                                       std::vector<SubscriberId>& touched)
 {
     if (sub.batchUsed == 0)
         touched.push_back(id);
     // The batch's elements are kept from event to event and overwritten: every field is set.
     if (sub.batchUsed == sub.batch.size())
         sub.batch.emplace_back();
-    TagUpdate& u = sub.batch[sub.batchUsed++];
-    u.index = index;
+    return sub.batch[sub.batchUsed++];
+}
+
+[[gnu::always_inline]] inline void GatewayConnection::decode(const DataChange& change, TagUpdate& u)
+{
     u.quality = change.quality();
     u.itemHandle = change.item_handle();
     const MxValue& v = change.value();
@@ -465,6 +467,15 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     u.sourceTimestampUs = m_lastStamp.us;
 }
 
+[[gnu::always_inline]] inline void GatewayConnection::addUpdate(SubscriberId id, Subscriber& sub, int index,
+                                                                const DataChange& change,
+                                                                std::vector<SubscriberId>& touched)
+{
+    TagUpdate& u = nextUpdate(id, sub, touched);
+    u.index = index;
+    decode(change, u);
+}
+
 void GatewayConnection::onEvent(const MxEvent& event)
 {
     if (event.has_notice()) {
@@ -477,19 +488,38 @@ void GatewayConnection::onEvent(const MxEvent& event)
     const auto& changes = event.data_changes().changes();
     m_stats.dataChanges += changes.size();
     // A gateway sends the same items in the same order tick after tick: what the change at
-    // a position was routed to last time is checked first (no hash lookup).
-    if (m_routeCache.size() < std::size_t(changes.size()))
-        m_routeCache.resize(std::size_t(changes.size()));
+    // a position was routed to last time is checked first (no hash lookup). When items went
+    // away upstream (a redeploy's removes run a few per tick for minutes), the rest moved
+    // forward: the entry is then a little further on, and `cursor` follows the shift. The
+    // entries are rewritten in place; one is used only for its own handle, so an entry that
+    // is overwritten or out of date costs a lookup, never a wrong route.
+    const std::size_t known = m_routeCache.size(); // entries of the last event
+    const auto count = std::size_t(changes.size());
+    if (known < count)
+        m_routeCache.resize(count);
     RouteHit* const hits = m_routeCache.data();
-    const int count = changes.size();
-    for (int position = 0; position < count; ++position) {
-        const DataChange& change = changes.Get(position);
+    std::size_t cursor = 0;
+    for (std::size_t position = 0; position < count; ++position) {
+        const DataChange& change = changes.Get(int(position));
         const std::int32_t handle = change.item_handle();
+        std::size_t j = cursor > position ? cursor : position;
+        std::size_t end = j + 1;
+        if (j >= known || hits[j].handle != handle || hits[j].kind == RouteHit::Unknown) {
+            end = std::min(known, j + kRouteLookahead);
+            ++j;
+            while (j < end && (hits[j].handle != handle || hits[j].kind == RouteHit::Unknown))
+                ++j;
+        }
         RouteHit& hit = hits[position];
-        if (hit.handle != handle || hit.kind == RouteHit::Unknown)
+        if (j < end) {
+            if (j != position)
+                hit = hits[j];
+            cursor = j + 1;
+        } else {
             hit = resolveRoute(handle);
+        }
         if (hit.kind == RouteHit::None) {
-            keepUnrouted(change);
+            keepUnrouted(change, hit);
             continue;
         }
         if (hit.kind == RouteHit::One) {
@@ -505,6 +535,8 @@ void GatewayConnection::onEvent(const MxEvent& event)
                 addUpdate(route.subscriber, sub->second, route.index, change, touched);
         }
     }
+    if (m_routeCache.size() > count)
+        m_routeCache.resize(count); // the next event is compared with this one
     flushBatches(touched);
 }
 
@@ -521,20 +553,29 @@ void GatewayConnection::flushBatches(const std::vector<SubscriberId>& touched)
     }
 }
 
-void GatewayConnection::keepUnrouted(const DataChange& change)
+void GatewayConnection::keepUnrouted(const DataChange& change, RouteHit& hit)
 {
     if (m_running.empty())
         return; // no reply is on its way that could route it
-    const std::size_t bytes = change.ByteSizeLong();
-    if (auto it = m_unrouted.find(change.item_handle()); it != m_unrouted.end()) {
-        const std::size_t old = it->second.ByteSizeLong();
+    const std::size_t bytes =
+        keptBytes(change.value().has_string_value() ? change.value().string_value().size() : 0);
+    TagUpdate* kept = hit.kept;
+    if (!kept) {
+        if (auto it = m_unrouted.find(change.item_handle()); it != m_unrouted.end())
+            kept = &it->second;
+    }
+    if (kept) {
+        const std::size_t old = keptBytes(kept->text.size());
         if (m_unroutedBytes - old + bytes > kMaxUnroutedBytes)
             return;
         m_unroutedBytes = m_unroutedBytes - old + bytes;
-        it->second = change; // the latest value is the one to deliver
+        decode(change, *kept); // the latest value is the one to deliver
+        hit.kept = kept;
     } else if (m_unrouted.size() < kMaxUnroutedValues && m_unroutedBytes + bytes <= kMaxUnroutedBytes) {
         m_unroutedBytes += bytes;
-        m_unrouted.emplace(change.item_handle(), change);
+        kept = &m_unrouted[change.item_handle()];
+        decode(change, *kept);
+        hit.kept = kept;
     }
 }
 
@@ -547,15 +588,20 @@ void GatewayConnection::deliverKeptValues()
         if (kept == m_unrouted.end() || routes == m_routes.end())
             continue;
         for (const Route& route : routes->second)
-            if (auto sub = m_subscribers.find(route.subscriber); sub != m_subscribers.end())
-                addUpdate(route.subscriber, sub->second, route.index, kept->second, touched);
-        m_unroutedBytes -= kept->second.ByteSizeLong();
+            if (auto sub = m_subscribers.find(route.subscriber); sub != m_subscribers.end()) {
+                TagUpdate& u = nextUpdate(route.subscriber, sub->second, touched);
+                u = kept->second;
+                u.index = route.index;
+            }
+        m_unroutedBytes -= keptBytes(kept->second.text.size());
         m_unrouted.erase(kept);
+        m_routeCache.clear(); // it may point at the erased value
     }
     m_routedWithKeptValue.clear();
-    if (m_running.empty()) { // the window is closed: what is left has nobody to go to
+    if (m_running.empty() && !m_unrouted.empty()) { // the window is closed: what is left has nobody to go to
         m_unrouted.clear();
         m_unroutedBytes = 0;
+        m_routeCache.clear();
     }
     flushBatches(touched);
 }

@@ -206,8 +206,9 @@ private:
         int index;
     };
     // Where the change at one position of the last event went: its one subscriber (the
-    // usual case), none, or several (then m_routes is asked). Cleared whenever a route or
-    // a subscriber goes away, so `subscriber` never dangles.
+    // usual case), none (and then where its value is kept, once it is), or several (then
+    // m_routes is asked). Cleared whenever a route, a subscriber or a kept value goes away,
+    // so neither pointer dangles.
     struct RouteHit {
         enum Kind : std::uint8_t { Unknown, None, One, Several };
         std::int32_t handle = 0;
@@ -215,6 +216,7 @@ private:
         int index = 0;
         SubscriberId subscriberId = 0;
         Subscriber* subscriber = nullptr;
+        TagUpdate* kept = nullptr; // None: its entry in m_unrouted
     };
     // One gateway subscribe operation; coalesced callers share it.
     struct Waiter { // a caller waiting for the op's outcome
@@ -250,6 +252,10 @@ private:
     void publishQuality(bool good);
     void onEvent(const mxgateway::v1::MxEvent& event);
     RouteHit resolveRoute(std::int32_t handle);
+    // The subscriber's next batch element (it is `touched` from its first one on).
+    TagUpdate& nextUpdate(SubscriberId id, Subscriber& sub, std::vector<SubscriberId>& touched);
+    // Every field of `u` but its index, from the change.
+    void decode(const mxgateway::v1::DataChange& change, TagUpdate& u);
     void addUpdate(SubscriberId id, Subscriber& sub, int index, const mxgateway::v1::DataChange& change,
                    std::vector<SubscriberId>& touched);
     void log(Severity severity, const std::string& message) const;
@@ -282,7 +288,7 @@ private:
     void pumpAdvises(const OpPtr& op);
     void finishOp(const OpPtr& op);
     void applyResult(SubscriberId id, TagResult& result);
-    void keepUnrouted(const mxgateway::v1::DataChange& change);
+    void keepUnrouted(const mxgateway::v1::DataChange& change, RouteHit& hit);
     // Hands the kept values of items that have a route now to their subscribers.
     void deliverKeptValues();
     // Hands each touched subscriber its batch (the end of onEvent and deliverKeptValues).
@@ -316,10 +322,16 @@ private:
     std::map<SubscriberId, Subscriber> m_subscribers;
     SubscriberId m_nextSubscriber = 1;
     std::unordered_map<std::int32_t, std::vector<Route>> m_routes; // item handle → tags
-    std::unordered_map<std::int32_t, mxgateway::v1::DataChange> m_unrouted; // see unroutedValues
+    // See unroutedValues. Kept decoded (index unset), not as DataChanges: a redeploy's old
+    // items stream for minutes while their removes queue on the STA, and copying each of
+    // their changes into a message (freeing and allocating its parts) was most of a 2 x 5,000
+    // replay (issue 14).
+    std::unordered_map<std::int32_t, TagUpdate> m_unrouted;
+    static std::size_t keptBytes(std::size_t textSize) { return sizeof(TagUpdate) + textSize; }
     std::size_t m_unroutedBytes = 0;
     std::vector<std::int32_t> m_routedWithKeptValue; // set by applyResult, for deliverKeptValues
-    std::vector<RouteHit> m_routeCache; // by position in an event (onEvent)
+    std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)
+    static constexpr std::size_t kRouteLookahead = 64; // how far onEvent looks for a shifted entry
     struct Stamp {                      // the last source timestamp converted (addUpdate)
         std::int64_t seconds = 0;
         std::int32_t nanos = 0;

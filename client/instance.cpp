@@ -114,7 +114,8 @@ bool Instance::tagOrphaned(int tag) const
 
 int Instance::orphanedTags(std::size_t group) const
 {
-    if (!m_deployed || subscribePending(group))
+    // All Good (the steady state) is known without walking every tag.
+    if (!m_deployed || m_counts.notGood() == 0 || subscribePending(group))
         return 0;
     const GroupState& g = m_groups[group];
     int orphaned = 0;

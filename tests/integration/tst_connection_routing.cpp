@@ -160,6 +160,78 @@ private slots:
         }
     }
 
+    // A redeploy's removes run a few per tick (or all at once, more than the connection looks
+    // ahead for): the items after them move forward in each event. Every change must still
+    // reach its own tag, values of items being removed are kept only while a subscribe runs,
+    // and the subscribe queued behind the removes gets its tags right too.
+    void itemsAheadGoingAwayDoNotMisrouteTheRest_data()
+    {
+        QTest::addColumn<double>("commandMs");
+        QTest::newRow("five removes a tick") << 200.0;
+        QTest::newRow("all 100 within one tick") << 1.0;
+    }
+    void itemsAheadGoingAwayDoNotMisrouteTheRest()
+    {
+        QFETCH(double, commandMs);
+        gateway::GatewayConfig cfg = config(true);
+        VirtualGateway gw(cfg);
+        GatewayConnection c(gw.sched, gw.port, {}, nullptr, [] { return 0.5; });
+        c.start();
+        auto old = std::make_shared<Received>();
+        auto kept = std::make_shared<Received>();
+        auto late = std::make_shared<Received>();
+        const auto oldTags = makeTags("Old.", 100);
+        const auto keptTags = makeTags("Kept.", 20);
+        const auto lateTags = makeTags("Late.", 10);
+        const auto subOld = addRecorded(c, oldTags, old);
+        const auto subKept = addRecorded(c, keptTags, kept);
+        c.subscribe(subOld, [](const SubscribeOutcome&) {});
+        c.subscribe(subKept, [](const SubscribeOutcome&) {});
+        gw.sched.runFor(2500ms);
+        QCOMPARE(kept->handle[0], gatewayItem(gw, c, keptTags[0])->first);
+        cfg.commandMs = commandMs;
+        QCOMPARE(gw.model.setConfig(cfg), std::string());
+        c.removeItems(subOld);
+        c.removeSubscriber(subOld);
+        const auto subLate = addRecorded(c, lateTags, late);
+        bool lateDone = false;
+        c.subscribe(subLate, [&](const SubscribeOutcome& o) { lateDone = o.success; });
+        auto items = [&] { return gw.model.session(c.sessionId())->items.size(); };
+        bool sawPartial = false;
+        std::size_t maxKept = 0;
+        for (int tick = 0; tick < 30; ++tick) {
+            const int before = kept->updates();
+            gw.sched.runFor(1s);
+            sawPartial = sawPartial || (items() > 20 && items() < 120);
+            maxKept = std::max(maxKept, c.unroutedValues());
+            QCOMPARE(kept->updates() - before, 20); // one change per tag per tick, none lost
+            for (int i = 0; i < 20; ++i) {
+                const auto item = gatewayItem(gw, c, keptTags[std::size_t(i)]);
+                QVERIFY(item);
+                QCOMPARE(kept->handle[i], item->first);
+                QCOMPARE(kept->value[i], item->second);
+            }
+        }
+        QVERIFY(lateDone);
+        QCOMPARE(items(), std::size_t(30)); // the old items are gone, the late ones are there
+        QVERIFY(maxKept <= 100);
+        QCOMPARE(c.unroutedValues(), std::size_t(0)); // no subscribe runs: nothing is kept
+        if (commandMs > 100) {
+            QVERIFY(sawPartial); // the removes did spread over several ticks
+            QVERIFY(maxKept > 0); // the old items' values were kept while the late subscribe ran
+        }
+        const int lateBefore = late->updates();
+        gw.sched.runFor(1s);
+        QCOMPARE(late->updates() - lateBefore, 10);
+        for (int i = 0; i < 10; ++i) {
+            const auto item = gatewayItem(gw, c, lateTags[std::size_t(i)]);
+            QVERIFY(item);
+            QCOMPARE(late->handle[i], item->first);
+            QCOMPARE(late->value[i], item->second);
+        }
+        QCOMPARE(old->updates() > 0, true); // it had its values before it left
+    }
+
     void reusedRequestFollowsALeverSwitch()
     {
         VirtualGateway gw(config(true));

@@ -54,7 +54,7 @@ std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const 
     Item item;
     item.serverHandle = serverHandle;
     item.tag = tag;
-    item.value = static_cast<double>(m_rng() % 1000) / 10.0;
+    item.value = static_cast<double>(nextValueBits() % 1000) / 10.0;
     s.items.emplace(handle, std::move(item));
     s.itemByKey.emplace(std::move(key), handle);
     return handle;

@@ -3,6 +3,7 @@
 // batch message, so a long virtual replay stays cheap.
 #include "gateway_model.h"
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/timestamp.pb.h>
 
 #include <algorithm>
@@ -12,6 +13,36 @@ namespace stormwatch::gateway {
 
 using namespace mxgateway::v1;
 using grpc::StatusCode;
+
+namespace {
+// A tick batch and the arena its changes live in (issue 14). On a fresh arena each change's
+// three messages (DataChange, its MxValue and Timestamp) lie side by side, change after
+// change, so the tick writes and the receiver reads memory in order; on the heap they lay
+// wherever a long run had left room, and at 10,000 changes a tick those scattered lines
+// were much of the replay's time.
+struct ArenaBatch {
+    explicit ArenaBatch(std::size_t changes)
+        : arena(options(changes)), event(google::protobuf::Arena::CreateMessage<MxEvent>(&arena))
+    {
+    }
+    static google::protobuf::ArenaOptions options(std::size_t changes)
+    {
+        constexpr std::size_t kPerChange = 128; // DataChange + MxValue + Timestamp, and its pointer
+        google::protobuf::ArenaOptions o;
+        o.start_block_size = std::clamp<std::size_t>(changes * kPerChange, 4096, 4u << 20);
+        o.max_block_size = std::max<std::size_t>(o.start_block_size, 1u << 20);
+        return o;
+    }
+    google::protobuf::Arena arena;
+    MxEvent* event;
+};
+
+std::shared_ptr<MxEvent> newArenaBatch(std::size_t changes)
+{
+    auto holder = std::make_shared<ArenaBatch>(changes);
+    return std::shared_ptr<MxEvent>(holder, holder->event);
+}
+} // namespace
 
 GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& request, EventFn onEvent, EndFn onEnd)
 {
@@ -132,8 +163,17 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     const int quality = m_sourceOutage ? kQualityBad : kQualityGood;
     const auto stampUs = m_config.timestampEpochUs + m_scheduler.now().count();
     std::shared_ptr<MxEvent>& slot = allAdvised ? s.batch : s.initialBatch;
-    if (slot.use_count() > 1)
+    if (allAdvised) {
+        // Made anew when a receiver still holds the last one, or when dropped changes (items
+        // removed) hold more of its arena than the live ones do.
+        const std::size_t live = slot ? std::size_t(slot->data_changes().changes_size()) : 0;
+        if (!slot || slot.use_count() > 1 || s.batchWaste > std::max<std::size_t>(1024, live)) {
+            slot = newArenaBatch(s.items.size());
+            s.batchWaste = 0;
+        }
+    } else if (slot.use_count() > 1) {
         slot = std::make_shared<MxEvent>(); // the last one is still held by a receiver
+    }
     MxEvent& batch = *slot;
     auto* changes = batch.mutable_data_changes()->mutable_changes();
     // Elements are overwritten in place: Clear() would free every sub-message each tick.
@@ -146,7 +186,7 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     auto emit = [&](std::int32_t handle, Item& item) __attribute__((always_inline)) {
         item.initialPending = false;
         // A bounded random walk: enough to make every change a new value.
-        const double step = unitRandom() - 0.5;
+        const double step = unitValueRandom() - 0.5;
         item.value = std::clamp(item.value + step, -1000.0, 1000.0);
         DataChange* c;
         if (used < capacity) {
@@ -184,8 +224,11 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
                 emit(handle, it->second);
         }
     }
-    if (used < changes->size())
+    if (used < changes->size()) {
+        if (allAdvised)
+            s.batchWaste += std::size_t(changes->size() - used);
         changes->DeleteSubrange(used, changes->size() - used);
+    }
     if (used == 0)
         return;
     // A stream's callback may cancel streams: walk a copy of the ids.

@@ -29,6 +29,7 @@ GatewayModel::GatewayModel(Scheduler& scheduler, GatewayConfig config)
     : m_scheduler(scheduler)
     , m_config(config)
     , m_rng(config.seed)
+    , m_valueState(config.seed)
     , m_sta(scheduler, [this](const StaJobPtr& job) { runCommand(job); })
 {
     m_sta.setCost(m_config.commandMs, m_config.perItemMs);

@@ -184,6 +184,18 @@ private:
     void post(std::function<void()> task) { m_scheduler.post(std::move(task)); }
     // Uniform in [0, 1) from the seeded engine (53 random bits; cheaper than generate_canonical).
     double unitRandom() { return static_cast<double>(m_rng() >> 11) * 0x1.0p-53; }
+    // The data source's own generator (SplitMix64, seeded from the same seed): the values
+    // are not pinned anywhere, and mt19937_64 was a fifth of a 2 x 5,000 replay (issue 14).
+    // Kept apart from m_rng, so the drop fault's draws no longer depend on how many values
+    // were generated before them.
+    std::uint64_t nextValueBits()
+    {
+        std::uint64_t z = (m_valueState += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    double unitValueRandom() { return static_cast<double>(nextValueBits() >> 11) * 0x1.0p-53; }
 
     // STA side (gateway_model.cpp)
     void onDeadlines(Duration timeout);
@@ -221,7 +233,8 @@ private:
 
     Scheduler& m_scheduler;
     GatewayConfig m_config;
-    std::mt19937_64 m_rng;
+    std::mt19937_64 m_rng;        // faults (drop_replies)
+    std::uint64_t m_valueState;   // data values (nextValueBits)
     Sta m_sta;
 
     std::map<std::string, std::shared_ptr<Session>> m_sessions; // shared: a callback may close one mid-batch

@@ -16,6 +16,7 @@ private slots:
     void flatListIsTheLiveItemsInHandleOrder();
     void flatListFollowsErasesAndOutOfOrderInserts();
     void tickBatchSkipsRemovedItemsAndTakesNewOnesInHandleOrder();
+    void flatListFollowsManyErasesBetweenWalks();
 };
 
 namespace {
@@ -70,6 +71,38 @@ void TestItemTable::flatListFollowsErasesAndOutOfOrderInserts()
     QVERIFY(table.flat().empty());
     table.emplace(4, named("4"));
     QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{4}));
+}
+
+// A redeploy removes its items one at a time between ticks: each erase clears the item's
+// entry and the next walk leaves it out, whatever else happened meanwhile (an erased last
+// entry, the same handle added back, higher handles appended).
+void TestItemTable::flatListFollowsManyErasesBetweenWalks()
+{
+    ItemTable table;
+    std::vector<std::int32_t> expected;
+    for (std::int32_t h = 1; h <= 100; ++h) {
+        table.emplace(h, named(std::to_string(h)));
+        expected.push_back(h);
+    }
+    QCOMPARE(handlesOf(table), expected);
+    for (std::int32_t h = 2; h <= 100; h += 3) // between two walks, some erased ...
+        QCOMPARE(table.erase(h), std::size_t(1));
+    table.erase(table.find(100));              // ... the last one too
+    std::erase_if(expected, [](std::int32_t h) { return h % 3 == 2 || h == 100; });
+    QCOMPARE(handlesOf(table), expected);
+    QCOMPARE(table.erase(2), std::size_t(0)); // already gone: nothing changes
+    table.emplace(101, named("101"));         // appended after cleared entries were dropped
+    table.erase(101);
+    table.emplace(101, named("101 again")); // the same handle back (not above the last entry)
+    table.emplace(102, named("102"));
+    for (std::int32_t h = 1; h <= 60; ++h)
+        table.erase(h);
+    std::erase_if(expected, [](std::int32_t h) { return h <= 60; });
+    expected.push_back(101);
+    expected.push_back(102);
+    QCOMPARE(handlesOf(table), expected);
+    QCOMPARE(table.at(101).tag, std::string("101 again"));
+    QCOMPARE(table.size(), expected.size());
 }
 
 void TestItemTable::tickBatchSkipsRemovedItemsAndTakesNewOnesInHandleOrder()

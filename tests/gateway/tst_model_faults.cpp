@@ -58,6 +58,7 @@ private slots:
     void slowMultipliesCostForItsDuration();
     void droppedReplyFailsAtTheDeadlineAfterRunning();
     void dropRepliesIsDeterministicForASeed();
+    void dropDecisionsDoNotDependOnTheDataSource();
     void restartDropsSessionsStreamsAndPendingInvokes();
     void endEventStreamsKeepsTheSession();
     void sourceOutageTurnsAdvisedItemsBad();
@@ -181,6 +182,44 @@ void TestModelFaults::dropRepliesIsDeterministicForASeed()
     QVERIFY(a.find('0') != std::string::npos);
     QVERIFY(a.find('1') != std::string::npos);
     QVERIFY(outcomes(8) != a);
+}
+
+// The data source draws its values from its own generator: which replies a drop fault drops
+// depends on the seed and the commands, not on how many values were generated meanwhile
+// (how many tags are advised, at what rate).
+void TestModelFaults::dropDecisionsDoNotDependOnTheDataSource()
+{
+    auto outcomes = [](double dataHz, int advised) {
+        VirtualScheduler sched;
+        GatewayConfig config = quietConfig();
+        config.seed = 7;
+        config.dataHz = dataHz;
+        GatewayModel model(sched, config);
+        const auto id = open(model, sched, 1s).id();
+        const int sh = registerClient(model, sched, id);
+        auto log = listen(model, id);
+        if (advised > 0) {
+            auto a = send(model, id, subscribeBulk(sh, tagNames(advised, "Data."), true));
+            if (!runUntilAnswered(sched, a) || !a->status.ok())
+                return std::string("subscribe failed");
+        }
+        model.dropReplies(0.5, 1000s);
+        std::vector<AnswerPtr> answers;
+        for (int i = 0; i < 64; ++i) {
+            answers.push_back(send(model, id, addItem(sh, "T" + std::to_string(i))));
+            sched.runFor(300ms); // values are generated between the commands
+        }
+        sched.runFor(10s);
+        std::string pattern;
+        for (const auto& a : answers)
+            pattern += a->status.ok() ? '1' : '0';
+        return pattern;
+    };
+    const auto quiet = outcomes(0, 0);
+    QVERIFY(quiet.find('0') != std::string::npos);
+    QVERIFY(quiet.find('1') != std::string::npos);
+    QCOMPARE(outcomes(10, 50), quiet);
+    QCOMPARE(outcomes(1, 500), quiet);
 }
 
 void TestModelFaults::restartDropsSessionsStreamsAndPendingInvokes()

@@ -40,6 +40,7 @@ std::optional<TimelineEvent> timelineEventFrom(double atS, const QJsonObject& o)
     e.instance = o.value(QStringLiteral("instance")).toString();
     e.levers = o.value(QStringLiteral("levers"));
     e.advertiseBulkSupervisory = o.value(QStringLiteral("advertise_bulk_supervisory")).toBool(true);
+    e.gateway = o.value(QStringLiteral("gateway")).toString(); // the gateway it was aimed at; "" = all
     return e;
 }
 
@@ -294,7 +295,8 @@ SeriesSet Recording::seriesSet(const RunData& data) const
     // The recorder's own step semantics (Series::add): a restated point collapses the same way.
     SeriesSet set(std::numeric_limits<std::size_t>::max() / 2);
     for (const SeriesUpdate& u : data.series) {
-        QString subject = u.instance < 0 ? QStringLiteral("gateway") : u.label;
+        // A gateway's: the run's sum has no label, one gateway's own is labelled gateway:NAME.
+        QString subject = u.instance < 0 && u.label.isEmpty() ? QStringLiteral("gateway") : u.label;
         subject.replace(QStringLiteral(" × "), QStringLiteral("/"));
         Series& s = set.at(set.indexOf(subject, u.metric));
         for (const QPointF& p : u.points)

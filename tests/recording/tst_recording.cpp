@@ -406,6 +406,43 @@ private slots:
         QVERIFY(rec->runs().first().endS > 0);        // but what was committed is there
     }
 
+    // A run on two gateways (issue 13): each gateway's own series (gateway:NAME) and a fault
+    // aimed at one of them come back from the file as the run made them, beside the sums.
+    void aRunOnTwoGatewaysKeepsEachGatewaysSeriesAndFaults()
+    {
+        Scenario s = wedgeAndLeverChange(300, 20);
+        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"}, ScenarioConnection{"gw-b", 0, "gw-b"}};
+        s.instances[0].connection = "gw-a";
+        s.instances[1].connection = "gw-b";
+        s.timeline[0].gateway = "gw-a"; // the wedge
+        ConsoleModels live;
+        const RecordedRunResult r = recordRun(s, path("two.sqlite"), &live);
+        QVERIFY(r.run);
+        for (const char* subject : {"gateway:gw-a", "gateway:gw-b"})
+            QVERIFY(r.run->series.find(subject, "invoke_rpcs_per_s") &&
+                    !r.run->series.find(subject, "invoke_rpcs_per_s")->points().empty());
+
+        QString error;
+        const auto rec = Recording::open(path("two.sqlite"), &error);
+        QVERIFY2(rec, qPrintable(error));
+        const auto data = rec->load(rec->runs().first().id, &error);
+        QVERIFY2(data, qPrintable(error));
+        const QString diff = compareSeries(r.run->series, rec->seriesSet(*data));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QCOMPARE(data->timeline.first().action, TimelineAction::Wedge);
+        QCOMPARE(data->timeline.first().gateway, QStringLiteral("gw-a"));
+
+        ConsoleModels reopened;
+        QVERIFY(rec->loadInto(rec->runs().first().id, &reopened.store, &reopened.log, &reopened.tags, &error));
+        QCOMPARE(reopened.store.gatewayNames(), QStringList({"gw-a", "gw-b"}));
+        for (const QString& g : {QStringLiteral("gw-a"), QStringLiteral("gw-b")})
+            for (int m = 0; m < kGatewayMetricCount; ++m)
+                QVERIFY2(live.store.gatewaySeries(GatewayMetric(m), g) == reopened.store.gatewaySeries(GatewayMetric(m), g),
+                         qPrintable(g + " " + metricName(GatewayMetric(m))));
+        const QString stores = compareStores(live.store, reopened.store);
+        QVERIFY2(stores.isEmpty(), qPrintable(stores));
+    }
+
     // The real boundary: a few seconds live over gRPC on the embedded mock gateway.
     void liveRunOnTheEmbeddedMockRecords()
     {

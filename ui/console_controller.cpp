@@ -8,6 +8,7 @@
 #include "models/series_store.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QLoggingCategory>
 #include <QWidget>
 
@@ -166,12 +167,16 @@ void ConsoleController::startOver()
 QMap<QString, QList<int>> ConsoleController::runGateways() const
 {
     QMap<QString, QList<int>> by;
-    // Only the live run on a site reaches several gateways (a played scenario runs on one).
-    if (!m_showingLive || !m_site)
+    // A run on a site's gateways, live or virtual (RunHost::gatewayNames); a scenario's one
+    // gateway has nothing to filter.
+    if (m_host->gatewayNames().size() < 2)
         return by;
-    const QList<ScenarioInstance>& instances = m_host->scenario().instances;
-    for (int i = 0; i < instances.size(); ++i)
-        by[instances[i].connection] << i;
+    const Scenario& run = m_host->scenario();
+    QHash<QString, QString> gatewayOf; // connection -> its gateway
+    for (const ScenarioConnection& c : run.connections)
+        gatewayOf.insert(c.name, c.gateway);
+    for (int i = 0; i < run.instances.size(); ++i)
+        by[gatewayOf.value(run.instances[i].connection)] << i;
     return by;
 }
 

@@ -110,7 +110,7 @@ private:
     std::optional<Scenario> loadScenarioOrSay(const QString& nameOrPath);
     QString runLabel(double t) const;
     // The run's gateways and the instances (by index) on each, when it has several: the
-    // plots' gateway filter. A site's connection is its gateway, named as it.
+    // plots' gateway filter.
     QMap<QString, QList<int>> runGateways() const;
 
     ConsoleView* m_view;

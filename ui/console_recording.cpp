@@ -82,6 +82,7 @@ bool ConsoleController::openRecording(const QString& path, QString* error)
     m_host->stop();
     m_showingLive = false;
     startOver();
+    m_view->setRunGateways({}); // the stopped run's gateways are not the recording's
     SeriesStore* store = m_view->store();
     m_retentionBeforeRecording = store->retentionSeconds();
     store->setRetentionSeconds(0); // a recorded run is shown whole

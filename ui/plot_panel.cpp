@@ -7,6 +7,7 @@
 #include "ui/plot_panel_private.h"
 #include "ui/plot_theme.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QComboBox>
 #include <QFileDialog>
@@ -68,12 +69,15 @@ void PlotPanel::buildToolBar(QVBoxLayout* layout)
     m_followAction = bar->addAction(tr("Follow live"));
     m_followAction->setCheckable(true);
     m_followAction->setChecked(m_follow);
-    m_followAction->setToolTip(tr("Scroll with new data (zooming or panning pauses it)"));
+    m_followAction->setToolTip(tr("Scroll with new data (zooming or panning pauses it; Home resumes it)"));
     connect(m_followAction, &QAction::toggled, this, &PlotPanel::setFollowLive);
-    QAction* reset = bar->addAction(tr("Reset zoom"), this, &PlotPanel::resetZoom);
+    // Reset zoom is Follow live turned on: a key (and View › Reset zoom), not a second
+    // button, so the toolbar keeps room for the gateway chooser at 1024 px.
+    auto* reset = new QAction(tr("Reset zoom"), this);
+    connect(reset, &QAction::triggered, this, &PlotPanel::resetZoom);
     reset->setShortcut(Qt::Key_Home);
     reset->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    reset->setToolTip(tr("Back to following the last window (Home)"));
+    addAction(reset);
     QAction* fit = bar->addAction(tr("Fit whole run"), this, &PlotPanel::fitWholeRun);
     fit->setObjectName(QStringLiteral("plotFitWholeRun"));
     fit->setToolTip(tr("Show the whole run, from its first second to its last (W)"));
@@ -99,8 +103,10 @@ void PlotPanel::buildToolBar(QVBoxLayout* layout)
     m_gatewayCombo = new QComboBox(bar);
     m_gatewayCombo->setObjectName(QStringLiteral("plotGateway"));
     m_gatewayCombo->setFocusPolicy(Qt::StrongFocus);
-    m_gatewayCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_gatewayCombo->setToolTip(tr("Plot one gateway's subscriptions and gateway load, or all of them"));
+    // A site's names run to 128 characters: the toolbar keeps its width (the list shows
+    // them whole, the tooltip the chosen one).
+    m_gatewayCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_gatewayCombo->setMinimumContentsLength(8);
     m_gatewayCombo->installEventFilter(this);
     connect(m_gatewayCombo, &QComboBox::activated, this,
             [this](int index) { setGatewayFilter(m_gatewayCombo->itemData(index).toString()); });
@@ -382,7 +388,9 @@ void PlotPanel::setGateways(const QMap<QString, QList<int>>& instancesByGateway)
         m_gatewayCombo->setCurrentIndex(std::max(0, m_gatewayCombo->findData(m_gatewayFilter)));
     }
     m_gatewayComboAction->setVisible(names.size() > 1);
+    m_gatewayCombo->view()->setMinimumWidth(m_gatewayCombo->view()->sizeHintForColumn(0) + 24);
     m_fullSync = true; // the mapping behind the filter may have changed
+    showGatewayChoice();
     applyVisibility();
     if (m_gatewayFilter != before)
         emit gatewayFilterChanged(m_gatewayFilter);
@@ -398,9 +406,16 @@ void PlotPanel::setGatewayFilter(const QString& gateway)
     if (chosen == m_gatewayFilter)
         return;
     m_gatewayFilter = chosen;
+    showGatewayChoice();
     m_fullSync = true; // the gateway plot reads other series now
     applyVisibility();
     emit gatewayFilterChanged(chosen);
+}
+
+void PlotPanel::showGatewayChoice()
+{
+    m_gatewayCombo->setToolTip(tr("Plotted: %1 — one gateway's subscriptions and gateway load, or all of them")
+                                   .arg(m_gatewayCombo->currentText()));
 }
 
 QString PlotPanel::withGateway(const QString& title) const

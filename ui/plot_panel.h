@@ -230,6 +230,7 @@ private:
     void tick();
     int columns(QCPAxisRect* rect) const;
     bool ofChosenGateway(SubscriptionKey key) const;
+    void showGatewayChoice(); // the chooser's tooltip names the whole choice
     // An export's title with the gateway filter said: "… — gateway B".
     QString withGateway(const QString& title) const;
     bool eventFilter(QObject* watched, QEvent* event) override;

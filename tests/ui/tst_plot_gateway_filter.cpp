@@ -30,6 +30,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QToolBar>
+#include <QToolButton>
 #include <QtTest>
 
 #include <cmath>
@@ -302,6 +303,38 @@ private slots:
         QVERIFY(readAll(dir.filePath("plain.csv")).startsWith(QStringLiteral("# gateway B\n")));
     }
 
+    // At 1024×700 the toolbar with the chooser still fits the plot area: nothing folded
+    // into "»", whichever of the example site's gateways is chosen.
+    void toolbarWithTheChooserFitsAt1024x700()
+    {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.setSettingsFile(dir.filePath("s.ini"));
+        w.restoreSettings();
+        MainWindowView view(w);
+        view.setRunGateways({{"gw-packaging", {0, 1, 2, 3}}, {"gw-utilities", {4, 5, 6}}});
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QToolBar* bar = w.plots()->toolBar();
+        for (const QString& gateway : {QString(), QStringLiteral("gw-packaging"), QStringLiteral("gw-utilities")}) {
+            w.plots()->setGatewayFilter(gateway);
+            QTest::qWait(50);
+            QTRY_VERIFY(w.plots()->gatewayChooser()->isVisible());
+            auto* ext = bar->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
+            QString widths;
+            for (QAction* a : bar->actions())
+                if (QWidget* item = bar->widgetForAction(a))
+                    widths += QStringLiteral(" %1:%2").arg(a->text(), QString::number(item->sizeHint().width()));
+            QVERIFY2(!ext || !ext->isVisible(), qPrintable(QStringLiteral("toolbar %1 wide, needs %2;%3")
+                                                               .arg(bar->width())
+                                                               .arg(bar->sizeHint().width())
+                                                               .arg(widths)));
+            const QRect chooser(w.plots()->gatewayChooser()->mapTo(bar, QPoint(0, 0)), w.plots()->gatewayChooser()->size());
+            QVERIFY(bar->rect().contains(chooser));
+        }
+    }
+
     // The window's wheel rule: scrolling over the chooser does not pick a gateway until a
     // person focused it — in the window and in a panel of its own.
     void wheelDoesNotChangeTheChooserUnlessFocused()
@@ -341,6 +374,90 @@ private slots:
             QCOMPARE(combo->currentIndex(), 1);
             QCOMPARE(panel->gatewayFilter(), QStringLiteral("A"));
         }
+    }
+
+    // A site scenario played in virtual time models each gateway on its own: its gateway A
+    // killed for 30 s, the plots filtered to B show B's own gateway series (queue, expired
+    // calls, recovery) and B's tags, all undisturbed; filtered to A, the fall and the
+    // recovery.
+    void virtualSiteRunIsFilteredPerGateway()
+    {
+        QTemporaryDir dir;
+        QJsonArray tagsA, tagsB;
+        for (int i = 1; i <= 40; ++i) {
+            tagsA.append(QStringLiteral("PS01.Pump%1.PV").arg(i));
+            tagsB.append(QStringLiteral("TK%1.Level.PV").arg(i));
+        }
+        const QJsonObject siteJson{
+            {"name", "two-gateway-plant"},
+            {"gateways", QJsonArray{QJsonObject{{"name", "A"}, {"endpoint", "127.0.0.1:1"}},
+                                    QJsonObject{{"name", "B"}, {"endpoint", "127.0.0.1:2"}}}},
+            {"instances", QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", tagsA}},
+                                     QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", tagsB}}}}};
+        const QJsonObject scenarioJson{
+            {"name", "site-a-killed"},
+            {"description", "gateway A of the site dies for 30 s"},
+            {"duration_s", 120},
+            {"site", "site.json"},
+            {"timeline", QJsonArray{QJsonObject{{"at_s", 30}, {"action", "kill_gateway"}, {"downtime_s", 30}, {"gateway", "A"}}}},
+            {"variants", QJsonArray{QJsonObject{{"name", "lever1+2"}, {"levers", "lever1+2"}}}}};
+        for (const auto& [name, json] : {std::pair{QStringLiteral("site.json"), siteJson},
+                                         std::pair{QStringLiteral("scenario.json"), scenarioJson}}) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly) && f.write(QJsonDocument(json).toJson()) > 0);
+        }
+        MainWindow w;
+        w.setSettingsFile(dir.filePath("s.ini"));
+        w.restoreSettings();
+        MainWindowView view(w);
+        ConsoleController controller(&view);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        emit view.intents()->playRequested(dir.filePath("scenario.json"), QStringLiteral("lever1+2"), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, 60000);
+        PlotPanel* plots = w.plots();
+        QCOMPARE(plots->gateways(), (QStringList{"A", "B"}));
+        SeriesStore* store = w.store();
+        QCOMPARE(store->gatewayNames(), (QStringList{"A", "B"}));
+        const SubscriptionKey pumps{0, false}, tanks{1, false};
+        QCOMPARE(store->label(tanks), QStringLiteral("Tanks × B"));
+        // When B was all Good and nothing was in flight: from then on, nothing moves on B.
+        double deployed = -1;
+        for (const QPointF& p : store->series(tanks, SubMetric::Good))
+            if (p.y() == 40 && deployed < 0)
+                deployed = p.x();
+        QVERIFY(deployed >= 0 && deployed < 30);
+
+        choose(*plots, "B");
+        if (QTest::currentTestFailed())
+            return;
+        plots->refreshNow();
+        QCOMPARE(plots->visibleSubscriptions(), QList<SubscriptionKey>{tanks});
+        for (const QPointF& p : store->series(tanks, SubMetric::Good))
+            if (p.x() >= deployed)
+                QCOMPARE(p.y(), 40.0);
+        for (const QPointF& p : store->series(tanks, SubMetric::Outstanding))
+            if (p.x() >= deployed)
+                QCOMPARE(p.y(), 0.0);
+        QVERIFY(maxOf(store->gatewaySeries(GatewayMetric::RecoveryState, "B")) == 0);
+        QVERIFY(maxOf(store->gatewaySeries(GatewayMetric::DeadlineExceededPerS, "B")) == 0);
+        // The gateway plot draws B's own series, not the run's sum.
+        const QVector<double> queue = values(plots->gatewayGraph(GatewayMetric::StaQueueDepth));
+        QVERIFY(!queue.isEmpty());
+        QCOMPARE(*std::max_element(queue.begin(), queue.end()),
+                 maxOf(store->gatewaySeries(GatewayMetric::StaQueueDepth, "B")));
+        const QVector<double> invokes = values(plots->gatewayGraph(GatewayMetric::InvokeRps));
+        QVERIFY(!invokes.isEmpty());
+        QVERIFY(*std::max_element(invokes.begin(), invokes.end()) <=
+                maxOf(store->gatewaySeries(GatewayMetric::InvokeRps, "B")));
+
+        choose(*plots, "A");
+        plots->refreshNow();
+        QCOMPARE(plots->visibleSubscriptions(), QList<SubscriptionKey>{pumps});
+        QCOMPARE(store->valueAt(pumps, SubMetric::Bad, 45), 40.0); // down with its gateway
+        QCOMPARE(store->valueAt(pumps, SubMetric::Good, 119), 40.0); // and back
+        QVERIFY(values(plots->qualityGraph(SubMetric::Good)).contains(0));
     }
 
     // Done-when of issue 13: two mxgw-mock processes as a site's two gateways, the console
@@ -423,6 +540,11 @@ private slots:
                     if (p.x() >= deployed)
                         QVERIFY2(p.y() == 0, qPrintable(QStringLiteral("%1 %2 %3 at %4").arg(name, metricName(m)).arg(p.y()).arg(p.x())));
         }
+        // B's own gateway series: its gate never left Normal, no call of B's expired.
+        QCOMPARE(store->gatewayNames(), (QStringList{"A", "B"}));
+        QVERIFY(!store->gatewaySeries(GatewayMetric::RecoveryState, "B").isEmpty());
+        QCOMPARE(maxOf(store->gatewaySeries(GatewayMetric::RecoveryState, "B")), 0.0);
+        QCOMPARE(maxOf(store->gatewaySeries(GatewayMetric::DeadlineExceededPerS, "B")), 0.0);
         // What the plot draws for B: the stacked Good level flat at B's 32 tags after the deploy.
         const QCPGraph* good = plots->qualityGraph(SubMetric::Good);
         for (auto it = good->data()->findBegin(deployed + 0.5, false); it != good->data()->constEnd(); ++it)

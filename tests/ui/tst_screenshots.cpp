@@ -2,9 +2,12 @@
 // live default, the incident finished (whole run), the compare view, presenter mode — saved
 // under build/screenshots/ for a person to look at, with the facts a picture must show
 // asserted here (size, whole run, markers, a dark plot in the dark theme).
+#include "gateway/mock_gateway_server.h"
 #include "models/series_store.h"
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
+#include "scenario/site.h"
+#include "scenario/site_live.h"
 #include "ui/ab_view.h"
 #include "ui/compare_view.h"
 #include "ui/console_controller.h"
@@ -14,6 +17,7 @@
 
 #include <qcustomplot.h>
 
+#include <QComboBox>
 #include <QDir>
 #include <QLabel>
 #include <QImage>
@@ -78,6 +82,62 @@ private slots:
         QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
     }
     void cleanup() { applyTheme(Theme::Light); }
+
+    void siteFilteredToOneGateway_data() { console_data(); }
+
+    // The example site (1,000 tags on two gateways, each an embedded mock here) live in the
+    // console; gw-packaging goes away and the plots are filtered to gw-utilities, whose
+    // tags stay Good: the picture of issue 13's "its plot shows no disturbance".
+    void siteFilteredToOneGateway()
+    {
+        QFETCH(int, theme);
+        const Theme t = Theme(theme);
+        QList<ScenarioError> errors;
+        const auto site = loadSiteFile(QStringLiteral(QT_TESTCASE_SOURCEDIR "/../resources/sites/example-site.json"), &errors);
+        QVERIFY(site);
+        gateway::MockGatewayServer packaging, utilities;
+        QVERIFY(packaging.start());
+        QVERIFY(utilities.start());
+        QString error;
+        const auto ports = sitePortOptions(*site,
+                                           {{QStringLiteral("gw-packaging"), QString::fromStdString(packaging.address())},
+                                            {QStringLiteral("gw-utilities"), QString::fromStdString(utilities.address())}},
+                                           &error);
+        QVERIFY2(ports, qPrintable(error));
+        QTemporaryDir dir;
+        MainWindow w;
+        w.setSettingsFile(dir.filePath("s.ini"));
+        w.restoreSettings();
+        w.setTheme(t);
+        MainWindowView view(w);
+        ConsoleController controller(&view);
+        controller.setSite(siteScenario(*site), *ports);
+        controller.loadDemoScenario();
+        QVERIFY2(controller.startEmbedded(&error), qPrintable(error));
+        w.resize(kSizes[0]);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        SeriesStore* store = w.store();
+        const auto goodTags = [store] {
+            int good = 0;
+            for (const SubscriptionKey& k : store->subscriptions())
+                good += int(store->valueAt(k, SubMetric::Good, store->latestTime()));
+            return good;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(goodTags() == 1000, kTimeoutMs);
+        QTest::qWait(3000);
+        packaging.stop(); // its calls and stream end: its tags go Bad, it is retried
+        const double stoppedAt = store->latestTime();
+        QTRY_VERIFY_WITH_TIMEOUT(store->latestTime() > stoppedAt + 8, kTimeoutMs);
+        w.plots()->setGatewayFilter(QStringLiteral("gw-utilities"));
+        w.plots()->fitWholeRun(); // the run so far, not the follow window's first seconds
+        QCOMPARE(w.plots()->gatewayChooser()->currentText(), QStringLiteral("gw-utilities"));
+        for (QSize size : kSizes)
+            shoot(w, w.plots(), QStringLiteral("site-gw-utilities"), t, size);
+        w.plots()->setGatewayFilter(QStringLiteral("gw-packaging"));
+        shoot(w, w.plots(), QStringLiteral("site-gw-packaging"), t, kSizes[0]);
+        controller.host()->stop();
+    }
 
     void console_data()
     {

@@ -5,8 +5,13 @@
 // 14, finding 1: the console reached 1.2 GB after 10 minutes, the same with a 1 minute
 // retention. One configuration per process, so each peak is its own. Prints figures; not a
 // pass/fail test.
+// --open-ended plays the storm without an end, as the console's live run is: the run keeps
+// only a window of its own series (RunHost::seriesLimitsFor), so its memory should flatten
+// once the window and the plots' retention are full; --whole-series keeps every point as a
+// run with an end does (the behaviour before), for comparison.
 //
 //   bench_console_memory [--minutes M] [--speed X] [--retention-min R] [--variant PRESET]
+//                        [--open-ended] [--whole-series]
 
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
@@ -99,6 +104,8 @@ int main(int argc, char** argv)
     double speed = 60;
     int retentionMin = 0; // 0: the console's default
     QString variant = QStringLiteral("levers-off");
+    bool openEnded = false;
+    bool wholeSeries = false;
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
         const bool hasValue = i + 1 < args.size();
@@ -110,18 +117,24 @@ int main(int argc, char** argv)
             retentionMin = args[++i].toInt();
         else if (args[i] == QLatin1String("--variant") && hasValue)
             variant = args[++i];
+        else if (args[i] == QLatin1String("--open-ended"))
+            openEnded = true;
+        else if (args[i] == QLatin1String("--whole-series"))
+            wholeSeries = true;
         else {
             std::fprintf(stderr, "usage: bench_console_memory [--minutes M] [--speed X] [--retention-min R] "
-                                 "[--variant PRESET]\n");
+                                 "[--variant PRESET] [--open-ended] [--whole-series]\n");
             return 2;
         }
     }
     if (minutes <= 0 || speed <= 0 || retentionMin < 0)
         return 2;
     // Long enough that the playback is still running when the measurement ends.
-    const auto scenario = storm(variant, std::max(1.0, minutes * 60 * speed / 3600 + 1));
+    auto scenario = storm(variant, std::max(1.0, minutes * 60 * speed / 3600 + 1));
     if (!scenario)
         return 1;
+    if (openEnded)
+        scenario->durationS = RunHost::kOpenEndedS; // the wedges stay hourly for the hours measured
 
     QTemporaryDir dir;
     MainWindow window;
@@ -133,6 +146,8 @@ int main(int argc, char** argv)
     if (retentionMin > 0)
         window.plots()->setRetentionMinutes(retentionMin);
     QApplication::processEvents();
+    if (wholeSeries)
+        controller.host()->setSeriesLimits(SeriesLimits());
 
     const double rssBefore = statusMb("VmRSS");
     QString error;
@@ -140,11 +155,11 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "%s\n", qPrintable(error));
         return 1;
     }
-    std::printf("bench_console_memory: 20 x 244 tags, %s, wedge hourly, %.0fx, retention %s, %.0f min\n",
+    std::printf("bench_console_memory: 20 x 244 tags, %s, wedge hourly, %.0fx, retention %s, %.0f min%s%s\n",
                 qPrintable(variant), speed,
                 retentionMin > 0 ? qPrintable(QStringLiteral("%1 min").arg(retentionMin))
                                  : qPrintable(QStringLiteral("default (%1 min)").arg(window.plots()->retentionMinutes())),
-                minutes);
+                minutes, openEnded ? ", open-ended" : "", wholeSeries ? ", whole series kept" : "");
     std::printf("  %8s %10s %9s\n", "wall_min", "virtual_h", "rss_mb");
     std::printf("  %8.0f %10.2f %9.1f\n", 0.0, 0.0, rssBefore);
     std::fflush(stdout);

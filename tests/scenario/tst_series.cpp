@@ -1,9 +1,16 @@
 #include "scenario/series.h"
 
+#include "scenario/report.h"
+#include "scenario/run_host.h"
+#include "scenario/scenario_parser.h"
+#include "scenario/scenario_runner.h"
+
 #include <QElapsedTimer>
+#include <QLoggingCategory>
 #include <QtTest>
 
 #include <algorithm>
+#include <map>
 
 using namespace stormwatch;
 
@@ -99,6 +106,87 @@ private slots:
         for (std::size_t i = 1; i < s.points().size(); ++i)
             QCOMPARE(s.points()[i].tS, s.points()[i - 1].tS + 1); // consecutive: nothing merged
         QCOMPARE(s.dropped() + s.points().size(), std::size_t(1000));
+    }
+
+    // The console's open-ended live run keeps a window of its series, not the whole run.
+    void openEndedRunsKeepAWindow()
+    {
+        Scenario s;
+        s.durationS = 600;
+        QCOMPARE(RunHost::seriesLimitsFor(s).windowS, 0.0); // a run with an end: all of it
+        s.durationS = RunHost::kOpenEndedS;
+        QCOMPARE(RunHost::seriesLimitsFor(s).windowS, RunHost::kOpenEndedSeriesWindowS);
+        QCOMPARE(RunHost::seriesLimitsFor(RunHost::openEndedLive(s, LeverSet{})).windowS,
+                 RunHost::kOpenEndedSeriesWindowS);
+    }
+
+    // A run 30 times longer than its series window, through the run host in virtual time:
+    // its metrics are those of the same run keeping every point (metrics never come from
+    // the series), it holds a fraction of the points, and the steps it sent — what the
+    // plots and a recorder get — still carry every point of every series.
+    void aRunLongerThanItsWindowReportsTheSameAndSendsEveryPoint()
+    {
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*=false"));
+        QList<ScenarioError> errors;
+        const auto scenario = loadScenario(QStringLiteral("incident-2026-08-26"), &errors);
+        QVERIFY(scenario);
+        const VariantSpec* spec = nullptr;
+        for (const VariantSpec& v : scenario->variants)
+            if (v.name == QLatin1String("levers-off"))
+                spec = &v;
+        QVERIFY(spec);
+
+        RunHost host;
+        host.setSeriesLimits(SeriesLimits::window(scenario->durationS / 30));
+        std::map<std::pair<QString, QString>, Series> sent; // (subject, metric) as the steps carried it
+        QObject::connect(&host, &RunHost::seriesUpdates, [&](const QVector<SeriesUpdate>& updates) {
+            for (const SeriesUpdate& u : updates) {
+                QString subject = u.label;
+                subject.replace(QStringLiteral(" × "), QStringLiteral("/"));
+                if (u.instance < 0 && subject.isEmpty())
+                    subject = QStringLiteral("gateway");
+                auto it = sent.try_emplace({subject, u.metric}, subject, u.metric, SeriesLimits(10'000'000)).first;
+                for (const QPointF& p : u.points)
+                    it->second.add(p.x(), p.y());
+            }
+        });
+        QSharedPointer<VariantRun> bounded;
+        QObject::connect(&host, &RunHost::finished, [&](const QSharedPointer<VariantRun>& run) { bounded = run; });
+        QString error;
+        QVERIFY2(host.start(*scenario, spec->name, RunHost::kMaxSpeed, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(bounded, 120000);
+
+        ScenarioRunner reference(*scenario, *spec);
+        const VariantRun whole = reference.run();
+        QCOMPARE(variantToJson(bounded->metrics, false), variantToJson(whole.metrics, false));
+
+        std::size_t boundedPoints = 0, wholePoints = 0, dropped = 0;
+        for (const Series& b : bounded->series.all()) {
+            boundedPoints += b.points().size();
+            dropped += b.dropped();
+        }
+        for (const Series& w : whole.series.all())
+            wholePoints += w.points().size();
+        QVERIFY2(dropped > 0 && boundedPoints * 4 < wholePoints,
+                 qPrintable(QStringLiteral("%1 of %2 points kept").arg(boundedPoints).arg(wholePoints)));
+
+        // Every series the steps carried is the whole run's, step for step.
+        QVERIFY(sent.count({QStringLiteral("gateway"), QStringLiteral("sta_queue_depth")}));
+        int compared = 0;
+        for (const auto& [key, got] : sent) {
+            const Series* expected = whole.series.find(key.first, key.second);
+            QVERIFY2(expected, qPrintable(key.first + " " + key.second));
+            std::vector<double> times;
+            for (const SeriesPoint& p : expected->points())
+                times.push_back(p.tS);
+            for (const SeriesPoint& p : got.points())
+                times.push_back(p.tS);
+            for (const double t : times)
+                QVERIFY2(got.valueAt(t, -1) == expected->valueAt(t, -1),
+                         qPrintable(QStringLiteral("%1 %2 at %3 s").arg(key.first, key.second).arg(t)));
+            compared += expected->points().empty() ? 0 : 1;
+        }
+        QVERIFY(compared >= 4);
     }
 
     void setFindsAndListsSeries()

@@ -142,6 +142,8 @@ bool ScenarioPanel::loadScenario(const QString& nameOrPath)
         index = m_scenario->count() - 1;
     }
     m_scenario->setCurrentIndex(index);
+    // A narrow dock cuts a long name at the arrow: the whole of it on hover.
+    m_scenario->setToolTip(nameOrPath);
     const QString previousVariant = currentVariant();
     m_variant->clear();
     QStringList variants;

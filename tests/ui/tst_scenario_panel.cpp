@@ -166,6 +166,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, kRunTimeoutMs);
         QCOMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
         QCOMPARE(panel->currentVariant(), QStringLiteral("levers-off"));
+        QCOMPARE(panel->findChild<QComboBox*>(QStringLiteral("scenario"))->toolTip(), QStringLiteral("capability-fallback"));
         // Back to live: the dock keeps the last choice (nothing is played).
         QTest::mouseClick(panel->findChild<QPushButton*>(QStringLiteral("stop")), Qt::LeftButton);
         QTRY_VERIFY(!controller.showingPlayback());

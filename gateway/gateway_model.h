@@ -188,14 +188,14 @@ private:
     // are not pinned anywhere, and mt19937_64 was a fifth of a 2 x 5,000 replay (issue 14).
     // Kept apart from m_rng, so the drop fault's draws no longer depend on how many values
     // were generated before them.
-    std::uint64_t nextValueBits()
+    static std::uint64_t splitMix64(std::uint64_t& state)
     {
-        std::uint64_t z = (m_valueState += 0x9e3779b97f4a7c15ull);
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         return z ^ (z >> 31);
     }
-    double unitValueRandom() { return static_cast<double>(nextValueBits() >> 11) * 0x1.0p-53; }
+    std::uint64_t nextValueBits() { return splitMix64(m_valueState); }
 
     // STA side (gateway_model.cpp)
     void onDeadlines(Duration timeout);

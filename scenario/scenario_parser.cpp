@@ -2,6 +2,7 @@
 
 #include "scenario/json_schema_reader.h"
 #include "scenario/site.h"
+#include "scenario/site_live.h"
 #include "scenario/strict_json.h"
 #include "scenario/variant_validation.h"
 
@@ -429,24 +430,13 @@ SiteShape readSite(Errors& errors, ObjectReader& r, const QString& scenarioFile,
     const auto site = loadSiteFile(path, &siteErrors);
     for (const ScenarioError& e : siteErrors) errors.add(r.pathOf("site"), e.toString());
     if (!site) return shape;
+    // The one conversion of a site into a scenario's shape (the console's live run uses it too).
+    Scenario shaped = siteScenario(*site);
     KnownNames connections, instances;
-    for (const SiteGateway& g : site->gateways) {
-        s.connections.append(ScenarioConnection{g.name, g.writeUserId, g.name});
-        connections.add(g.name);
-    }
-    s.instances.reserve(site->instances.size());
-    for (const SiteInstance& i : site->instances) {
-        ScenarioInstance inst;
-        inst.name = i.name;
-        inst.connection = i.gateway;
-        inst.tags = int(i.tags.size());
-        inst.tagPrefix = i.name + QStringLiteral(".Attr");
-        inst.tagAddresses.reserve(i.tags.size());
-        for (const SiteTag& t : i.tags) inst.tagAddresses << t.address;
-        inst.alarms = i.alarms;
-        s.instances.append(std::move(inst));
-        instances.add(i.name);
-    }
+    for (const ScenarioConnection& c : shaped.connections) connections.add(c.name);
+    for (const ScenarioInstance& i : shaped.instances) instances.add(i.name);
+    s.connections = std::move(shaped.connections);
+    s.instances = std::move(shaped.instances);
     if (s.options.isEmpty() && !site->options.isEmpty()) {
         s.options = site->options;
         if (auto parsed = optionsFromJson(s.options, nullptr)) options = *parsed;

@@ -166,18 +166,23 @@ void ConsoleController::startOver()
 
 QMap<QString, QList<int>> ConsoleController::runGateways() const
 {
-    QMap<QString, QList<int>> by;
     // A run on a site's gateways, live or virtual (RunHost::gatewayNames); a scenario's one
     // gateway has nothing to filter.
     if (m_host->gatewayNames().size() < 2)
-        return by;
-    const Scenario& run = m_host->scenario();
+        return {};
+    return gatewaysOf(m_host->scenario());
+}
+
+QMap<QString, QList<int>> ConsoleController::gatewaysOf(const Scenario& run)
+{
+    QMap<QString, QList<int>> by;
     QHash<QString, QString> gatewayOf; // connection -> its gateway
     for (const ScenarioConnection& c : run.connections)
         gatewayOf.insert(c.name, c.gateway);
     for (int i = 0; i < run.instances.size(); ++i)
-        by[gatewayOf.value(run.instances[i].connection)] << i;
-    return by;
+        if (const QString g = gatewayOf.value(run.instances[i].connection); !g.isEmpty())
+            by[g] << i;
+    return by.size() > 1 ? by : QMap<QString, QList<int>>{};
 }
 
 void ConsoleController::refresh()

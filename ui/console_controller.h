@@ -112,6 +112,8 @@ private:
     // The run's gateways and the instances (by index) on each, when it has several: the
     // plots' gateway filter.
     QMap<QString, QList<int>> runGateways() const;
+    // A scenario's named gateways and the instances on each (empty with fewer than two).
+    static QMap<QString, QList<int>> gatewaysOf(const Scenario& run);
 
     ConsoleView* m_view;
     RunHost* m_host;

@@ -7,9 +7,11 @@
 #include "client/lever_set.h"
 #include "models/series_store.h"
 #include "recording/recording.h"
+#include "scenario/scenario_parser.h"
 #include "ui/console_view.h"
 
 #include <QFileInfo>
+#include <QJsonDocument>
 
 namespace stormwatch {
 
@@ -82,7 +84,10 @@ bool ConsoleController::openRecording(const QString& path, QString* error)
     m_host->stop();
     m_showingLive = false;
     startOver();
-    m_view->setRunGateways({}); // the stopped run's gateways are not the recording's
+    // The recorded run's gateways, from the scenario it ran (the file form, gateways named).
+    QList<ScenarioError> ignored;
+    const auto source = parseScenario(QJsonDocument(run.source).toJson(), path, &ignored);
+    m_view->setRunGateways(source ? gatewaysOf(*source) : QMap<QString, QList<int>>{});
     SeriesStore* store = m_view->store();
     m_retentionBeforeRecording = store->retentionSeconds();
     store->setRetentionSeconds(0); // a recorded run is shown whole

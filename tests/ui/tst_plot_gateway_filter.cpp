@@ -414,6 +414,9 @@ private slots:
         w.resize(1600, 1000);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QString error;
+        const QString recording = dir.filePath("run.sqlite");
+        QVERIFY2(controller.setRecording(recording, &error), qPrintable(error));
         emit view.intents()->playRequested(dir.filePath("scenario.json"), QStringLiteral("lever1+2"), 0);
         QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, 60000);
         PlotPanel* plots = w.plots();
@@ -458,6 +461,19 @@ private slots:
         QCOMPARE(store->valueAt(pumps, SubMetric::Bad, 45), 40.0); // down with its gateway
         QCOMPARE(store->valueAt(pumps, SubMetric::Good, 119), 40.0); // and back
         QVERIFY(values(plots->qualityGraph(SubMetric::Good)).contains(0));
+
+        // Reopened from its recording: the same gateways to choose from, B's own series.
+        const QVector<QPointF> queueB = store->gatewaySeries(GatewayMetric::StaQueueDepth, "B");
+        QVERIFY(!queueB.isEmpty());
+        QVERIFY(controller.setRecording(QString(), &error));
+        QVERIFY2(controller.openRecording(recording, &error), qPrintable(error));
+        QCOMPARE(plots->gateways(), (QStringList{"A", "B"}));
+        choose(*plots, "B");
+        if (QTest::currentTestFailed())
+            return;
+        plots->refreshNow();
+        QCOMPARE(plots->visibleSubscriptions(), QList<SubscriptionKey>{tanks});
+        QCOMPARE(store->gatewaySeries(GatewayMetric::StaQueueDepth, "B"), queueB);
     }
 
     // Done-when of issue 13: two mxgw-mock processes as a site's two gateways, the console

@@ -409,8 +409,11 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
     for (QLabel* label : {m_statusCapabilities, m_statusProtocol, m_statusTimeout})
         label->setEnabled(current);
     QStringList sessions;
+    // Several connections (a site's gateways): each named, else "unreachable, session-1"
+    // does not say which gateway is down.
     for (const ConnectionInfo& i : infos)
-        sessions << (i.sessionId.isEmpty() ? i.state : i.sessionId);
+        sessions << (infos.size() > 1 ? i.name + QStringLiteral(": ") : QString()) +
+                        (i.sessionId.isEmpty() ? i.state : i.sessionId);
     m_statusSession->setText(tr("session %1").arg(sessions.join(QStringLiteral(", "))));
     m_statusCapabilities->setText(tr("%n capabilities", nullptr, int(c.capabilities.size())));
     m_statusCapabilities->setToolTip(c.capabilities.isEmpty()

@@ -539,6 +539,13 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(store->valueAt(pumps[0], SubMetric::Bad, store->latestTime()) == 30, 15000);
         QTRY_VERIFY_WITH_TIMEOUT(store->latestTime() > killedAt + 3, 15000);
 
+        // The status bar says which gateway's session is gone.
+        const QLabel* session = w.findChild<QLabel*>(QStringLiteral("statusSession"));
+        QTRY_VERIFY2(session->text().startsWith(QStringLiteral("session A: ")) &&
+                         !session->text().startsWith(QStringLiteral("session A: session")) &&
+                         session->text().contains(QStringLiteral(", B: session")),
+                     qPrintable(session->text()));
+
         choose(*plots, "B");
         if (QTest::currentTestFailed())
             return;

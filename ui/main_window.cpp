@@ -408,13 +408,26 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
     const bool current = c.state == QLatin1String("connected");
     for (QLabel* label : {m_statusCapabilities, m_statusProtocol, m_statusTimeout})
         label->setEnabled(current);
-    QStringList sessions;
-    // Several connections (a site's gateways): each named, else "unreachable, session-1"
-    // does not say which gateway is down.
-    for (const ConnectionInfo& i : infos)
-        sessions << (infos.size() > 1 ? i.name + QStringLiteral(": ") : QString()) +
-                        (i.sessionId.isEmpty() ? i.state : i.sessionId);
-    m_statusSession->setText(tr("session %1").arg(sessions.join(QStringLiteral(", "))));
+    if (infos.size() == 1) {
+        m_statusSession->setText(tr("session %1").arg(c.sessionId.isEmpty() ? c.state : c.sessionId));
+        m_statusSession->setToolTip({});
+    } else {
+        // Several connections (a site's gateways): how many have a session and which one has
+        // not, in a few words (a 1024 px status bar); every one in the tooltip.
+        QStringList all;
+        const ConnectionInfo* down = nullptr;
+        int up = 0;
+        for (const ConnectionInfo& i : infos) {
+            all << QStringLiteral("%1: %2").arg(i.name, i.sessionId.isEmpty() ? i.state : i.sessionId);
+            if (!i.sessionId.isEmpty())
+                ++up;
+            else if (!down)
+                down = &i;
+        }
+        m_statusSession->setText(down ? tr("%1 of %2 sessions, %3 %4").arg(up).arg(infos.size()).arg(down->name, down->state)
+                                      : tr("%1 sessions").arg(infos.size()));
+        m_statusSession->setToolTip(all.join(QLatin1Char('\n')));
+    }
     m_statusCapabilities->setText(tr("%n capabilities", nullptr, int(c.capabilities.size())));
     m_statusCapabilities->setToolTip(c.capabilities.isEmpty()
                                          ? tr("No capabilities advertised")

@@ -202,16 +202,34 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
         return;
     m_qtScheduler = std::make_unique<QtScheduler>();
     m_scheduler = m_qtScheduler.get();
-    if (!live.gateways.empty()) {
+    // A site scenario without endpoints (headless --live, the console playing it live): an
+    // embedded mock per gateway, each its own process in all but name, as the virtual run
+    // models each one; they are then reached exactly as a site's own gateways are.
+    std::map<std::string, GrpcPortOptions> gateways = live.gateways;
+    std::map<std::string, gateway::MockGatewayServer*> embedded;
+    if (gateways.empty() && !live.gateway && !m_scenario.gatewayNames().isEmpty()) {
+        for (const ConnectionSpec& c : config.connections) {
+            const std::string name = c.gateway.empty() ? c.name : c.gateway;
+            if (gateways.contains(name))
+                continue;
+            gateway::MockGatewayServer* server = startEmbeddedServer(QString::fromStdString(name));
+            if (!server)
+                return;
+            gateways[name].address = server->address();
+            embedded[name] = server;
+        }
+    }
+    if (!gateways.empty()) {
         // A site: a port per gateway, each reaching its own; its faults and counters through
-        // its own MockGatewayControl.
+        // its own MockGatewayControl (or its embedded server's model).
+        m_sharedGateways = embedded.empty();
         for (ConnectionSpec& c : config.connections) {
             if (c.gateway.empty())
                 c.gateway = c.name;
             if (m_gatewayPorts.contains(c.gateway))
                 continue;
-            const auto it = live.gateways.find(c.gateway);
-            if (it == live.gateways.end()) {
+            const auto it = gateways.find(c.gateway);
+            if (it == gateways.end()) {
                 m_error = QStringLiteral("gateway: no endpoint for connection \"%1\"").arg(QString::fromStdString(c.name));
                 return;
             }
@@ -227,7 +245,9 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             }
             Gateway g;
             g.name = name;
-            g.access = remoteControlAccess(it->second.address);
+            const auto server = embedded.find(c.gateway);
+            g.access = server != embedded.end() ? embeddedServerAccess(*server->second)
+                                                : remoteControlAccess(it->second.address);
             m_gatewayPorts.emplace(c.gateway, port.get());
             g.port = std::move(port);
             m_gateways.push_back(std::move(g));
@@ -239,11 +259,9 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
         setUp(config);
         return;
     }
-    // One gateway (embedded or external) serves every connection: one gate, as any scenario
-    // (a site scenario's faults naming a gateway hit this one).
-    for (ConnectionSpec& c : config.connections)
-        c.gateway.clear();
+    // One gateway (embedded or external) serves every connection: one gate, as any scenario.
     GrpcPortOptions portOptions;
+    gateway::MockGatewayServer* server = nullptr;
     if (live.gateway) {
         portOptions = *live.gateway;
         if (const QString bad = GrpcGatewayPort::validate(portOptions); !bad.isEmpty()) {
@@ -251,20 +269,14 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             return;
         }
     } else {
-        gateway::GatewayConfig gatewayConfig = gatewayConfigFor(m_scenario, m_seed);
-        // Live data carries wall-clock source timestamps.
-        gatewayConfig.timestampEpochUs = QDateTime::currentMSecsSinceEpoch() * 1000;
-        m_server = std::make_unique<gateway::MockGatewayServer>(gatewayConfig);
-        if (!m_server->start("127.0.0.1:0")) {
-            m_error = QStringLiteral("embedded mock gateway: %1")
-                          .arg(QString::fromStdString(m_server->lastError()));
-            m_server.reset();
+        if (!(server = startEmbeddedServer({})))
             return;
-        }
-        portOptions.address = m_server->address();
+        portOptions.address = server->address();
     }
+    for (ConnectionSpec& c : config.connections)
+        c.gateway.clear();
     Gateway g;
-    g.access = m_server ? embeddedServerAccess(*m_server) : remoteControlAccess(portOptions.address);
+    g.access = server ? embeddedServerAccess(*server) : remoteControlAccess(portOptions.address);
     auto port = std::make_unique<GrpcGatewayPort>(*m_scheduler, portOptions);
     if (!port->setupError().empty()) {
         m_error = QStringLiteral("gateway: %1").arg(QString::fromStdString(port->setupError()));
@@ -273,6 +285,22 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     g.port = std::move(port);
     m_gateways.push_back(std::move(g));
     setUp(config);
+}
+
+gateway::MockGatewayServer* ScenarioRunner::startEmbeddedServer(const QString& name)
+{
+    gateway::GatewayConfig gatewayConfig = gatewayConfigFor(m_scenario, m_seed);
+    // Live data carries wall-clock source timestamps.
+    gatewayConfig.timestampEpochUs = QDateTime::currentMSecsSinceEpoch() * 1000;
+    auto server = std::make_unique<gateway::MockGatewayServer>(gatewayConfig);
+    if (!server->start("127.0.0.1:0")) {
+        m_error = QStringLiteral("embedded mock gateway%1: %2")
+                      .arg(name.isEmpty() ? QString() : QStringLiteral(" ") + name,
+                           QString::fromStdString(server->lastError()));
+        return nullptr;
+    }
+    m_servers.push_back(std::move(server));
+    return m_servers.back().get();
 }
 
 void ScenarioRunner::setUp(const EngineConfig& engineConfig)
@@ -341,9 +369,9 @@ ScenarioRunner::~ScenarioRunner()
         g.port.reset();
     for (Gateway& g : m_gateways)
         g.access.reset();
-    if (m_server)
-        m_server->stop();
-    m_server.reset();
+    for (auto& server : m_servers)
+        server->stop();
+    m_servers.clear();
     m_gateways.clear();
     m_qtScheduler.reset();
     m_virtualScheduler.reset();
@@ -375,7 +403,7 @@ void ScenarioRunner::start()
     // Counted from here on, from the gateways themselves when every one exposes its
     // counters (virtual, embedded, an mxgw-mock). A live site's are the client's own, per
     // gateway: its gateways are shared, their counters count others' work too.
-    m_countersFromGateway = !(m_live && !m_gatewayPorts.empty()) &&
+    m_countersFromGateway = !m_sharedGateways &&
                             std::all_of(m_gateways.begin(), m_gateways.end(),
                                         [](Gateway& g) { return g.access->stats().has_value(); });
     m_baseline = m_lastCounters = gatewayCounters();

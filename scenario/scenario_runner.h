@@ -7,9 +7,10 @@
 //   gateway block, the in-process port with its network latency, modelAccess(model) —
 //   deterministic for a seed;
 // - live: a QtScheduler on the caller's thread (wall time), the GrpcGatewayPort to either
-//   an embedded MockGatewayServer (127.0.0.1, a free port, started per variant) or an
-//   external gateway (LiveOptions::gateway), whose faults go through MockGatewayControl
-//   and are reported as skipped when it has none.
+//   an embedded MockGatewayServer (127.0.0.1, a free port, started per variant; one per
+//   gateway for a site scenario) or an external gateway (LiveOptions::gateway, or a site's
+//   LiveOptions::gateways), whose faults go through MockGatewayControl and are reported as
+//   skipped when it has none.
 // Connections start at t = 0, instances deploy at their start_at_s, timeline actions apply
 // at their at_s, and the run covers the half-open interval [0, duration): "for 110 s" is
 // every instant before 110 s. Times are measured from start() (live: the wall clock then).
@@ -55,7 +56,8 @@ struct VariantRun {
 // How a live run reaches its gateway.
 struct LiveOptions {
     // nullopt: an embedded mock gateway per variant, configured from the scenario's gateway
-    // block (its network latency aside: the network is real loopback). Otherwise the
+    // block (its network latency aside: the network is real loopback) — one per gateway
+    // when the scenario's connections name gateways (a site scenario). Otherwise the
     // gateway at gateway->address; faults and counters go through the MockGatewayControl
     // service at the same address (insecure, as mxgw-mock serves it) when it has one.
     std::optional<GrpcPortOptions> gateway;
@@ -123,10 +125,10 @@ public:
     gateway::GatewayModel& model() { return *m_gateways.front().model; }
     gateway::GatewayModel* model(const QString& gateway);
     // The run's gateways by name, in scenario order; one "" when it has one unnamed gateway
-    // (every scenario without a site, and any live run on one gateway).
+    // (every scenario without a site, and any live run on one --gateway).
     QStringList gatewayNames() const;
-    // The embedded mock gateway of a live run; nullptr otherwise.
-    gateway::MockGatewayServer* server() { return m_server.get(); }
+    // The embedded mock gateway of a live run (a site scenario's first); nullptr otherwise.
+    gateway::MockGatewayServer* server() { return m_servers.empty() ? nullptr : m_servers.front().get(); }
     ClientEngine& engine() { return *m_engine; }
     // The port of the run's gateway (of a site's first gateway).
     GatewayPort& port() { return *m_gateways.front().port; }
@@ -145,6 +147,8 @@ public:
     std::vector<GatewayNow> gatewaysNow() const;
     // The first gateway's access; faultsUnavailableReason() speaks for every gateway.
     GatewayAccess& access() { return *m_gateways.front().access; }
+    // The named gateway's access (nullptr when the run has no such gateway).
+    GatewayAccess* access(const QString& gateway);
     // "" when faults reach every gateway of the run, else why not (naming the gateway when
     // the run has several).
     QString faultsUnavailableReason() const;
@@ -196,6 +200,8 @@ private:
     };
 
     void setUp(const EngineConfig& config);
+    // Starts an embedded mock gateway (m_servers); nullptr with m_error set when it cannot.
+    gateway::MockGatewayServer* startEmbeddedServer(const QString& name);
     // The gateways a timeline event hits: the named one, or every one (nullopt: the run
     // has no gateway of that name).
     std::optional<std::vector<Gateway*>> targetsOf(const TimelineEvent& event);
@@ -232,7 +238,7 @@ private:
     std::unique_ptr<VirtualScheduler> m_virtualScheduler; // virtual
     std::unique_ptr<QtScheduler> m_qtScheduler;           // live
     Scheduler* m_scheduler = nullptr;
-    std::unique_ptr<gateway::MockGatewayServer> m_server; // live, embedded
+    std::vector<std::unique_ptr<gateway::MockGatewayServer>> m_servers; // live, embedded
     std::vector<Gateway> m_gateways;           // at least one once built
     ClientEngine::GatewayPorts m_gatewayPorts; // their ports by name, when they are named
     std::map<std::string, std::string> m_gatewayOf; // connection name -> gateway name
@@ -248,6 +254,9 @@ private:
     // Gateway counters: the source is decided at start() (the gateway's own when it exposes
     // them), counted from a baseline then (an external gateway has been counting before).
     bool m_countersFromGateway = true;
+    // A live site's own gateways (LiveOptions::gateways): others may use them too, so the
+    // Invoke counts are the client's.
+    bool m_sharedGateways = false;
     GatewayCounters m_baseline, m_lastCounters;
     std::int64_t m_maxSampledDepth = 0;
     std::int64_t m_maxSampledOutstanding = 0;

@@ -45,6 +45,14 @@ gateway::GatewayModel* ScenarioRunner::model(const QString& name)
     return nullptr;
 }
 
+GatewayAccess* ScenarioRunner::access(const QString& name)
+{
+    for (Gateway& g : m_gateways)
+        if (g.name == name)
+            return g.access.get();
+    return nullptr;
+}
+
 std::vector<ScenarioRunner::GatewayNow> ScenarioRunner::gatewaysNow() const
 {
     std::vector<GatewayNow> out;
@@ -77,7 +85,7 @@ void ScenarioRunner::endFaults()
     // A shared gateway outlives the variant: a fault it injected (a 60 s wedge in a 10 s
     // run) must not carry over into the next variant. Every window fault is ended; an
     // embedded or virtual gateway goes with the run anyway.
-    if (!m_live || m_server)
+    if (!m_live || !m_servers.empty())
         return;
     for (Gateway& g : m_gateways) {
         if (!g.injected)

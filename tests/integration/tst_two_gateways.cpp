@@ -3,7 +3,8 @@
 // its own connection: the other gateway's tags stay Good at every sample, its connection
 // never leaves Connected, its data keeps flowing, and its recovery gate stays Normal. The
 // same from a plain site scenario through the ScenarioRunner, virtual (a model per gateway)
-// and live (an mxgw-mock per gateway), with the faults aimed at one gateway: both agree.
+// and live (an mxgw-mock per gateway, or an embedded mock per gateway as headless --live
+// runs it), with the faults aimed at one gateway: all agree.
 #include "client/client_engine.h"
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
@@ -135,6 +136,7 @@ struct SiteOutcome {
     bool everyTagGoodAtEnd = false;
     int maxOrphaned = 0;            // a tag Bad with nothing in flight and no retry: a bug
     double orphanedTagSeconds = -1;
+    SeriesSet series;
 };
 
 struct StateLog : EngineObserver {
@@ -201,7 +203,9 @@ SiteOutcome runSite(ScenarioRunner& runner, const std::function<std::optional<St
     o.aStateChanges = states.changes["gw-a"];
     o.everyTagGoodAtEnd = runner.notGoodTags() == 0;
     runner.engine().removeObserver(&states);
-    o.orphanedTagSeconds = runner.finish().metrics.orphanedTagSeconds;
+    VariantRun run = runner.finish();
+    o.orphanedTagSeconds = run.metrics.orphanedTagSeconds;
+    o.series = std::move(run.series);
     return o;
 }
 
@@ -516,6 +520,27 @@ void TestTwoGateways::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive(
     checkOnlyAWasHit(liveRun, "live");
     QCOMPARE(liveRun.tagsB, virtualRun.tagsB);
     QCOMPARE(liveRun.minGoodB, virtualRun.minGoodB);
+    if (QTest::currentTestFailed())
+        return;
+
+    // Headless --live (no endpoints given): an embedded mock per gateway, each read through
+    // the runner's own access to it. The same outcome.
+    ScenarioRunner embedded(*scenario, scenario->variants.first(), LiveOptions{});
+    QVERIFY2(embedded.ok(), qPrintable(embedded.error()));
+    QCOMPARE(embedded.gatewayNames(), QStringList({"gw-a", "gw-b"}));
+    QVERIFY(embedded.server() != nullptr);
+    QVERIFY(embedded.access("gw-a") && embedded.access("gw-b") && !embedded.access("gw-c"));
+    QCOMPARE(embedded.faultsUnavailableReason(), QString());
+    const QString described = embedded.gatewayDescription();
+    QVERIFY2(described.startsWith("gw-a 127.0.0.1:") && described.contains(", gw-b 127.0.0.1:"), qPrintable(described));
+    const SiteOutcome embeddedRun = runSite(embedded, [&](const QString& g) -> std::optional<Sta> {
+        const auto stats = embedded.access(g)->stats();
+        if (!stats)
+            return std::nullopt;
+        return Sta{stats->sta_queue_depth(), stats->wedged()};
+    });
+    checkOnlyAWasHit(embeddedRun, "embedded");
+    QCOMPARE(embeddedRun.minGoodB, virtualRun.minGoodB);
 }
 
 QTEST_GUILESS_MAIN(TestTwoGateways)

@@ -2,7 +2,6 @@
 
 #include "scenario/run_host.h"
 #include "scenario/scenario_runner.h"
-#include "ui/compare_view_results.h"
 #include "ui/plot_panel.h"
 #include "ui/report_png.h"
 
@@ -92,7 +91,6 @@ void AbView::start(const Scenario& scenario, const QString& a, const QString& b)
     m_run = std::make_shared<Run>();
     m_thread.run(
         [run = m_run, scenario, variants = m_variants] {
-            lowerCurrentThreadPriority(); // the replay yields to the UI and the live run
             run->report = runScenario(scenario, variants, std::nullopt, {}, &run->error, &run->series,
                                       [run] { return run->cancel.load(); });
         },

@@ -8,6 +8,7 @@
 #include "ui/report_png.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -124,7 +125,13 @@ void CompareView::start()
     m_run = std::make_shared<Run>();
     m_status->setText(QStringLiteral("running %1 variants in virtual time…").arg(m_scenario.variants.size()));
     QPointer<CompareView> self(this);
-    auto progress = [self](double fraction) {
+    // At most ten a second: QProgressBar::setValue repaints at once, and a replay reports
+    // ~200 times; beside a live run at max speed that was hundreds of paints a second.
+    auto lastShown = std::make_shared<QElapsedTimer>();
+    auto progress = [self, lastShown](double fraction) {
+        if (lastShown->isValid() && lastShown->elapsed() < 100)
+            return;
+        lastShown->start();
         QMetaObject::invokeMethod(
             self.data(),
             [self, fraction] {
@@ -135,7 +142,6 @@ void CompareView::start()
     };
     // The same loop as the headless report; closing the window cancels between steps.
     m_thread.run([run = m_run, scenario = m_scenario, progress] {
-        lowerCurrentThreadPriority();
         QList<SeriesSet> series;
         ScenarioReport report = runScenario(scenario, {}, std::nullopt, progress, &run->error, &series,
                                             [run] { return run->cancel.load(); });

@@ -6,11 +6,6 @@
 #include <functional>
 #include <optional>
 
-#ifdef Q_OS_LINUX
-#include <sys/resource.h>
-#include <unistd.h>
-#endif
-
 namespace stormwatch {
 
 namespace {
@@ -174,16 +169,6 @@ CompareLine decimateSteps(const QVector<QPointF>& points, double x0, double x1, 
         begin = end;
     }
     return line;
-}
-
-void lowerCurrentThreadPriority()
-{
-#ifdef Q_OS_LINUX
-    // Linux keeps a nice value per thread: this lowers only the calling one. QThread's own
-    // priorities do nothing under SCHED_OTHER, and SCHED_IDLE would starve the replay on a
-    // busy machine.
-    (void)setpriority(PRIO_PROCESS, id_t(gettid()), 10);
-#endif
 }
 
 CompareResults compareResults(ScenarioReport report, QList<SeriesSet> series)

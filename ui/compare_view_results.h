@@ -51,11 +51,6 @@ struct CompareResults {
     std::array<QVector<CompareLine>, kPlots> lines;
 };
 
-// Called first on a thread that replays in the background (the compare and A/B views): it
-// yields the CPU to the UI and the live run (nice 10 on Linux; a no-op elsewhere). On two
-// cores a replay at full speed beside them otherwise delayed the UI thread by tens of ms.
-void lowerCurrentThreadPriority();
-
 // Builds the rows and lines of a finished comparison (any thread; no widgets involved).
 CompareResults compareResults(ScenarioReport report, QList<SeriesSet> series);
 

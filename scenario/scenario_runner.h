@@ -65,7 +65,8 @@ struct LiveOptions {
     // its own name): each gateway is reached through a port of its own (one engine, a port
     // and a recovery gate per gateway; docs/sites.md). When set, `gateway` is not used; a
     // fault goes to the gateway it names, or to every gateway (each one's
-    // MockGatewayControl), and the gateway counters are the client's own per gateway.
+    // MockGatewayControl), and the gateway counters are the client's own per gateway (the
+    // STA queue the gateway's, when its control service tells it).
     std::map<std::string, GrpcPortOptions> gateways;
     // About once per second of wall time: the variant running, seconds into it, its length.
     std::function<void(const QString& variant, double elapsedS, double durationS)> progress;
@@ -254,8 +255,8 @@ private:
     // Gateway counters: the source is decided at start() (the gateway's own when it exposes
     // them), counted from a baseline then (an external gateway has been counting before).
     bool m_countersFromGateway = true;
-    // A live site's own gateways (LiveOptions::gateways): others may use them too, so the
-    // Invoke counts are the client's.
+    // A live site's own gateways (LiveOptions::gateways): others may use them too, so only
+    // their STA queue is read from them, the Invoke counts are the client's.
     bool m_sharedGateways = false;
     GatewayCounters m_baseline, m_lastCounters;
     std::int64_t m_maxSampledDepth = 0;

@@ -169,6 +169,12 @@ ScenarioRunner::GatewayCounters ScenarioRunner::countersOf(Gateway& g)
                 c.byKind[QString::fromStdString(kind)] += n;
             c.deadlineExceeded += s.deadlineExceeded;
         }
+        // Only the gateway knows its queue: a site's mxgw-mock tells it through its control
+        // service (a real gateway has none: unknown); one that stopped answering, as last told.
+        if (const auto stats = g.access->stats())
+            c.staQueueDepth = stats->sta_queue_depth();
+        else
+            c.staQueueDepth = g.last.staQueueDepth;
     }
     g.last = c;
     return c;

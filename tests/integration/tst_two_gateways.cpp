@@ -518,6 +518,20 @@ void TestTwoGateways::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive(
         return Sta{stats->sta_queue_depth(), stats->wedged()};
     });
     checkOnlyAWasHit(liveRun, "live");
+    // Each mxgw-mock's queue, sampled through its own control service (the Invoke counts
+    // are the client's: a site's gateways are shared): A's rose behind the wedge, B's
+    // stayed 0, and the run's is their sum.
+    const Series* queueA = liveRun.series.find("gateway:gw-a", "sta_queue_depth");
+    const Series* queueB = liveRun.series.find("gateway:gw-b", "sta_queue_depth");
+    const Series* queue = liveRun.series.find("gateway", "sta_queue_depth");
+    QVERIFY(queueA && queueB && queue);
+    QVERIFY2(queueA->maxValue() > 0, "gw-a's queue never rose");
+    QVERIFY2(!queueB->points().empty(), "gw-b's queue never read"); // known, not absent
+    QVERIFY(queueB->points().front().tS < 1.0); // from the run's first sample
+    QCOMPARE(queueB->maxValue(), 0.0);
+    QVERIFY(!queue->points().empty());
+    for (const SeriesPoint& p : queue->points())
+        QCOMPARE(p.value, queueA->valueAt(p.tS) + queueB->valueAt(p.tS));
     QCOMPARE(liveRun.tagsB, virtualRun.tagsB);
     QCOMPARE(liveRun.minGoodB, virtualRun.minGoodB);
     if (QTest::currentTestFailed())

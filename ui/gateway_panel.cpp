@@ -5,10 +5,13 @@
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace stormwatch {
 
@@ -37,26 +40,33 @@ GatewayPanel::GatewayPanel(QWidget* parent) : QWidget(parent)
     m_advertise->setChecked(true);
     m_advertise->setToolTip(tr("Off = an old gateway: Lever 2 falls back to AddItemBulk + "
                                "N × AdviseSupervisory at the next session open"));
-    connect(m_advertise, &QCheckBox::toggled, this, &GatewayPanel::capabilityToggled);
+    // clicked, not toggled: from partly checked (All, gateways differing) a click to
+    // checked does not toggle, and a reflected state must not emit.
+    connect(m_advertise, &QCheckBox::clicked, this, &GatewayPanel::capabilityClicked);
 
     m_reason = new QLabel;
     m_reason->setObjectName(QStringLiteral("faultsUnavailable"));
     m_reason->setWordWrap(true);
     m_reason->hide();
 
-    m_faults = new QGroupBox(tr("Faults"));
-    auto* grid = new QGridLayout(m_faults);
-    grid->setColumnStretch(0, 1);
-    // Which gateway a fault hits, on a run with several (a site's); hidden otherwise.
+    // Which gateway the capability and the faults hit, on a run with several (a site's);
+    // hidden otherwise. Above both, since it applies to both.
     m_gatewayLabel = new QLabel(tr("Gateway"));
     m_gateway = new QComboBox;
     m_gateway->setObjectName(QStringLiteral("faultGateway"));
-    m_gateway->setToolTip(tr("The gateway the fault buttons hit: one of the run's, or all of them"));
+    m_gateway->setToolTip(tr("The gateway the capability and the fault buttons hit: one of the "
+                             "run's, or all of them"));
     m_gateway->setFocusPolicy(Qt::StrongFocus); // the wheel changes it only once focused (window rule)
     m_gatewayLabel->setBuddy(m_gateway);
-    grid->addWidget(m_gatewayLabel, 0, 0);
-    grid->addWidget(m_gateway, 0, 1, 1, 2);
+    connect(m_gateway, &QComboBox::currentIndexChanged, this, &GatewayPanel::showChosenCapability);
+    auto* chooserRow = new QHBoxLayout;
+    chooserRow->addWidget(m_gatewayLabel);
+    chooserRow->addWidget(m_gateway, 1);
     setGateways({});
+
+    m_faults = new QGroupBox(tr("Faults"));
+    auto* grid = new QGridLayout(m_faults);
+    grid->setColumnStretch(0, 1);
     addFault(grid, TimelineAction::Wedge, tr("Wedge STA"),
              tr("The STA stops running commands for the duration"), true, 60);
     addFault(grid, TimelineAction::Slow, tr("Slow STA"),
@@ -77,6 +87,7 @@ GatewayPanel::GatewayPanel(QWidget* parent) : QWidget(parent)
 
     auto* content = new QWidget;
     auto* column = new QVBoxLayout(content);
+    column->addLayout(chooserRow);
     column->addWidget(m_advertise);
     column->addWidget(m_reason);
     column->addWidget(m_faults);
@@ -140,6 +151,49 @@ void GatewayPanel::setGateways(const QStringList& names)
     const bool several = names.size() > 1;
     m_gateway->setVisible(several);
     m_gatewayLabel->setVisible(several);
+    // A gateway new to the chooser has what the checkbox said of every gateway (advertised
+    // when they differed: a gateway's default).
+    const bool all = m_advertise->checkState() != Qt::Unchecked;
+    QMap<QString, bool> advertised;
+    for (const QString& name : names)
+        advertised[name] = m_advertisedBy.value(name, all);
+    m_advertisedBy = advertised;
+    showChosenCapability();
+}
+
+void GatewayPanel::capabilityClicked()
+{
+    const bool advertise = m_advertise->isChecked(); // from partly checked, a click checks
+    const QString chosen = chosenGateway();
+    if (chosen.isEmpty()) {
+        for (bool& a : m_advertisedBy)
+            a = advertise;
+        showChosenCapability();
+        emit capabilityToggled(advertise);
+        return;
+    }
+    m_advertisedBy[chosen] = advertise;
+    TimelineEvent e;
+    e.atS = 0;
+    e.action = TimelineAction::SetCapability;
+    e.advertiseBulkSupervisory = advertise;
+    e.gateway = chosen;
+    emit faultRequested(e);
+}
+
+void GatewayPanel::showChosenCapability()
+{
+    const QString chosen = chosenGateway();
+    Qt::CheckState state = m_advertise->checkState() == Qt::Unchecked ? Qt::Unchecked : Qt::Checked;
+    if (!chosen.isEmpty()) {
+        state = m_advertisedBy.value(chosen, true) ? Qt::Checked : Qt::Unchecked;
+    } else if (m_gateway->isVisibleTo(this) && !m_advertisedBy.isEmpty()) {
+        const auto on = std::count(m_advertisedBy.cbegin(), m_advertisedBy.cend(), true);
+        state = on == m_advertisedBy.size() ? Qt::Checked : on == 0 ? Qt::Unchecked : Qt::PartiallyChecked;
+    }
+    const QSignalBlocker block(m_advertise);
+    m_advertise->setTristate(state == Qt::PartiallyChecked); // a click leaves it for checked
+    m_advertise->setCheckState(state);
 }
 
 QString GatewayPanel::chosenGateway() const
@@ -173,6 +227,7 @@ void GatewayPanel::setFaultsAvailable(bool available, const QString& reasonWhenN
     m_available = available;
     m_faults->setEnabled(available);
     m_advertise->setEnabled(available);
+    m_gateway->setEnabled(available);
     m_reason->setText(available ? QString() : reasonWhenNot);
     m_reason->setVisible(!available);
 }
@@ -184,7 +239,10 @@ QString GatewayPanel::unavailableReason() const
 
 void GatewayPanel::setAdvertiseBulkSupervisory(bool advertise)
 {
+    for (bool& a : m_advertisedBy)
+        a = advertise;
     const QSignalBlocker block(m_advertise);
+    m_advertise->setTristate(false);
     m_advertise->setChecked(advertise);
 }
 

@@ -3,10 +3,12 @@
 // old gateway") and one button per mock fault, each with its duration and parameter. The
 // mock is driven through its control service, so against a real gateway the whole panel is
 // disabled and says why. A run on several gateways (a site's) adds a gateway chooser: a
-// fault hits the chosen gateway, or every one ("All gateways").
+// fault or the capability hits the chosen gateway, or every one ("All gateways"); the
+// checkbox shows the chosen gateway's capability (partly checked: All, and they differ).
 
 #include "scenario/scenario.h"
 
+#include <QMap>
 #include <QWidget>
 
 class QCheckBox;
@@ -26,7 +28,7 @@ public:
     void setFaultsAvailable(bool available, const QString& reasonWhenNot);
     bool faultsAvailable() const { return m_available; }
     QString unavailableReason() const;
-    void setAdvertiseBulkSupervisory(bool advertise); // no signal
+    void setAdvertiseBulkSupervisory(bool advertise); // every gateway's; no signal
     // The run's gateways by name (RunHost::gatewayNames). The chooser is shown only with
     // more than one; the choice is kept while it still names a gateway of the run.
     void setGateways(const QStringList& names);
@@ -40,6 +42,8 @@ public:
     QPushButton* faultButton(TimelineAction action) const;
 
 signals:
+    // The checkbox with no gateway chosen: every gateway of the run. With one chosen, the
+    // same set_capability goes as faultRequested naming it (the path that carries a gateway).
     void capabilityToggled(bool advertiseBulkSupervisory);
     void faultRequested(const stormwatch::TimelineEvent& fault);
 
@@ -53,6 +57,8 @@ private:
     void addFault(QGridLayout* grid, TimelineAction action, const QString& text,
                   const QString& tip, bool hasDuration, double defaultDuration,
                   QDoubleSpinBox* parameter = nullptr);
+    void capabilityClicked();
+    void showChosenCapability(); // the checkbox shows the chosen gateway's (or all) state
 
     bool m_available = true;
     QCheckBox* m_advertise = nullptr;
@@ -61,6 +67,7 @@ private:
     QLabel* m_gatewayLabel = nullptr;
     QComboBox* m_gateway = nullptr;
     QVector<FaultRow> m_rows;
+    QMap<QString, bool> m_advertisedBy; // per gateway of the chooser, as last set here
 };
 
 } // namespace stormwatch

@@ -1,11 +1,13 @@
 // The Gateway dock's gateway chooser (issue 13): shown only for a run on several gateways,
 // picked with the mouse or the keys like any combo, and carried by every fault button into
-// the fault it requests ("" = every gateway). Driven with real events, offscreen.
+// the fault it requests ("" = every gateway); the capability checkbox follows it too.
+// Driven with real events, offscreen.
 
 #include "ui/gateway_panel.h"
 
 #include <QAbstractItemView>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -27,6 +29,34 @@ TimelineEvent clickFault(GatewayPanel& panel, TimelineAction action)
         return none;
     }
     return requested.first().first().value<TimelineEvent>();
+}
+
+// What one click on the capability checkbox asked for: every gateway (capabilityToggled)
+// or one (a set_capability naming it).
+struct CapabilityClick {
+    int toggled = 0;                 // capabilityToggled emitted
+    bool toggledTo = false;
+    QList<TimelineEvent> events;     // faultRequested emitted
+};
+
+CapabilityClick clickCapability(GatewayPanel& panel)
+{
+    auto* box = panel.findChild<QCheckBox*>(QStringLiteral("advertiseBulkSupervisory"));
+    QSignalSpy toggled(&panel, &GatewayPanel::capabilityToggled);
+    QSignalSpy requested(&panel, &GatewayPanel::faultRequested);
+    QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(8, box->height() / 2)); // its indicator
+    CapabilityClick c;
+    c.toggled = int(toggled.count());
+    if (c.toggled)
+        c.toggledTo = toggled.first().first().toBool();
+    for (const auto& args : requested)
+        c.events << args.first().value<TimelineEvent>();
+    return c;
+}
+
+Qt::CheckState capabilityShown(const GatewayPanel& panel)
+{
+    return panel.findChild<QCheckBox*>(QStringLiteral("advertiseBulkSupervisory"))->checkState();
 }
 
 QStringList items(const QComboBox* combo)
@@ -111,6 +141,74 @@ private slots:
         panel.setGateways({});
         QVERIFY(!chooser->isVisible());
         QCOMPARE(clickFault(panel, TimelineAction::Wedge).gateway, QString());
+    }
+
+    void theCapabilityFollowsTheChosenGateway()
+    {
+        GatewayPanel panel;
+        panel.resize(420, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        // One gateway: the checkbox speaks for the run, as ever.
+        CapabilityClick c = clickCapability(panel);
+        QCOMPARE(c.toggled, 1);
+        QCOMPARE(c.toggledTo, false);
+        QVERIFY(c.events.isEmpty());
+        QCOMPARE(clickCapability(panel).toggledTo, true);
+
+        panel.setGateways({"gw-a", "gw-b"});
+        QComboBox* chooser = panel.gatewayChooser();
+        QCOMPARE(capabilityShown(panel), Qt::Checked);
+        // All gateways: withdrawn from every one.
+        c = clickCapability(panel);
+        QCOMPARE(c.toggled, 1);
+        QCOMPARE(c.toggledTo, false);
+        QVERIFY(c.events.isEmpty());
+        QCOMPARE(capabilityShown(panel), Qt::Unchecked);
+
+        // gw-b chosen with the keys: a click advertises it on gw-b only.
+        chooser->setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(chooser->hasFocus());
+        QTest::keyClick(chooser, Qt::Key_Down);
+        QTest::keyClick(chooser, Qt::Key_Down);
+        QCOMPARE(chooser->currentText(), QString("gw-b"));
+        QCOMPARE(capabilityShown(panel), Qt::Unchecked);
+        c = clickCapability(panel);
+        QCOMPARE(c.toggled, 0);
+        QCOMPARE(c.events.size(), 1);
+        QCOMPARE(c.events[0].action, TimelineAction::SetCapability);
+        QCOMPARE(c.events[0].advertiseBulkSupervisory, true);
+        QCOMPARE(c.events[0].gateway, QString("gw-b"));
+        QCOMPARE(capabilityShown(panel), Qt::Checked);
+
+        // The checkbox shows the chosen gateway's state; All, when they differ, partly.
+        QTest::keyClick(chooser, Qt::Key_Up);
+        QCOMPARE(chooser->currentText(), QString("gw-a"));
+        QCOMPARE(capabilityShown(panel), Qt::Unchecked);
+        QTest::keyClick(chooser, Qt::Key_Up);
+        QCOMPARE(chooser->currentText(), QString("All gateways"));
+        QCOMPARE(capabilityShown(panel), Qt::PartiallyChecked);
+        // A click from there advertises it on every gateway.
+        c = clickCapability(panel);
+        QCOMPARE(c.toggled, 1);
+        QCOMPARE(c.toggledTo, true);
+        QVERIFY(c.events.isEmpty());
+        QCOMPARE(capabilityShown(panel), Qt::Checked);
+        QTest::keyClick(chooser, Qt::Key_Down);
+        QCOMPARE(capabilityShown(panel), Qt::Checked); // gw-a too
+
+        // gw-a withdrawn alone; the run's own reflection sets every gateway, silently.
+        c = clickCapability(panel);
+        QCOMPARE(c.events.size(), 1);
+        QCOMPARE(c.events[0].gateway, QString("gw-a"));
+        QCOMPARE(c.events[0].advertiseBulkSupervisory, false);
+        QSignalSpy toggled(&panel, &GatewayPanel::capabilityToggled);
+        QSignalSpy requested(&panel, &GatewayPanel::faultRequested);
+        panel.setAdvertiseBulkSupervisory(true);
+        QCOMPARE(capabilityShown(panel), Qt::Checked);
+        QTest::keyClick(chooser, Qt::Key_Down);
+        QCOMPARE(capabilityShown(panel), Qt::Checked);
+        QCOMPARE(toggled.count() + requested.count(), 0);
     }
 };
 

@@ -281,11 +281,16 @@ private slots:
         plots->resetZoom();
         w.setTheme(Theme::Dark);
         QVERIFY(stillB());
-        w.setPresenterMode(true);
+        // Offscreen, the closed list stays the active window; a desktop gives it back.
+        QApplication::setActiveWindow(&w);
+        QTRY_VERIFY(w.isActiveWindow());
+        QTest::keyClick(&w, Qt::Key_F5); // presenter mode
+        QVERIFY(w.presenterMode());
         QVERIFY(stillB());
         QVERIFY2(w.presenterCaption()->text().endsWith(QStringLiteral("— gateway B")),
                  qPrintable(w.presenterCaption()->text()));
-        w.setPresenterMode(false);
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!w.presenterMode());
         QVERIFY(stillB());
         QTRY_VERIFY(plots->gatewayChooser()->isVisible()); // the toolbar is back, the chooser in it
 

@@ -95,6 +95,70 @@ private slots:
         QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 59), 0.0);
     }
 
+    // A run on several gateways: each one's own series (gateway:NAME) sit beside the run's
+    // sum, never listed as subscriptions; the gateway plots read the sum.
+    void perGatewaySeriesAreNotSubscriptions()
+    {
+        SeriesSet set;
+        set.endS = 10;
+        set.at(set.indexOf("Filler/gw-b", "tags_good")).add(0, 20);
+        set.at(set.indexOf("gateway", "sta_queue_depth")).add(2, 9);
+        set.at(set.indexOf("gateway:gw-a", "sta_queue_depth")).add(2, 9);
+        set.at(set.indexOf("gateway:gw-b", "sta_queue_depth")).add(2, 0);
+        set.at(set.indexOf("gateway:gw-a", "invoke_rpcs_per_s")).add(0, 3);
+
+        SeriesStore store;
+        loadSeriesSet(set, store);
+        QCOMPARE(store.subscriptions(), (QList<SubscriptionKey>{SubscriptionKey{0, false}}));
+        QCOMPARE(store.label(SubscriptionKey{0, false}), QStringLiteral("Filler × gw-b"));
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::StaQueueDepth, 5), 9.0);
+        QVERIFY(store.gatewaySeries(GatewayMetric::InvokeRps).isEmpty()); // the sum has none
+        QCOMPARE(store.gatewayNames(), QStringList({"gw-a", "gw-b"}));
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::StaQueueDepth, 5, "gw-a"), 9.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::InvokeRps, 5, "gw-a"), 3.0);
+        QCOMPARE(store.gatewayValueAt(GatewayMetric::StaQueueDepth, 5, "gw-b"), 0.0);
+    }
+
+    // The PNG of a run on several gateways is the PNG of its sums: each gateway's own
+    // series add no subscription line, legend entry or gateway plot of their own.
+    void perGatewaySeriesLeaveThePngAsTheSumDrawsIt()
+    {
+        SeriesSet sums;
+        sums.endS = 30;
+        Series& good = sums.at(sums.indexOf("Filler/gw-b", "tags_good"));
+        good.add(0, 0);
+        good.add(3, 20);
+        Series& queue = sums.at(sums.indexOf("gateway", "sta_queue_depth"));
+        queue.add(0, 0);
+        queue.add(5, 12);
+        queue.add(9, 0);
+        sums.at(sums.indexOf("gateway", "invoke_rpcs_per_s")).add(0, 4);
+        SeriesSet both = sums;
+        both.at(both.indexOf("gateway:gw-a", "sta_queue_depth")).add(0, 40); // not the sum's
+        both.at(both.indexOf("gateway:gw-a", "invoke_rpcs_per_s")).add(0, 30);
+        both.at(both.indexOf("gateway:gw-b", "tags_good")).add(0, 7);
+
+        ScenarioReport report;
+        report.scenario = "two-gateways";
+        VariantMetrics v;
+        v.name = "lever1+2";
+        report.variants << v;
+        const QSize size(900, 700);
+        QTemporaryDir a, b;
+        QString error;
+        QVERIFY2(writeVariantPngs(report, {sums}, a.path(), nullptr, &error, size), qPrintable(error));
+        QVERIFY2(writeVariantPngs(report, {both}, b.path(), nullptr, &error, size), qPrintable(error));
+        const QImage sumsImage(QDir(a.path()).filePath(variantPngFileName(v.name)));
+        const QImage bothImage(QDir(b.path()).filePath(variantPngFileName(v.name)));
+        QVERIFY(!sumsImage.isNull() && !bothImage.isNull());
+        QVERIFY(sumsImage == bothImage);
+        // ... and a subscription more does change it (the comparison can fail).
+        SeriesSet more = sums;
+        more.at(more.indexOf("Valves/gw-b", "tags_good")).add(0, 7);
+        QVERIFY2(writeVariantPngs(report, {more}, b.path(), nullptr, &error, size), qPrintable(error));
+        QVERIFY(QImage(QDir(b.path()).filePath(variantPngFileName(v.name))) != sumsImage);
+    }
+
     void writesAValidNonBlankPngPerVariant()
     {
         QList<ScenarioError> errors;

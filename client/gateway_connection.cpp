@@ -408,6 +408,7 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     auto it = m_routes.find(handle);
     if (it == m_routes.end() || it->second.empty()) {
         hit.kind = RouteHit::None;
+        hit.kept = nullptr;
         return hit;
     }
     if (it->second.size() > 1) {
@@ -418,10 +419,10 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     auto sub = m_subscribers.find(route.subscriber);
     if (sub == m_subscribers.end()) {
         hit.kind = RouteHit::None;
+        hit.kept = nullptr;
         return hit;
     }
     hit.kind = RouteHit::One;
-    hit.subscriberId = route.subscriber;
     hit.subscriber = &sub->second;
     hit.index = route.index;
     return hit;
@@ -449,12 +450,10 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     case MxValue::kDoubleValue: value = v.double_value(); break;
     case MxValue::kIntValue: value = double(v.int_value()); break;
     case MxValue::kBoolValue: value = v.bool_value() ? 1 : 0; break;
-    case MxValue::kStringValue: u.text = v.string_value(); break;
     default: break;
     }
     u.value = value;
-    if (v.kind_case() != MxValue::kStringValue && !u.text.empty())
-        u.text.clear();
+    u.text = v.kind_case() == MxValue::kStringValue ? &v.string_value() : nullptr;
     // The changes of one batch mostly share their timestamp: converted once.
     const auto& ts = change.source_timestamp();
     if (ts.seconds() != m_lastStamp.seconds || ts.nanos() != m_lastStamp.nanos) {
@@ -523,7 +522,7 @@ void GatewayConnection::onEvent(const MxEvent& event)
             continue;
         }
         if (hit.kind == RouteHit::One) {
-            addUpdate(hit.subscriberId, *hit.subscriber, hit.index, change, touched);
+            addUpdate(hit.subscriber->id, *hit.subscriber, hit.index, change, touched);
             continue;
         }
         auto it = m_routes.find(handle); // several subscribers share the item
@@ -559,7 +558,7 @@ void GatewayConnection::keepUnrouted(const DataChange& change, RouteHit& hit)
         return; // no reply is on its way that could route it
     const std::size_t bytes =
         keptBytes(change.value().has_string_value() ? change.value().string_value().size() : 0);
-    TagUpdate* kept = hit.kept;
+    KeptValue* kept = hit.kept;
     if (!kept) {
         if (auto it = m_unrouted.find(change.item_handle()); it != m_unrouted.end())
             kept = &it->second;
@@ -569,31 +568,44 @@ void GatewayConnection::keepUnrouted(const DataChange& change, RouteHit& hit)
         if (m_unroutedBytes - old + bytes > kMaxUnroutedBytes)
             return;
         m_unroutedBytes = m_unroutedBytes - old + bytes;
-        decode(change, *kept); // the latest value is the one to deliver
-        hit.kept = kept;
     } else if (m_unrouted.size() < kMaxUnroutedValues && m_unroutedBytes + bytes <= kMaxUnroutedBytes) {
         m_unroutedBytes += bytes;
         kept = &m_unrouted[change.item_handle()];
-        decode(change, *kept);
-        hit.kept = kept;
+    } else {
+        return;
     }
+    decode(change, kept->update); // the latest value is the one to deliver
+    if (kept->update.text) { // the event goes away: the text is copied
+        kept->text = *kept->update.text;
+        kept->update.text = &kept->text;
+    } else {
+        kept->text.clear();
+    }
+    hit.kept = kept;
 }
 
 void GatewayConnection::deliverKeptValues()
 {
     std::vector<SubscriberId> touched;
+    std::deque<std::string> texts; // the delivered values' texts, until flushBatches is done
     for (std::int32_t handle : m_routedWithKeptValue) {
         auto kept = m_unrouted.find(handle);
         auto routes = m_routes.find(handle);
         if (kept == m_unrouted.end() || routes == m_routes.end())
             continue;
+        m_unroutedBytes -= keptBytes(kept->second.text.size());
+        const std::string* text = nullptr;
+        if (kept->second.update.text) {
+            texts.push_back(std::move(kept->second.text));
+            text = &texts.back();
+        }
         for (const Route& route : routes->second)
             if (auto sub = m_subscribers.find(route.subscriber); sub != m_subscribers.end()) {
                 TagUpdate& u = nextUpdate(route.subscriber, sub->second, touched);
-                u = kept->second;
+                u = kept->second.update;
                 u.index = route.index;
+                u.text = text;
             }
-        m_unroutedBytes -= keptBytes(kept->second.text.size());
         m_unrouted.erase(kept);
         m_routeCache.clear(); // it may point at the erased value
     }

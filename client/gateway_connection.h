@@ -64,13 +64,18 @@ inline constexpr int kQualityGood = 192;
 inline constexpr int kQualityUncertain = 64;
 inline constexpr int kQualityBad = 0;
 
+// One data change for one tag. 40 bytes, not 64 (issue 14: at 10,000 changes an event the
+// batch of these is written and read once a change, and its size was a miss per change):
+// a string value is pointed at, not copied.
 struct TagUpdate {
     int index = 0; // into the subscriber's tag list
     int quality = kQualityBad;
-    double value = 0;
-    std::string text; // string values
-    std::int64_t sourceTimestampUs = 0;
     std::int32_t itemHandle = 0;
+    double value = 0;
+    std::int64_t sourceTimestampUs = 0;
+    // A string value's text, valid only during the DataFn call that hands it over (it lies
+    // in the event or in a kept value); null for every other kind.
+    const std::string* text = nullptr;
 };
 
 struct TagResult {
@@ -188,6 +193,7 @@ public:
 private:
     using Tags = std::shared_ptr<const std::vector<std::string>>; // fixed once made: shared, not copied
     struct Subscriber {
+        SubscriberId id = 0;
         Tags tags;
         std::shared_ptr<const std::string> signature; // identical tag sets coalesce
         DataFn onData;
@@ -209,14 +215,21 @@ private:
     // usual case), none (and then where its value is kept, once it is), or several (then
     // m_routes is asked). Cleared whenever a route, a subscriber or a kept value goes away,
     // so neither pointer dangles.
+    // A value kept for an item not routed yet, with its own copy of a string value's text.
+    struct KeptValue {
+        TagUpdate update; // its text, if any, points at `text`
+        std::string text;
+    };
+    // 24 bytes (the route cache is read once a change): which pointer holds follows `kind`.
     struct RouteHit {
         enum Kind : std::uint8_t { Unknown, None, One, Several };
         std::int32_t handle = 0;
         Kind kind = Unknown;
         int index = 0;
-        SubscriberId subscriberId = 0;
-        Subscriber* subscriber = nullptr;
-        TagUpdate* kept = nullptr; // None: its entry in m_unrouted
+        union {
+            Subscriber* subscriber = nullptr; // One
+            KeptValue* kept;                  // None: its entry in m_unrouted, once it has one
+        };
     };
     // One gateway subscribe operation; coalesced callers share it.
     struct Waiter { // a caller waiting for the op's outcome
@@ -326,8 +339,8 @@ private:
     // items stream for minutes while their removes queue on the STA, and copying each of
     // their changes into a message (freeing and allocating its parts) was most of a 2 x 5,000
     // replay (issue 14).
-    std::unordered_map<std::int32_t, TagUpdate> m_unrouted;
-    static std::size_t keptBytes(std::size_t textSize) { return sizeof(TagUpdate) + textSize; }
+    std::unordered_map<std::int32_t, KeptValue> m_unrouted;
+    static std::size_t keptBytes(std::size_t textSize) { return sizeof(KeptValue) + textSize; }
     std::size_t m_unroutedBytes = 0;
     std::vector<std::int32_t> m_routedWithKeptValue; // set by applyResult, for deliverKeptValues
     std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)

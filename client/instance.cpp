@@ -276,8 +276,10 @@ void Instance::onData(std::size_t g, const std::vector<TagUpdate>& updates)
         const int tag = group.tagIndices[std::size_t(u.index)];
         TagState& state = m_tags[std::size_t(tag)];
         state.value = u.value;
-        if (!u.text.empty() || !state.text.empty()) // numbers carry no text: skip the copy
-            state.text = u.text;
+        if (u.text)
+            state.text = *u.text;
+        else if (!state.text.empty()) // numbers carry no text
+            state.text.clear();
         state.sourceTimestampUs = u.sourceTimestampUs;
         state.itemHandle = u.itemHandle;
         // The usual update keeps the tag's quality: only the tag is reported changed.

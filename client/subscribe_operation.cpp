@@ -372,6 +372,7 @@ GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std
 {
     const SubscriberId id = m_nextSubscriber++;
     Subscriber sub;
+    sub.id = id;
     std::string signature;
     for (const auto& tag : tags)
         signature += tag + '\n';

@@ -54,8 +54,8 @@ std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const 
     Item item;
     item.serverHandle = serverHandle;
     item.tag = tag;
-    item.value = static_cast<double>(nextValueBits() % 1000) / 10.0;
-    s.items.emplace(handle, std::move(item));
+    const double value = static_cast<double>(nextValueBits() % 1000) / 10.0;
+    s.items.emplace(handle, std::move(item), value);
     s.itemByKey.emplace(std::move(key), handle);
     return handle;
 }
@@ -73,6 +73,7 @@ Item* GatewayModel::findItem(Session& s, std::int32_t serverHandle, std::int32_t
 void GatewayModel::adviseItem(Session& s, std::int32_t handle, Item& item, bool supervisory)
 {
     (supervisory ? item.advise.supervisory : item.advise.plain) = true;
+    s.items.adviseChanged(handle);
     // Its first value goes out in the next batch, promptly, whatever the data rate.
     if (!item.initialPending) {
         item.initialPending = true;
@@ -189,10 +190,12 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
         return;
     }
     case CommandKind::UnAdvise: {
-        Item* item = findItem(s, serverHandle, command.un_advise().item_handle(), error);
+        const auto handle = command.un_advise().item_handle();
+        Item* item = findItem(s, serverHandle, handle, error);
         if (!item)
             return fail(reply, error);
         item->advise = {};
+        s.items.adviseChanged(handle);
         item->initialPending = false;
         reply.mutable_un_advise();
         return;
@@ -208,10 +211,11 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
             return fail(reply, "write with user_id 0 needs a supervisory advise; item " +
                                    std::to_string(write.item_handle()) + " is " +
                                    (item->advise.plain ? "advised plainly only" : "not advised"));
+        ItemTable::Hot* hot = s.items.hot(write.item_handle()); // the item's value lives there
         if (write.value().has_double_value())
-            item->value = write.value().double_value();
+            hot->value = write.value().double_value();
         else if (write.value().has_int_value())
-            item->value = static_cast<double>(write.value().int_value());
+            hot->value = static_cast<double>(write.value().int_value());
         reply.mutable_write();
         return;
     }

@@ -184,8 +184,8 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     int used = 0;
     int capacity = changes->size();
     std::uint64_t valueState = m_valueState; // a local: kept in a register through the loop
-    auto emit = [&](std::int32_t handle, Item& item) __attribute__((always_inline)) {
-        item.initialPending = false;
+    // Reads and writes only the item's entry in the flat list (ItemTable::Hot), not its node.
+    auto emit = [&](ItemTable::Hot& item) __attribute__((always_inline)) {
         // A bounded random walk: enough to make every change a new value. (min/max, not
         // std::clamp: the same for any number, without its branches.)
         const double step = static_cast<double>(splitMix64(valueState) >> 11) * 0x1.0p-53 - 0.5;
@@ -199,7 +199,7 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
         }
         ++used;
         c->set_server_handle(item.serverHandle);
-        c->set_item_handle(handle);
+        c->set_item_handle(item.handle);
         c->mutable_value()->set_double_value(item.value);
         c->set_quality(quality);
         auto* ts = c->mutable_source_timestamp();
@@ -207,10 +207,11 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
         ts->set_nanos(stampNanos);
     };
     if (allAdvised) {
-        for (const auto& [handle, item] : s.items.flat())
-            if (item->advise.any())
-                emit(handle, *item);
-        // Every owed first value went out with this batch (un-advised ones are no longer owed).
+        for (ItemTable::Hot& item : s.items.flat())
+            if (item.advised)
+                emit(item);
+        // Every owed first value went out with this batch (un-advised ones are no longer owed;
+        // only adviseItem sets the flag, and it lists the handle here).
         for (std::int32_t handle : s.initialPendingHandles)
             if (auto it = s.items.find(handle); it != s.items.end())
                 it->second.initialPending = false;
@@ -222,8 +223,11 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
         std::sort(owed.begin(), owed.end());
         for (std::int32_t handle : owed) {
             auto it = s.items.find(handle);
-            if (it != s.items.end() && it->second.initialPending && it->second.advise.any())
-                emit(handle, it->second);
+            if (it != s.items.end() && it->second.initialPending && it->second.advise.any()) {
+                it->second.initialPending = false;
+                if (ItemTable::Hot* hot = s.items.hot(handle))
+                    emit(*hot);
+            }
         }
     }
     m_valueState = valueState;

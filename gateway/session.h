@@ -19,38 +19,47 @@
 
 namespace stormwatch::gateway {
 
-// What the data tick reads and writes comes first: one cache line of the map node, not two
-// (at 5,000 items per session a tick's working set outgrows the L2 cache).
+// An item's state but its value and advised flag, which the data tick walks in the table's
+// flat list instead (ItemTable::Hot).
 struct Item {
     std::int32_t serverHandle = 0;
-    AdviseState advise;
+    AdviseState advise; // after changing it, ItemTable::adviseChanged
     bool initialPending = false; // advised since the last batch: its first value is due
-    double value = 0;
     std::string tag;
 };
 
 // A session's items by item handle: an ordered map (stable addresses, batches in handle
-// order) plus a flat list of (handle, item) in the same order for the data tick, so a tick
-// walks a vector instead of a tree (issue 14: at 5,000 items the tree walk was a tenth of a
-// replay). New handles are increasing, so adding items appends; an erased item's entry is
-// cleared and the list compacted at the next flat() (a redeploy removes 5,000 items one
-// RemoveItem at a time, between ticks: rebuilding from the tree each time was most of a
-// tick); only an out-of-order insert rebuilds it from the tree.
+// order) plus a flat list in the same order that the data tick walks. The list holds what
+// a tick reads and writes — handle, server handle, advised, the value — in 24 bytes an item
+// (issue 14: at 5,000 items a session the tick reading each item through its map node was
+// a cache miss or two a change; the list is read in order). The value lives only there.
+// New handles are increasing, so adding items appends (an out-of-order one is inserted);
+// an erased item's entry is cleared and the list compacted at the next flat() (a redeploy
+// removes 5,000 items one RemoveItem at a time, between ticks).
 class ItemTable {
 public:
     using Map = std::map<std::int32_t, Item>;
     using iterator = Map::iterator;
     using const_iterator = Map::const_iterator;
-    using Flat = std::vector<std::pair<std::int32_t, Item*>>;
+    struct Hot {
+        std::int32_t handle = 0;
+        std::int32_t serverHandle = 0;
+        double value = 0;
+        bool advised = false; // item->advise.any(); false once erased
+        bool live = true;     // false once erased (compacted away at the next flat())
+    };
+    using Flat = std::vector<Hot>;
 
-    std::pair<iterator, bool> emplace(std::int32_t handle, Item item)
+    std::pair<iterator, bool> emplace(std::int32_t handle, Item item, double value = 0)
     {
         auto result = m_map.emplace(handle, std::move(item));
-        if (result.second && !m_stale) {
-            if (m_flat.empty() || m_flat.back().first < handle)
-                m_flat.emplace_back(handle, &result.first->second);
+        if (result.second) {
+            const Item& added = result.first->second;
+            const Hot hot{handle, added.serverHandle, value, added.advise.any(), true};
+            if (m_flat.empty() || m_flat.back().handle < handle)
+                m_flat.push_back(hot);
             else
-                m_stale = true;
+                m_flat.insert(lowerBound(handle), hot); // before any cleared entry of the same handle
         }
         return result;
     }
@@ -64,14 +73,17 @@ public:
     }
     iterator erase(iterator it)
     {
-        forget(it->first);
+        if (Hot* hot = entryOf(it->first, m_flat)) {
+            hot->live = false;
+            hot->advised = false;
+            ++m_erased;
+        }
         return m_map.erase(it);
     }
     void clear()
     {
         m_map.clear();
         m_flat.clear();
-        m_stale = false;
         m_erased = 0;
     }
     iterator find(std::int32_t handle) { return m_map.find(handle); }
@@ -86,40 +98,54 @@ public:
     const_iterator begin() const { return m_map.begin(); }
     const_iterator end() const { return m_map.end(); }
 
-    // Every item in handle order; valid until the next emplace or erase.
-    const Flat& flat()
+    // The tick's entry of a live item (null for an unknown handle): its value, read or written.
+    Hot* hot(std::int32_t handle) { return entryOf(handle, m_flat); }
+    const Hot* hot(std::int32_t handle) const { return entryOf(handle, m_flat); }
+    // The item's current value (0 for an unknown handle).
+    double value(std::int32_t handle) const
     {
-        if (m_stale) {
-            m_flat.clear();
-            m_flat.reserve(m_map.size());
-            for (auto& [handle, item] : m_map)
-                m_flat.emplace_back(handle, &item);
-            m_stale = false;
-            m_erased = 0;
-        } else if (m_erased != 0) {
-            std::erase_if(m_flat, [](const auto& entry) { return entry.second == nullptr; });
+        const Hot* h = hot(handle);
+        return h ? h->value : 0;
+    }
+    // The item's advise state changed: the tick's copy of whether it is advised follows.
+    void adviseChanged(std::int32_t handle)
+    {
+        auto it = m_map.find(handle);
+        if (Hot* h = hot(handle); h && it != m_map.end())
+            h->advised = it->second.advise.any();
+    }
+
+    // Every live item in handle order; valid until the next emplace or erase.
+    Flat& flat()
+    {
+        if (m_erased != 0) {
+            std::erase_if(m_flat, [](const Hot& entry) { return !entry.live; });
             m_erased = 0;
         }
         return m_flat;
     }
 
 private:
-    // Clears the entry of `handle` (the list is in handle order: a binary search).
-    void forget(std::int32_t handle)
+    Flat::iterator lowerBound(std::int32_t handle)
     {
-        if (m_stale)
-            return;
-        auto it = std::lower_bound(m_flat.begin(), m_flat.end(), handle,
-                                   [](const auto& entry, std::int32_t h) { return entry.first < h; });
-        if (it != m_flat.end() && it->first == handle && it->second) {
-            it->second = nullptr;
-            ++m_erased;
-        }
+        return std::lower_bound(m_flat.begin(), m_flat.end(), handle,
+                                [](const Hot& entry, std::int32_t h) { return entry.handle < h; });
+    }
+    // The live entry of `handle` (the list is in handle order: a binary search; cleared
+    // entries of the same handle may sit before it).
+    template <typename F>
+    static auto entryOf(std::int32_t handle, F& flat) -> decltype(flat.data())
+    {
+        auto it = std::lower_bound(flat.begin(), flat.end(), handle,
+                                   [](const Hot& entry, std::int32_t h) { return entry.handle < h; });
+        for (; it != flat.end() && it->handle == handle; ++it)
+            if (it->live)
+                return &*it;
+        return nullptr;
     }
 
     Map m_map;
     Flat m_flat;
-    bool m_stale = false;
     std::size_t m_erased = 0; // cleared entries in m_flat
 };
 

@@ -7,6 +7,9 @@
 
 #include <QTest>
 
+#include <cmath>
+#include <functional>
+
 using namespace testsupport;
 using namespace mxgateway::v1;
 
@@ -17,6 +20,8 @@ private slots:
     void flatListFollowsErasesAndOutOfOrderInserts();
     void tickBatchSkipsRemovedItemsAndTakesNewOnesInHandleOrder();
     void flatListFollowsManyErasesBetweenWalks();
+    void valueAndAdvisedLiveInTheFlatEntry();
+    void tickAdvancesValuesOfAdvisedItemsOnlyAndWritesReachThem();
 };
 
 namespace {
@@ -24,17 +29,19 @@ Item named(const std::string& tag)
 {
     Item item;
     item.tag = tag;
+    item.serverHandle = std::int32_t(std::hash<std::string>{}(tag) % 1000);
     return item;
 }
 
 std::vector<std::int32_t> handlesOf(ItemTable& table)
 {
     std::vector<std::int32_t> handles;
-    for (const auto& [handle, item] : table.flat()) {
-        // Each entry points at the table's own item for that handle.
-        if (&table.at(handle) != item)
+    for (const ItemTable::Hot& entry : table.flat()) {
+        // Each entry is the table's own item's: its server handle, and the entry hot() finds.
+        if (!table.contains(entry.handle) || table.at(entry.handle).serverHandle != entry.serverHandle ||
+            table.hot(entry.handle) != &entry || !entry.live)
             return {-1};
-        handles.push_back(handle);
+        handles.push_back(entry.handle);
     }
     return handles;
 }
@@ -50,7 +57,7 @@ void TestItemTable::flatListIsTheLiveItemsInHandleOrder()
     QCOMPARE(table.size(), std::size_t(3));
     QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{1, 2, 3}));
     QCOMPARE(table.at(2).tag, std::string("b"));
-    QCOMPARE(table.flat()[1].second->tag, std::string("b"));
+    QCOMPARE(table.flat()[1].handle, 2);
 }
 
 void TestItemTable::flatListFollowsErasesAndOutOfOrderInserts()
@@ -139,6 +146,86 @@ void TestItemTable::tickBatchSkipsRemovedItemsAndTakesNewOnesInHandleOrder()
     // The same timestamp on every change of one tick: the tick's virtual time.
     QCOMPARE(changes[0].source_timestamp().seconds(), changes[3].source_timestamp().seconds());
     QCOMPARE(changes[0].source_timestamp().nanos(), changes[3].source_timestamp().nanos());
+}
+
+
+// The tick reads an item's value and whether it is advised from its flat entry alone: the
+// entry keeps the value across inserts and erases around it, and follows the advise state.
+void TestItemTable::valueAndAdvisedLiveInTheFlatEntry()
+{
+    ItemTable table;
+    table.emplace(5, named("5"), 50.5);
+    table.emplace(7, named("7"), 70.5);
+    table.emplace(3, named("3"), 30.5); // out of order: inserted in place
+    table.emplace(9, named("9"), 90.5);
+    table.erase(7);
+    QCOMPARE(handlesOf(table), (std::vector<std::int32_t>{3, 5, 9}));
+    QCOMPARE(table.value(3), 30.5);
+    QCOMPARE(table.value(5), 50.5);
+    QCOMPARE(table.value(9), 90.5);
+    QCOMPARE(table.value(7), 0.0); // erased
+    QVERIFY(!table.hot(7));
+    table.hot(5)->value = -1.25;
+    table.emplace(4, named("4"), 40.5);
+    QCOMPARE(table.value(5), -1.25);
+    QCOMPARE(table.value(4), 40.5);
+    QVERIFY(!table.hot(5)->advised);
+    table.at(5).advise.supervisory = true;
+    table.adviseChanged(5);
+    QVERIFY(table.hot(5)->advised);
+    QVERIFY(!table.hot(4)->advised);
+    table.at(5).advise = {};
+    table.adviseChanged(5);
+    QVERIFY(!table.hot(5)->advised);
+    Item advised = named("11");
+    advised.advise.plain = true;
+    table.emplace(11, advised, 1.0); // added advised: its entry says so
+    QVERIFY(table.hot(11)->advised);
+}
+
+// Through the model: a tick moves the value of every advised item (and only theirs) by at
+// most half a unit, an un-advised item keeps its value and leaves the batch, and a Write
+// sets the value the next change starts from.
+void TestItemTable::tickAdvancesValuesOfAdvisedItemsOnlyAndWritesReachThem()
+{
+    VirtualScheduler sched;
+    GatewayConfig config;
+    config.dataHz = 1;
+    GatewayModel model(sched, config);
+    const auto id = open(model, sched).id();
+    const int sh = registerClient(model, sched, id);
+    auto log = listen(model, id);
+    auto a = send(model, id, subscribeBulk(sh, tagNames(3), true)); // handles 1..3
+    QVERIFY(runUntilAnswered(sched, a));
+    sched.runFor(2s);
+    MxCommand unadvise;
+    unadvise.mutable_un_advise()->set_server_handle(sh);
+    unadvise.mutable_un_advise()->set_item_handle(2);
+    QVERIFY(runUntilAnswered(sched, send(model, id, unadvise)));
+    const auto* s = model.session(id);
+    QVERIFY(s);
+    const double before2 = s->items.value(2);
+    log->clear();
+    sched.runFor(1s); // one tick
+    QCOMPARE(log->events.size(), std::size_t(1));
+    const auto& changes = log->events[0].data_changes().changes();
+    QCOMPARE(changes.size(), 2);
+    QCOMPARE(changes[0].item_handle(), 1);
+    QCOMPARE(changes[1].item_handle(), 3);
+    QCOMPARE(changes[0].value().double_value(), s->items.value(1)); // the entry holds what was sent
+    QCOMPARE(changes[1].value().double_value(), s->items.value(3));
+    QCOMPARE(s->items.value(2), before2);
+    MxCommand write;
+    write.mutable_write()->set_server_handle(sh);
+    write.mutable_write()->set_item_handle(1);
+    write.mutable_write()->mutable_value()->set_double_value(500);
+    QVERIFY(runUntilAnswered(sched, send(model, id, write)));
+    QCOMPARE(s->items.value(1), 500.0);
+    log->clear();
+    sched.runFor(1s);
+    QCOMPARE(log->events.size(), std::size_t(1));
+    const double next = log->events[0].data_changes().changes(0).value().double_value();
+    QVERIFY(next != 500.0 && std::abs(next - 500.0) <= 0.5); // the walk went on from the written value
 }
 
 QTEST_GUILESS_MAIN(TestItemTable)

@@ -65,9 +65,55 @@ std::optional<std::pair<std::int32_t, double>> gatewayItem(VirtualGateway& gw, c
         return std::nullopt;
     for (const auto& [handle, item] : s->items)
         if (item.tag == tag)
-            return std::make_pair(handle, item.value);
+            return std::make_pair(handle, s->items.value(handle));
     return std::nullopt;
 }
+
+// The in-process port, with every data change's value turned into the string
+// "v<item handle>@<value>": string values reach a subscriber's tag with their own text.
+// Its replies come 50 ms late, so an item's first value comes before the reply that routes it.
+class TextPort final : public GatewayPort {
+public:
+    TextPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler) {}
+    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
+    {
+        m_inner.openSession(r, std::move(d));
+    }
+    void closeSession(const mxgateway::v1::CloseSessionRequest& r, CloseDone d) override
+    {
+        m_inner.closeSession(r, std::move(d));
+    }
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
+    {
+        m_inner.invoke(r, [this, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
+            m_scheduler.callAfter(std::chrono::milliseconds(50), [d, status, reply] { d(status, reply); });
+        });
+    }
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent, EndFn onEnd) override
+    {
+        return m_inner.streamEvents(
+            r,
+            [onEvent = std::move(onEvent)](const mxgateway::v1::MxEvent& event) {
+                mxgateway::v1::MxEvent copy = event;
+                for (auto& change : *copy.mutable_data_changes()->mutable_changes())
+                    change.mutable_value()->set_string_value(textFor(change.item_handle(),
+                                                                     change.value().double_value()));
+                onEvent(copy); // the copy is gone once this returns, as a gRPC event is
+            },
+            std::move(onEnd));
+    }
+    void cancelStream(StreamId id) override { m_inner.cancelStream(id); }
+    std::string describe() const override { return "text over " + m_inner.describe(); }
+
+    static std::string textFor(std::int32_t handle, double value)
+    {
+        return "v" + std::to_string(handle) + "@" + std::to_string(value);
+    }
+
+private:
+    GatewayPort& m_inner;
+    Scheduler& m_scheduler;
+};
 
 } // namespace
 
@@ -230,6 +276,56 @@ private slots:
             QCOMPARE(late->value[i], item->second);
         }
         QCOMPARE(old->updates() > 0, true); // it had its values before it left
+    }
+
+    // String values: each update's text is its own item's, also for a value that came before
+    // the subscribe's reply did (kept, then delivered with the reply), and a tag's text is
+    // replaced tick after tick.
+    void stringValuesReachTheirTagsAlsoWhenKept()
+    {
+        gateway::GatewayConfig cfg = config(true);
+        VirtualGateway gw(cfg);
+        TextPort port(gw.port, gw.sched); // the first values come before the reply: they are kept
+        GatewayConnection c(gw.sched, port, {}, nullptr, [] { return 0.5; });
+        c.start();
+        const auto tags = makeTags("S.", 8);
+        std::map<int, std::string> text;
+        int updates = 0;
+        int wrong = 0;
+        const auto sub = c.addSubscriber(
+            tags,
+            [&](const std::vector<TagUpdate>& batch) {
+                for (const TagUpdate& u : batch) {
+                    ++updates;
+                    if (!u.text || u.text->rfind("v" + std::to_string(u.itemHandle) + "@", 0) != 0)
+                        ++wrong;
+                    else
+                        text[u.index] = *u.text;
+                }
+            },
+            [](bool) {});
+        bool done = false;
+        c.subscribe(sub, [&](const SubscribeOutcome& o) { done = o.success; });
+        std::size_t maxKept = 0;
+        while (!done && gw.sched.now() < Duration(10s)) {
+            gw.sched.runFor(1ms);
+            maxKept = std::max(maxKept, c.unroutedValues());
+        }
+        QVERIFY(done);
+        QVERIFY(maxKept > 0);
+        gw.sched.runFor(1ms);
+        QCOMPARE(updates, 8); // the kept first values, delivered with the reply
+        QCOMPARE(wrong, 0);
+        for (int tick = 0; tick < 3; ++tick) {
+            gw.sched.runFor(1s);
+            QCOMPARE(wrong, 0);
+            for (int i = 0; i < 8; ++i) {
+                const auto item = gatewayItem(gw, c, tags[std::size_t(i)]);
+                QVERIFY(item);
+                QCOMPARE(text[i], TextPort::textFor(item->first, item->second));
+            }
+        }
+        QCOMPARE(updates, 32);
     }
 
     void reusedRequestFollowsALeverSwitch()

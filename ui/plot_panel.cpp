@@ -486,7 +486,8 @@ void PlotPanel::fitSubscriptionLegend()
     int side = 0;
     if (grid->columnCount() > 1)
         for (int row = 0; row < grid->rowCount(); ++row)
-            if (QCPLayoutElement* e = grid->element(row, 1))
+            // hasElement first: element() warns on stderr for every empty cell.
+            if (QCPLayoutElement* e = grid->hasElement(row, 1) ? grid->element(row, 1) : nullptr)
                 side = std::max(side, e->minimumOuterSizeHint().width());
     const int available = m_plot->viewport().width() - side - grid->columnSpacing() -
                           m_subLegend->margins().left() - m_subLegend->margins().right() - 8;

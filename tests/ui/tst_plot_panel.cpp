@@ -638,6 +638,36 @@ private slots:
         for (QWidget* w : QApplication::topLevelWidgets())
             QVERIFY(!w->isVisible());
     }
+
+    // `stormwatch --report` printed QCustomPlot's "Requested cell is empty" for every empty
+    // cell of the layout each time the legend was fitted: noise on stderr that hides real
+    // errors.
+    void fittingTheLegendPrintsNothing()
+    {
+        static QStringList messages;
+        messages.clear();
+        const QtMessageHandler previous = qInstallMessageHandler(
+            [](QtMsgType, const QMessageLogContext&, const QString& m) { messages << m; });
+        QTemporaryDir dir;
+        SeriesStore store;
+        store.setRetentionSeconds(0);
+        store.loadSeries(k0, QStringLiteral("Z28061 × gw1"), SubMetric::Outstanding,
+                         {{0, 0}, {10, 1}, {20, 3}, {30, 0}});
+        store.loadGatewaySeries(GatewayMetric::InvokeRps, {{0, 2}, {15, 40}});
+        QString error;
+        const bool rendered = PlotPanel::renderVariantPng(
+            store, dir.filePath(QStringLiteral("variant.png")), QSize(1280, 900), &error);
+        {
+            PlotPanel panel(&store);
+            panel.resize(1024, 700);
+            panel.show();
+            panel.refreshNow();
+        }
+        qInstallMessageHandler(previous);
+        QVERIFY2(rendered, qPrintable(error));
+        QVERIFY2(messages.filter(QStringLiteral("Requested cell is empty")).isEmpty(),
+                 qPrintable(messages.join(QLatin1Char('\n'))));
+    }
 };
 
 QTEST_MAIN(TestPlotPanel)

@@ -140,6 +140,15 @@ QPushButton* GatewayPanel::faultButton(TimelineAction action) const
 
 void GatewayPanel::setGateways(const QStringList& names)
 {
+    // The controller calls this at every refresh (20 times a second live): rebuilding an
+    // unchanged list would reset an open list's highlight under the person's arrow keys.
+    if (m_gateway->count() == names.size() + 1) {
+        bool same = true;
+        for (int i = 0; same && i < names.size(); ++i)
+            same = m_gateway->itemData(i + 1).toString() == names.at(i);
+        if (same)
+            return;
+    }
     const QString chosen = chosenGateway();
     const QSignalBlocker block(m_gateway);
     m_gateway->clear();

@@ -143,6 +143,35 @@ private slots:
         QCOMPARE(clickFault(panel, TimelineAction::Wedge).gateway, QString());
     }
 
+    // The console sets the run's gateways at every refresh (20 times a second live): an
+    // open list must keep the row the person moved to with the keys.
+    void anOpenListKeepsItsHighlightThroughRefreshes()
+    {
+        GatewayPanel panel;
+        panel.resize(420, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QStringList names{"gw-a", "gw-b", "gw-c"};
+        panel.setGateways(names);
+        QComboBox* chooser = panel.gatewayChooser();
+        chooser->setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(chooser->hasFocus());
+        QTest::keyClick(chooser, Qt::Key_F4); // opens the list
+        QAbstractItemView* list = chooser->view();
+        QTRY_VERIFY(list->isVisible());
+        QTest::keyClick(list, Qt::Key_Down);
+        QTest::keyClick(list, Qt::Key_Down);
+        QCOMPARE(list->currentIndex().row(), 2);
+        panel.setGateways(names); // a refresh
+        panel.setGateways(names);
+        QVERIFY(list->isVisible());
+        QCOMPARE(list->currentIndex().row(), 2);
+        QTest::keyClick(list, Qt::Key_Return);
+        QTRY_VERIFY(!list->isVisible());
+        QCOMPARE(chooser->currentText(), QString("gw-b"));
+        QCOMPARE(clickFault(panel, TimelineAction::Wedge).gateway, QString("gw-b"));
+    }
+
     void theCapabilityFollowsTheChosenGateway()
     {
         GatewayPanel panel;

@@ -18,6 +18,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QThread>
 #include <QMetaEnum>
 #include <QFile>
 #include <QStandardPaths>
@@ -49,6 +50,10 @@ public:
     };
     bool notify(QObject* receiver, QEvent* event) override
     {
+        // notify() also runs for the workers' objects on their threads: only the UI
+        // thread's deliveries are timed, and only it touches the members below.
+        if (QThread::currentThread() != thread())
+            return QApplication::notify(receiver, event);
         if (m_depth > 0 || !m_timing) {
             ++m_depth;
             const bool r = QApplication::notify(receiver, event);

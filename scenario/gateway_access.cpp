@@ -9,6 +9,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 namespace stormwatch {
 
@@ -213,6 +216,69 @@ std::unique_ptr<GatewayAccess> embeddedServerAccess(gateway::MockGatewayServer& 
 std::unique_ptr<GatewayAccess> remoteControlAccess(const std::string& address)
 {
     return std::make_unique<RemoteControlAccess>(address);
+}
+
+namespace {
+
+class PolledStatsAccess final : public GatewayAccess {
+public:
+    PolledStatsAccess(std::unique_ptr<GatewayAccess> inner, std::chrono::milliseconds period)
+        : m_inner(std::move(inner)), m_period(period), m_thread([this] { poll(); })
+    {
+    }
+    ~PolledStatsAccess() override
+    {
+        {
+            const std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        m_thread.join(); // at most one read's deadline, when the gateway hangs
+    }
+    QString unavailableReason() const override { return m_inner->unavailableReason(); }
+    bool inject(const mock::FaultRequest& fault, QString* outcome) override
+    {
+        return m_inner->inject(fault, outcome);
+    }
+    bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) override
+    {
+        return m_inner->setAdvertiseBulkSupervisory(advertise, outcome);
+    }
+    std::optional<mock::GatewayStats> stats() override
+    {
+        const std::lock_guard lock(m_mutex);
+        return m_latest;
+    }
+
+private:
+    void poll()
+    {
+        std::unique_lock lock(m_mutex);
+        while (!m_stop) {
+            lock.unlock();
+            std::optional<mock::GatewayStats> read = m_inner->stats(); // may block: unlocked
+            lock.lock();
+            if (read) // one that stopped answering: what it said last
+                m_latest = std::move(read);
+            m_wake.wait_for(lock, m_period, [this] { return m_stop; });
+        }
+    }
+
+    const std::unique_ptr<GatewayAccess> m_inner;
+    const std::chrono::milliseconds m_period;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::optional<mock::GatewayStats> m_latest;
+    std::thread m_thread; // last: started once the members above exist
+};
+
+} // namespace
+
+std::unique_ptr<GatewayAccess> polledStatsAccess(std::unique_ptr<GatewayAccess> inner,
+                                                 std::chrono::milliseconds period)
+{
+    return std::make_unique<PolledStatsAccess>(std::move(inner), period);
 }
 
 } // namespace stormwatch

@@ -11,6 +11,7 @@
 
 #include <QString>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,5 +48,12 @@ std::unique_ptr<GatewayAccess> embeddedServerAccess(gateway::MockGatewayServer& 
 // MockGatewayControl at `address` (insecure, as mxgw-mock serves it). Probed once at
 // construction: a gateway without the service is reported unavailable, never retried.
 std::unique_ptr<GatewayAccess> remoteControlAccess(const std::string& address);
+// `inner` whose stats() is read every `period` on a thread of its own: stats() answers at
+// once with the last snapshot read (nullopt before the first), so a gateway that stops
+// answering without refusing (a paused host, SIGSTOP) never holds the run's thread for
+// the read's deadline. For counters that may lag a period (a live site's STA queue), not
+// for a run's own Invoke counts, which must be read when asked. Faults pass straight on.
+std::unique_ptr<GatewayAccess> polledStatsAccess(std::unique_ptr<GatewayAccess> inner,
+                                                 std::chrono::milliseconds period);
 
 } // namespace stormwatch

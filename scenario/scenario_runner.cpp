@@ -246,8 +246,13 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             Gateway g;
             g.name = name;
             const auto server = embedded.find(c.gateway);
-            g.access = server != embedded.end() ? embeddedServerAccess(*server->second)
-                                                : remoteControlAccess(it->second.address);
+            if (server != embedded.end())
+                g.access = embeddedServerAccess(*server->second);
+            else if (m_sharedGateways) // only its STA queue is read, and it may hang: polled
+                g.access = polledStatsAccess(remoteControlAccess(it->second.address),
+                                             std::chrono::seconds(1));
+            else
+                g.access = remoteControlAccess(it->second.address);
             m_gatewayPorts.emplace(c.gateway, port.get());
             g.port = std::move(port);
             m_gateways.push_back(std::move(g));

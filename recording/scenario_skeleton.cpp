@@ -52,18 +52,29 @@ QString seconds(double s)
 
 } // namespace
 
+std::optional<Scenario> scenarioOfRecordedRun(const RecordedRun& run, QString* error)
+{
+    QJsonObject sourceJson = run.source;
+    sourceJson.remove(QStringLiteral("started_mid_run_at_s"));
+    // The console's live run is open-ended (30 days): beyond a file's limit, so held to it.
+    if (const QJsonValue d = sourceJson.value(QStringLiteral("duration_s")); d.isDouble())
+        sourceJson.insert(QStringLiteral("duration_s"), std::min(d.toDouble(), scenario_limits::kMaxRunS));
+    QList<ScenarioError> errors;
+    auto s = parseScenario(QJsonDocument(sourceJson).toJson(), QStringLiteral("recorded run %1").arg(run.id), &errors);
+    if (!s && error) {
+        QStringList lines;
+        for (const ScenarioError& e : std::as_const(errors))
+            lines << e.toString();
+        *error = lines.join(QLatin1Char('\n'));
+    }
+    return s;
+}
+
 QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run, const RunData& data)
 {
     // The run's own scenario is the base (its gateway block, options, client model, seed);
     // what the recording saw replaces what it can.
-    QList<ScenarioError> ignored;
-    QJsonObject sourceJson = run.source;
-    sourceJson.remove(QStringLiteral("started_mid_run_at_s"));
-    // The console's live run is open-ended (30 days): beyond a file's limit, so held to it.
-    sourceJson.insert(QStringLiteral("duration_s"),
-                      std::min(sourceJson.value(QStringLiteral("duration_s")).toDouble(), scenario_limits::kMaxRunS));
-    Scenario s = parseScenario(QJsonDocument(sourceJson).toJson(), QStringLiteral("recording"), &ignored)
-                     .value_or(Scenario{});
+    Scenario s = scenarioOfRecordedRun(run).value_or(Scenario{});
     const Scenario source = s;
     s.name = (run.scenario.isEmpty() ? QStringLiteral("recording") : run.scenario).left(110) +
              QStringLiteral("-recorded");

@@ -11,7 +11,15 @@
 
 #include <QJsonObject>
 
+#include <optional>
+
 namespace stormwatch {
+
+// The scenario a recorded run ran (its `source`), parsed as a scenario file. What only a
+// recording holds is taken out first: the mark of a recording begun mid-run, and the live
+// run's open-ended duration (30 days), held to a file's limit. nullopt, with the parser's
+// errors in `error`, when the source is not a valid scenario even so.
+std::optional<Scenario> scenarioOfRecordedRun(const RecordedRun& run, QString* error = nullptr);
 
 QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run, const RunData& data);
 

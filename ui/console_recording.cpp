@@ -7,11 +7,10 @@
 #include "client/lever_set.h"
 #include "models/series_store.h"
 #include "recording/recording.h"
-#include "scenario/scenario_parser.h"
+#include "recording/scenario_skeleton.h"
 #include "ui/console_view.h"
 
 #include <QFileInfo>
-#include <QJsonDocument>
 
 namespace stormwatch {
 
@@ -85,8 +84,8 @@ bool ConsoleController::openRecording(const QString& path, QString* error)
     m_showingLive = false;
     startOver();
     // The recorded run's gateways, from the scenario it ran (the file form, gateways named).
-    QList<ScenarioError> ignored;
-    const auto source = parseScenario(QJsonDocument(run.source).toJson(), path, &ignored);
+    QString sourceError;
+    const auto source = scenarioOfRecordedRun(run, &sourceError);
     m_view->setRunGateways(source ? gatewaysOf(*source) : QMap<QString, QList<int>>{});
     SeriesStore* store = m_view->store();
     m_retentionBeforeRecording = store->retentionSeconds();
@@ -115,6 +114,9 @@ bool ConsoleController::openRecording(const QString& path, QString* error)
     m_shownRecording = ShownRecording{QFileInfo(path).fileName(), run};
     for (const QString& warning : recording->warnings())
         log(int(Severity::Warning), QStringLiteral("recording"), warning);
+    if (!source) // the plots still show the run, only not per gateway
+        log(int(Severity::Warning), QStringLiteral("recording"),
+            QStringLiteral("the run's scenario could not be read, so no Gateway filter: %1").arg(sourceError));
     log(int(Severity::Info), QStringLiteral("recording"),
         QStringLiteral("showing %1, run %2 (%3 / %4, %5): read-only; Back to live leaves it")
             .arg(path)

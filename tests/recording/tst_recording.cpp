@@ -443,6 +443,43 @@ private slots:
         QVERIFY2(stores.isEmpty(), qPrintable(stores));
     }
 
+    // The console's live run as a recording keeps it: open-ended (beyond a file's longest
+    // run) and, toggled on mid-run, marked with where it began. Read back as a scenario it
+    // keeps its connections' gateways, held to the longest run; a source that is not a
+    // scenario even so says why.
+    void aRecordedLiveRunReadsBackAsItsScenario()
+    {
+        Scenario s = wedgeAndLeverChange(300, 20);
+        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"}, ScenarioConnection{"gw-b", 0, "gw-b"}};
+        s.instances[0].connection = "gw-a";
+        s.instances[1].connection = "gw-b";
+        RecordedRun run;
+        run.id = 7;
+        run.source = scenarioToJson(s);
+        run.source.insert("duration_s", RunHost::kOpenEndedS);
+        run.source.insert("started_mid_run_at_s", 42.5);
+        QString error;
+        QList<ScenarioError> strict;
+        QVERIFY(!parseScenario(QJsonDocument(run.source).toJson(), "as-is", &strict)); // why a helper
+
+        const auto read = scenarioOfRecordedRun(run, &error);
+        QVERIFY2(read, qPrintable(error));
+        QCOMPARE(read->durationS, scenario_limits::kMaxRunS);
+        QCOMPARE(read->connections.size(), 2);
+        QCOMPARE(read->connections[0].gateway, QStringLiteral("gw-a"));
+        QCOMPARE(read->connections[1].gateway, QStringLiteral("gw-b"));
+        QCOMPARE(read->instances[1].connection, QStringLiteral("gw-b"));
+
+        run.source.insert("duration_s", 450.0); // a played run keeps its own duration
+        const auto played = scenarioOfRecordedRun(run, &error);
+        QVERIFY2(played, qPrintable(error));
+        QCOMPARE(played->durationS, 450.0);
+
+        run.source.insert("no_such_key", 1);
+        QVERIFY(!scenarioOfRecordedRun(run, &error));
+        QVERIFY2(error.contains("recorded run 7") && error.contains("no_such_key"), qPrintable(error));
+    }
+
     // The real boundary: a few seconds live over gRPC on the embedded mock gateway.
     void liveRunOnTheEmbeddedMockRecords()
     {

@@ -1,14 +1,27 @@
 // The console's recordings, driven through the window's intents (File › Record runs, File ›
 // Open recording): a played run recorded to a file and shown again read-only with the same
 // series, tags, log and markers; Back to live leaves it; a file that is not a recording and
-// a path that cannot be written are refused with their reason, the shown run untouched.
+// a path that cannot be written are refused with their reason, the shown run untouched. A
+// recording of the live run on a site's two gateways reopens with its Gateway chooser.
 
 #include "support_fake_view.h"
 
+#include "gateway/mock_gateway_server.h"
 #include "models/series_store.h"
+#include "recording/recording.h"
+#include "scenario/scenario_parser.h"
 #include "scenario/run_host.h"
+#include "scenario/site.h"
+#include "scenario/site_live.h"
 #include "ui/console_controller.h"
+#include "ui/main_window.h"
+#include "ui/main_window_view.h"
+#include "ui/plot_panel.h"
 
+#include <QComboBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -148,6 +161,68 @@ private slots:
         QCOMPARE(view.errors.size(), 2);
         QCOMPARE(c.recordingPath(), good); // still recording where it was
         QCOMPARE(view.recordingFile, good);
+    }
+
+    // `stormwatch --site two-gateways.json`, File › Record runs toggled on mid-run, then File ›
+    // Open recording: the recorded source is the open-ended live run (30 days, beyond a
+    // scenario file's limit) started mid-run, and the reopened plots still offer each gateway.
+    void aRecordedLiveSiteRunReopensWithItsGatewayChooser()
+    {
+        gateway::MockGatewayServer gatewayA, gatewayB;
+        QVERIFY2(gatewayA.start("127.0.0.1:0"), gatewayA.lastError().c_str());
+        QVERIFY2(gatewayB.start("127.0.0.1:0"), gatewayB.lastError().c_str());
+        const QJsonObject siteJson{
+            {"name", "two-gateway-plant"},
+            {"gateways", QJsonArray{QJsonObject{{"name", "A"}, {"endpoint", QString::fromStdString(gatewayA.address())}},
+                                    QJsonObject{{"name", "B"}, {"endpoint", QString::fromStdString(gatewayB.address())}}}},
+            {"instances", QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", QJsonArray{"P1.PV", "P2.PV"}}},
+                                     QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", QJsonArray{"T1.PV"}}}}}};
+        QList<ScenarioError> errors;
+        const auto site = parseSite(QJsonDocument(siteJson).toJson(), "site.json", &errors);
+        QVERIFY(site);
+        QString error;
+        const auto ports = sitePortOptions(*site, {}, &error);
+        QVERIFY2(ports, qPrintable(error));
+
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("site.sqlite"));
+        MainWindow w;
+        w.setSettingsFile(dir.filePath("s.ini"));
+        w.restoreSettings();
+        MainWindowView view(w);
+        ConsoleController c(&view);
+        c.setSite(siteScenario(*site), *ports);
+        QVERIFY2(c.startEmbedded(&error), qPrintable(error));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        PlotPanel* plots = w.plots();
+        QCOMPARE(plots->gateways(), (QStringList{"A", "B"}));
+        QVERIFY(c.host()->openEnded());
+
+        // Recorded from a second into the run, for a couple of seconds.
+        SeriesStore* store = w.store();
+        QTRY_VERIFY_WITH_TIMEOUT(store->latestTime() > 1, kTimeoutMs);
+        emit view.intents()->recordRequested(file);
+        QCOMPARE(c.recordingPath(), file);
+        const double from = store->latestTime();
+        QTRY_VERIFY_WITH_TIMEOUT(store->latestTime() > from + 2, kTimeoutMs);
+        emit view.intents()->recordRequested(QString());
+        {
+            // What a scenario file may not hold: the case at hand.
+            const auto recording = Recording::open(file, &error);
+            QVERIFY2(recording, qPrintable(error));
+            QCOMPARE(recording->runs().size(), 1);
+            const QJsonObject source = recording->runs().last().source;
+            QVERIFY(source.value("duration_s").toDouble() > scenario_limits::kMaxRunS);
+            QVERIFY(source.contains("started_mid_run_at_s"));
+        }
+
+        emit view.intents()->openRecordingRequested(file);
+        QVERIFY(!c.host()->running());
+        QVERIFY2(store->gatewayNames() == (QStringList{"A", "B"}), qPrintable(store->gatewayNames().join(',')));
+        QCOMPARE(plots->gateways(), (QStringList{"A", "B"}));
+        QTRY_VERIFY(plots->gatewayChooser()->isVisible());
+        QCOMPARE(plots->gatewayChooser()->count(), 3); // All gateways, A, B
     }
 };
 

@@ -197,20 +197,22 @@ public:
     {
         if (!m_runner || m_done || m_shutDown)
             return;
-        const QString skipped = m_runner->applyNow(event);
+        bool applied = false;
+        const QString skipped = m_runner->applyNow(event, &applied);
         const QDateTime wall = QDateTime::currentDateTime();
         const double t = m_runner->elapsedS();
-        if (skipped.isEmpty() && event.action != TimelineAction::SetLevers)
+        // Applied somewhere (on a site, some gateways may not have taken it): it happened,
+        // so it is marked and recorded; where it was skipped is said beside it.
+        if (applied && event.action != TimelineAction::SetLevers)
             m_pendingMarkers.push_back(Marker{t, markerLabel(event)});
-        if (skipped.isEmpty()) {
+        if (applied) {
             TimelineEvent at = event;
             at.atS = t;
             m_pendingTimeline.push_back(at);
-        }
-        if (skipped.isEmpty())
             m_pendingLogs.push_back(LogEntry{t, wall, int(Severity::Warning), QStringLiteral("timeline"),
                                              QStringLiteral("%1 (from the console)").arg(describeTimeline(event))});
-        else
+        }
+        if (!skipped.isEmpty())
             m_pendingLogs.push_back(
                 LogEntry{t, wall, int(Severity::Warning), QStringLiteral("timeline"), skipped});
     }

@@ -656,35 +656,41 @@ double ScenarioRunner::badTagSecondsSoFar() const
     return double(m_badTagUs + std::int64_t(m_notGood) * since) / 1e6;
 }
 
-QString ScenarioRunner::applyNow(TimelineEvent event)
+QString ScenarioRunner::applyNow(TimelineEvent event, bool* applied)
 {
+    if (applied)
+        *applied = false;
     if (!m_started || m_finished)
         return QStringLiteral("the run is not running");
     event.atS = elapsedS();
     const auto skippedBefore = m_skipped.size();
-    applyTimeline(event);
+    const bool took = applyTimeline(event);
+    if (applied)
+        *applied = took;
     return m_skipped.size() > skippedBefore ? m_skipped.last() : QString();
 }
 
-void ScenarioRunner::applyTimeline(const TimelineEvent& e)
+bool ScenarioRunner::applyTimeline(const TimelineEvent& e)
 {
     qCDebug(lcScenario) << "t =" << e.atS << "s:" << timelineActionName(e.action);
-    const auto skippedBefore = m_skipped.size();
-    applyTimelineEvent(e);
+    const bool applied = applyTimelineEvent(e);
     // time_to_all_good_s counts from the faults that happened, not from skipped ones.
-    if (e.isFault() && m_skipped.size() == skippedBefore)
+    if (e.isFault() && applied)
         m_lastAppliedFaultEndS =
             std::max(m_lastAppliedFaultEndS.value_or(0.0), e.endS(m_scenario.durationS));
+    return applied;
 }
 
-void ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
+bool ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
 {
     if (auto fault = faultRequestFor(e)) {
         const auto targets = targetsOf(e);
-        if (!targets)
-            return skip(e, QStringLiteral("the run has no gateway \"%1\"").arg(e.gateway));
-        // Each gateway on its own: one that cannot take it (no control service) does not
-        // keep the fault from the others; the event counts as skipped if any could not.
+        if (!targets) {
+            skip(e, QStringLiteral("the run has no gateway \"%1\"").arg(e.gateway));
+            return false;
+        }
+        // Each gateway on its own: one that cannot take it (no control service, gone) does
+        // not keep the fault from the others; those that could not are recorded as skipped.
         QStringList failed;
         for (Gateway* g : *targets) {
             QString outcome;
@@ -713,7 +719,7 @@ void ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
         }
         if (!failed.isEmpty())
             skip(e, failed.join(QStringLiteral("; ")));
-        return;
+        return std::size_t(failed.size()) < targets->size();
     }
     QString outcome;
     switch (e.action) {
@@ -732,19 +738,22 @@ void ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
     }
     case TimelineAction::SetCapability: {
         const auto targets = targetsOf(e);
-        if (!targets)
-            return skip(e, QStringLiteral("the run has no gateway \"%1\"").arg(e.gateway));
+        if (!targets) {
+            skip(e, QStringLiteral("the run has no gateway \"%1\"").arg(e.gateway));
+            return false;
+        }
         QStringList failed;
         for (Gateway* g : *targets)
             if (!g->access->setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory, &outcome))
                 failed << (m_gateways.size() > 1 ? QStringLiteral("%1: %2").arg(g->name, outcome) : outcome);
         if (!failed.isEmpty())
             skip(e, failed.join(QStringLiteral("; ")));
-        break;
+        return std::size_t(failed.size()) < targets->size();
     }
     default: // the gateway's faults, above
         break;
     }
+    return true;
 }
 
 void ScenarioRunner::skip(const TimelineEvent& e, const QString& why)

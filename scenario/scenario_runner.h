@@ -157,8 +157,10 @@ public:
     double elapsedS() const;
     // A timeline event at "now" (the console's fault panel), applied exactly as the
     // timeline's own (faults through the GatewayAccess, counted as applied faults for
-    // time_to_all_good_s). "" when applied, else why it was skipped.
-    QString applyNow(TimelineEvent event);
+    // time_to_all_good_s). "" when applied everywhere, else why it was skipped where it
+    // was; *applied says whether it took effect at all (on a site, a fault some gateways
+    // took is a fault that happened, though another could not take it).
+    QString applyNow(TimelineEvent event, bool* applied = nullptr);
     // The metrics gathered so far (bad_tag_seconds up to now; time_to_all_good not set).
     double badTagSecondsSoFar() const;
     int notGoodTags() const { return m_notGood; }
@@ -211,8 +213,10 @@ private:
     Time end() const;
     Time sinceStart(Time at) const; // run time of a scheduler instant, clipped to [0, end]
     Time relNow() const { return sinceStart(m_scheduler->now()); }
-    void applyTimeline(const TimelineEvent& event);
-    void applyTimelineEvent(const TimelineEvent& event);
+    // Whether the event took effect (anywhere: a gateway that could not take it is
+    // recorded as skipped, the others still had it).
+    bool applyTimeline(const TimelineEvent& event);
+    bool applyTimelineEvent(const TimelineEvent& event);
     void skip(const TimelineEvent& event, const QString& why);
     void deploy(int instance);
     void redeploy(const QString& instance);

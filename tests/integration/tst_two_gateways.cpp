@@ -238,6 +238,7 @@ private slots:
     void theOnePortFormServesConnectionsThatNameAGateway();
     void aSiteScenarioModelsEachGatewayInVirtualTime();
     void aFaultWithoutAGatewayHitsEveryGateway();
+    void aFaultOneGatewayCannotTakeStillHappensAtTheOthers();
     void faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive();
 };
 
@@ -470,6 +471,44 @@ void TestTwoGateways::aFaultWithoutAGatewayHitsEveryGateway()
     QVERIFY(!runner.model("gw-a")->sourceOutage());
     now.gateway = "gw-z";
     QCOMPARE(runner.applyNow(now), QStringLiteral("source_outage at 3.5 s skipped: the run has no gateway \"gw-z\""));
+    runner.finish();
+}
+
+// On a live site, gw-a's mxgw-mock is gone when the console asks every gateway for a wedge:
+// gw-b is wedged, so the fault happened (marked, recorded, counted for time_to_all_good_s)
+// and only gw-a's part is reported skipped (review finding: the whole event was skipped).
+void TestTwoGateways::aFaultOneGatewayCannotTakeStillHappensAtTheOthers()
+{
+    testsupport::MockProcess mockA(MXGW_MOCK_PATH), mockB(MXGW_MOCK_PATH);
+    QVERIFY(mockA.start());
+    QVERIFY(mockB.start());
+    QTemporaryDir dir;
+    QList<ScenarioError> errors;
+    const auto scenario = loadScenarioFile(writeSiteScenario(dir, mockA.endpoint(), mockB.endpoint()), &errors);
+    QVERIFY(scenario);
+    const auto site = loadSiteFile(dir.filePath("site.json"), &errors);
+    QVERIFY(site);
+    QString error;
+    LiveOptions live;
+    live.gateways = *sitePortOptions(*site, {}, &error);
+    ScenarioRunner runner(*scenario, scenario->variants.first(), live);
+    QVERIFY2(runner.ok(), qPrintable(runner.error()));
+    runner.start();
+    mockA.kill();
+    TimelineEvent wedge;
+    wedge.action = TimelineAction::Wedge;
+    wedge.durationS = 2;
+    bool applied = false;
+    const QString skipped = runner.applyNow(wedge, &applied);
+    QVERIFY(applied);
+    QVERIFY2(skipped.contains("gw-a: ") && !skipped.contains("gw-b"), qPrintable(skipped));
+    const auto stats = remoteControlAccess(mockB.address())->stats();
+    QVERIFY(stats);
+    QVERIFY(stats->wedged());
+    // Nowhere taken: not applied.
+    wedge.gateway = "gw-a";
+    QVERIFY(!runner.applyNow(wedge, &applied).isEmpty());
+    QVERIFY(!applied);
     runner.finish();
 }
 

@@ -41,6 +41,7 @@
 #include <grpc/grpc.h>
 #include <grpc/support/log.h>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -469,6 +470,9 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
         err() << error << '\n';
         return kExitFailure;
     }
+    // A recording that fails mid-run (disk full) is a runtime failure, not bad input.
+    std::atomic<bool> recorderFailed{false}; // set on the run host's thread
+    QObject::connect(&recorder, &Recorder::failed, [&recorderFailed] { recorderFailed = true; });
     if (parser.isSet(o.live)) {
         QString problem;
         const auto live = liveOptionsFrom(parser, o, &problem);
@@ -492,7 +496,7 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
     recorder.close(); // before any early exit below: the file is complete
     if (!error.isEmpty()) {
         err() << "cannot run scenario \"" << scenario->name << "\": " << error << '\n';
-        return kExitBadInput;
+        return recorderFailed ? kExitFailure : kExitBadInput;
     }
     if (parser.isSet(o.json))
         out() << QJsonDocument(reportToJson(report)).toJson(QJsonDocument::Indented);

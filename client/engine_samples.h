@@ -99,6 +99,61 @@ struct SeriesUpdate {
     QVector<QPointF> points; // in time order; the first may restate the last one sent
 };
 
+// What a recorded series' subject names, and the label its SeriesUpdate carries: the one
+// mapping between the runner's subjects (scenario/series.h: "gateway", "gateway:NAME",
+// "<instance>/<connection>") and the plots' labels, used by the run host, the report PNGs,
+// the recordings, the series store and the compare view alike.
+struct SeriesSubject {
+    enum class Kind {
+        RunGateway,   // "gateway": the run's (every gateway's together); label ""
+        Gateway,      // "gateway:NAME": one gateway's own (a run on several); label = subject
+        Subscription, // "inst/conn": label "inst × conn"
+    };
+    Kind kind = Kind::RunGateway;
+    QString gateway; // Gateway: its NAME
+    QString label;   // SeriesUpdate::label
+
+    bool isGateway() const { return kind != Kind::Subscription; }
+
+    static QString gatewayPrefix() { return QStringLiteral("gateway:"); }
+
+    static SeriesSubject of(const QString& subject)
+    {
+        SeriesSubject s;
+        if (subject == QLatin1String("gateway"))
+            return s;
+        if (subject.startsWith(gatewayPrefix())) {
+            s.kind = Kind::Gateway;
+            s.gateway = subject.mid(gatewayPrefix().size());
+            s.label = subject;
+            return s;
+        }
+        s.kind = Kind::Subscription;
+        s.label = subject;
+        s.label.replace(QLatin1Char('/'), QStringLiteral(" × "));
+        return s;
+    }
+
+    // The subject back from an update (a reopened recording): instance < 0 is a gateway's.
+    static QString subjectOf(const SeriesUpdate& u)
+    {
+        if (u.instance < 0)
+            return u.label.isEmpty() ? QStringLiteral("gateway") : u.label;
+        QString subject = u.label;
+        subject.replace(QStringLiteral(" × "), QStringLiteral("/"));
+        return subject;
+    }
+
+    // The gateway a gateway update's label names: "" (or "gateway") for the run's sum,
+    // "gateway:NAME" (or a bare NAME) for that gateway's own.
+    static QString gatewayOfLabel(const QString& label)
+    {
+        if (label.startsWith(gatewayPrefix()))
+            return label.mid(gatewayPrefix().size());
+        return label == QLatin1String("gateway") ? QString() : label;
+    }
+};
+
 // One point of the gateway plots: the client's view, with the gateway's own counters (STA
 // queue, Invokes received) when the gateway exposes them.
 struct GatewayPoint {

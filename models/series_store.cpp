@@ -334,10 +334,7 @@ const QVector<QPointF>& SeriesStore::gatewaySeries(GatewayMetric metric, const Q
 
 QString SeriesStore::gatewayOfLabel(const QString& label)
 {
-    static const QString kPrefix = QStringLiteral("gateway:");
-    if (label.startsWith(kPrefix))
-        return label.mid(kPrefix.size());
-    return label == QLatin1String("gateway") ? QString() : label;
+    return SeriesSubject::gatewayOfLabel(label);
 }
 
 double SeriesStore::latestTime() const
@@ -438,7 +435,7 @@ QByteArray SeriesStore::toCsv(double from, double to, const QList<SubscriptionKe
             columns.push_back({it->label + QLatin1Char('/') + metricName(SubMetric(m)),
                                &it->series[m], m == int(SubMetric::IntervalS) ? 1000.0 : 1.0});
     }
-    const QString subject = gateway.isEmpty() ? QStringLiteral("gateway") : QStringLiteral("gateway:") + gateway;
+    const QString subject = gateway.isEmpty() ? QStringLiteral("gateway") : SeriesSubject::gatewayPrefix() + gateway;
     for (int m = 0; m < kGatewayMetricCount; ++m)
         if (const QVector<QPointF>& s = gatewaySeries(GatewayMetric(m), gateway); !s.isEmpty())
             columns.push_back({subject + QLatin1Char('/') + metricName(GatewayMetric(m)), &s, 1.0});

@@ -295,10 +295,7 @@ SeriesSet Recording::seriesSet(const RunData& data) const
     // The recorder's own step semantics (Series::add): a restated point collapses the same way.
     SeriesSet set(std::numeric_limits<std::size_t>::max() / 2);
     for (const SeriesUpdate& u : data.series) {
-        // A gateway's: the run's sum has no label, one gateway's own is labelled gateway:NAME.
-        QString subject = u.instance < 0 && u.label.isEmpty() ? QStringLiteral("gateway") : u.label;
-        subject.replace(QStringLiteral(" × "), QStringLiteral("/"));
-        Series& s = set.at(set.indexOf(subject, u.metric));
+        Series& s = set.at(set.indexOf(SeriesSubject::subjectOf(u), u.metric));
         for (const QPointF& p : u.points)
             s.add(p.x(), p.y());
     }

@@ -454,17 +454,12 @@ private:
                 continue;
             }
             u.metric = s.metric();
-            if (s.subject() == QLatin1String("gateway")) {
-                u.instance = -1;
-            } else if (s.subject().startsWith(QLatin1String("gateway:"))) {
-                u.instance = -1; // one gateway's own, labelled with its subject
-                u.label = s.subject();
-            } else {
+            const SeriesSubject subject = SeriesSubject::of(s.subject());
+            u.label = subject.label;
+            if (!subject.isGateway()) {
                 u.instance = m_instanceOfSubject.value(s.subject(), -1);
                 if (u.instance < 0)
                     continue;
-                u.label = s.subject();
-                u.label.replace(QLatin1Char('/'), QStringLiteral(" × "));
             }
             updates.push_back(std::move(u));
         }

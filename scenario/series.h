@@ -18,6 +18,8 @@
 // points a consumer reads as they come keep their times. A consumer must read more often
 // than the window (and than cap / 2 new points): the run host reads every step.
 
+#include "client/engine_samples.h" // SeriesSubject: a subject's plot label and kind
+
 #include <QHash>
 #include <QList>
 #include <QString>
@@ -55,7 +57,8 @@ struct SeriesLimits {
 
 class Series {
 public:
-    // subject: "<instance>/<connection>" for a subscription, "gateway" for the gateway.
+    // subject: "<instance>/<connection>" for a subscription, "gateway" for the run's gateway
+    // sum, "gateway:NAME" for one gateway's own; SeriesSubject::of says which, and its label.
     // metric: the DESIGN.md name ("outstanding", "sta_queue_depth", ...).
     Series(QString subject, QString metric, SeriesLimits limits);
 

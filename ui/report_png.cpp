@@ -39,17 +39,15 @@ void loadSeriesSet(const SeriesSet& set, SeriesStore& store)
     for (const Series& s : set.all()) {
         SeriesUpdate u;
         u.metric = s.metric();
-        if (s.subject().startsWith(QLatin1String("gateway:"))) {
-            // A gateway's own (a run on several): beside the run's sum, as the run host sends
-            // it; the report's gateway plots draw the sum.
-            u.label = s.subject();
-        } else if (s.subject() != QLatin1String("gateway")) {
+        // A gateway's own (a run on several) goes beside the run's sum, as the run host sends
+        // it; the report's gateway plots draw the sum.
+        const SeriesSubject subject = SeriesSubject::of(s.subject());
+        u.label = subject.label;
+        if (!subject.isGateway()) {
             auto it = subjectIndex.find(s.subject());
             if (it == subjectIndex.end())
                 it = subjectIndex.insert(s.subject(), int(subjectIndex.size()));
             u.instance = *it;
-            u.label = s.subject();
-            u.label.replace(QLatin1Char('/'), QStringLiteral(" × "));
         }
         u.points.reserve(qsizetype(s.points().size()));
         for (const SeriesPoint& p : s.points())

@@ -18,6 +18,43 @@ class TestSeries : public QObject {
     Q_OBJECT
 
 private slots:
+    // One mapping between a series' subject and its plot label, both ways (the run host,
+    // report PNGs, recordings, the series store and the compare view all use it).
+    void subjectsMapToLabelsAndBack()
+    {
+        const SeriesSubject sum = SeriesSubject::of("gateway");
+        QCOMPARE(sum.kind, SeriesSubject::Kind::RunGateway);
+        QVERIFY(sum.isGateway());
+        QCOMPARE(sum.label, QString());
+        QCOMPARE(sum.gateway, QString());
+
+        const SeriesSubject one = SeriesSubject::of("gateway:gw-b");
+        QCOMPARE(one.kind, SeriesSubject::Kind::Gateway);
+        QVERIFY(one.isGateway());
+        QCOMPARE(one.gateway, QString("gw-b"));
+        QCOMPARE(one.label, QString("gateway:gw-b"));
+
+        const SeriesSubject sub = SeriesSubject::of("Z28061/gw1");
+        QCOMPARE(sub.kind, SeriesSubject::Kind::Subscription);
+        QVERIFY(!sub.isGateway());
+        QCOMPARE(sub.label, QString("Z28061 × gw1"));
+
+        // Back from what a SeriesUpdate carries (a reopened recording).
+        SeriesUpdate u;
+        u.instance = -1;
+        QCOMPARE(SeriesSubject::subjectOf(u), QString("gateway"));
+        u.label = one.label;
+        QCOMPARE(SeriesSubject::subjectOf(u), QString("gateway:gw-b"));
+        u.instance = 0;
+        u.label = sub.label;
+        QCOMPARE(SeriesSubject::subjectOf(u), QString("Z28061/gw1"));
+
+        QCOMPARE(SeriesSubject::gatewayOfLabel(""), QString());
+        QCOMPARE(SeriesSubject::gatewayOfLabel("gateway"), QString());
+        QCOMPARE(SeriesSubject::gatewayOfLabel("gateway:gw-b"), QString("gw-b"));
+        QCOMPARE(SeriesSubject::gatewayOfLabel("gw-b"), QString("gw-b"));
+    }
+
     void recordsChangesOnly()
     {
         Series s("a/gw1", "outstanding", 100);

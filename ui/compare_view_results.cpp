@@ -12,7 +12,8 @@ namespace {
 
 bool isSubscription(const Series& s)
 {
-    return s.subject() != QLatin1String("gateway");
+    // Not the run's gateway sum, nor one gateway's own ("gateway:NAME") on a site.
+    return !SeriesSubject::of(s.subject()).isGateway();
 }
 
 // Is a better than b for a metric that gets better this way?

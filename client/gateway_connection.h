@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace stormwatch {
@@ -222,7 +223,8 @@ private:
     };
     // 24 bytes (the route cache is read once a change): which pointer holds follows `kind`.
     struct RouteHit {
-        enum Kind : std::uint8_t { Unknown, None, One, Several };
+        // Retired: an item this connection is removing (its values are dropped, not kept).
+        enum Kind : std::uint8_t { Unknown, None, One, Several, Retired };
         std::int32_t handle = 0;
         Kind kind = Unknown;
         int index = 0;
@@ -343,6 +345,18 @@ private:
     static std::size_t keptBytes(std::size_t textSize) { return sizeof(KeptValue) + textSize; }
     std::size_t m_unroutedBytes = 0;
     std::vector<std::int32_t> m_routedWithKeptValue; // set by applyResult, for deliverKeptValues
+    // Handles of items whose RemoveItem this connection sent and the gateway has not run yet
+    // (answered, or still queued after a DEADLINE_EXCEEDED): their values belong to an item
+    // going away, never to a route, so they are dropped instead of kept (a redeploy's old
+    // items stream for minutes while a subscribe runs: keeping each of their values was a
+    // tenth of a 2 x 5,000 replay, issue 14). Left when the gateway answers the remove or
+    // hands the handle out again (applyResult), and with the session.
+    std::unordered_set<std::int32_t> m_retiring;
+    static constexpr std::size_t kMaxRetiring = 5 * kMaxUnroutedValues;
+    // Handles that left m_retiring since the last event: the route cache may still say Retired.
+    std::vector<std::int32_t> m_unretired;
+    void retire(std::int32_t handle);
+    void unretire(std::int32_t handle);
     std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)
     static constexpr std::size_t kRouteLookahead = 64; // how far onEvent looks for a shifted entry
     struct Stamp {                      // the last source timestamp converted (addUpdate)

@@ -326,6 +326,7 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
         eraseRoute(handle, id, result.index);
     handle = result.ok ? result.itemHandle : 0;
     if (result.ok) {
+        m_retiring.erase(handle); // handed out again: its values are this item's
         m_routes[handle].push_back(Route{id, result.index});
         m_routeCache.clear();
         if (m_unrouted.count(handle))
@@ -416,7 +417,14 @@ void GatewayConnection::removeItems(SubscriberId id)
             MxCommand command;
             command.mutable_remove_item()->set_server_handle(m_serverHandle);
             command.mutable_remove_item()->set_item_handle(handle);
-            invoke(std::move(command), [](RpcStatus, MxCommandReply) {},
+            retire(handle);
+            // Called only while this session lives. After a DEADLINE_EXCEEDED the STA still
+            // runs the remove later: the item stays retired; any other answer ends it.
+            invoke(std::move(command),
+                   [this, handle](RpcStatus status, MxCommandReply) {
+                       if (status.code != grpc::StatusCode::DEADLINE_EXCEEDED)
+                           unretire(handle);
+                   },
                    m_config.teardownGated ? GateUse::CheckAndRecord : GateUse::Bypass);
         }
         eraseRoute(handle, id, std::nullopt);

@@ -264,7 +264,10 @@ private slots:
         QCOMPARE(c.unroutedValues(), std::size_t(0)); // no subscribe runs: nothing is kept
         if (commandMs > 100) {
             QVERIFY(sawPartial); // the removes did spread over several ticks
-            QVERIFY(maxKept > 0); // the old items' values were kept while the late subscribe ran
+            // The old items streamed while the late subscribe ran, but their values are not
+            // kept (their removes are queued: they belong to items going away); at most the
+            // late items' first values are.
+            QVERIFY(maxKept <= 10);
         }
         const int lateBefore = late->updates();
         gw.sched.runFor(1s);

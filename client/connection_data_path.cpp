@@ -1,0 +1,251 @@
+// GatewayConnection's data path (split from gateway_connection.cpp by responsibility):
+// routing each data change of an event to its subscribers' batches, keeping values of items
+// not routed yet, and handing the batches over. It runs once per data change, so it is
+// written for site scale (issue 14): a route cache by position, batches reused event to event.
+#include "gateway_connection.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+
+namespace stormwatch {
+
+using namespace mxgateway::v1;
+
+GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
+{
+    RouteHit hit;
+    hit.handle = handle;
+    auto it = m_routes.find(handle);
+    if (it == m_routes.end() || it->second.empty()) {
+        hit.kind = m_retiring.count(handle) ? RouteHit::Retired : RouteHit::None;
+        hit.kept = nullptr;
+        return hit;
+    }
+    if (it->second.size() > 1) {
+        hit.kind = RouteHit::Several;
+        return hit;
+    }
+    const Route& route = it->second.front();
+    auto sub = m_subscribers.find(route.subscriber);
+    if (sub == m_subscribers.end()) {
+        hit.kind = RouteHit::None;
+        hit.kept = nullptr;
+        return hit;
+    }
+    hit.kind = RouteHit::One;
+    hit.subscriber = &sub->second;
+    hit.index = route.index;
+    return hit;
+}
+
+// Inlined into onEvent's loop: they run once per data change.
+[[gnu::always_inline]] inline TagUpdate& GatewayConnection::nextUpdate(SubscriberId id, Subscriber& sub,
+                                                                       std::vector<SubscriberId>& touched)
+{
+    if (sub.batchUsed == 0)
+        touched.push_back(id);
+    // The batch's elements are kept from event to event and overwritten: every field is set.
+    if (sub.batchUsed == sub.batch.size())
+        sub.batch.emplace_back();
+    return sub.batch[sub.batchUsed++];
+}
+
+[[gnu::always_inline]] inline void GatewayConnection::decode(const DataChange& change, TagUpdate& u)
+{
+    u.quality = change.quality();
+    u.itemHandle = change.item_handle();
+    const MxValue& v = change.value();
+    double value = 0;
+    switch (v.kind_case()) {
+    case MxValue::kDoubleValue: value = v.double_value(); break;
+    case MxValue::kIntValue: value = double(v.int_value()); break;
+    case MxValue::kBoolValue: value = v.bool_value() ? 1 : 0; break;
+    default: break;
+    }
+    u.value = value;
+    u.text = v.kind_case() == MxValue::kStringValue ? &v.string_value() : nullptr;
+    // The changes of one batch mostly share their timestamp: converted once.
+    const auto& ts = change.source_timestamp();
+    if (ts.seconds() != m_lastStamp.seconds || ts.nanos() != m_lastStamp.nanos) {
+        // Clamped to what microseconds since 1970 can hold: a peer's absurd seconds must
+        // not overflow (±292,000 years).
+        constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
+        const std::int64_t s = std::clamp<std::int64_t>(ts.seconds(), -kMaxSeconds, kMaxSeconds);
+        m_lastStamp = {ts.seconds(), ts.nanos(), s * 1000000 + ts.nanos() / 1000};
+    }
+    u.sourceTimestampUs = m_lastStamp.us;
+}
+
+[[gnu::always_inline]] inline void GatewayConnection::addUpdate(SubscriberId id, Subscriber& sub, int index,
+                                                                const DataChange& change,
+                                                                std::vector<SubscriberId>& touched)
+{
+    TagUpdate& u = nextUpdate(id, sub, touched);
+    u.index = index;
+    decode(change, u);
+}
+
+void GatewayConnection::onEvent(const MxEvent& event)
+{
+    if (event.has_notice()) {
+        log(Severity::Info, "gateway notice: " + event.notice().kind() + " " + event.notice().message());
+        return;
+    }
+    if (!event.has_data_changes())
+        return;
+    std::vector<SubscriberId> touched;
+    const auto& changes = event.data_changes().changes();
+    m_stats.dataChanges += changes.size();
+    // A gateway sends the same items in the same order tick after tick: what the change at
+    // a position was routed to last time is checked first (no hash lookup). When items went
+    // away upstream (a redeploy's removes run a few per tick for minutes), the rest moved
+    // forward: the entry is then a little further on, and `cursor` follows the shift. The
+    // entries are rewritten in place; one is used only for its own handle, so an entry that
+    // is overwritten or out of date costs a lookup, never a wrong route.
+    const std::size_t known = m_routeCache.size(); // entries of the last event
+    const auto count = std::size_t(changes.size());
+    if (known < count)
+        m_routeCache.resize(count);
+    RouteHit* const hits = m_routeCache.data();
+    std::sort(m_unretired.begin(), m_unretired.end()); // a few a tick while removes run
+    std::size_t cursor = 0;
+    for (std::size_t position = 0; position < count; ++position) {
+        const DataChange& change = changes.Get(int(position));
+        const std::int32_t handle = change.item_handle();
+        std::size_t j = cursor > position ? cursor : position;
+        std::size_t end = j + 1;
+        if (j >= known || hits[j].handle != handle || hits[j].kind == RouteHit::Unknown) {
+            end = std::min(known, j + kRouteLookahead);
+            ++j;
+            while (j < end && (hits[j].handle != handle || hits[j].kind == RouteHit::Unknown))
+                ++j;
+        }
+        RouteHit& hit = hits[position];
+        if (j < end) {
+            if (j != position)
+                hit = hits[j];
+            cursor = j + 1;
+        } else {
+            hit = resolveRoute(handle);
+        }
+        if (hit.kind == RouteHit::Retired) {
+            if (m_unretired.empty() || !std::binary_search(m_unretired.begin(), m_unretired.end(), handle))
+                continue; // the item is being removed: its value goes nowhere
+            hit = resolveRoute(handle);
+        }
+        if (hit.kind == RouteHit::None) {
+            keepUnrouted(change, hit);
+            continue;
+        }
+        if (hit.kind == RouteHit::One) {
+            addUpdate(hit.subscriber->id, *hit.subscriber, hit.index, change, touched);
+            continue;
+        }
+        auto it = m_routes.find(handle); // several subscribers share the item
+        if (it == m_routes.end())
+            continue;
+        for (const Route& route : it->second) {
+            auto sub = m_subscribers.find(route.subscriber);
+            if (sub != m_subscribers.end())
+                addUpdate(route.subscriber, sub->second, route.index, change, touched);
+        }
+    }
+    if (m_routeCache.size() > count)
+        m_routeCache.resize(count); // the next event is compared with this one
+    m_unretired.clear(); // every entry the next event can reuse was checked above
+    flushBatches(touched);
+}
+
+void GatewayConnection::flushBatches(const std::vector<SubscriberId>& touched)
+{
+    for (SubscriberId id : touched) {
+        auto sub = m_subscribers.find(id);
+        if (sub == m_subscribers.end())
+            continue;
+        sub->second.batch.resize(sub->second.batchUsed); // a smaller event than the last
+        sub->second.batchUsed = 0;
+        if (sub->second.onData)
+            sub->second.onData(sub->second.batch);
+    }
+}
+
+void GatewayConnection::retire(std::int32_t handle)
+{
+    if (m_retiring.size() < kMaxRetiring) // past it, values are kept as for any unrouted item
+        m_retiring.insert(handle);
+}
+
+void GatewayConnection::unretire(std::int32_t handle)
+{
+    if (m_retiring.erase(handle))
+        m_unretired.push_back(handle);
+}
+
+void GatewayConnection::keepUnrouted(const DataChange& change, RouteHit& hit)
+{
+    if (m_running.empty())
+        return; // no reply is on its way that could route it
+    const std::size_t bytes =
+        keptBytes(change.value().has_string_value() ? change.value().string_value().size() : 0);
+    KeptValue* kept = hit.kept;
+    if (!kept) {
+        if (auto it = m_unrouted.find(change.item_handle()); it != m_unrouted.end())
+            kept = &it->second;
+    }
+    if (kept) {
+        const std::size_t old = keptBytes(kept->text.size());
+        if (m_unroutedBytes - old + bytes > kMaxUnroutedBytes)
+            return;
+        m_unroutedBytes = m_unroutedBytes - old + bytes;
+    } else if (m_unrouted.size() < kMaxUnroutedValues && m_unroutedBytes + bytes <= kMaxUnroutedBytes) {
+        m_unroutedBytes += bytes;
+        kept = &m_unrouted[change.item_handle()];
+    } else {
+        return;
+    }
+    decode(change, kept->update); // the latest value is the one to deliver
+    if (kept->update.text) { // the event goes away: the text is copied
+        kept->text = *kept->update.text;
+        kept->update.text = &kept->text;
+    } else {
+        kept->text.clear();
+    }
+    hit.kept = kept;
+}
+
+void GatewayConnection::deliverKeptValues()
+{
+    std::vector<SubscriberId> touched;
+    std::deque<std::string> texts; // the delivered values' texts, until flushBatches is done
+    for (std::int32_t handle : m_routedWithKeptValue) {
+        auto kept = m_unrouted.find(handle);
+        auto routes = m_routes.find(handle);
+        if (kept == m_unrouted.end() || routes == m_routes.end())
+            continue;
+        m_unroutedBytes -= keptBytes(kept->second.text.size());
+        const std::string* text = nullptr;
+        if (kept->second.update.text) {
+            texts.push_back(std::move(kept->second.text));
+            text = &texts.back();
+        }
+        for (const Route& route : routes->second)
+            if (auto sub = m_subscribers.find(route.subscriber); sub != m_subscribers.end()) {
+                TagUpdate& u = nextUpdate(route.subscriber, sub->second, touched);
+                u = kept->second.update;
+                u.index = route.index;
+                u.text = text;
+            }
+        m_unrouted.erase(kept);
+        m_routeCache.clear(); // it may point at the erased value
+    }
+    m_routedWithKeptValue.clear();
+    if (m_running.empty() && !m_unrouted.empty()) { // the window is closed: what is left has nobody to go to
+        m_unrouted.clear();
+        m_unroutedBytes = 0;
+        m_routeCache.clear();
+    }
+    flushBatches(touched);
+}
+
+} // namespace stormwatch

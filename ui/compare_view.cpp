@@ -51,9 +51,9 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
     setWindowTitle(QStringLiteral("Compare variants — %1").arg(m_scenario.name));
     resize(1100, 800);
     auto* layout = new QVBoxLayout(this);
-    auto* description = new QLabel(m_scenario.description, this);
-    description->setWordWrap(true);
-    layout->addWidget(description);
+    m_description = new QLabel(m_scenario.description, this);
+    m_description->setWordWrap(true);
+    layout->addWidget(m_description);
     auto* progressRow = new QHBoxLayout;
     m_status = new QLabel(QStringLiteral("ready"), this);
     m_progress = new QProgressBar(this);
@@ -69,6 +69,17 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
     // again on each change, on the UI thread.
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    // The columns share the width until the user sizes one; then the widths are theirs, kept
+    // across Compare again (a stretched header could not be sized at all).
+    QHeaderView* columns = m_table->horizontalHeader();
+    columns->setSectionResizeMode(QHeaderView::Interactive);
+    columns->setStretchLastSection(true);
+    connect(columns, &QHeaderView::sectionResized, this, [this](int logical, int, int) {
+        // The stretched last column follows the table's width; the others move only by hand.
+        if (!m_sharingColumns && logical < m_table->columnCount() - 1)
+            m_userColumnWidths = true;
+    });
+    m_table->viewport()->installEventFilter(this);
     splitter->addWidget(m_table);
     auto* plots = new QWidget(this);
     auto* plotLayout = new QVBoxLayout(plots);
@@ -88,6 +99,8 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
         plot->plotLayout()->setColumnStretchFactor(1, 0.001);
         plot->legend->setBorderPen(Qt::NoPen);
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        // Painted with the window's next paint, not inside the replot (as in PlotPanel).
+        plot->setPlottingHint(QCP::phImmediateRefresh, false);
         applyPlotTheme(plot, currentTheme());
         plotLayout->addWidget(plot);
         m_plots << plot;
@@ -122,7 +135,35 @@ void CompareView::start()
 {
     if (m_thread.running() || m_done || m_fillStage >= 0)
         return;
+    beginRun();
+}
+
+void CompareView::rerun(Scenario scenario)
+{
+    m_scenario = std::move(scenario);
+    setWindowTitle(QStringLiteral("Compare variants — %1").arg(m_scenario.name));
+    m_description->setText(m_scenario.description);
+    m_done = false;
+    m_export->setEnabled(false);
+    // An unfinished filling is abandoned; what is already shown stays until replaced.
+    m_fillStage = -1;
+    ++m_fillGeneration;
+    m_table->setUpdatesEnabled(true);
+    if (m_thread.running()) {
+        // Not joined here: the replay stops at its next step and onDone starts this one.
+        m_run->cancel = true;
+        m_rerunPending = true;
+        m_status->setText(QStringLiteral("stopping the last run…"));
+        return;
+    }
+    beginRun();
+}
+
+void CompareView::beginRun()
+{
+    m_rerunPending = false;
     m_run = std::make_shared<Run>();
+    showProgress(0);
     m_status->setText(QStringLiteral("running %1 variants in virtual time…").arg(m_scenario.variants.size()));
     QPointer<CompareView> self(this);
     // At most ten a second: QProgressBar::setValue repaints at once, and a replay reports
@@ -136,7 +177,7 @@ void CompareView::start()
             self.data(),
             [self, fraction] {
                 if (self)
-                    self->m_progress->setValue(int(fraction * 1000));
+                    self->showProgress(int(fraction * 1000));
             },
             Qt::QueuedConnection);
     };
@@ -150,6 +191,16 @@ void CompareView::start()
     }, [this] { onDone(); });
 }
 
+void CompareView::showProgress(int permille)
+{
+    // QProgressBar::setValue repaints at once, and a repaint paints everything else waiting
+    // in the window too (a table just filled: ~10 ms in one UI event). Painted with the
+    // window's next paint instead.
+    m_progress->setUpdatesEnabled(false);
+    m_progress->setValue(permille);
+    m_progress->setUpdatesEnabled(true); // schedules the paint
+}
+
 const ScenarioReport& CompareView::report() const
 {
     static const ScenarioReport none;
@@ -158,6 +209,10 @@ const ScenarioReport& CompareView::report() const
 
 void CompareView::onDone()
 {
+    if (m_rerunPending) {
+        beginRun();
+        return;
+    }
     if (!m_run->error.isEmpty() || !m_run->results) {
         m_done = true;
         m_status->setText(QStringLiteral("cannot run: %1").arg(m_run->error.isEmpty() ? QStringLiteral("no result") : m_run->error));
@@ -166,7 +221,7 @@ void CompareView::onDone()
     }
     m_results = m_run->results;
     const ScenarioReport& report = m_results->report;
-    m_progress->setValue(1000);
+    showProgress(1000);
     m_status->setText(QStringLiteral("%1: %2 variants, %3 virtual s each, seed %4")
                           .arg(report.scenario)
                           .arg(report.variants.size())
@@ -178,6 +233,8 @@ void CompareView::onDone()
 
 void CompareView::fillNext()
 {
+    if (m_fillStage < 0)
+        return;
     const int rows = int(m_results->rows.size());
     const int rowSlices = (rows + kRowsPerSlice - 1) / kRowsPerSlice;
     const int stage = m_fillStage++;
@@ -198,19 +255,31 @@ void CompareView::fillNext()
         return;
     }
     // The next slice after whatever else is waiting (the live run's batches, input, paints).
-    QTimer::singleShot(0, this, &CompareView::fillNext);
+    QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
+        if (generation == m_fillGeneration)
+            fillNext();
+    });
 }
 
 void CompareView::fillTableHeader()
 {
     const ScenarioReport& report = m_results->report;
     m_table->setUpdatesEnabled(false);
-    m_table->clear();
-    m_table->setRowCount(int(m_results->rows.size()));
-    m_table->setColumnCount(int(report.variants.size()));
     QStringList headers;
     for (const VariantMetrics& v : report.variants)
         headers << v.name;
+    QStringList shown;
+    for (int c = 0; c < m_table->columnCount(); ++c)
+        shown << (m_table->horizontalHeaderItem(c) ? m_table->horizontalHeaderItem(c)->text() : QString());
+    const bool sameColumns = shown == headers;
+    m_table->clear(); // the items; the columns and their widths stay
+    m_table->setRowCount(int(m_results->rows.size()));
+    if (!sameColumns) {
+        m_sharingColumns = true;
+        m_table->setColumnCount(int(headers.size()));
+        m_sharingColumns = false;
+        m_userColumnWidths = false; // other variants: laid out afresh
+    }
     m_table->setHorizontalHeaderLabels(headers);
     QStringList rowNames;
     for (const CompareRow& r : m_results->rows)
@@ -220,7 +289,27 @@ void CompareView::fillTableHeader()
         m_table->verticalHeaderItem(r)->setData(Qt::UserRole, m_results->rows[r].key);
         m_table->verticalHeaderItem(r)->setToolTip(m_results->rows[r].tooltip);
     }
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    if (!m_userColumnWidths)
+        shareColumns();
+}
+
+void CompareView::shareColumns()
+{
+    const int n = m_table->columnCount();
+    if (n == 0)
+        return;
+    m_sharingColumns = true;
+    const int width = m_table->viewport()->width() / n;
+    for (int c = 0; c < n - 1; ++c)
+        m_table->horizontalHeader()->resizeSection(c, width);
+    m_sharingColumns = false; // the last one stretches to the rest
+}
+
+bool CompareView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize && !m_userColumnWidths)
+        shareColumns();
+    return QDialog::eventFilter(watched, event);
 }
 
 void CompareView::fillTableRows(int from, int to)

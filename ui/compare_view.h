@@ -6,6 +6,8 @@
 // The report (report.json/.csv/.md + the plots as PNG) is exported to a chosen folder.
 // The results are computed on the worker that ran the replay (compare_view_results.h) and
 // copied into the widgets a slice per event-loop turn, so a live run beside it stays fluid.
+// Compare again (rerun) runs in the same window: its place, size, splitter and the user's
+// column widths stay; the last results stay shown until the new ones replace them.
 
 #include "scenario/report.h"
 #include "scenario/scenario.h"
@@ -38,6 +40,11 @@ public:
     ~CompareView() override; // cancels and joins the run
 
     void start();
+    // Runs `scenario` (the same one again, or another) in this window: a run in progress is
+    // cancelled first, without waiting for it here. The column widths are kept while the
+    // variants are the same.
+    void rerun(Scenario scenario);
+    const Scenario& scenario() const { return m_scenario; }
     bool running() const { return m_thread.running(); }
     // The run is over and its results are in the table and plots (or it failed: the status).
     bool done() const { return m_done; }
@@ -62,9 +69,15 @@ public:
 signals:
     void finished(); // the table and plots are filled (or the run failed: see the status)
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     struct Run; // shared with the worker thread
+    void beginRun();
     void onDone();
+    // The columns share the table's width equally (until the user sizes one of them).
+    void shareColumns();
     // One slice of the filling per call, the next one queued: the table's header, its rows
     // kRowsPerSlice at a time, then each plot; done() and finished() after the last.
     void fillNext();
@@ -72,6 +85,7 @@ private:
     void fillTableRows(int from, int to);
     void fillPlot(int plot);
     void exportInteractively();
+    void showProgress(int permille);
 
     static constexpr int kRowsPerSlice = 8;
 
@@ -80,8 +94,13 @@ private:
     std::shared_ptr<Run> m_run;
     ThreadHost m_thread{QStringLiteral("stormwatch-compare")};
     bool m_done = false;
-    int m_fillStage = -1; // -1: not filling
+    bool m_rerunPending = false; // a rerun asked while the last run was still going
+    int m_fillStage = -1;        // -1: not filling
+    int m_fillGeneration = 0;    // a queued slice of an abandoned filling does nothing
+    bool m_userColumnWidths = false; // the user sized a column: the widths are theirs
+    bool m_sharingColumns = false;   // sizing the columns ourselves
 
+    QLabel* m_description = nullptr;
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QTableWidget* m_table = nullptr;

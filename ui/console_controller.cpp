@@ -386,8 +386,17 @@ void ConsoleController::compare(const QString& scenarioNameOrPath)
     const auto scenario = loadScenarioOrSay(scenarioNameOrPath);
     if (!scenario)
         return;
-    if (m_compare)
-        delete m_compare.data();
+    // One compare window: Compare again runs in it, where the person put it and as they
+    // sized it (a new window each time also cost the UI thread its first layout and paint).
+    if (m_compare) {
+        m_compare->rerun(*scenario);
+        if (m_compare->isMinimized())
+            m_compare->showNormal();
+        m_compare->raise();
+        if (!m_compare->isActiveWindow())
+            m_compare->activateWindow();
+        return;
+    }
     m_compare = new CompareView(*scenario, m_view->widget());
     m_compare->setAttribute(Qt::WA_DeleteOnClose);
     m_compare->show();

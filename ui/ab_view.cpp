@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -80,9 +81,12 @@ void AbView::start(const Scenario& scenario, const QString& a, const QString& b)
         m_thread.join();
     }
     m_done = false;
+    m_fillStage = -1;
+    ++m_fillGeneration;
     m_scenario = scenario;
     m_variants = {a, b};
     for (int i = 0; i < 2; ++i) {
+        m_panels[std::size_t(i)]->setUpdatesEnabled(true);
         m_stores[std::size_t(i)]->clear();
         m_panels[std::size_t(i)]->clearMarkers();
         m_labels[std::size_t(i)]->setText(QStringLiteral("%1: %2").arg(i == 0 ? "A" : "B", m_variants[i]));
@@ -117,35 +121,60 @@ QString AbView::status() const
 
 void AbView::onDone()
 {
-    m_done = true;
     if (!m_run->error.isEmpty() || m_run->series.size() != 2 || m_run->report.variants.size() != 2) {
+        m_done = true;
         m_status->setText(tr("A/B: cannot run: %1").arg(m_run->error));
         emit finished();
         return;
     }
-    QVector<PlotPanel::Marker> markers;
-    for (const RunHost::Marker& m : RunHost::timelineMarkers(m_scenario))
-        markers.push_back(PlotPanel::Marker{m.tS, m.label});
-    PlotPanel::ValueScale shared;
-    for (int i = 0; i < 2; ++i) {
-        loadSeriesSet(m_run->series[i], *m_stores[std::size_t(i)]);
-        shared = shared.max(PlotPanel::wholeRunScale(*m_stores[std::size_t(i)], m_panels[std::size_t(i)]->size()));
-    }
-    for (int i = 0; i < 2; ++i) {
+    m_shared = PlotPanel::ValueScale{};
+    // The sides are shown whole once both are in: not one loaded and unscaled between slices.
+    for (PlotPanel* panel : m_panels)
+        panel->setUpdatesEnabled(false);
+    m_fillStage = 0;
+    fillNext();
+}
+
+// Loading both sides at once took one UI event of up to tens of ms (two runs' series into
+// their stores, their scales, two whole-run replots): now each is a slice of its own.
+void AbView::fillNext()
+{
+    if (m_fillStage < 0)
+        return;
+    const int stage = m_fillStage++;
+    const std::size_t side = std::size_t(stage % 2);
+    if (stage < 2) {
+        loadSeriesSet(m_run->series[qsizetype(side)], *m_stores[side]);
+    } else if (stage < 4) {
+        m_shared = m_shared.max(PlotPanel::wholeRunScale(*m_stores[side], m_panels[side]->size()));
+    } else if (stage < 6) {
+        QVector<PlotPanel::Marker> markers;
+        for (const RunHost::Marker& m : RunHost::timelineMarkers(m_scenario))
+            markers.push_back(PlotPanel::Marker{m.tS, m.label});
         // The variant's title as on its report image: variant and levers.
-        m_labels[std::size_t(i)]->setText(QStringLiteral("%1: %2").arg(i == 0 ? "A" : "B",
-                                                                       variantPngTitle(m_run->report, m_run->report.variants[i])));
-        PlotPanel* panel = m_panels[std::size_t(i)];
+        m_labels[side]->setText(QStringLiteral("%1: %2").arg(side == 0 ? "A" : "B",
+                                                             variantPngTitle(m_run->report, m_run->report.variants[qsizetype(side)])));
+        PlotPanel* panel = m_panels[side];
         panel->addMarkers(markers);
-        panel->setValueScale(shared);
+        panel->setValueScale(m_shared);
         panel->showAll();
+    } else {
+        m_fillStage = -1;
+        for (PlotPanel* panel : m_panels)
+            panel->setUpdatesEnabled(true);
+        m_status->setText(tr("A/B: %1, %2 virtual s each, seed %3 — the same y-scale on both sides; zoom or pan "
+                             "one side and the other follows")
+                              .arg(m_run->report.scenario)
+                              .arg(m_run->report.durationS)
+                              .arg(m_run->report.seed));
+        m_done = true;
+        emit finished();
+        return;
     }
-    m_status->setText(tr("A/B: %1, %2 virtual s each, seed %3 — the same y-scale on both sides; zoom or pan "
-                         "one side and the other follows")
-                          .arg(m_run->report.scenario)
-                          .arg(m_run->report.durationS)
-                          .arg(m_run->report.seed));
-    emit finished();
+    QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
+        if (generation == m_fillGeneration)
+            fillNext();
+    });
 }
 
 void AbView::follow(int from)

@@ -2,10 +2,13 @@
 // A/B side by side in the main window: two variants of one scenario, run in virtual time
 // on a worker thread, drawn as two plot panels left and right, each labelled with its
 // variant and levers, on one time axis — a zoom or pan on one moves the other in lock-step —
-// with one y-scale per plot for both and the scenario's timeline as markers.
+// with one y-scale per plot for both and the scenario's timeline as markers. The finished
+// runs reach the panels a slice per event-loop turn (each side's series, scale, view), so a
+// live run beside the view stays fluid (issue 14).
 
 #include "client/thread_host.h"
 #include "models/series_store.h"
+#include "ui/plot_panel.h"
 #include "scenario/scenario.h"
 #include "scenario/series.h"
 #include "ui/theme.h"
@@ -20,8 +23,6 @@ class QBoxLayout;
 class QLabel;
 
 namespace stormwatch {
-
-class PlotPanel;
 
 class AbView : public QWidget {
     Q_OBJECT
@@ -51,6 +52,8 @@ protected:
 private:
     struct Run;
     void onDone();
+    // One slice of showing the runs per call, the next one queued; finished() after the last.
+    void fillNext();
     void follow(int from); // the other panel takes `from`'s time range
 
     ThreadHost m_thread{QStringLiteral("stormwatch-ab")};
@@ -59,6 +62,9 @@ private:
     QStringList m_variants;
     bool m_done = false;
     bool m_syncing = false;
+    int m_fillStage = -1;     // -1: not filling
+    int m_fillGeneration = 0; // a queued slice of an abandoned filling does nothing
+    PlotPanel::ValueScale m_shared; // the y-scale both sides get, built while filling
     QLabel* m_status = nullptr;
     QBoxLayout* m_sides = nullptr;
     std::array<std::unique_ptr<SeriesStore>, 2> m_stores;

@@ -187,6 +187,10 @@ QString LeversPanel::presetText() const
 
 void LeversPanel::setLevers(const LeverSet& levers)
 {
+    // The controller says it again at every refresh (20 times a second live): the widgets
+    // already show it, and a spin box set to its own value still repaints.
+    if (levers == m_levers)
+        return;
     m_levers = levers;
     showLevers(levers);
 }

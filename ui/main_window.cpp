@@ -447,6 +447,11 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
 
 void MainWindow::setGatewaySummary(const QString& address, const QString& recoveryState)
 {
+    // Said again at every refresh (20 times a second live); a style sheet set anew re-polishes
+    // the label and lays the window out again even when it is the same.
+    if (m_gatewaySummaryShown && address == m_gatewayAddress && recoveryState == m_recoveryState)
+        return;
+    m_gatewaySummaryShown = true;
     m_gatewayAddress = address;
     m_recoveryState = recoveryState;
     m_statusGateway->setText(address.isEmpty() ? tr("no gateway") : tr("gateway %1").arg(address));
@@ -511,6 +516,9 @@ bool MainWindow::loadScenario(const QString& nameOrPath)
 
 void MainWindow::setRunState(const RunState& state)
 {
+    if (m_runStateShown && state == m_scenario->runState())
+        return; // said again at every refresh
+    m_runStateShown = true;
     m_scenario->setRunState(state);
 }
 

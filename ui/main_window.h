@@ -204,6 +204,9 @@ private:
     Theme m_theme = Theme::Light;
     QString m_gatewayAddress;
     QString m_recoveryState = QStringLiteral("normal");
+    // Set once the controller has said them: later calls with the same values change nothing.
+    bool m_gatewaySummaryShown = false;
+    bool m_runStateShown = false;
     bool m_unreachableBanner = false; // the banner says the gateway is unreachable
     QStringList m_instanceNames;
     QMap<QString, QStringList> m_instancesByConnection;

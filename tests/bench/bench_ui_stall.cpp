@@ -6,8 +6,10 @@
 // received them (class, object name, event type), to tell where a stall comes from. With
 // --compare SCENARIO, a playback at max speed runs at the same time:
 // the console's compare view plays SCENARIO's variants in virtual time on its own thread and
-// fills its tables and plots, started again each time it finishes (issue 14, finding 5).
-//   bench_ui_stall [--seconds N] [--levers PRESET] [--compare SCENARIO]
+// fills its tables and plots, started again each time it finishes (issue 14, finding 5), in
+// the same window as Compare again does; --new-window closes that window and opens a new one
+// each time instead (what Compare did before, for comparison).
+//   bench_ui_stall [--seconds N] [--levers PRESET] [--compare SCENARIO [--new-window]]
 #include "client/lever_set.h"
 #include "models/tag_table_model.h"
 #include "ui/compare_view.h"
@@ -55,32 +57,70 @@ public:
         if (QThread::currentThread() != thread())
             return QApplication::notify(receiver, event);
         if (m_depth > 0 || !m_timing) {
+            // What a slow delivery spent its time on: the deliveries directly inside it (a
+            // window's UpdateRequest paints each dirty widget as a nested Paint event).
+            if (m_depth != 1 || !m_timing) {
+                ++m_depth;
+                const bool r = QApplication::notify(receiver, event);
+                --m_depth;
+                return r;
+            }
+            QElapsedTimer t;
+            t.start();
+            const Who who(receiver, event->type());
             ++m_depth;
             const bool r = QApplication::notify(receiver, event);
             --m_depth;
+            const double ms = double(t.nsecsElapsed()) / 1e6;
+            if (ms >= 1)
+                m_nested.push_back(Slow{ms, who.text()});
             return r;
         }
         QElapsedTimer t;
         t.start();
-        const QEvent::Type type = event->type(); // the event may be gone afterwards
-        const char* cls = receiver->metaObject()->className();
-        const QString name = receiver->objectName();
+        const Who who(receiver, event->type());
         const qint64 probesBefore = g_probesFired;
+        m_nested.clear();
         ++m_depth;
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
         const double ms = double(t.nsecsElapsed()) / 1e6;
         if (ms >= 5 && g_probesFired == probesBefore && (m_slow.size() < kKept || ms > m_slow.back().ms)) {
-            const char* typeName = QMetaEnum::fromType<QEvent::Type>().valueToKey(type);
-            m_slow.push_back(Slow{ms, QStringLiteral("%1 %2 (%3)")
-                                          .arg(QString::fromLatin1(cls), name,
-                                               typeName ? QString::fromLatin1(typeName) : QString::number(type))});
+            QString what = who.text();
+            std::sort(m_nested.begin(), m_nested.end(), [](const Slow& a, const Slow& b) { return a.ms > b.ms; });
+            for (std::size_t i = 0; i < m_nested.size() && i < 3; ++i)
+                what += QStringLiteral("\n                 %1 ms in %2").arg(m_nested[i].ms, 5, 'f', 2).arg(m_nested[i].what);
+            m_slow.push_back(Slow{ms, what});
             std::sort(m_slow.begin(), m_slow.end(), [](const Slow& a, const Slow& b) { return a.ms > b.ms; });
             if (m_slow.size() > kKept)
                 m_slow.pop_back();
         }
         return r;
     }
+    // What received an event, taken before the delivery (the receiver may be gone after it)
+    // and cheap to take: formatted only for the slow ones.
+    struct Who {
+        const char* cls;
+        QString name;
+        const char* parentCls = nullptr; // a scroll area's viewport says little: its view
+        QString parentName;
+        QEvent::Type type;
+        Who(QObject* receiver, QEvent::Type t) : cls(receiver->metaObject()->className()), name(receiver->objectName()), type(t)
+        {
+            if (name == QLatin1String("qt_scrollarea_viewport") && receiver->parent()) {
+                parentCls = receiver->parent()->metaObject()->className();
+                parentName = receiver->parent()->objectName();
+            }
+        }
+        QString text() const
+        {
+            const char* typeName = QMetaEnum::fromType<QEvent::Type>().valueToKey(type);
+            QString who = QStringLiteral("%1 %2").arg(QString::fromLatin1(cls), name);
+            if (parentCls)
+                who += QStringLiteral(" of %1 %2").arg(QString::fromLatin1(parentCls), parentName);
+            return QStringLiteral("%1 (%2)").arg(who, typeName ? QString::fromLatin1(typeName) : QString::number(type));
+        }
+    };
     void setTiming(bool on) { m_timing = on; }
     const std::vector<Slow>& slowest() const { return m_slow; }
 
@@ -89,6 +129,7 @@ private:
     int m_depth = 0;
     bool m_timing = false;
     std::vector<Slow> m_slow;
+    std::vector<Slow> m_nested; // inside the outermost delivery in progress
 };
 
 // 2 instances × 244 tags, every tag changing 10 times a second, no faults.
@@ -137,6 +178,7 @@ int main(int argc, char** argv)
     QString levers = QStringLiteral("all");
     QString compareScenario;
     const QStringList args = app.arguments();
+    const bool newWindow = args.contains(QLatin1String("--new-window"));
     for (int i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == QLatin1String("--seconds"))
             seconds = args[i + 1].toDouble();
@@ -146,7 +188,7 @@ int main(int argc, char** argv)
             compareScenario = args[i + 1];
     }
     if (seconds <= 0 || !leverPreset(levers, nullptr)) {
-        std::fprintf(stderr, "usage: bench_ui_stall [--seconds N>0] [--levers PRESET] [--compare SCENARIO]\n");
+        std::fprintf(stderr, "usage: bench_ui_stall [--seconds N>0] [--levers PRESET] [--compare SCENARIO [--new-window]]\n");
         return 2;
     }
 
@@ -211,6 +253,8 @@ int main(int argc, char** argv)
     auto openCompare = [&] {
         QElapsedTimer t;
         t.start();
+        if (newWindow)
+            delete controller.compareView();
         controller.compare(compareScenario);
         longestCompareOpenMs = std::max(longestCompareOpenMs, double(t.nsecsElapsed()) / 1e6);
     };
@@ -247,8 +291,10 @@ int main(int argc, char** argv)
     std::printf("  replots              %.1f /s\n", double(replots) / wallS);
     if (!compareScenario.isEmpty())
         std::printf("  playback beside it   %s at max speed (compare view), %d finished, "
-                    "opening one took up to %.1f ms\n",
-                    qPrintable(compareScenario), comparesDone, longestCompareOpenMs);
+                    "%s took up to %.1f ms\n",
+                    qPrintable(compareScenario), comparesDone,
+                    newWindow ? "a new window each time, opening one" : "one window, starting a run",
+                    longestCompareOpenMs);
     std::printf("  probe lateness (ms)  p50 %.2f  p99 %.2f  max %.2f  (%zu probes of %d ms)\n",
                 percentile(lateMs, 0.5), percentile(lateMs, 0.99),
                 lateMs.empty() ? 0.0 : *std::max_element(lateMs.begin(), lateMs.end()), lateMs.size(),

@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QWheelEvent>
 #include <QtTest>
 
@@ -91,6 +92,45 @@ private slots:
         ab->findChild<QPushButton*>(QStringLiteral("abClose"))->click();
         QVERIFY(!ab->isVisible());
         QVERIFY(w.plots()->isVisible());
+    }
+
+    // The two finished runs reach the panels over several event-loop turns (each side's
+    // series, then the scale, then each side's view), so a live run beside the view keeps
+    // being served between them; done() and finished() only once both sides are whole.
+    void finishedRunsAreShownOverSeveralTurns()
+    {
+        QList<ScenarioError> errors;
+        const auto scenario = loadScenario(QStringLiteral("live-gate-lever1"), &errors);
+        QVERIFY(scenario);
+        AbView ab;
+        ab.resize(1400, 800);
+        ab.show();
+        int turns = 0;
+        int turnsAtThreadEnd = -1;
+        QTimer ticker;
+        ticker.setInterval(0);
+        connect(&ticker, &QTimer::timeout, [&] {
+            ++turns;
+            if (turnsAtThreadEnd < 0 && !ab.running())
+                turnsAtThreadEnd = turns;
+        });
+        int turnsAtFinished = -1;
+        bool wholeAtFinished = false;
+        connect(&ab, &AbView::finished, [&] {
+            turnsAtFinished = turns;
+            wholeAtFinished = ab.done();
+            for (int i = 0; i < 2; ++i)
+                wholeAtFinished = wholeAtFinished && ab.panel(i)->xLower() == 0.0 && ab.panel(i)->xUpper() >= 109 &&
+                                  ab.panel(i)->markers().size() == 1 && ab.label(i)->text().contains(QStringLiteral("levers:"));
+        });
+        ab.start(*scenario, QStringLiteral("levers-off"), QStringLiteral("lever1"));
+        ticker.start();
+        QTRY_VERIFY_WITH_TIMEOUT(ab.done(), 30000);
+        QVERIFY(wholeAtFinished);
+        QVERIFY(turnsAtThreadEnd >= 0);
+        // Two loads, two scales, two views, then finished: other events ran in between.
+        QVERIFY2(turnsAtFinished - turnsAtThreadEnd >= 4,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(turnsAtThreadEnd).arg(turnsAtFinished)));
     }
 };
 

@@ -97,6 +97,18 @@ gateway::GatewayConfig gatewayConfigFor(const Scenario& scenario, quint64 seed)
     return config;
 }
 
+quint64 gatewaySeedFor(quint64 runSeed, int index)
+{
+    if (index == 0)
+        return runSeed;
+    // SplitMix64's finaliser over the pair: neighbouring seeds and indices give unrelated
+    // streams.
+    quint64 z = runSeed + quint64(index) * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
 // The engine's observer: every callback turns into an O(1) metric update (the per-batch
 // tag path reads the instance's incrementally kept counts, never walks its tags).
 class ScenarioRunner::Observer final : public EngineObserver {
@@ -179,7 +191,9 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     for (const QString& name : names) {
         Gateway g;
         g.name = name;
-        g.model = std::make_unique<gateway::GatewayModel>(*m_scheduler, gatewayConfig);
+        gateway::GatewayConfig own = gatewayConfig;
+        own.seed = gatewaySeedFor(m_seed, int(m_gateways.size()));
+        g.model = std::make_unique<gateway::GatewayModel>(*m_scheduler, own);
         g.access = modelAccess(*g.model);
         g.port = std::make_unique<InProcessGatewayPort>(
             *m_virtualScheduler, *g.model, Duration(std::llround(m_scenario.gateway.networkLatencyMs * 1000)));
@@ -212,7 +226,8 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             const std::string name = c.gateway.empty() ? c.name : c.gateway;
             if (gateways.contains(name))
                 continue;
-            gateway::MockGatewayServer* server = startEmbeddedServer(QString::fromStdString(name));
+            gateway::MockGatewayServer* server =
+                startEmbeddedServer(QString::fromStdString(name), gatewaySeedFor(m_seed, int(embedded.size())));
             if (!server)
                 return;
             gateways[name].address = server->address();
@@ -246,8 +261,10 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             Gateway g;
             g.name = name;
             const auto server = embedded.find(c.gateway);
-            if (server != embedded.end())
+            if (server != embedded.end()) {
+                g.server = server->second;
                 g.access = embeddedServerAccess(*server->second);
+            }
             else if (m_sharedGateways) // only its STA queue is read, and it may hang: polled
                 g.access = polledStatsAccess(remoteControlAccess(it->second.address),
                                              std::chrono::seconds(1));
@@ -274,7 +291,7 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             return;
         }
     } else {
-        if (!(server = startEmbeddedServer({})))
+        if (!(server = startEmbeddedServer({}, m_seed)))
             return;
         portOptions.address = server->address();
     }
@@ -292,9 +309,9 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     setUp(config);
 }
 
-gateway::MockGatewayServer* ScenarioRunner::startEmbeddedServer(const QString& name)
+gateway::MockGatewayServer* ScenarioRunner::startEmbeddedServer(const QString& name, quint64 seed)
 {
-    gateway::GatewayConfig gatewayConfig = gatewayConfigFor(m_scenario, m_seed);
+    gateway::GatewayConfig gatewayConfig = gatewayConfigFor(m_scenario, seed);
     // Live data carries wall-clock source timestamps.
     gatewayConfig.timestampEpochUs = QDateTime::currentMSecsSinceEpoch() * 1000;
     auto server = std::make_unique<gateway::MockGatewayServer>(gatewayConfig);

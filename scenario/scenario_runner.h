@@ -77,6 +77,10 @@ struct LiveOptions {
 EngineConfig engineConfigFor(const Scenario& scenario, const VariantSpec& variant, quint64 seed,
                              QString* error);
 gateway::GatewayConfig gatewayConfigFor(const Scenario& scenario, quint64 seed);
+// The seed of a run's gateway `index` (in the order the run's connections first name them):
+// the first keeps the run's seed, so a run on one gateway is what it always was; each other
+// one draws its own numbers (data values, dropped replies), not the first one's again.
+quint64 gatewaySeedFor(quint64 runSeed, int index);
 // Tag i (1-based) of an instance: its real address (tagAddresses) or "<tagPrefix><i>".
 std::vector<std::string> tagNamesFor(const ScenarioInstance& instance);
 
@@ -130,6 +134,8 @@ public:
     QStringList gatewayNames() const;
     // The embedded mock gateway of a live run (a site scenario's first); nullptr otherwise.
     gateway::MockGatewayServer* server() { return m_servers.empty() ? nullptr : m_servers.front().get(); }
+    // A site's gateway's own embedded mock (live without endpoints); nullptr when it has none.
+    gateway::MockGatewayServer* server(const QString& gateway);
     ClientEngine& engine() { return *m_engine; }
     // The port of the run's gateway (of a site's first gateway).
     GatewayPort& port() { return *m_gateways.front().port; }
@@ -191,6 +197,7 @@ private:
     struct Gateway {
         QString name; // "" : the scenario's one unnamed gateway
         std::unique_ptr<gateway::GatewayModel> model; // virtual
+        gateway::MockGatewayServer* server = nullptr; // live, its own embedded mock (in m_servers)
         std::unique_ptr<GatewayPort> port;
         std::unique_ptr<GatewayAccess> access;
         int sourceOutages = 0;      // overlapping outages: the source is Bad while any is on
@@ -204,7 +211,7 @@ private:
 
     void setUp(const EngineConfig& config);
     // Starts an embedded mock gateway (m_servers); nullptr with m_error set when it cannot.
-    gateway::MockGatewayServer* startEmbeddedServer(const QString& name);
+    gateway::MockGatewayServer* startEmbeddedServer(const QString& name, quint64 seed);
     // The gateways a timeline event hits: the named one, or every one (nullopt: the run
     // has no gateway of that name).
     std::optional<std::vector<Gateway*>> targetsOf(const TimelineEvent& event);

@@ -45,6 +45,14 @@ gateway::GatewayModel* ScenarioRunner::model(const QString& name)
     return nullptr;
 }
 
+gateway::MockGatewayServer* ScenarioRunner::server(const QString& name)
+{
+    for (Gateway& g : m_gateways)
+        if (g.name == name)
+            return g.server;
+    return nullptr;
+}
+
 GatewayAccess* ScenarioRunner::access(const QString& name)
 {
     for (Gateway& g : m_gateways)

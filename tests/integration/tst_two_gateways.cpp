@@ -10,6 +10,7 @@
 #include "client/qt_scheduler.h"
 #include "client/virtual_scheduler.h"
 #include "gateway/gateway_model.h"
+#include "gateway/mock_gateway_server.h"
 #include "scenario/gateway_access.h"
 #include "scenario/in_process_gateway_port.h"
 #include "scenario/scenario_parser.h"
@@ -240,6 +241,7 @@ private slots:
     void aFaultWithoutAGatewayHitsEveryGateway();
     void aFaultOneGatewayCannotTakeStillHappensAtTheOthers();
     void faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive();
+    void eachGatewayOfASiteHasItsOwnSeedVirtualAndEmbedded();
 };
 
 void TestTwoGateways::validateNamesAConnectionsUnknownGateway()
@@ -594,6 +596,48 @@ void TestTwoGateways::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive(
     });
     checkOnlyAWasHit(embeddedRun, "embedded");
     QCOMPARE(embeddedRun.minGoodB, virtualRun.minGoodB);
+}
+
+// Each gateway of a site draws its own random numbers (data values, dropped replies), so a
+// drop_replies on every gateway does not drop the same pattern on each. The first keeps the
+// run's seed: a run on one gateway is what it always was.
+void TestTwoGateways::eachGatewayOfASiteHasItsOwnSeedVirtualAndEmbedded()
+{
+    const quint64 seed = 4242;
+    QTemporaryDir dir;
+    QList<ScenarioError> errors;
+    const auto scenario = loadScenarioFile(writeSiteScenario(dir, "127.0.0.1:1", "127.0.0.1:2"), &errors);
+    QVERIFY(scenario);
+    ScenarioRunner site(*scenario, scenario->variants.first(), seed);
+    QVERIFY2(site.ok(), qPrintable(site.error()));
+    const quint64 seedA = site.model("gw-a")->config().seed;
+    const quint64 seedB = site.model("gw-b")->config().seed;
+    QCOMPARE(seedA, seed);
+    QVERIFY(seedB != seed);
+    // Derived from the run's seed: another run seed, another gateway seed.
+    ScenarioRunner other(*scenario, scenario->variants.first(), seed + 1);
+    QVERIFY(other.model("gw-b")->config().seed != seedB);
+    QCOMPARE(other.model("gw-a")->config().seed, seed + 1);
+
+    // The same scenario without a site: one gateway, the run's seed.
+    Scenario plain = *scenario;
+    for (ScenarioConnection& c : plain.connections)
+        c.gateway.clear();
+    plain.timeline = {};
+    ScenarioRunner one(plain, plain.variants.first(), seed);
+    QVERIFY2(one.ok(), qPrintable(one.error()));
+    QCOMPARE(one.model().config().seed, seed);
+
+    // Live on an embedded mock per gateway: the same seeds as the virtual run's models.
+    ScenarioRunner embedded(*scenario, scenario->variants.first(), LiveOptions{}, seed);
+    QVERIFY2(embedded.ok(), qPrintable(embedded.error()));
+    const auto seedOf = [&embedded](const QString& g) {
+        gateway::MockGatewayServer* server = embedded.server(g);
+        return server ? server->runOnModel([](gateway::GatewayModel& m) { return m.config().seed; }) : 0;
+    };
+    QCOMPARE(seedOf("gw-a"), seedA);
+    QCOMPARE(seedOf("gw-b"), seedB);
+    QCOMPARE(embedded.server("gw-c"), nullptr);
 }
 
 QTEST_GUILESS_MAIN(TestTwoGateways)

@@ -42,8 +42,7 @@ std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const 
         return 0;
     // An item is added once per server handle; adding it again returns its handle, so a
     // re-subscribe storm costs STA time but does not multiply the data stream.
-    auto key = Session::itemKey(serverHandle, tag);
-    if (auto it = s.itemByKey.find(key); it != s.itemByKey.end())
+    if (auto it = s.itemByKey.find(ItemKeyView{serverHandle, tag}); it != s.itemByKey.end())
         return it->second;
     const auto taken = takeHandle(s.nextItemHandle);
     if (!taken) {
@@ -56,7 +55,7 @@ std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const 
     item.tag = tag;
     const double value = static_cast<double>(nextValueBits() % 1000) / 10.0;
     s.items.emplace(handle, std::move(item), value);
-    s.itemByKey.emplace(std::move(key), handle);
+    s.itemByKey.emplace(ItemKey{serverHandle, tag}, handle);
     return handle;
 }
 
@@ -184,7 +183,8 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
         Item* item = findItem(s, serverHandle, handle, error);
         if (!item)
             return fail(reply, error);
-        s.itemByKey.erase(Session::itemKey(serverHandle, item->tag));
+        if (auto key = s.itemByKey.find(ItemKeyView{serverHandle, item->tag}); key != s.itemByKey.end())
+            s.itemByKey.erase(key);
         s.items.erase(handle);
         reply.mutable_remove_item();
         return;

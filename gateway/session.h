@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -149,6 +150,38 @@ private:
     std::size_t m_erased = 0; // cleared entries in m_flat
 };
 
+// An item's identity within a session: its server handle and tag address. Looked up with
+// an ItemKeyView (no copy of the tag): a subscribe storm asks once per tag per command, and
+// building a key string each time was a tenth of a levers-off replay (issue 14).
+struct ItemKey {
+    std::int32_t serverHandle = 0;
+    std::string tag;
+};
+struct ItemKeyView {
+    std::int32_t serverHandle = 0;
+    std::string_view tag;
+};
+struct ItemKeyHash {
+    using is_transparent = void;
+    std::size_t operator()(const ItemKeyView& k) const
+    {
+        return std::hash<std::string_view>{}(k.tag) ^
+               (std::size_t(std::uint32_t(k.serverHandle)) * 0x9e3779b97f4a7c15ULL);
+    }
+    std::size_t operator()(const ItemKey& k) const { return (*this)(ItemKeyView{k.serverHandle, k.tag}); }
+};
+struct ItemKeyEqual {
+    using is_transparent = void;
+    static ItemKeyView view(const ItemKey& k) { return {k.serverHandle, k.tag}; }
+    static ItemKeyView view(const ItemKeyView& k) { return k; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const
+    {
+        const ItemKeyView x = view(a), y = view(b);
+        return x.serverHandle == y.serverHandle && x.tag == y.tag;
+    }
+};
+
 struct Session {
     std::string id;
     std::string clientName;
@@ -160,7 +193,7 @@ struct Session {
     std::set<std::int32_t> serverHandles;
     std::int32_t nextItemHandle = 1;
     ItemTable items; // by item handle; ordered so batches are deterministic
-    std::unordered_map<std::string, std::int32_t> itemByKey; // serverHandle + '\n' + tag
+    std::unordered_map<ItemKey, std::int32_t, ItemKeyHash, ItemKeyEqual> itemByKey;
     std::int32_t nextAlarmSubscription = 1;
 
     std::vector<std::uint64_t> streams;
@@ -193,11 +226,6 @@ struct Session {
             return;
         std::erase_if(subscribeKeys, [](const auto& entry) { return entry.second.payload.expired(); });
         subscribeKeysSweepAt = std::max<std::size_t>(64, 2 * subscribeKeys.size());
-    }
-
-    static std::string itemKey(std::int32_t serverHandle, const std::string& tag)
-    {
-        return std::to_string(serverHandle) + '\n' + tag;
     }
 };
 

@@ -65,6 +65,7 @@ private slots:
     void supervisoryFlagIgnoredByOldGateway();
     void writeWithoutUserNeedsSupervisoryAdvise();
     void addingATagTwiceReturnsItsHandle();
+    void anItemIsItsServerHandleAndTag();
     void removeAndUnAdvise();
     void statsCountOpenSessions();
     void closeSessionDropsItsQueuedCommands();
@@ -515,6 +516,40 @@ void TestModelCommands::addingATagTwiceReturnsItsHandle()
                  first->reply.subscribe_bulk().results(i).item_handle());
     QCOMPARE(model.session(id)->items.size(), std::size_t(4));
     QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 2);
+}
+
+// An item is found again by its server handle and tag address, both: the same tag under
+// another server handle is another item, and a removed item's tag added again is a new one.
+void TestModelCommands::anItemIsItsServerHandleAndTag()
+{
+    VirtualScheduler sched;
+    GatewayModel model(sched, costConfig());
+    const auto id = open(model, sched).id();
+    const int sh1 = registerClient(model, sched, id);
+    const int sh2 = registerClient(model, sched, id);
+    QVERIFY(sh1 != sh2);
+    auto a1 = send(model, id, addItem(sh1, "Tank.Level"));
+    auto b1 = send(model, id, addItem(sh1, "Tank.Temp"));
+    auto a2 = send(model, id, addItem(sh2, "Tank.Level"));
+    auto a1again = send(model, id, addItem(sh1, "Tank.Level"));
+    QVERIFY(runUntilAnswered(sched, a1again));
+    const int h1 = a1->reply.add_item().item_handle();
+    QVERIFY(h1 != 0);
+    QVERIFY(b1->reply.add_item().item_handle() != h1);
+    QVERIFY(a2->reply.add_item().item_handle() != h1);
+    QCOMPARE(a1again->reply.add_item().item_handle(), h1);
+    MxCommand rm;
+    rm.mutable_remove_item()->set_server_handle(sh1);
+    rm.mutable_remove_item()->set_item_handle(h1);
+    auto removed = send(model, id, rm);
+    auto readded = send(model, id, addItem(sh1, "Tank.Level"));
+    auto other = send(model, id, addItem(sh2, "Tank.Level"));
+    QVERIFY(runUntilAnswered(sched, other));
+    QVERIFY(removed->reply.success());
+    const int h1new = readded->reply.add_item().item_handle();
+    QVERIFY(h1new != 0 && h1new != h1);
+    QCOMPARE(other->reply.add_item().item_handle(), a2->reply.add_item().item_handle());
+    QCOMPARE(model.session(id)->items.size(), std::size_t(3));
 }
 
 void TestModelCommands::removeAndUnAdvise()

@@ -402,10 +402,17 @@ QByteArray reportToMarkdown(const ScenarioReport& r, const QMap<QString, QString
     out << markdown::inShortSection(r) << QString() << markdown::leversSection(r) << QString();
     out << QStringLiteral("## Metrics") << QString() << metricsTable(r) << QString() << metricDefinitions() << QString();
     for (const VariantMetrics& v : r.variants) {
-        if (v.gatewayMetricsSource == QStringLiteral("client"))
+        if (v.gatewayMetricsSource == QStringLiteral("client") && !v.maxStaQueueDepth)
             out << QStringLiteral("%1: the gateway exposes no counters, so gateway_rpcs and deadline_exceeded are what "
                                   "this client sent and saw fail, and max_sta_queue_depth and "
                                   "max_gateway_outstanding_subscribes are unknown (n/a).")
+                       .arg(v.name)
+                << QString();
+        else if (v.gatewayMetricsSource == QStringLiteral("client"))
+            // A live site's shared gateways: their queues were sampled, their counts are not this run's.
+            out << QStringLiteral("%1: the gateways are shared, so gateway_rpcs and deadline_exceeded are what this "
+                                  "client sent and saw fail, max_sta_queue_depth is the deepest queue read from the "
+                                  "gateways once a second, and max_gateway_outstanding_subscribes is unknown (n/a).")
                        .arg(v.name)
                 << QString();
         if (!v.skippedActions.isEmpty()) {

@@ -531,6 +531,11 @@ VariantRun ScenarioRunner::finish()
                 counters.maxOutstandingSubscribes > m_baseline.maxOutstandingSubscribes
                     ? counters.maxOutstandingSubscribes
                     : m_maxSampledOutstanding;
+    } else {
+        // A live site's gateways are shared, so their own maxima count others' work; but
+        // their queues were sampled for the series all along: the deepest one's maximum
+        // there (unknown when none could be read: a real gateway has no control service).
+        m.maxStaQueueDepth = deepestSampledQueue();
     }
     m.badTagSeconds = double(m_badTagUs) / 1e6;
     m.orphanedTagSeconds = double(m_orphanUs) / 1e6;

@@ -217,6 +217,8 @@ private:
     std::optional<std::vector<Gateway*>> targetsOf(const TimelineEvent& event);
     GatewayCounters countersOf(Gateway& gateway);
     void sampleGatewaySeries(double t, bool rates);
+    // The largest STA queue any one gateway's series holds; nullopt when none was read.
+    std::optional<qint64> deepestSampledQueue() const;
     Time end() const;
     Time sinceStart(Time at) const; // run time of a scheduler instant, clipped to [0, end]
     Time relNow() const { return sinceStart(m_scheduler->now()); }

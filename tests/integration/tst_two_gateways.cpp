@@ -137,6 +137,7 @@ struct SiteOutcome {
     bool everyTagGoodAtEnd = false;
     int maxOrphaned = 0;            // a tag Bad with nothing in flight and no retry: a bug
     double orphanedTagSeconds = -1;
+    std::optional<qint64> maxStaQueueDepth; // the report's max_sta_queue_depth
     SeriesSet series;
 };
 
@@ -206,6 +207,7 @@ SiteOutcome runSite(ScenarioRunner& runner, const std::function<std::optional<St
     runner.engine().removeObserver(&states);
     VariantRun run = runner.finish();
     o.orphanedTagSeconds = run.metrics.orphanedTagSeconds;
+    o.maxStaQueueDepth = run.metrics.maxStaQueueDepth;
     o.series = std::move(run.series);
     return o;
 }
@@ -224,6 +226,14 @@ void checkOnlyAWasHit(const SiteOutcome& o, const char* world)
     QVERIFY2(o.aDisturbed && o.aStateChanges > 0, world);
     QVERIFY2(o.everyTagGoodAtEnd, world);
     QVERIFY2(o.maxOrphaned == 0 && o.orphanedTagSeconds == 0, world);
+    // The report knows the deepest queue, at least what gw-a's own series saw (the gateway's
+    // own count may see more between samples), in every world.
+    const Series* queueA = o.series.find("gateway:gw-a", "sta_queue_depth");
+    QVERIFY2(queueA && queueA->maxValue() > 0, world);
+    QVERIFY2(o.maxStaQueueDepth, qPrintable(QStringLiteral("%1: max_sta_queue_depth unknown").arg(world)));
+    QVERIFY2(*o.maxStaQueueDepth >= qint64(queueA->maxValue()),
+             qPrintable(QStringLiteral("%1: max_sta_queue_depth %2 < gw-a's %3")
+                            .arg(world).arg(*o.maxStaQueueDepth).arg(queueA->maxValue())));
 }
 
 } // namespace
@@ -573,6 +583,9 @@ void TestTwoGateways::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive(
     QVERIFY(!queue->points().empty());
     for (const SeriesPoint& p : queue->points())
         QCOMPARE(p.value, queueA->valueAt(p.tS) + queueB->valueAt(p.tS));
+    // The live site's max_sta_queue_depth is the deepest one's sampled series (review: it
+    // was unknown though the series were there).
+    QCOMPARE(liveRun.maxStaQueueDepth, std::optional<qint64>(qint64(queueA->maxValue())));
     QCOMPARE(liveRun.tagsB, virtualRun.tagsB);
     QCOMPARE(liveRun.minGoodB, virtualRun.minGoodB);
     if (QTest::currentTestFailed())

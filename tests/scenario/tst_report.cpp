@@ -203,6 +203,7 @@ private slots:
     void markdownTimeToAllGoodFromTheStartWhenFaultsWereSkipped();
     void markdownPrintsNotes();
     void markdownUnknownQueueSaysNa();
+    void markdownSharedSiteQueueIsKnown();
     void jsonHasExactlyTheDesignKeys();
     void jsonTimeToAllGoodIsNullWhenNever();
     void jsonByKindIsAnObjectOfCounts();
@@ -540,6 +541,16 @@ void TestReport::markdownPrintsNotes() {
     const QString m = part(md(r), "Metrics");
     QVERIFY2(m.contains("lever1: notes on this run:\n\n- clean start: a fresh gateway\n- second note\n"), qPrintable(m));
     QVERIFY(!m.contains("levers-off: notes"));
+}
+
+// A live site's shared gateways: the counts are the client's, the queue was read from them.
+void TestReport::markdownSharedSiteQueueIsKnown() {
+    ScenarioReport r = bulkStorm();
+    r.variants[1].maxStaQueueDepth = 7;
+    r.variants[1].gatewayMetricsSource = "client";
+    const QString m = md(r);
+    QVERIFY2(m.contains("max_sta_queue_depth is the deepest queue read from the gateways once a second"), qPrintable(m));
+    QVERIFY2(!m.contains("max_sta_queue_depth and max_gateway_outstanding_subscribes are unknown"), qPrintable(m));
 }
 
 void TestReport::markdownUnknownQueueSaysNa() {

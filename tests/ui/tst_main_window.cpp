@@ -8,6 +8,7 @@
 #include "ui/event_log_panel.h"
 #include "ui/gateway_panel.h"
 #include "ui/levers_panel.h"
+#include "ui/eliding_label.h"
 #include "ui/main_window.h"
 #include "ui/main_window_view.h"
 #include "ui/console_controller.h"
@@ -37,6 +38,9 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QTreeView>
+#include <QStatusBar>
+#include <QToolTip>
+#include <QHelpEvent>
 #include <QtTest>
 
 using namespace stormwatch;
@@ -374,6 +378,53 @@ private slots:
         QVERIFY(!w.loadScenario(path));
         QVERIFY(w.scenarioPanel()->description().contains("duration_s"));
         QVERIFY(!child<QPushButton>(w, "play")->isEnabled());
+    }
+
+    // At 1024 px a site's long texts do not fit: the address and the sessions are elided
+    // (the port and the count stay), never cut mid-character, and the tooltip has them whole.
+    void narrowStatusBarElidesWithTheWholeTextInTheTooltip()
+    {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.setSettingsFile(dir.filePath("s.ini"));
+        const QString address = QStringLiteral("gw-packaging 127.0.0.1:35131, gw-utilities 127.0.0.1:35133");
+        w.setGatewaySummary(address, QStringLiteral("normal"));
+        ConnectionInfo down = connectionInfo();
+        down.name = QStringLiteral("gw-packaging");
+        down.state = QStringLiteral("unreachable");
+        down.sessionId.clear();
+        ConnectionInfo up = connectionInfo();
+        up.name = QStringLiteral("gw-utilities");
+        w.setConnectionInfo({down, up});
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* gateway = child<ElidingLabel>(w, "statusGateway");
+        auto* session = child<ElidingLabel>(w, "statusSession");
+        QCOMPARE(gateway->text(), QStringLiteral("gateway ") + address);
+        QCOMPARE(session->text(), QStringLiteral("1 of 2 sessions, gw-packaging unreachable"));
+        // Every label inside the status bar, the long ones elided to the width they got.
+        QStatusBar* bar = w.statusBar();
+        for (QLabel* label : bar->findChildren<QLabel*>())
+            if (label->isVisible())
+                QVERIFY2(label->geometry().right() <= bar->width(), qPrintable(label->objectName()));
+        QVERIFY(gateway->isElided());
+        QVERIFY2(gateway->shownText().endsWith(QStringLiteral("127.0.0.1:35133")), qPrintable(gateway->shownText()));
+        QVERIFY2(gateway->shownText().contains(QChar(0x2026)), qPrintable(gateway->shownText()));
+        for (ElidingLabel* label : {gateway, session})
+            QVERIFY(label->fontMetrics().horizontalAdvance(label->shownText()) <= label->contentsRect().width());
+        // The sessions keep which gateway is down; the address gives way first.
+        QVERIFY2(session->shownText().startsWith(QStringLiteral("1 of 2 sessions, gw-packaging")), qPrintable(session->shownText()));
+        // The tooltip, as hovering shows it: the whole text first.
+        QHelpEvent help(QEvent::ToolTip, QPoint(5, 5), gateway->mapToGlobal(QPoint(5, 5)));
+        QApplication::sendEvent(gateway, &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().startsWith(gateway->text()), qPrintable(QToolTip::text()));
+        QToolTip::hideText();
+        // Wide enough, nothing is elided and the tooltips are the labels' own.
+        w.resize(2400, 700);
+        QTRY_VERIFY(!gateway->isElided() && !session->isElided());
+        QCOMPARE(gateway->shownText(), gateway->text());
     }
 
     void statusBarShowsTheSession()

@@ -13,9 +13,10 @@
 
 namespace stormwatch::testsupport {
 
-inline Scenario shortLive(double durationS, int tags, const QString& variant = QStringLiteral("lever1+2"))
+// The scenario file's JSON (a suite that plays it from a file writes this).
+inline QJsonObject shortLiveJson(double durationS, int tags, const QString& variant = QStringLiteral("lever1+2"))
 {
-    const QJsonObject o{
+    return QJsonObject{
         {"name", "short-live"},
         {"description", "a short live scenario"},
         {"duration_s", durationS},
@@ -25,8 +26,13 @@ inline Scenario shortLive(double durationS, int tags, const QString& variant = Q
         {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}}}},
         {"variants", QJsonArray{variant}},
     };
+}
+
+inline Scenario shortLive(double durationS, int tags, const QString& variant = QStringLiteral("lever1+2"))
+{
     QList<ScenarioError> errors;
-    auto s = parseScenario(QJsonDocument(o).toJson(), QStringLiteral("short-live.json"), &errors);
+    auto s = parseScenario(QJsonDocument(shortLiveJson(durationS, tags, variant)).toJson(),
+                           QStringLiteral("short-live.json"), &errors);
     for (const auto& e : errors)
         qWarning() << e.toString();
     if (!s)

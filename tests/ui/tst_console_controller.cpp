@@ -11,6 +11,8 @@
 #include "ui/console_controller.h"
 #include "scenario/run_host.h"
 
+#include "scenario/support_short_live.h"
+
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
@@ -32,19 +34,10 @@ namespace {
 
 constexpr int kLiveTimeoutMs = 15000;
 
-// A short live scenario file: one instance of `tags` tags on a quick gateway.
+// The short live scenario (tests/scenario/support_short_live.h) as a file the dock plays.
 QString writeShortLive(const QTemporaryDir& dir, double durationS, int tags)
 {
-    const QJsonObject o{
-        {"name", "short-live"},
-        {"description", "a short live scenario"},
-        {"duration_s", durationS},
-        {"seed", 5},
-        {"gateway", QJsonObject{{"command_ms", 0.2}, {"per_item_ms", 0.01}, {"data_hz", 10}}},
-        {"connections", QJsonArray{QJsonObject{{"name", "gw-short"}, {"write_user_id", 0}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw-short"}, {"tags", tags}}}},
-        {"variants", QJsonArray{QStringLiteral("lever1+2")}},
-    };
+    const QJsonObject o = testsupport::shortLiveJson(durationS, tags);
     const QString path = dir.filePath(QStringLiteral("short-live.json"));
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(o).toJson()) < 0)

@@ -236,6 +236,39 @@ void checkOnlyAWasHit(const SiteOutcome& o, const char* world)
                             .arg(world).arg(*o.maxStaQueueDepth).arg(queueA->maxValue())));
 }
 
+// The live site both live tests run on: two mxgw-mock processes as gw-a and gw-b, the
+// scenario of writeSiteScenario on them, and the live options that reach each one.
+struct LiveTwoMockSite {
+    testsupport::MockProcess mockA, mockB;
+    QTemporaryDir dir;
+    std::optional<Scenario> scenario;
+    LiveOptions live;
+
+    explicit LiveTwoMockSite(const QStringList& mockArgs = testsupport::MockProcess::defaultArgs())
+        : mockA(MXGW_MOCK_PATH, mockArgs), mockB(MXGW_MOCK_PATH, mockArgs)
+    {
+    }
+    // "" when both run and the scenario and its site load; else what failed.
+    QString start()
+    {
+        if (!mockA.start() || !mockB.start())
+            return QStringLiteral("an mxgw-mock did not start");
+        QList<ScenarioError> errors;
+        scenario = loadScenarioFile(writeSiteScenario(dir, mockA.endpoint(), mockB.endpoint()), &errors);
+        if (!scenario)
+            return errors.value(0).toString();
+        const auto site = loadSiteFile(dir.filePath("site.json"), &errors);
+        if (!site)
+            return errors.value(0).toString();
+        QString error;
+        const auto ports = sitePortOptions(*site, {}, &error);
+        if (!ports)
+            return error;
+        live.gateways = *ports;
+        return {};
+    }
+};
+
 } // namespace
 
 class TestTwoGateways : public QObject {
@@ -491,22 +524,13 @@ void TestTwoGateways::aFaultWithoutAGatewayHitsEveryGateway()
 // and only gw-a's part is reported skipped (review finding: the whole event was skipped).
 void TestTwoGateways::aFaultOneGatewayCannotTakeStillHappensAtTheOthers()
 {
-    testsupport::MockProcess mockA(MXGW_MOCK_PATH), mockB(MXGW_MOCK_PATH);
-    QVERIFY(mockA.start());
-    QVERIFY(mockB.start());
-    QTemporaryDir dir;
-    QList<ScenarioError> errors;
-    const auto scenario = loadScenarioFile(writeSiteScenario(dir, mockA.endpoint(), mockB.endpoint()), &errors);
-    QVERIFY(scenario);
-    const auto site = loadSiteFile(dir.filePath("site.json"), &errors);
-    QVERIFY(site);
-    QString error;
-    LiveOptions live;
-    live.gateways = *sitePortOptions(*site, {}, &error);
-    ScenarioRunner runner(*scenario, scenario->variants.first(), live);
+    LiveTwoMockSite site;
+    const QString started = site.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    ScenarioRunner runner(*site.scenario, site.scenario->variants.first(), site.live);
     QVERIFY2(runner.ok(), qPrintable(runner.error()));
     runner.start();
-    mockA.kill();
+    site.mockA.kill();
     TimelineEvent wedge;
     wedge.action = TimelineAction::Wedge;
     wedge.durationS = 2;
@@ -514,7 +538,7 @@ void TestTwoGateways::aFaultOneGatewayCannotTakeStillHappensAtTheOthers()
     const QString skipped = runner.applyNow(wedge, &applied);
     QVERIFY(applied);
     QVERIFY2(skipped.contains("gw-a: ") && !skipped.contains("gw-b"), qPrintable(skipped));
-    const auto stats = remoteControlAccess(mockB.address())->stats();
+    const auto stats = remoteControlAccess(site.mockB.address())->stats();
     QVERIFY(stats);
     QVERIFY(stats->wedged());
     // Nowhere taken: not applied.
@@ -544,24 +568,15 @@ void TestTwoGateways::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive(
     }
     // Live: two mxgw-mock processes, the faults through gw-a's MockGatewayControl; each
     // gateway's queue read from its own control service.
-    testsupport::MockProcess mockA(MXGW_MOCK_PATH, {"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2"});
-    testsupport::MockProcess mockB(MXGW_MOCK_PATH, {"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2"});
-    QVERIFY(mockA.start());
-    QVERIFY(mockB.start());
-    QTemporaryDir dir;
-    QList<ScenarioError> errors;
-    const auto scenario = loadScenarioFile(writeSiteScenario(dir, mockA.endpoint(), mockB.endpoint()), &errors);
-    QVERIFY(scenario);
-    const auto site = loadSiteFile(dir.filePath("site.json"), &errors);
-    QVERIFY(site);
-    QString error;
-    LiveOptions live;
-    live.gateways = *sitePortOptions(*site, {}, &error);
-    ScenarioRunner runner(*scenario, scenario->variants.first(), live);
+    LiveTwoMockSite site({"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2"});
+    const QString started = site.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    const Scenario& scenario = *site.scenario;
+    ScenarioRunner runner(scenario, scenario.variants.first(), site.live);
     QVERIFY2(runner.ok(), qPrintable(runner.error()));
     QCOMPARE(runner.faultsUnavailableReason(), QString());
-    const auto controlA = remoteControlAccess(mockA.address());
-    const auto controlB = remoteControlAccess(mockB.address());
+    const auto controlA = remoteControlAccess(site.mockA.address());
+    const auto controlB = remoteControlAccess(site.mockB.address());
     const SiteOutcome liveRun = runSite(runner, [&](const QString& g) -> std::optional<Sta> {
         const auto stats = (g == "gw-a" ? controlA : controlB)->stats();
         if (!stats)
@@ -593,7 +608,7 @@ void TestTwoGateways::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive(
 
     // Headless --live (no endpoints given): an embedded mock per gateway, each read through
     // the runner's own access to it. The same outcome.
-    ScenarioRunner embedded(*scenario, scenario->variants.first(), LiveOptions{});
+    ScenarioRunner embedded(scenario, scenario.variants.first(), LiveOptions{});
     QVERIFY2(embedded.ok(), qPrintable(embedded.error()));
     QCOMPARE(embedded.gatewayNames(), QStringList({"gw-a", "gw-b"}));
     QVERIFY(embedded.server() != nullptr);

@@ -265,6 +265,9 @@ void LeversPanel::onEdited()
     if (next == m_levers)
         return;
     m_levers = next;
+    // readWidgets raises Max to at least Initial: show the value in effect, not the one typed.
+    if (m_maxSeconds->value() < next.recovery.maxSeconds - 0.5 * std::pow(10.0, -m_maxSeconds->decimals()))
+        showLevers(next);
     const auto preset = presetNameOf(next);
     m_updating = true;
     m_preset->setCurrentIndex(m_preset->findText(preset ? *preset : kCustom));

@@ -222,6 +222,24 @@ private slots:
         QVERIFY(!child<QDoubleSpinBox>(w, "recoverySeconds")->isEnabled());
     }
 
+    // The recovery Max is at least its Initial: a Max set below it is raised, and the spin
+    // box shows the value in effect, not the one typed (the controller's refreshes, which
+    // used to redraw it, now change nothing when the levers are unchanged).
+    void recoveryMaxBelowInitialShowsTheMaxInEffect()
+    {
+        MainWindow w;
+        w.setLevers(preset("all"));
+        QSignalSpy spy(&w, &MainWindow::leversChanged);
+        auto* strategy = child<QComboBox>(w, "recoveryStrategy");
+        strategy->setCurrentIndex(strategy->findText("exponential"));
+        child<QDoubleSpinBox>(w, "recoveryInitialSeconds")->setValue(5);
+        child<QDoubleSpinBox>(w, "recoveryMaxSeconds")->setValue(2);
+        const LeverSet inEffect = spy.last().at(0).value<LeverSet>();
+        QCOMPARE(inEffect.recovery.maxSeconds, 5.0);
+        w.setLevers(inEffect); // the controller's next refresh says the same set again
+        QCOMPARE(child<QDoubleSpinBox>(w, "recoveryMaxSeconds")->value(), 5.0);
+    }
+
     void setLeversReflectsWithoutEmitting()
     {
         MainWindow w;

@@ -5,19 +5,13 @@
 // series (the sum under "gateway", each one's own under "gateway:NAME" when it has several).
 
 #include "gateway/gateway_model.h"
+#include "scenario/run_time.h"
 
 #include <algorithm>
 
 namespace stormwatch {
 
-namespace {
-
-double toSeconds(Time t)
-{
-    return double(t.count()) / 1e6;
-}
-
-} // namespace
+using run_time::toSeconds;
 
 QString ScenarioRunner::gatewayDescription() const
 {

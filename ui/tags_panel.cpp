@@ -1,5 +1,7 @@
 #include "ui/tags_panel.h"
 
+#include "ui/tag_table_view.h"
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -58,7 +60,7 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     m_shown->setObjectName(QStringLiteral("tagsShown"));
     bar->addWidget(m_shown);
 
-    m_view = new QTableView;
+    m_view = new TagTableView;
     m_view->setObjectName(QStringLiteral("tagView"));
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);

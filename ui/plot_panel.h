@@ -26,6 +26,7 @@
 #include <QSize>
 #include <QString>
 #include <QStringList>
+#include <QPointer>
 #include <QTimer>
 #include <QWidget>
 
@@ -191,6 +192,8 @@ public:
     QCPGraph* gatewayGraph(GatewayMetric metric) const; // RecoveryState: the recovering band
     QCPLegend* subscriptionLegend() const { return m_subLegend; }
     int replotCount() const { return m_replots; }
+    // New samples wait for the next throttled replot.
+    bool replotScheduled() const { return m_throttle.isActive(); }
     static constexpr int kDistinctColours = 20;
     static QColor colourFor(SubscriptionKey key); // distinct for instances 0..19
     static QColor colourFor(SubscriptionKey key, Theme theme); // readable on its background
@@ -202,6 +205,9 @@ signals:
     void xRangeChanged(double lower, double upper);
     void retentionMinutesChanged(int minutes);
     void gatewayFilterChanged(const QString& gateway);
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 private:
     struct SubscriptionGraphs;
@@ -228,6 +234,9 @@ private:
     // following live), the readout beside it, clamped inside the plot.
     void placeCrosshair(bool replotLayer);
     void tick();
+    // Hidden (behind the A/B view, in a closed dock or tab) or minimized: nobody sees a
+    // replot, so new samples wait (m_dirty) until the panel is seen again.
+    bool seen() const;
     int columns(QCPAxisRect* rect) const;
     bool ofChosenGateway(SubscriptionKey key) const;
     void showGatewayChoice(); // the chooser's tooltip names the whole choice
@@ -263,6 +272,7 @@ private:
     bool m_crosshairOn = false;
     QSharedPointer<QCPAxisTickerTime> m_ticker;
     QTimer m_throttle;
+    QPointer<QWidget> m_watchedWindow; // its un-minimizing replots what waited
     QAction* m_followAction = nullptr;
     QSpinBox* m_windowSpin = nullptr;
     QSpinBox* m_retentionSpin = nullptr;

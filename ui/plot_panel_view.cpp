@@ -80,9 +80,29 @@ void PlotPanel::onAppended()
         m_throttle.start();
 }
 
+bool PlotPanel::seen() const
+{
+    return isVisible() && !window()->isMinimized();
+}
+
+void PlotPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (window() != m_watchedWindow) {
+        if (m_watchedWindow)
+            m_watchedWindow->removeEventFilter(this);
+        m_watchedWindow = window();
+        m_watchedWindow->installEventFilter(this);
+    }
+    if (m_dirty && !m_throttle.isActive())
+        m_throttle.start(); // once laid out: the reduction follows the plots' widths
+}
+
 // At most kMaxReplotsPerSecond: the timer is only started when idle.
 void PlotPanel::tick()
 {
+    if (!seen())
+        return; // m_dirty stays: shown again, the panel replots once (showEvent, eventFilter)
     m_dirty = false;
     applyFollow();
     syncData();
@@ -436,6 +456,9 @@ void PlotPanel::hideCrosshair()
 
 bool PlotPanel::eventFilter(QObject* watched, QEvent* event)
 {
+    if (watched == m_watchedWindow && event->type() == QEvent::WindowStateChange && m_dirty &&
+        !m_throttle.isActive() && seen())
+        m_throttle.start();
     if (watched == m_plot && event->type() == QEvent::Leave)
         hideCrosshair();
     // Scrolling past the chooser does not pick a gateway; a person focuses it first.

@@ -171,6 +171,9 @@ private slots:
     {
         SeriesStore store;
         PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show(); // a panel nobody sees does not replot (hiddenOrMinimizedPlots…)
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QVERIFY(panel.followLive());
         QCOMPARE(panel.windowSeconds(), 300.0);
         panel.setWindowSeconds(60);
@@ -565,6 +568,55 @@ private slots:
                                 .arg(seconds)
                                 .arg(t - 100)));
         QVERIFY(t - 100 > replotted.count()); // more batches than replots
+    }
+
+    // Behind the A/B view, in a closed dock or minimized, nobody sees a replot (issue 14: a
+    // hidden panel replotted 20 times a second): new samples wait, and the panel replots
+    // once when it is seen again.
+    void hiddenOrMinimizedPlotsReplotOnceWhenSeenAgain()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(800, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QSignalSpy replotted(&panel, &PlotPanel::replotted);
+        feed(store, 0, 5);
+        QVERIFY(replotted.wait(2000));
+        QTRY_VERIFY(!panel.replotScheduled());
+        QCPGraph* out = panel.subscriptionGraph(k0, SubMetric::Outstanding);
+        QVERIFY(out);
+        const int pointsShown = out->data()->size();
+
+        for (auto away : {0, 1}) {
+            if (away == 0)
+                panel.hide();
+            else
+                panel.setWindowState(Qt::WindowMinimized);
+            QVERIFY(!panel.isVisible() || panel.isMinimized());
+            replotted.clear();
+            const int before = out->data()->size();
+            for (int batch = 0; batch < 5; ++batch) {
+                const int t = 6 + away * 100 + batch * 10;
+                feed(store, t, t + 9);
+                QVERIFY(panel.replotScheduled()); // the throttle runs as ever...
+                QTRY_VERIFY(!panel.replotScheduled());
+            }
+            QCOMPARE(replotted.count(), 0); // ...but its ticks replotted nothing
+            QCOMPARE(out->data()->size(), before);
+
+            if (away == 0)
+                panel.show();
+            else
+                panel.setWindowState(Qt::WindowNoState);
+            QVERIFY(QTest::qWaitForWindowExposed(&panel));
+            QVERIFY(replotted.wait(2000));
+            QTRY_VERIFY(!panel.replotScheduled());
+            QCoreApplication::processEvents();
+            QCOMPARE(replotted.count(), 1); // once, with everything that waited
+            QVERIFY(out->data()->size() > before);
+        }
+        QVERIFY(out->data()->size() > pointsShown);
     }
 
     void denseRangesAreReducedPerPixelColumnKeepingExtremes()

@@ -1,6 +1,13 @@
 #include "thread_host.h"
 
 #include <QThread>
+#include <QTimer>
+
+#ifdef Q_OS_LINUX
+#include <cerrno>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 namespace stormwatch {
 
@@ -9,7 +16,33 @@ ThreadHost::ThreadHost(QString name) : m_name(std::move(name)), m_owner(QThread:
 ThreadHost::~ThreadHost()
 {
     join();
+    for (auto& thread : m_ending)
+        thread->wait();
+    m_ending.clear();
 }
+
+namespace {
+
+void lowerCurrentThreadPriority()
+{
+#ifdef Q_OS_LINUX
+    // Linux keeps a nice value per thread: this lowers only the calling one (never raises it).
+    const id_t self = id_t(gettid());
+    errno = 0;
+    const int nice = getpriority(PRIO_PROCESS, self);
+    if (errno == 0 && nice < 10)
+        (void)setpriority(PRIO_PROCESS, self, 10);
+#endif
+}
+
+// Really ended, not waiting: isFinished() is already true while the thread is still in its
+// clean-up, and deleting the QThread then waits for it.
+bool ended(QThread& thread)
+{
+    return thread.wait(QDeadlineTimer(0));
+}
+
+} // namespace
 
 void ThreadHost::assertOwner() const
 {
@@ -35,22 +68,54 @@ void ThreadHost::start(std::unique_ptr<QObject> worker)
     m_thread->start();
 }
 
-void ThreadHost::run(std::function<void()> job, std::function<void()> done)
+void ThreadHost::run(std::function<void()> job, std::function<void()> done, Priority priority)
 {
     assertOwner();
     join();
+    if (priority == Priority::Background)
+        job = [job = std::move(job)] {
+            lowerCurrentThreadPriority();
+            job();
+        };
     m_thread.reset(QThread::create(std::move(job)));
     m_thread->setObjectName(m_name);
     m_doneContext = std::make_unique<QObject>();
     QObject::connect(m_thread.get(), &QThread::finished, m_doneContext.get(), [this, done = std::move(done)] {
         const auto callback = done; // the slot's own storage goes with the context below
-        m_inDone = true;
-        finish();
-        m_inDone = false;
+        letGo();
         if (callback)
             callback();
     });
     m_thread->start();
+}
+
+void ThreadHost::letGo()
+{
+    // `finished` is emitted by the thread before Qt's clean-up there (its event dispatcher,
+    // thread storage): wait() here would wait for that. It is kept until it has ended.
+    if (!m_thread)
+        return;
+    if (m_doneContext)
+        m_doneContext.release()->deleteLater(); // its slot is running: deleted back in the loop
+    if (ended(*m_thread)) {
+        m_thread.reset();
+        return;
+    }
+    m_ending.push_back(std::move(m_thread));
+    if (!m_reaper) {
+        m_reaper = std::make_unique<QTimer>();
+        m_reaper->setInterval(5);
+        QObject::connect(m_reaper.get(), &QTimer::timeout, m_reaper.get(), [this] { reap(); });
+    }
+    if (!m_reaper->isActive())
+        m_reaper->start();
+}
+
+void ThreadHost::reap()
+{
+    std::erase_if(m_ending, [](const std::unique_ptr<QThread>& thread) { return ended(*thread); });
+    if (m_ending.empty())
+        m_reaper->stop();
 }
 
 void ThreadHost::post(std::function<void()> fn)
@@ -98,11 +163,7 @@ void ThreadHost::finish()
     if (!m_thread)
         return;
     m_thread->wait();
-    // A `finished` still queued for the owner is dropped with its receiver; inside that very
-    // slot the receiver may not be deleted, so it goes once control is back in the loop.
-    if (m_inDone && m_doneContext)
-        m_doneContext.release()->deleteLater();
-    m_doneContext.reset();
+    m_doneContext.reset(); // a `finished` still queued for the owner is dropped with it
     m_worker.reset();      // its thread has ended: nothing of it runs any more
     m_thread.reset();
 }

@@ -81,8 +81,7 @@ void AbView::start(const Scenario& scenario, const QString& a, const QString& b)
         m_thread.join();
     }
     m_done = false;
-    m_fillStage = -1;
-    ++m_fillGeneration;
+    m_fill.cancel();
     m_scenario = scenario;
     m_variants = {a, b};
     for (int i = 0; i < 2; ++i) {
@@ -98,7 +97,7 @@ void AbView::start(const Scenario& scenario, const QString& a, const QString& b)
             run->report = runScenario(scenario, variants, std::nullopt, {}, &run->error, &run->series,
                                       [run] { return run->cancel.load(); });
         },
-        [this] { onDone(); });
+        [this] { onDone(); }, ThreadHost::Priority::Background); // yields the core to the UI and the live run
 }
 
 void AbView::setTheme(Theme theme)
@@ -131,17 +130,13 @@ void AbView::onDone()
     // The sides are shown whole once both are in: not one loaded and unscaled between slices.
     for (PlotPanel* panel : m_panels)
         panel->setUpdatesEnabled(false);
-    m_fillStage = 0;
-    fillNext();
+    m_fill.start([this](int stage) { return fillSlice(stage); }, [this] { filled(); });
 }
 
 // Loading both sides at once took one UI event of up to tens of ms (two runs' series into
 // their stores, their scales, two whole-run replots): now each is a slice of its own.
-void AbView::fillNext()
+bool AbView::fillSlice(int stage)
 {
-    if (m_fillStage < 0)
-        return;
-    const int stage = m_fillStage++;
     const std::size_t side = std::size_t(stage % 2);
     if (stage < 2) {
         loadSeriesSet(m_run->series[qsizetype(side)], *m_stores[side]);
@@ -159,22 +154,22 @@ void AbView::fillNext()
         panel->setValueScale(m_shared);
         panel->showAll();
     } else {
-        m_fillStage = -1;
-        for (PlotPanel* panel : m_panels)
-            panel->setUpdatesEnabled(true);
-        m_status->setText(tr("A/B: %1, %2 virtual s each, seed %3 — the same y-scale on both sides; zoom or pan "
-                             "one side and the other follows")
-                              .arg(m_run->report.scenario)
-                              .arg(m_run->report.durationS)
-                              .arg(m_run->report.seed));
-        m_done = true;
-        emit finished();
-        return;
+        return false;
     }
-    QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
-        if (generation == m_fillGeneration)
-            fillNext();
-    });
+    return true;
+}
+
+void AbView::filled()
+{
+    for (PlotPanel* panel : m_panels)
+        panel->setUpdatesEnabled(true);
+    m_status->setText(tr("A/B: %1, %2 virtual s each, seed %3 — the same y-scale on both sides; zoom or pan "
+                         "one side and the other follows")
+                          .arg(m_run->report.scenario)
+                          .arg(m_run->report.durationS)
+                          .arg(m_run->report.seed));
+    m_done = true;
+    emit finished();
 }
 
 void AbView::follow(int from)

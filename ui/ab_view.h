@@ -9,6 +9,7 @@
 #include "client/thread_host.h"
 #include "models/series_store.h"
 #include "ui/plot_panel.h"
+#include "ui/sliced_fill.h"
 #include "scenario/scenario.h"
 #include "scenario/series.h"
 #include "ui/theme.h"
@@ -52,8 +53,9 @@ protected:
 private:
     struct Run;
     void onDone();
-    // One slice of showing the runs per call, the next one queued; finished() after the last.
-    void fillNext();
+    // One slice of showing the runs (false: none left); then filled(): finished().
+    bool fillSlice(int stage);
+    void filled();
     void follow(int from); // the other panel takes `from`'s time range
 
     ThreadHost m_thread{QStringLiteral("stormwatch-ab")};
@@ -62,8 +64,7 @@ private:
     QStringList m_variants;
     bool m_done = false;
     bool m_syncing = false;
-    int m_fillStage = -1;     // -1: not filling
-    int m_fillGeneration = 0; // a queued slice of an abandoned filling does nothing
+    SlicedFill m_fill{this};
     PlotPanel::ValueScale m_shared; // the y-scale both sides get, built while filling
     QLabel* m_status = nullptr;
     QBoxLayout* m_sides = nullptr;

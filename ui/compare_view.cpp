@@ -133,7 +133,7 @@ CompareView::~CompareView()
 
 void CompareView::start()
 {
-    if (m_thread.running() || m_done || m_fillStage >= 0)
+    if (m_thread.running() || m_done || m_fill.active())
         return;
     beginRun();
 }
@@ -146,8 +146,7 @@ void CompareView::rerun(Scenario scenario)
     m_done = false;
     m_export->setEnabled(false);
     // An unfinished filling is abandoned; what is already shown stays until replaced.
-    m_fillStage = -1;
-    ++m_fillGeneration;
+    m_fill.cancel();
     m_table->setUpdatesEnabled(true);
     if (m_thread.running()) {
         // Not joined here: the replay stops at its next step and onDone starts this one.
@@ -188,7 +187,7 @@ void CompareView::beginRun()
                                             [run] { return run->cancel.load(); });
         if (run->error.isEmpty() && !run->cancel)
             run->results = std::make_shared<const CompareResults>(compareResults(std::move(report), std::move(series)));
-    }, [this] { onDone(); });
+    }, [this] { onDone(); }, ThreadHost::Priority::Background); // yields the core to the UI and the live run
 }
 
 void CompareView::showProgress(int permille)
@@ -227,17 +226,13 @@ void CompareView::onDone()
                           .arg(report.variants.size())
                           .arg(report.durationS)
                           .arg(report.seed));
-    m_fillStage = 0;
-    fillNext();
+    m_fill.start([this](int stage) { return fillSlice(stage); }, [this] { filled(); });
 }
 
-void CompareView::fillNext()
+bool CompareView::fillSlice(int stage)
 {
-    if (m_fillStage < 0)
-        return;
     const int rows = int(m_results->rows.size());
     const int rowSlices = (rows + kRowsPerSlice - 1) / kRowsPerSlice;
-    const int stage = m_fillStage++;
     if (stage == 0) {
         fillTableHeader();
     } else if (stage <= rowSlices) {
@@ -248,17 +243,16 @@ void CompareView::fillNext()
             m_table->setUpdatesEnabled(true); // the table is whole: painted once
         fillPlot(stage - 1 - rowSlices);
     } else {
-        m_fillStage = -1;
-        m_export->setEnabled(true);
-        m_done = true;
-        emit finished();
-        return;
+        return false;
     }
-    // The next slice after whatever else is waiting (the live run's batches, input, paints).
-    QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
-        if (generation == m_fillGeneration)
-            fillNext();
-    });
+    return true;
+}
+
+void CompareView::filled()
+{
+    m_export->setEnabled(true);
+    m_done = true;
+    emit finished();
 }
 
 void CompareView::fillTableHeader()

@@ -13,6 +13,7 @@
 #include "scenario/scenario.h"
 #include "scenario/series.h"
 #include "ui/compare_view_results.h"
+#include "ui/sliced_fill.h"
 
 #include "client/thread_host.h"
 
@@ -78,9 +79,10 @@ private:
     void onDone();
     // The columns share the table's width equally (until the user sizes one of them).
     void shareColumns();
-    // One slice of the filling per call, the next one queued: the table's header, its rows
-    // kRowsPerSlice at a time, then each plot; done() and finished() after the last.
-    void fillNext();
+    // One slice of the filling per call (false: none left): the table's header, its rows
+    // kRowsPerSlice at a time, then each plot; then filled(): finished().
+    bool fillSlice(int stage);
+    void filled();
     void fillTableHeader();
     void fillTableRows(int from, int to);
     void fillPlot(int plot);
@@ -95,8 +97,7 @@ private:
     ThreadHost m_thread{QStringLiteral("stormwatch-compare")};
     bool m_done = false;
     bool m_rerunPending = false; // a rerun asked while the last run was still going
-    int m_fillStage = -1;        // -1: not filling
-    int m_fillGeneration = 0;    // a queued slice of an abandoned filling does nothing
+    SlicedFill m_fill{this};
     bool m_userColumnWidths = false; // the user sized a column: the widths are theirs
     bool m_sharingColumns = false;   // sizing the columns ourselves
 

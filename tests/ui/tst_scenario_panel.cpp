@@ -138,9 +138,11 @@ private slots:
         QVERIFY(play->isEnabled());
 
         CHOOSE(scenario, QStringLiteral("live-gate-lever1"));
-        view.setRunState(panel->runState()); // the controller's next refresh says the same
-        QTest::qWait(100);
+        // A refresh says the same state again (the window passes on only a change, and a
+        // finished playback sends none): the dock itself keeps the person's choice.
+        panel->setRunState(panel->runState());
         QCOMPARE(panel->currentScenario(), QStringLiteral("live-gate-lever1"));
+        QVERIFY(play->isEnabled());
     }
 
     // A playback started elsewhere than the dock (the screenshots, --play): the dock moves to

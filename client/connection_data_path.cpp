@@ -6,11 +6,8 @@
 
 #include <algorithm>
 #include <deque>
-#include <limits>
 
 namespace stormwatch {
-
-using namespace mxgateway::v1;
 
 GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
 {
@@ -51,51 +48,35 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     return sub.batch[sub.batchUsed++];
 }
 
-[[gnu::always_inline]] inline void GatewayConnection::decode(const DataChange& change, TagUpdate& u)
+[[gnu::always_inline]] inline void GatewayConnection::decode(const MxChange& change, const MxEventBatch& event,
+                                                             TagUpdate& u)
 {
-    u.quality = change.quality();
-    u.itemHandle = change.item_handle();
-    const MxValue& v = change.value();
-    double value = 0;
-    switch (v.kind_case()) {
-    case MxValue::kDoubleValue: value = v.double_value(); break;
-    case MxValue::kIntValue: value = double(v.int_value()); break;
-    case MxValue::kBoolValue: value = v.bool_value() ? 1 : 0; break;
-    default: break;
-    }
-    u.value = value;
-    u.text = v.kind_case() == MxValue::kStringValue ? &v.string_value() : nullptr;
-    // The changes of one batch mostly share their timestamp: converted once.
-    const auto& ts = change.source_timestamp();
-    if (ts.seconds() != m_lastStamp.seconds || ts.nanos() != m_lastStamp.nanos) {
-        // Clamped to what microseconds since 1970 can hold: a peer's absurd seconds must
-        // not overflow (±292,000 years).
-        constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
-        const std::int64_t s = std::clamp<std::int64_t>(ts.seconds(), -kMaxSeconds, kMaxSeconds);
-        m_lastStamp = {ts.seconds(), ts.nanos(), s * 1000000 + ts.nanos() / 1000};
-    }
-    u.sourceTimestampUs = m_lastStamp.us;
+    u.quality = change.quality;
+    u.itemHandle = change.itemHandle;
+    u.value = change.numeric();
+    u.text = change.kind == MxValueKind::String ? &event.textOf(change) : nullptr;
+    u.sourceTimestampUs = change.sourceTimestampUs; // clamped by the decoder
 }
 
 [[gnu::always_inline]] inline void GatewayConnection::addUpdate(SubscriberId id, Subscriber& sub, int index,
-                                                                const DataChange& change,
+                                                                const MxChange& change, const MxEventBatch& event,
                                                                 std::vector<SubscriberId>& touched)
 {
     TagUpdate& u = nextUpdate(id, sub, touched);
     u.index = index;
-    decode(change, u);
+    decode(change, event, u);
 }
 
-void GatewayConnection::onEvent(const MxEvent& event)
+void GatewayConnection::onEvent(const MxEventBatch& event)
 {
-    if (event.has_notice()) {
-        log(Severity::Info, "gateway notice: " + event.notice().kind() + " " + event.notice().message());
+    if (event.kind == MxEventBatch::Kind::Notice) {
+        log(Severity::Info, "gateway notice: " + event.noticeKind + " " + event.noticeMessage);
         return;
     }
-    if (!event.has_data_changes())
+    if (event.kind != MxEventBatch::Kind::DataChanges)
         return;
     std::vector<SubscriberId> touched;
-    const auto& changes = event.data_changes().changes();
+    const auto& changes = event.changes;
     m_stats.dataChanges += changes.size();
     // A gateway sends the same items in the same order tick after tick: what the change at
     // a position was routed to last time is checked first (no hash lookup). When items went
@@ -111,8 +92,8 @@ void GatewayConnection::onEvent(const MxEvent& event)
     std::sort(m_unretired.begin(), m_unretired.end()); // a few a tick while removes run
     std::size_t cursor = 0;
     for (std::size_t position = 0; position < count; ++position) {
-        const DataChange& change = changes.Get(int(position));
-        const std::int32_t handle = change.item_handle();
+        const MxChange& change = changes[position];
+        const std::int32_t handle = change.itemHandle;
         std::size_t j = cursor > position ? cursor : position;
         std::size_t end = j + 1;
         if (j >= known || hits[j].handle != handle || hits[j].kind == RouteHit::Unknown) {
@@ -135,11 +116,11 @@ void GatewayConnection::onEvent(const MxEvent& event)
             hit = resolveRoute(handle);
         }
         if (hit.kind == RouteHit::None) {
-            keepUnrouted(change, hit);
+            keepUnrouted(change, event, hit);
             continue;
         }
         if (hit.kind == RouteHit::One) {
-            addUpdate(hit.subscriber->id, *hit.subscriber, hit.index, change, touched);
+            addUpdate(hit.subscriber->id, *hit.subscriber, hit.index, change, event, touched);
             continue;
         }
         auto it = m_routes.find(handle); // several subscribers share the item
@@ -148,7 +129,7 @@ void GatewayConnection::onEvent(const MxEvent& event)
         for (const Route& route : it->second) {
             auto sub = m_subscribers.find(route.subscriber);
             if (sub != m_subscribers.end())
-                addUpdate(route.subscriber, sub->second, route.index, change, touched);
+                addUpdate(route.subscriber, sub->second, route.index, change, event, touched);
         }
     }
     if (m_routeCache.size() > count)
@@ -182,15 +163,14 @@ void GatewayConnection::unretire(std::int32_t handle)
         m_unretired.push_back(handle);
 }
 
-void GatewayConnection::keepUnrouted(const DataChange& change, RouteHit& hit)
+void GatewayConnection::keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit)
 {
     if (m_running.empty())
         return; // no reply is on its way that could route it
-    const std::size_t bytes =
-        keptBytes(change.value().has_string_value() ? change.value().string_value().size() : 0);
+    const std::size_t bytes = keptBytes(change.kind == MxValueKind::String ? event.textOf(change).size() : 0);
     KeptValue* kept = hit.kept;
     if (!kept) {
-        if (auto it = m_unrouted.find(change.item_handle()); it != m_unrouted.end())
+        if (auto it = m_unrouted.find(change.itemHandle); it != m_unrouted.end())
             kept = &it->second;
     }
     if (kept) {
@@ -200,11 +180,11 @@ void GatewayConnection::keepUnrouted(const DataChange& change, RouteHit& hit)
         m_unroutedBytes = m_unroutedBytes - old + bytes;
     } else if (m_unrouted.size() < kMaxUnroutedValues && m_unroutedBytes + bytes <= kMaxUnroutedBytes) {
         m_unroutedBytes += bytes;
-        kept = &m_unrouted[change.item_handle()];
+        kept = &m_unrouted[change.itemHandle];
     } else {
         return;
     }
-    decode(change, kept->update); // the latest value is the one to deliver
+    decode(change, event, kept->update); // the latest value is the one to deliver
     if (kept->update.text) { // the event goes away: the text is copied
         kept->text = *kept->update.text;
         kept->update.text = &kept->text;

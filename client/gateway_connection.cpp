@@ -303,7 +303,7 @@ void GatewayConnection::onRegistered(std::int32_t serverHandle)
     const auto epoch = m_epoch;
     m_stream = m_port.streamEvents(
         request,
-        [this, life, epoch](const MxEvent& event) {
+        [this, life, epoch](const MxEventBatch& event) {
             if (!life.expired() && epoch == m_epoch)
                 onEvent(event);
         },

@@ -265,13 +265,13 @@ private:
     void scheduleReconnect();
     void setState(ConnectionState state);
     void publishQuality(bool good);
-    void onEvent(const mxgateway::v1::MxEvent& event);
+    void onEvent(const MxEventBatch& event);
     RouteHit resolveRoute(std::int32_t handle);
     // The subscriber's next batch element (it is `touched` from its first one on).
     TagUpdate& nextUpdate(SubscriberId id, Subscriber& sub, std::vector<SubscriberId>& touched);
-    // Every field of `u` but its index, from the change.
-    void decode(const mxgateway::v1::DataChange& change, TagUpdate& u);
-    void addUpdate(SubscriberId id, Subscriber& sub, int index, const mxgateway::v1::DataChange& change,
+    // Every field of `u` but its index, from the change (a text points into `event`).
+    static void decode(const MxChange& change, const MxEventBatch& event, TagUpdate& u);
+    void addUpdate(SubscriberId id, Subscriber& sub, int index, const MxChange& change, const MxEventBatch& event,
                    std::vector<SubscriberId>& touched);
     void log(Severity severity, const std::string& message) const;
 
@@ -303,7 +303,7 @@ private:
     void pumpAdvises(const OpPtr& op);
     void finishOp(const OpPtr& op);
     void applyResult(SubscriberId id, TagResult& result);
-    void keepUnrouted(const mxgateway::v1::DataChange& change, RouteHit& hit);
+    void keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit);
     // Hands the kept values of items that have a route now to their subscribers.
     void deliverKeptValues();
     // Hands each touched subscriber its batch (the end of onEvent and deliverKeptValues).
@@ -359,11 +359,6 @@ private:
     void unretire(std::int32_t handle);
     std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)
     static constexpr std::size_t kRouteLookahead = 64; // how far onEvent looks for a shifted entry
-    struct Stamp {                      // the last source timestamp converted (addUpdate)
-        std::int64_t seconds = 0;
-        std::int32_t nanos = 0;
-        std::int64_t us = 0;
-    } m_lastStamp;
     std::map<SubscriberId, bool> m_everSubscribed;                  // re-subscribe after reconnect
     std::deque<OpPtr> m_held;
     std::vector<OpPtr> m_running;

@@ -8,6 +8,7 @@
 // the port is destroyed first); a stream's onEnd at most once, never after cancelStream.
 
 #include "mxaccess_gateway.pb.h"
+#include "proto/mx_event_batch.h"
 
 #include <grpcpp/support/status_code_enum.h>
 
@@ -41,7 +42,9 @@ public:
     using OpenDone = std::function<void(RpcStatus, mxgateway::v1::OpenSessionReply)>;
     using CloseDone = std::function<void(RpcStatus)>;
     using InvokeDone = std::function<void(RpcStatus, mxgateway::v1::MxCommandReply)>;
-    using EventFn = std::function<void(const mxgateway::v1::MxEvent&)>;
+    // An event in its native form (proto/mx_event_batch.h): a port that reads the wire
+    // MxEvent decodes it first. Valid only during the call.
+    using EventFn = std::function<void(const MxEventBatch&)>;
     using EndFn = std::function<void(RpcStatus)>;
 
     virtual ~GatewayPort() = default;

@@ -6,9 +6,11 @@
 
 #include <QLoggingCategory>
 #include <QRegularExpression>
+#include <algorithm>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <grpcpp/grpcpp.h>
 #include <mutex>
 #include <regex>
@@ -151,7 +153,7 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
                 self->port->completeCall(key, rpc, *call);
         });
     }
-    void postEvent(StreamId id, std::shared_ptr<const MxEvent> event)
+    void postEvent(StreamId id, std::shared_ptr<const MxEventBatch> event)
     {
         post([self = shared_from_this(), id, event] {
             if (self->port)
@@ -196,6 +198,66 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
     }
 };
 
+void decodeEvent(const MxEvent& wire, MxEventBatch& out)
+{
+    out.clear();
+    if (wire.has_notice()) {
+        out.kind = MxEventBatch::Kind::Notice;
+        out.noticeKind = wire.notice().kind();
+        out.noticeMessage = wire.notice().message();
+        return;
+    }
+    if (!wire.has_data_changes())
+        return;
+    out.kind = MxEventBatch::Kind::DataChanges;
+    const auto& changes = wire.data_changes().changes();
+    out.changes.resize(std::size_t(changes.size()));
+    // The changes of one batch mostly share their timestamp: converted once.
+    std::int64_t lastSeconds = 0;
+    std::int32_t lastNanos = 0;
+    std::int64_t lastUs = 0;
+    MxChange* c = out.changes.data();
+    for (const DataChange& change : changes) {
+        c->serverHandle = change.server_handle();
+        c->itemHandle = change.item_handle();
+        c->quality = change.quality();
+        const MxValue& v = change.value();
+        switch (v.kind_case()) {
+        case MxValue::kDoubleValue:
+            c->kind = MxValueKind::Double;
+            c->number = v.double_value();
+            break;
+        case MxValue::kIntValue:
+            c->kind = MxValueKind::Int;
+            c->integer = v.int_value();
+            break;
+        case MxValue::kBoolValue:
+            c->kind = MxValueKind::Bool;
+            c->integer = v.bool_value() ? 1 : 0;
+            break;
+        case MxValue::kStringValue:
+            c->kind = MxValueKind::String;
+            c->text = out.texts.size();
+            out.texts.push_back(v.string_value());
+            break;
+        default:
+            c->kind = MxValueKind::None;
+            c->number = 0;
+            break;
+        }
+        const auto& ts = change.source_timestamp();
+        if (ts.seconds() != lastSeconds || ts.nanos() != lastNanos) {
+            constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
+            const std::int64_t s = std::clamp<std::int64_t>(ts.seconds(), -kMaxSeconds, kMaxSeconds);
+            lastSeconds = ts.seconds();
+            lastNanos = ts.nanos();
+            lastUs = s * 1000000 + ts.nanos() / 1000;
+        }
+        c->sourceTimestampUs = lastUs;
+        ++c;
+    }
+}
+
 namespace {
 
 // StreamEvents: each event read is handed to the owner in order, then the end.
@@ -220,8 +282,9 @@ public:
     {
         if (!ok)
             return; // OnDone follows with the status
-        auto event = std::make_shared<MxEvent>();
-        event->Swap(&m_event);
+        auto event = std::make_shared<MxEventBatch>();
+        decodeEvent(m_event, *event);
+        m_event.Clear(); // its sub-messages stay allocated for the next read
         m_shared->postEvent(m_id, std::move(event));
         StartRead(&m_event);
     }
@@ -429,7 +492,7 @@ void GrpcGatewayPort::completeCall(std::uint64_t key, const RpcStatus& status, C
     complete(status, call);
 }
 
-void GrpcGatewayPort::deliverEvent(StreamId id, const MxEvent& event)
+void GrpcGatewayPort::deliverEvent(StreamId id, const MxEventBatch& event)
 {
     auto it = m_streams.find(id);
     if (it == m_streams.end())

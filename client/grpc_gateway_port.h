@@ -83,7 +83,7 @@ private:
     void failLater(Complete complete);
     // Owner-thread halves of a completion (posted by gRPC threads).
     void completeCall(std::uint64_t key, const RpcStatus& status, Call& call);
-    void deliverEvent(StreamId id, const mxgateway::v1::MxEvent& event);
+    void deliverEvent(StreamId id, const MxEventBatch& event);
     void deliverEnd(StreamId id, const RpcStatus& status);
 
     Scheduler& m_owner;
@@ -95,5 +95,11 @@ private:
     std::unordered_map<StreamId, std::shared_ptr<StreamHandlers>> m_streams;
     StreamId m_nextStream = 1;
 };
+
+// The wire event in its native form, the only one the connection reads (done on the
+// stream's reader thread). A String value's text goes to out.texts; a source timestamp's
+// seconds are clamped to what microseconds since 1970 can hold (a peer's absurd seconds must
+// not overflow, ±292,000 years). `out` is overwritten; its vectors keep their capacity.
+void decodeEvent(const mxgateway::v1::MxEvent& wire, MxEventBatch& out);
 
 } // namespace stormwatch

@@ -14,9 +14,9 @@
 
 namespace stormwatch {
 
-// What each data change reads and writes comes first, in 40 bytes, and a state starts a cache
-// line (issue 14: at 5,000 tags an instance these states outgrow the cache; unaligned, half
-// the changes touched two lines of their tag).
+// What each data change reads and writes comes first, in 56 bytes (the text's std::string
+// included), and a state starts a cache line (issue 14: at 5,000 tags an instance these
+// states outgrow the cache; unaligned, half the changes touched two lines of their tag).
 struct alignas(64) TagState {
     int quality = kQualityUncertain; // no value yet
     std::int32_t itemHandle = 0;

@@ -1,10 +1,9 @@
 // The data source: every advised item changes at data_hz, batched per session per tick
-// into one MxEvent on the session's event streams. The tick path reuses each session's
-// batch message, so a long virtual replay stays cheap.
+// into one event (an MxEventBatch: flat 32-byte changes, proto/mx_event_batch.h) on the
+// session's event streams. The tick path reuses each session's batch, so a long virtual
+// replay stays cheap and a 10,000-change tick is 320 KB, not the ~1.3 MB of protobuf
+// messages it was (issue 14: it no longer outgrows the L2 before the client reads it).
 #include "gateway_model.h"
-
-#include <google/protobuf/arena.h>
-#include <google/protobuf/timestamp.pb.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,36 +12,6 @@ namespace stormwatch::gateway {
 
 using namespace mxgateway::v1;
 using grpc::StatusCode;
-
-namespace {
-// A tick batch and the arena its changes live in (issue 14). On a fresh arena each change's
-// three messages (DataChange, its MxValue and Timestamp) lie side by side, change after
-// change, so the tick writes and the receiver reads memory in order; on the heap they lay
-// wherever a long run had left room, and at 10,000 changes a tick those scattered lines
-// were much of the replay's time.
-struct ArenaBatch {
-    explicit ArenaBatch(std::size_t changes)
-        : arena(options(changes)), event(google::protobuf::Arena::CreateMessage<MxEvent>(&arena))
-    {
-    }
-    static google::protobuf::ArenaOptions options(std::size_t changes)
-    {
-        constexpr std::size_t kPerChange = 128; // DataChange + MxValue + Timestamp, and its pointer
-        google::protobuf::ArenaOptions o;
-        o.start_block_size = std::clamp<std::size_t>(changes * kPerChange, 4096, 4u << 20);
-        o.max_block_size = std::max<std::size_t>(o.start_block_size, 1u << 20);
-        return o;
-    }
-    google::protobuf::Arena arena;
-    MxEvent* event;
-};
-
-std::shared_ptr<MxEvent> newArenaBatch(std::size_t changes)
-{
-    auto holder = std::make_shared<ArenaBatch>(changes);
-    return std::shared_ptr<MxEvent>(holder, holder->event);
-}
-} // namespace
 
 GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& request, EventFn onEvent, EndFn onEnd)
 {
@@ -162,27 +131,25 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     }
     const int quality = m_sourceOutage ? kQualityBad : kQualityGood;
     const auto stampUs = m_config.timestampEpochUs + m_scheduler.now().count();
-    std::shared_ptr<MxEvent>& slot = allAdvised ? s.batch : s.initialBatch;
-    if (allAdvised) {
-        // Made anew when a receiver still holds the last one, or when dropped changes (items
-        // removed) hold more of its arena than the live ones do.
-        const std::size_t live = slot ? std::size_t(slot->data_changes().changes_size()) : 0;
-        if (!slot || slot.use_count() > 1 || s.batchWaste > std::max<std::size_t>(1024, live)) {
-            slot = newArenaBatch(s.items.size());
-            s.batchWaste = 0;
-        }
-    } else if (slot.use_count() > 1) {
-        slot = std::make_shared<MxEvent>(); // the last one is still held by a receiver
+    std::shared_ptr<MxEventBatch>& slot = allAdvised ? s.batch : s.initialBatch;
+    if (!slot || slot.use_count() > 1) {
+        // The last one is still held by a receiver: a new one (the tick's sized for every item).
+        slot = std::make_shared<MxEventBatch>();
+        if (allAdvised)
+            slot->changes.reserve(s.items.size());
     }
-    MxEvent& batch = *slot;
-    auto* changes = batch.mutable_data_changes()->mutable_changes();
-    // Elements are overwritten in place: Clear() would free every sub-message each tick.
+    MxEventBatch& batch = *slot;
+    batch.kind = MxEventBatch::Kind::DataChanges; // the model's batches carry no texts nor notices
+    std::vector<MxChange>& changes = batch.changes;
+    // Sized for every change this batch can hold, then cut to those written: a tick's batch
+    // keeps its size from tick to tick, so this neither allocates nor initialises anything
+    // (an emplace_back per change was a tenth of the model's time).
+    const std::size_t bound = allAdvised ? s.items.flat().size() : s.initialPendingHandles.size();
+    if (changes.size() < bound)
+        changes.resize(bound);
+    std::size_t used = 0;
     // What every change of this batch shares is computed once (the per-change work is most
     // of a replay at site scale).
-    const std::int64_t stampSeconds = stampUs / 1'000'000;
-    const auto stampNanos = static_cast<std::int32_t>(stampUs % 1'000'000) * 1000;
-    int used = 0;
-    int capacity = changes->size();
     std::uint64_t valueState = m_valueState; // a local: kept in a register through the loop
     // Reads and writes only the item's entry in the flat list (ItemTable::Hot), not its node.
     auto emit = [&](ItemTable::Hot& item) __attribute__((always_inline)) {
@@ -190,21 +157,13 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
         // std::clamp: the same for any number, without its branches.)
         const double step = static_cast<double>(splitMix64(valueState) >> 11) * 0x1.0p-53 - 0.5;
         item.value = std::max(-1000.0, std::min(item.value + step, 1000.0));
-        DataChange* c;
-        if (used < capacity) {
-            c = changes->Mutable(used);
-        } else {
-            c = changes->Add();
-            ++capacity;
-        }
-        ++used;
-        c->set_server_handle(item.serverHandle);
-        c->set_item_handle(item.handle);
-        c->mutable_value()->set_double_value(item.value);
-        c->set_quality(quality);
-        auto* ts = c->mutable_source_timestamp();
-        ts->set_seconds(stampSeconds);
-        ts->set_nanos(stampNanos);
+        MxChange& c = changes[used++];
+        c.serverHandle = item.serverHandle;
+        c.itemHandle = item.handle;
+        c.quality = quality;
+        c.kind = MxValueKind::Double;
+        c.number = item.value;
+        c.sourceTimestampUs = stampUs;
     };
     if (allAdvised) {
         for (ItemTable::Hot& item : s.items.flat())
@@ -231,16 +190,12 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
         }
     }
     m_valueState = valueState;
-    if (used < changes->size()) {
-        if (allAdvised)
-            s.batchWaste += std::size_t(changes->size() - used);
-        changes->DeleteSubrange(used, changes->size() - used);
-    }
+    changes.resize(used);
     if (used == 0)
         return;
     // A stream's callback may cancel streams: walk a copy of the ids.
     const auto streams = s.streams;
-    m_dataChangesSent += static_cast<std::int64_t>(changes->size()) * static_cast<std::int64_t>(streams.size());
+    m_dataChangesSent += static_cast<std::int64_t>(changes.size()) * static_cast<std::int64_t>(streams.size());
     for (StreamId id : streams) {
         auto it = m_streams.find(id);
         if (it == m_streams.end())

@@ -43,10 +43,12 @@ public:
     using CloseDone = std::function<void(CallStatus)>;
     using InvokeDone = StaJob::Done;
     using SharedCommand = std::shared_ptr<const mxgateway::v1::MxCommand>;
-    using EventFn = std::function<void(const mxgateway::v1::MxEvent&)>;
+    // Events in their native form (proto/mx_event_batch.h); the gRPC service encodes them to
+    // the wire MxEvent, the in-process port hands them to the client as they are.
+    using EventFn = std::function<void(const MxEventBatch&)>;
     // The batch itself, shared: a receiver that delivers later (the in-process port, after its
     // network latency) keeps it instead of copying it. It is not changed while held.
-    using SharedEventFn = std::function<void(const std::shared_ptr<const mxgateway::v1::MxEvent>&)>;
+    using SharedEventFn = std::function<void(const std::shared_ptr<const MxEventBatch>&)>;
     using EndFn = std::function<void(CallStatus)>;
     using StatsFn = std::function<void(const mxgateway::mock::v1::GatewayStats&)>;
 

@@ -13,6 +13,43 @@ grpc::Status toGrpc(const CallStatus& status)
     return status.ok() ? grpc::Status::OK : grpc::Status(status.code, status.message);
 }
 
+void encodeEvent(const MxEventBatch& event, MxEvent& wire)
+{
+    wire.Clear();
+    if (event.kind == MxEventBatch::Kind::Notice) {
+        wire.mutable_notice()->set_kind(event.noticeKind);
+        wire.mutable_notice()->set_message(event.noticeMessage);
+        return;
+    }
+    if (event.kind != MxEventBatch::Kind::DataChanges)
+        return;
+    auto* changes = wire.mutable_data_changes()->mutable_changes();
+    changes->Reserve(static_cast<int>(event.changes.size()));
+    for (const MxChange& c : event.changes) {
+        DataChange* d = changes->Add();
+        d->set_server_handle(c.serverHandle);
+        d->set_item_handle(c.itemHandle);
+        d->set_quality(c.quality);
+        switch (c.kind) {
+        case MxValueKind::Double: d->mutable_value()->set_double_value(c.number); break;
+        case MxValueKind::Int: d->mutable_value()->set_int_value(c.integer); break;
+        case MxValueKind::Bool: d->mutable_value()->set_bool_value(c.integer != 0); break;
+        case MxValueKind::String: d->mutable_value()->set_string_value(event.textOf(c)); break;
+        case MxValueKind::None: d->mutable_value(); break;
+        }
+        // Floor division: a time before 1970 keeps its nanoseconds in [0, 1e9).
+        std::int64_t seconds = c.sourceTimestampUs / 1'000'000;
+        std::int64_t micros = c.sourceTimestampUs % 1'000'000;
+        if (micros < 0) {
+            --seconds;
+            micros += 1'000'000;
+        }
+        auto* ts = d->mutable_source_timestamp();
+        ts->set_seconds(seconds);
+        ts->set_nanos(static_cast<std::int32_t>(micros * 1000));
+    }
+}
+
 // ------------------------------------------------------------ MxAccessGateway
 
 grpc::ServerUnaryReactor* MxAccessGatewayService::OpenSession(grpc::CallbackServerContext* context,
@@ -69,7 +106,13 @@ grpc::ServerWriteReactor<MxEvent>* MxAccessGatewayService::StreamEvents(grpc::Ca
         if (ch->cancelled())
             return;
         ch->setId(m_model.streamEvents(
-            req, [ch](const MxEvent& e) { ch->write(e); }, [ch](CallStatus st) { ch->finish(toGrpc(st)); }));
+            req,
+            [ch](const MxEventBatch& e) {
+                MxEvent wire;
+                encodeEvent(e, wire);
+                ch->write(std::move(wire));
+            },
+            [ch](CallStatus st) { ch->finish(toGrpc(st)); }));
     });
     return reactor;
 }

@@ -11,6 +11,10 @@ namespace stormwatch::gateway {
 
 grpc::Status toGrpc(const CallStatus& status);
 
+// A model event on the wire: each change's value by its kind, its source timestamp as
+// seconds and nanoseconds. `wire` is overwritten.
+void encodeEvent(const MxEventBatch& event, mxgateway::v1::MxEvent& wire);
+
 // Both services need the model and its scheduler to stay alive until the server has shut down.
 class MxAccessGatewayService final : public mxgateway::v1::MxAccessGateway::CallbackService {
 public:

@@ -4,6 +4,7 @@
 
 #include "gateway_types.h"
 #include "mxaccess_gateway.pb.h"
+#include "proto/mx_event_batch.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -203,13 +204,10 @@ struct Session {
     std::vector<std::int32_t> initialPendingHandles;
     // Reused every tick so the data path allocates nothing — unless a shared-event receiver
     // (GatewayModel::streamEventsShared) still holds the last one: then a new one is made.
-    // Made on an arena (emitBatch); null until the first tick.
-    std::shared_ptr<mxgateway::v1::MxEvent> batch;
-    // Changes dropped from `batch` since it was made: their arena memory stays until the
-    // batch is made anew, which happens once they outnumber the live ones.
-    std::size_t batchWaste = 0;
-    // First values, kept apart so a flush of one item does not shrink (free) the tick's batch.
-    std::shared_ptr<mxgateway::v1::MxEvent> initialBatch = std::make_shared<mxgateway::v1::MxEvent>();
+    // Null until the first tick.
+    std::shared_ptr<MxEventBatch> batch;
+    // First values, kept apart so a flush of one item does not shrink the tick's batch.
+    std::shared_ptr<MxEventBatch> initialBatch = std::make_shared<MxEventBatch>();
 
     // The outstanding-subscribe key (subscribeKey) of each shared bulk payload invoked on
     // this session, so a storm's thousandth duplicate is not hashed again. Entries of

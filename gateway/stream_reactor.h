@@ -146,14 +146,14 @@ public:
         freeBacklog();
     }
 
-    // Model thread.
-    void write(const Msg& message)
+    // Model thread. By value: an encoded event is moved in, not copied.
+    void write(Msg message)
     {
         std::lock_guard lock(m_mutex);
         if (m_finishing || !m_reactor)
             return;
         if (waiting() < kStreamBacklogMessages && m_overflow.empty()) {
-            m_queue.push_back(message);
+            m_queue.push_back(std::move(message));
             m_counters->queued.fetch_add(1, std::memory_order_relaxed);
             StreamBacklogCounters::raise(m_counters->maxQueued, static_cast<std::int64_t>(waiting()));
         } else {

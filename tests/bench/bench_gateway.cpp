@@ -101,7 +101,7 @@ void replayDataPath()
         const auto session = openAndRegister(model, sched, sh);
         StreamEventsRequest sreq;
         sreq.set_session_id(session);
-        model.streamEvents(sreq, [&](const MxEvent& e) { changes += std::size_t(e.data_changes().changes_size()); },
+        model.streamEvents(sreq, [&](const MxEventBatch& e) { changes += e.changes.size(); },
                            [](CallStatus) {});
         MxCommandRequest req;
         req.set_session_id(session);

@@ -178,10 +178,10 @@ private:
 
 class EventWriter final : public grpc::ServerWriteReactor<MxEvent> {
 public:
-    enum class Ending { Ok, Unavailable, Forged, Hold };
+    enum class Ending { Ok, Unavailable, Forged, Hold, Kinds };
 
     EventWriter(FakeGateway& gateway, int count, Ending ending)
-        : m_gateway(gateway), m_count(count), m_ending(ending)
+        : m_gateway(gateway), m_count(ending == Ending::Kinds ? 2 : count), m_ending(ending)
     {
         ++m_gateway.streamsStarted;
         std::lock_guard lock(m_mutex);
@@ -213,7 +213,9 @@ public:
 private:
     void next()
     {
-        if (m_sent < m_count) {
+        if (m_ending == Ending::Kinds && m_sent < m_count) {
+            writeEveryKind();
+        } else if (m_sent < m_count) {
             m_event.Clear();
             auto* change = m_event.mutable_data_changes()->add_changes();
             change->set_item_handle(m_sent++);
@@ -221,13 +223,40 @@ private:
             change->mutable_value()->set_double_value(m_sent * 1.5);
             m_writing = true;
             StartWrite(&m_event);
-        } else if (m_ending == Ending::Ok) {
+        } else if (m_ending == Ending::Ok || m_ending == Ending::Kinds) {
             finish(grpc::Status::OK);
         } else if (m_ending == Ending::Unavailable) {
             finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "event source restarting"));
         } else if (m_ending == Ending::Forged) {
             finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, kForgedText));
         } // Hold: finished by OnCancel
+    }
+    // "kinds": one data event with a change of every MxValue kind, then a notice.
+    void writeEveryKind()
+    {
+        m_event.Clear();
+        if (m_sent++ == 0) {
+            auto add = [&](int handle, int quality, std::int64_t seconds, int nanos) {
+                auto* c = m_event.mutable_data_changes()->add_changes();
+                c->set_server_handle(7);
+                c->set_item_handle(handle);
+                c->set_quality(quality);
+                c->mutable_source_timestamp()->set_seconds(seconds);
+                c->mutable_source_timestamp()->set_nanos(nanos);
+                return c->mutable_value();
+            };
+            add(1, 192, 1'700'000'000, 250'000'000)->set_double_value(-2.5);
+            add(2, 64, 1'700'000'000, 250'000'000)->set_int_value((std::int64_t(1) << 53) + 1);
+            add(3, 0, 1'700'000'001, 999'999)->set_string_value("open \u00e9 valve");
+            add(4, 192, -5, 0)->set_bool_value(true);
+            add(5, 192, std::numeric_limits<std::int64_t>::max(), 0); // no value, absurd seconds
+            add(6, 192, 1'700'000'002, 0)->set_string_value("second");
+        } else {
+            m_event.mutable_notice()->set_kind("backlog-overflow");
+            m_event.mutable_notice()->set_message("3 coalesced");
+        }
+        m_writing = true;
+        StartWrite(&m_event);
     }
     void finish(const grpc::Status& status)
     {
@@ -262,6 +291,7 @@ grpc::ServerWriteReactor<MxEvent>* FakeGateway::StreamEvents(grpc::CallbackServe
     const auto ending = mode == "ok"       ? EventWriter::Ending::Ok
                         : mode == "fail"   ? EventWriter::Ending::Unavailable
                         : mode == "forged" ? EventWriter::Ending::Forged
+                        : mode == "kinds"  ? EventWriter::Ending::Kinds
                                            : EventWriter::Ending::Hold;
     return new EventWriter(*this, count, ending);
 }
@@ -473,6 +503,74 @@ private slots:
         QCOMPARE(server.gateway.heldInvokes(), 1); // the gateway never answered
     }
 
+    // The port hands the connection the native batch (proto/mx_event_batch.h), decoded from
+    // a real gRPC stream: every MxValue kind, quality, handle and source timestamp (absurd
+    // seconds clamped), texts by index, and a notice.
+    void wireEventOfEveryKindDecodesToTheNativeBatch()
+    {
+        TestServer server;
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, optionsFor(server.address()));
+        std::vector<MxEventBatch> events;
+        std::optional<RpcStatus> end;
+        port.streamEvents(
+            streamScript("kinds"), [&](const MxEventBatch& event) { events.push_back(event); },
+            [&](RpcStatus status) { end = status; });
+        QTRY_VERIFY_WITH_TIMEOUT(end.has_value(), kWaitMs);
+        QVERIFY(end->ok());
+        QCOMPARE(events.size(), std::size_t(2));
+
+        const MxEventBatch& data = events[0];
+        QCOMPARE(data.kind, MxEventBatch::Kind::DataChanges);
+        QCOMPARE(data.changes.size(), std::size_t(6));
+        for (std::size_t i = 0; i < data.changes.size(); ++i) {
+            QCOMPARE(data.changes[i].serverHandle, 7);
+            QCOMPARE(data.changes[i].itemHandle, int(i + 1));
+        }
+        const MxChange& d = data.changes[0];
+        QCOMPARE(d.kind, MxValueKind::Double);
+        QCOMPARE(d.numeric(), -2.5);
+        QCOMPARE(d.quality, 192);
+        QCOMPARE(d.sourceTimestampUs, std::int64_t(1'700'000'000'250'000));
+        const MxChange& i = data.changes[1];
+        QCOMPARE(i.kind, MxValueKind::Int);
+        QCOMPARE(i.integer, (std::int64_t(1) << 53) + 1); // exact, not through a double
+        QCOMPARE(i.numeric(), double((std::int64_t(1) << 53) + 1));
+        QCOMPARE(i.quality, 64);
+        QCOMPARE(i.sourceTimestampUs, std::int64_t(1'700'000'000'250'000)); // shared stamp reused
+        const MxChange& t = data.changes[2];
+        QCOMPARE(t.kind, MxValueKind::String);
+        QCOMPARE(data.textOf(t), std::string("open \u00e9 valve"));
+        QCOMPARE(t.numeric(), 0.0); // a text has no number, as before
+        QCOMPARE(t.quality, 0);
+        QCOMPARE(t.sourceTimestampUs, std::int64_t(1'700'000'001'000'999)); // nanos truncated to µs
+        const MxChange& b = data.changes[3];
+        QCOMPARE(b.kind, MxValueKind::Bool);
+        QCOMPARE(b.numeric(), 1.0);
+        QCOMPARE(b.sourceTimestampUs, std::int64_t(-5'000'000));
+        const MxChange& none = data.changes[4];
+        QCOMPARE(none.kind, MxValueKind::None);
+        QCOMPARE(none.numeric(), 0.0);
+        constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
+        QCOMPARE(none.sourceTimestampUs, kMaxSeconds * 1000000); // clamped: no overflow
+        const MxChange& t2 = data.changes[5];
+        QCOMPARE(t2.kind, MxValueKind::String);
+        QCOMPARE(data.textOf(t2), std::string("second"));
+        QCOMPARE(data.texts.size(), std::size_t(2)); // only String values have a text
+
+        const MxEventBatch& notice = events[1];
+        QCOMPARE(notice.kind, MxEventBatch::Kind::Notice);
+        QCOMPARE(notice.noticeKind, std::string("backlog-overflow"));
+        QCOMPARE(notice.noticeMessage, std::string("3 coalesced"));
+        QVERIFY(notice.changes.empty());
+
+        // An event with neither case set is neither data nor a notice.
+        MxEventBatch empty = data;
+        decodeEvent(MxEvent{}, empty);
+        QCOMPARE(empty.kind, MxEventBatch::Kind::Empty);
+        QVERIFY(empty.changes.empty() && empty.texts.empty());
+    }
+
     void streamDeliversEventsInOrderThenEnd()
     {
         TestServer server;
@@ -485,10 +583,10 @@ private slots:
         bool eventAfterEnd = false, offThread = false;
         port.streamEvents(
             streamScript("ok:200"),
-            [&](const MxEvent& event) {
+            [&](const MxEventBatch& event) {
                 offThread |= QThread::currentThread() != testThread;
                 eventAfterEnd |= !ends.empty();
-                handles.push_back(event.data_changes().changes(0).item_handle());
+                handles.push_back(event.changes.at(0).itemHandle);
             },
             [&](RpcStatus status) {
                 offThread |= QThread::currentThread() != testThread;
@@ -506,7 +604,7 @@ private slots:
         int failedEvents = 0;
         std::optional<RpcStatus> failedEnd;
         port.streamEvents(
-            streamScript("fail:5"), [&](const MxEvent&) { ++failedEvents; },
+            streamScript("fail:5"), [&](const MxEventBatch&) { ++failedEvents; },
             [&](RpcStatus status) { failedEnd = status; });
         QTRY_VERIFY_WITH_TIMEOUT(failedEnd.has_value(), kWaitMs);
         QCOMPARE(failedEvents, 5);
@@ -525,7 +623,7 @@ private slots:
         int events = 0;
         bool ended = false;
         const auto id = port.streamEvents(
-            streamScript("hold:3"), [&](const MxEvent&) { ++events; },
+            streamScript("hold:3"), [&](const MxEventBatch&) { ++events; },
             [&](RpcStatus) { ended = true; });
         QTRY_COMPARE_WITH_TIMEOUT(events, 3, kWaitMs);
         QCOMPARE(port.callsInFlight(), std::size_t(1));
@@ -550,7 +648,7 @@ private slots:
         GatewayPort::StreamId id = 0;
         id = port.streamEvents(
             streamScript("ok:500"),
-            [&](const MxEvent&) {
+            [&](const MxEventBatch&) {
                 if (++events == 2)
                     port.cancelStream(id);
             },
@@ -570,7 +668,7 @@ private slots:
         port->invoke(command("hold-1"), [&](RpcStatus, MxCommandReply) { ++callbacks; });
         port->invoke(command("hold-2"), [&](RpcStatus, MxCommandReply) { ++callbacks; });
         port->streamEvents(
-            streamScript("hold:0"), [&](const MxEvent&) { ++callbacks; },
+            streamScript("hold:0"), [&](const MxEventBatch&) { ++callbacks; },
             [&](RpcStatus) { ++callbacks; });
         QTRY_COMPARE_WITH_TIMEOUT(server.gateway.heldInvokes(), 2, kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsStarted.load(), 1, kWaitMs);
@@ -622,7 +720,7 @@ private slots:
         QVERIFY(open->transient());
         std::optional<RpcStatus> end;
         gateway.streamEvents(
-            streamScript("ok:1"), [](const MxEvent&) {}, [&](RpcStatus s) { end = s; });
+            streamScript("ok:1"), [](const MxEventBatch&) {}, [&](RpcStatus s) { end = s; });
         QTRY_VERIFY_WITH_TIMEOUT(end.has_value(), kWaitMs);
         QCOMPARE(end->code, grpc::StatusCode::UNAVAILABLE);
     }
@@ -653,7 +751,7 @@ private slots:
                              [&](RpcStatus s, OpenSessionReply) { open = s; });
             port.invoke(command("unavailable-1"), [&](RpcStatus s, MxCommandReply) { failed = s; });
             port.streamEvents(
-                streamScript("fail:1"), [](const MxEvent&) {}, [&](RpcStatus s) { end = s; });
+                streamScript("fail:1"), [](const MxEventBatch&) {}, [&](RpcStatus s) { end = s; });
             QTRY_VERIFY_WITH_TIMEOUT(open && failed && end, kWaitMs);
             QVERIFY2(open->ok(), open->toString().c_str());
             for (const RpcStatus* s : {&*open, &*failed, &*end})
@@ -781,7 +879,7 @@ private slots:
         port.invoke(command("x"), [&](RpcStatus s, MxCommandReply) { invoke = s; });
         port.closeSession(CloseSessionRequest{}, [&](RpcStatus s) { close = s; });
         port.streamEvents(
-            streamScript("ok:1"), [](const MxEvent&) {}, [&](RpcStatus s) { end = s; });
+            streamScript("ok:1"), [](const MxEventBatch&) {}, [&](RpcStatus s) { end = s; });
         QTRY_VERIFY_WITH_TIMEOUT(open && invoke && close && end, kWaitMs);
         QVERIFY(!inlineCall);
         for (const RpcStatus* s : {&*open, &*invoke, &*close, &*end}) {
@@ -868,7 +966,7 @@ private slots:
             connection.start();
             std::optional<RpcStatus> end;
             port.streamEvents(
-                streamScript("forged:0"), [](const MxEvent&) {}, [&](RpcStatus s) { end = s; });
+                streamScript("forged:0"), [](const MxEventBatch&) {}, [&](RpcStatus s) { end = s; });
             QTRY_VERIFY_WITH_TIMEOUT(end.has_value(), kWaitMs);
             QCOMPARE(end->message, std::string(kForgedText)); // the port hands the text on as it is
             QTRY_VERIFY_WITH_TIMEOUT(std::any_of(observed.begin(), observed.end(),

@@ -1,5 +1,7 @@
 #include "support_model.h"
 
+#include "gateway/grpc_services.h"
+
 namespace testsupport {
 
 using namespace mxgateway::v1;
@@ -160,8 +162,8 @@ std::shared_ptr<StreamLog> listen(GatewayModel& model, const std::string& sessio
     Scheduler* scheduler = &model.scheduler();
     log->id = model.streamEvents(
         request,
-        [log, scheduler](const MxEvent& e) {
-            log->events.push_back(e);
+        [log, scheduler](const MxEventBatch& e) {
+            encodeEvent(e, log->events.emplace_back()); // as the gRPC service puts it on the wire
             log->times.push_back(scheduler->now());
         },
         [log](CallStatus st) {

@@ -32,7 +32,7 @@ void listenLogged(GatewayModel& model, const std::string& sessionId, const std::
 {
     StreamEventsRequest request;
     request.set_session_id(sessionId);
-    model.streamEvents(request, [](const MxEvent&) {}, [log](CallStatus st) {
+    model.streamEvents(request, [](const MxEventBatch&) {}, [log](CallStatus st) {
         log->order.push_back("stream");
         log->status["stream"] = std::move(st);
     });

@@ -93,11 +93,14 @@ public:
     {
         return m_inner.streamEvents(
             r,
-            [onEvent = std::move(onEvent)](const mxgateway::v1::MxEvent& event) {
-                mxgateway::v1::MxEvent copy = event;
-                for (auto& change : *copy.mutable_data_changes()->mutable_changes())
-                    change.mutable_value()->set_string_value(textFor(change.item_handle(),
-                                                                     change.value().double_value()));
+            [onEvent = std::move(onEvent)](const MxEventBatch& event) {
+                MxEventBatch copy = event;
+                for (auto& change : copy.changes) {
+                    const std::string text = textFor(change.itemHandle, change.number);
+                    change.kind = MxValueKind::String;
+                    change.text = copy.texts.size();
+                    copy.texts.push_back(text);
+                }
                 onEvent(copy); // the copy is gone once this returns, as a gRPC event is
             },
             std::move(onEnd));

@@ -150,6 +150,9 @@ int main(int argc, char** argv)
         {"keep-queued-on-close",
          "CloseSession leaves the session's queued commands on the STA to run (default: off, they are "
          "dropped and their Invokes answered CANCELLED)."},
+        {"reuse-handles",
+         "Hand a removed item's handle out again: a new item gets the lowest freed handle of its session, "
+         "as some gateways do (default: off, item handles only count up)."},
     });
     // parse(), not process(): an unknown flag or a missing value is bad input (exit 2), while
     // process() would exit 1. Help and version still exit 0.
@@ -165,6 +168,7 @@ int main(int argc, char** argv)
     GatewayConfig config;
     config.advertiseBulkSupervisory = !parser.isSet("no-bulk-supervisory");
     config.closeDropsQueuedCommands = !parser.isSet("keep-queued-on-close");
+    config.reuseHandles = parser.isSet("reuse-handles");
     config.commandMs = number(parser, "command-ms", 0, 1e9, "must be a number >= 0");
     config.perItemMs = number(parser, "per-item-ms", 0, 1e9, "must be a number >= 0");
     const double timeoutS = number(parser, "default-command-timeout-s", 1e-6, kMaxCommandTimeoutS,

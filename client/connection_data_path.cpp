@@ -90,6 +90,7 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
         m_routeCache.resize(count);
     RouteHit* const hits = m_routeCache.data();
     std::sort(m_unretired.begin(), m_unretired.end()); // a few a tick while removes run
+    const std::uint64_t newestOp = reuseWindow(); // 0 (nearly always): retired values just go
     std::size_t cursor = 0;
     for (std::size_t position = 0; position < count; ++position) {
         const MxChange& change = changes[position];
@@ -111,8 +112,13 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
             hit = resolveRoute(handle);
         }
         if (hit.kind == RouteHit::Retired) {
-            if (m_unretired.empty() || !std::binary_search(m_unretired.begin(), m_unretired.end(), handle))
-                continue; // the item is being removed: its value goes nowhere
+            if (m_unretired.empty() || !std::binary_search(m_unretired.begin(), m_unretired.end(), handle)) {
+                // The item is being removed: its value goes nowhere, unless its handle may
+                // have been handed out again to a subscribe still running.
+                if (newestOp != 0 && mayBeReused(handle, newestOp))
+                    keepUnrouted(change, event, hit);
+                continue;
+            }
             hit = resolveRoute(handle);
         }
         if (hit.kind == RouteHit::None) {
@@ -151,16 +157,74 @@ void GatewayConnection::flushBatches(const std::vector<SubscriberId>& touched)
     }
 }
 
-void GatewayConnection::retire(std::int32_t handle)
+void GatewayConnection::retire(std::int32_t handle, std::uint64_t removeSeq)
 {
-    if (m_retiring.size() < kMaxRetiring) // past it, values are kept as for any unrouted item
-        m_retiring.insert(handle);
+    while (m_retiring.size() >= kMaxRetiring && !m_timedOutRemoves.empty()) {
+        const auto [oldest, seq] = m_timedOutRemoves.front(); // the likeliest to have run
+        m_timedOutRemoves.pop_front();
+        if (auto it = m_retiring.find(oldest); it != m_retiring.end() && it->second.timedOut &&
+                                               it->second.removeSeq == seq)
+            unretire(oldest);
+    }
+    if (m_retiring.size() >= kMaxRetiring)
+        return; // only removes in flight: their answers will make room
+    forgetRetired(handle);
+    m_retiring.emplace(handle, Retired{removeSeq, false});
+}
+
+void GatewayConnection::retireTimedOut(std::int32_t handle)
+{
+    auto it = m_retiring.find(handle);
+    if (it == m_retiring.end() || it->second.timedOut)
+        return;
+    if (it->second.removeSeq < m_answeredSeq) { // a later command was answered: it has run
+        unretire(handle);
+        return;
+    }
+    it->second.timedOut = true;
+    ++m_timedOutRetired;
+    m_timedOutRemoves.emplace_back(handle, it->second.removeSeq);
+}
+
+bool GatewayConnection::forgetRetired(std::int32_t handle)
+{
+    auto it = m_retiring.find(handle);
+    if (it == m_retiring.end())
+        return false;
+    if (it->second.timedOut)
+        --m_timedOutRetired;
+    m_retiring.erase(it);
+    return true;
 }
 
 void GatewayConnection::unretire(std::int32_t handle)
 {
-    if (m_retiring.erase(handle))
+    if (forgetRetired(handle))
         m_unretired.push_back(handle);
+}
+
+void GatewayConnection::settleRemovesBefore(std::uint64_t seq)
+{
+    m_answeredSeq = std::max(m_answeredSeq, seq);
+    while (!m_timedOutRemoves.empty() && m_timedOutRemoves.front().second < seq) {
+        const auto [handle, removeSeq] = m_timedOutRemoves.front();
+        m_timedOutRemoves.pop_front();
+        if (auto it = m_retiring.find(handle);
+            it != m_retiring.end() && it->second.timedOut && it->second.removeSeq == removeSeq)
+            unretire(handle);
+    }
+    if (m_timedOutRetired == 0)
+        m_timedOutRemoves.clear(); // only stale entries were left
+}
+
+std::uint64_t GatewayConnection::reuseWindow() const
+{
+    if (m_timedOutRetired == 0)
+        return 0;
+    std::uint64_t newest = 0;
+    for (const auto& op : m_running)
+        newest = std::max(newest, op->sentAfter);
+    return newest;
 }
 
 void GatewayConnection::keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit)

@@ -346,6 +346,9 @@ void GatewayConnection::dropSession()
     m_unroutedBytes = 0;
     m_routedWithKeptValue.clear();
     m_retiring.clear();
+    m_timedOutRetired = 0;
+    m_timedOutRemoves.clear();
+    m_answeredSeq = 0;
     m_unretired.clear();
     for (auto& [id, sub] : m_subscribers)
         std::fill(sub.handles.begin(), sub.handles.end(), 0);
@@ -438,8 +441,9 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
         TimerId deadline = kNoTimer;
     };
     auto call = std::make_shared<Call>(Call{std::move(done)});
-    auto complete = [this, life, epoch, gateUse](const std::shared_ptr<Call>& c, RpcStatus status,
-                                                  MxCommandReply reply) {
+    const std::uint64_t seq = m_nextCorrelation;
+    auto complete = [this, life, epoch, gateUse, seq](const std::shared_ptr<Call>& c, RpcStatus status,
+                                                       MxCommandReply reply) {
         if (life.expired() || !c->done)
             return;
         InvokeDone done = std::move(c->done);
@@ -460,6 +464,8 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
             connectionLost("the gateway no longer knows session " + m_sessionId);
             return;
         }
+        if (status.ok())
+            settleRemovesBefore(seq); // the STA is one FIFO: what was sent before this has run
         done(status, std::move(reply));
     };
     if (m_config.commandTimeout.count() > 0) {

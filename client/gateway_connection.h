@@ -188,6 +188,8 @@ public:
     static constexpr std::size_t kMaxUnroutedValues = 20000;
     static constexpr std::size_t kMaxUnroutedBytes = 16u << 20;
     std::size_t unroutedValues() const { return m_unrouted.size(); }
+    // Item handles whose RemoveItem this connection sent and has not seen run (see m_retiring).
+    std::size_t retiringHandles() const { return m_retiring.size(); }
     const ConnectionStats& stats() const { return m_stats; }
     std::string describePort() const { return m_port.describe(); }
 
@@ -252,6 +254,7 @@ private:
         std::vector<TagResult> results;
         std::deque<int> toAdvise; // fan-out: indices still to advise
         int advisesInFlight = 0;
+        std::uint64_t sentAfter = 0; // m_nextCorrelation when it started: its calls come later
     };
     using OpPtr = std::shared_ptr<SubscribeOp>;
     using InvokeDone = GatewayPort::InvokeDone;
@@ -345,18 +348,50 @@ private:
     static std::size_t keptBytes(std::size_t textSize) { return sizeof(KeptValue) + textSize; }
     std::size_t m_unroutedBytes = 0;
     std::vector<std::int32_t> m_routedWithKeptValue; // set by applyResult, for deliverKeptValues
-    // Handles of items whose RemoveItem this connection sent and the gateway has not run yet
-    // (answered, or still queued after a DEADLINE_EXCEEDED): their values belong to an item
-    // going away, never to a route, so they are dropped instead of kept (a redeploy's old
-    // items stream for minutes while a subscribe runs: keeping each of their values was a
-    // tenth of a 2 x 5,000 replay, issue 14). Left when the gateway answers the remove or
-    // hands the handle out again (applyResult), and with the session.
-    std::unordered_set<std::int32_t> m_retiring;
+    // Handles of items whose RemoveItem this connection sent and has not seen run: their
+    // values belong to an item going away, never to a route, so they are dropped instead of
+    // kept (a redeploy's old items stream for minutes while a subscribe runs: keeping each of
+    // their values was a tenth of a 2 x 5,000 replay, issue 14). A handle leaves when the
+    // gateway answers its remove, or any command sent after it (the STA is one FIFO: the
+    // remove ran first; settleRemovesBefore), or hands the handle out again (applyResult),
+    // and with the session.
+    // A remove that timed out (DEADLINE_EXCEEDED; the STA still runs it) may have run by the
+    // time a later subscribe does, and a gateway that reuses handles can give its handle to
+    // that subscribe, whose first value may come before the reply: such a value is kept, not
+    // dropped, while a subscribe sent after the remove runs (a tag that never changes would
+    // otherwise stay without a value). A remove still in flight is answered before anything
+    // sent after it runs, so its handle cannot have been handed out yet: its values go.
+    struct Retired {
+        std::uint64_t removeSeq = 0; // the remove's correlation number (m_nextCorrelation)
+        bool timedOut = false;
+    };
+    std::unordered_map<std::int32_t, Retired> m_retiring;
+    std::size_t m_timedOutRetired = 0; // entries of m_retiring with timedOut set
+    // Timed-out removes as (handle, removeSeq), oldest first; an entry whose handle left
+    // m_retiring (or was retired again) is stale and skipped.
+    std::deque<std::pair<std::int32_t, std::uint64_t>> m_timedOutRemoves;
+    std::uint64_t m_answeredSeq = 0; // the latest command the gateway answered (status OK)
+    // A bound for a gateway that answers nothing for very long: past it the oldest timed-out
+    // remove is forgotten first (its handle's values are then kept like any unrouted item's,
+    // within the kept store's own bounds); when none timed out, a new one is not retired.
     static constexpr std::size_t kMaxRetiring = 5 * kMaxUnroutedValues;
     // Handles that left m_retiring since the last event: the route cache may still say Retired.
     std::vector<std::int32_t> m_unretired;
-    void retire(std::int32_t handle);
+    void retire(std::int32_t handle, std::uint64_t removeSeq);
+    void retireTimedOut(std::int32_t handle); // its remove answered DEADLINE_EXCEEDED
     void unretire(std::int32_t handle);
+    bool forgetRetired(std::int32_t handle); // erased (keeping m_timedOutRetired right)
+    // The gateway answered the command numbered `seq`: every timed-out remove sent before it
+    // has run.
+    void settleRemovesBefore(std::uint64_t seq);
+    // The newest running subscribe's sentAfter when a timed-out remove could be reused, else 0.
+    std::uint64_t reuseWindow() const;
+    // A retired handle's value may be a new item's (see m_retiring).
+    bool mayBeReused(std::int32_t handle, std::uint64_t newestOp) const
+    {
+        auto it = m_retiring.find(handle);
+        return it != m_retiring.end() && it->second.timedOut && newestOp >= it->second.removeSeq;
+    }
     std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)
     static constexpr std::size_t kRouteLookahead = 64; // how far onEvent looks for a shifted entry
     std::map<SubscriberId, bool> m_everSubscribed;                  // re-subscribe after reconnect

@@ -155,6 +155,7 @@ void GatewayConnection::startOp(const OpPtr& op)
         t.error.clear();
         t.definitive = false;
     }
+    op->sentAfter = m_nextCorrelation;
     m_running.push_back(op);
     ++m_stats.subscribeOperations;
     if (m_config.writeUserId != 0)
@@ -326,7 +327,7 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
         eraseRoute(handle, id, result.index);
     handle = result.ok ? result.itemHandle : 0;
     if (result.ok) {
-        m_retiring.erase(handle); // handed out again: its values are this item's
+        forgetRetired(handle); // handed out again: its values are this item's
         m_routes[handle].push_back(Route{id, result.index});
         m_routeCache.clear();
         if (m_unrouted.count(handle))
@@ -417,13 +418,16 @@ void GatewayConnection::removeItems(SubscriberId id)
             MxCommand command;
             command.mutable_remove_item()->set_server_handle(m_serverHandle);
             command.mutable_remove_item()->set_item_handle(handle);
-            retire(handle);
+            retire(handle, m_nextCorrelation + 1); // the remove's number once sent
             // Called only while this session lives. After a DEADLINE_EXCEEDED the STA still
-            // runs the remove later: the item stays retired; any other answer ends it.
+            // runs the remove later: the item stays retired until something sent after it is
+            // answered; any other answer ends it.
             invoke(std::move(command),
                    [this, handle](RpcStatus status, MxCommandReply) {
                        if (status.code != grpc::StatusCode::DEADLINE_EXCEEDED)
                            unretire(handle);
+                       else
+                           retireTimedOut(handle);
                    },
                    m_config.teardownGated ? GateUse::CheckAndRecord : GateUse::Bypass);
         }

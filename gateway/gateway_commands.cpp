@@ -44,7 +44,13 @@ std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const 
     // re-subscribe storm costs STA time but does not multiply the data stream.
     if (auto it = s.itemByKey.find(ItemKeyView{serverHandle, tag}); it != s.itemByKey.end())
         return it->second;
-    const auto taken = takeHandle(s.nextItemHandle);
+    std::optional<std::int32_t> taken;
+    if (m_config.reuseHandles && !s.freedItemHandles.empty()) {
+        taken = *s.freedItemHandles.begin(); // the lowest freed one
+        s.freedItemHandles.erase(s.freedItemHandles.begin());
+    } else {
+        taken = takeHandle(s.nextItemHandle);
+    }
     if (!taken) {
         error = "item handle space of this session exhausted";
         return 0;
@@ -186,6 +192,8 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
         if (auto key = s.itemByKey.find(ItemKeyView{serverHandle, item->tag}); key != s.itemByKey.end())
             s.itemByKey.erase(key);
         s.items.erase(handle);
+        if (m_config.reuseHandles)
+            s.freedItemHandles.insert(handle);
         reply.mutable_remove_item();
         return;
     }

@@ -49,6 +49,9 @@ struct GatewayConfig {
     // their pending Invokes are answered CANCELLED "session closed". Off: they stay queued,
     // hold the STA when their turn comes and answer success=false "the session was closed".
     bool closeDropsQueuedCommands = true;
+    // A removed item's handle is handed out again: a new item gets the lowest freed handle of
+    // its session (as gateways that reuse handles do). Off: handles only count up.
+    bool reuseHandles = false;
 };
 
 // The longest command timeout a session gets: 24 h. OpenSession's command_timeout above it

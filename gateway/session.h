@@ -193,6 +193,7 @@ struct Session {
     std::int32_t nextServerHandle = 1;
     std::set<std::int32_t> serverHandles;
     std::int32_t nextItemHandle = 1;
+    std::set<std::int32_t> freedItemHandles; // removed items' handles (GatewayConfig::reuseHandles)
     ItemTable items; // by item handle; ordered so batches are deterministic
     std::unordered_map<ItemKey, std::int32_t, ItemKeyHash, ItemKeyEqual> itemByKey;
     std::int32_t nextAlarmSubscription = 1;

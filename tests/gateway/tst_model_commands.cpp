@@ -66,6 +66,7 @@ private slots:
     void writeWithoutUserNeedsSupervisoryAdvise();
     void addingATagTwiceReturnsItsHandle();
     void anItemIsItsServerHandleAndTag();
+    void removedHandlesAreHandedOutAgainLowestFirstWhenConfigured();
     void removeAndUnAdvise();
     void statsCountOpenSessions();
     void closeSessionDropsItsQueuedCommands();
@@ -550,6 +551,48 @@ void TestModelCommands::anItemIsItsServerHandleAndTag()
     QVERIFY(h1new != 0 && h1new != h1);
     QCOMPARE(other->reply.add_item().item_handle(), a2->reply.add_item().item_handle());
     QCOMPARE(model.session(id)->items.size(), std::size_t(3));
+}
+
+// --reuse-handles: a new item gets the lowest freed handle of its session; without it,
+// handles only count up.
+void TestModelCommands::removedHandlesAreHandedOutAgainLowestFirstWhenConfigured()
+{
+    for (const bool reuse : {true, false}) {
+        VirtualScheduler sched;
+        GatewayConfig config = costConfig();
+        config.reuseHandles = reuse;
+        GatewayModel model(sched, config);
+        const auto id = open(model, sched).id();
+        const int sh = registerClient(model, sched, id);
+        auto sub = send(model, id, subscribeBulk(sh, {"A", "B", "C", "D"}, true));
+        QVERIFY(runUntilAnswered(sched, sub));
+        std::vector<int> handles;
+        for (const auto& r : sub->reply.subscribe_bulk().results())
+            handles.push_back(r.item_handle());
+        QCOMPARE(handles, (std::vector<int>{1, 2, 3, 4}));
+        auto remove = [&](int handle) {
+            MxCommand rm;
+            rm.mutable_remove_item()->set_server_handle(sh);
+            rm.mutable_remove_item()->set_item_handle(handle);
+            return send(model, id, rm);
+        };
+        remove(3);
+        auto last = remove(2);
+        QVERIFY(runUntilAnswered(sched, last));
+        QVERIFY(last->reply.success());
+        auto again = send(model, id, subscribeBulk(sh, {"E", "F", "G"}, true));
+        QVERIFY(runUntilAnswered(sched, again));
+        std::vector<int> next;
+        for (const auto& r : again->reply.subscribe_bulk().results())
+            next.push_back(r.item_handle());
+        const std::vector<int> expected = reuse ? std::vector<int>{2, 3, 5} : std::vector<int>{5, 6, 7};
+        QCOMPARE(next, expected);
+        // The reused handle is the new item's: its tag, advised, in the data path.
+        const auto* s = model.session(id);
+        QCOMPARE(s->items.size(), std::size_t(5));
+        QCOMPARE(s->items.find(next[0])->second.tag, std::string("E"));
+        QVERIFY(s->items.find(next[0])->second.advise.supervisory);
+    }
 }
 
 void TestModelCommands::removeAndUnAdvise()

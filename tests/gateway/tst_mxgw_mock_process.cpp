@@ -26,6 +26,7 @@ private slots:
     void missingFlagValueExits2();
     void versionExits0();
     void keepQueuedOnCloseReachesTheConfig();
+    void reuseHandlesHandsARemovedHandleOutAgain();
     void forgedClientNameLogsOneEscapedLine();
     void helpStatesTheMaximumCommandTimeout();
     void defaultCommandTimeoutAboveTheMaximumExits2();
@@ -102,7 +103,8 @@ void TestMxgwMockProcess::helpDocumentsEveryFlag()
     QCOMPARE(p.exitCode(), 0);
     const QString help = QString::fromLocal8Bit(p.readAllStandardOutput());
     for (const char* flag : {"--listen", "--allow-remote", "--no-bulk-supervisory", "--command-ms", "--per-item-ms",
-                             "--default-command-timeout-s", "--data-hz", "--seed", "--keep-queued-on-close"})
+                             "--default-command-timeout-s", "--data-hz", "--seed", "--keep-queued-on-close",
+                             "--reuse-handles"})
         QVERIFY2(help.contains(flag), flag);
     QVERIFY(help.contains("default 127.0.0.1:50051"));
     QVERIFY(help.contains("default 30"));
@@ -154,6 +156,63 @@ void TestMxgwMockProcess::keepQueuedOnCloseReachesTheConfig()
         mxgateway::mock::v1::MockConfig config;
         QVERIFY(control->GetConfig(&ctx, {}, &config).ok());
         QCOMPARE(config.close_drops_queued_commands(), !keep);
+        p.terminate();
+        QVERIFY(p.waitForFinished(10000));
+        QCOMPARE(p.exitCode(), 0);
+    }
+}
+
+// --reuse-handles over the wire: after a RemoveItem, the next item gets the freed handle;
+// without the flag, a new one.
+void TestMxgwMockProcess::reuseHandlesHandsARemovedHandleOutAgain()
+{
+    for (const bool reuse : {true, false}) {
+        QProcess p;
+        QStringList args = {"--listen", "127.0.0.1:0", "--data-hz", "0", "--command-ms", "0", "--per-item-ms", "0"};
+        if (reuse)
+            args << "--reuse-handles";
+        p.start(MXGW_MOCK_PATH, args);
+        QVERIFY(p.waitForStarted(10000));
+        QString line;
+        while (!line.contains('\n') && p.waitForReadyRead(10000))
+            line += QString::fromLocal8Bit(p.readAllStandardOutput());
+        const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(line);
+        QVERIFY2(match.hasMatch(), qPrintable(line));
+        auto stub = mxgateway::v1::MxAccessGateway::NewStub(grpc::CreateChannel(
+            "127.0.0.1:" + match.captured(1).toStdString(), grpc::InsecureChannelCredentials()));
+        auto call = [&](const mxgateway::v1::MxCommandRequest& req, mxgateway::v1::MxCommandReply& reply) {
+            grpc::ClientContext ctx;
+            ctx.set_deadline(std::chrono::system_clock::now() + 5s);
+            return stub->Invoke(&ctx, req, &reply).ok() && reply.success();
+        };
+        grpc::ClientContext openCtx;
+        openCtx.set_deadline(std::chrono::system_clock::now() + 5s);
+        mxgateway::v1::OpenSessionReply opened;
+        QVERIFY(stub->OpenSession(&openCtx, {}, &opened).ok());
+        mxgateway::v1::MxCommandRequest req;
+        req.set_session_id(opened.session_id());
+        mxgateway::v1::MxCommandReply reply;
+        req.mutable_command()->mutable_register_()->set_client_name("test");
+        QVERIFY(call(req, reply));
+        const int sh = reply.register_().server_handle();
+        auto subscribe = [&](const std::string& tag) {
+            req.mutable_command()->mutable_subscribe_bulk()->set_server_handle(sh);
+            req.mutable_command()->mutable_subscribe_bulk()->clear_tag_addresses();
+            req.mutable_command()->mutable_subscribe_bulk()->add_tag_addresses(tag);
+            req.mutable_command()->mutable_subscribe_bulk()->set_supervisory(true);
+            return call(req, reply) ? reply.subscribe_bulk().results(0).item_handle() : 0;
+        };
+        const int first = subscribe("Tank.Level");
+        QVERIFY(first > 0);
+        QVERIFY(subscribe("Tank.Temp") > 0);
+        req.mutable_command()->mutable_remove_item()->set_server_handle(sh);
+        req.mutable_command()->mutable_remove_item()->set_item_handle(first);
+        QVERIFY(call(req, reply));
+        const int next = subscribe("Tank.Flow");
+        if (reuse)
+            QCOMPARE(next, first);
+        else
+            QVERIFY(next > first + 1);
         p.terminate();
         QVERIFY(p.waitForFinished(10000));
         QCOMPARE(p.exitCode(), 0);

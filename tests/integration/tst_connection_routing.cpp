@@ -118,6 +118,93 @@ private:
     Scheduler& m_scheduler;
 };
 
+// The in-process port with every reply 50 ms late (values as they are): an item's first
+// value comes before the reply that routes it.
+class LateReplyPort final : public GatewayPort {
+public:
+    LateReplyPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler) {}
+    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
+    {
+        m_inner.openSession(r, std::move(d));
+    }
+    void closeSession(const mxgateway::v1::CloseSessionRequest& r, CloseDone d) override
+    {
+        m_inner.closeSession(r, std::move(d));
+    }
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
+    {
+        m_inner.invoke(r, [this, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
+            m_scheduler.callAfter(std::chrono::milliseconds(50), [d, status, reply] { d(status, reply); });
+        });
+    }
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent, EndFn onEnd) override
+    {
+        return m_inner.streamEvents(r, std::move(onEvent), std::move(onEnd));
+    }
+    void cancelStream(StreamId id) override { m_inner.cancelStream(id); }
+    std::string describe() const override { return "late replies over " + m_inner.describe(); }
+
+private:
+    GatewayPort& m_inner;
+    Scheduler& m_scheduler;
+};
+
+// A gateway that reuses handles (mxgw-mock --reuse-handles) and sends only first values
+// (a supervisory tag that never changes), a 1 s client command timeout, replies 50 ms late.
+// Tag A is subscribed, then removed while the STA is slow: the RemoveItem times out on the
+// client (the STA still runs it). Then tag B is subscribed; the gateway hands it A's freed
+// handle, and B's only value arrives before the subscribe's reply.
+struct ReusedHandleRun {
+    explicit ReusedHandleRun(bool reuse)
+        : gw([reuse] {
+              gateway::GatewayConfig c = config(true);
+              c.dataHz = 0; // first values only
+              c.reuseHandles = reuse;
+              return c;
+          }())
+        , port(gw.port, gw.sched)
+        , c(gw.sched, port, connectionConfig(), nullptr, [] { return 0.5; })
+    {
+    }
+    static ConnectionConfig connectionConfig()
+    {
+        ConnectionConfig cc;
+        cc.commandTimeout = 1s;
+        return cc;
+    }
+    // Returns A's handle; leaves B's subscribe answered.
+    std::int32_t run()
+    {
+        c.start();
+        const auto subA = addRecorded(c, {"A"}, a);
+        c.subscribe(subA, [](const SubscribeOutcome&) {});
+        gw.sched.runFor(1s);
+        const std::int32_t handleA = a->handle[0];
+        gateway::GatewayConfig slow = gw.model.config();
+        slow.commandMs = 2000; // the RemoveItem holds the STA for 2 s
+        gw.model.setConfig(slow);
+        c.removeItems(subA);
+        c.removeSubscriber(subA);
+        gw.sched.runFor(1500ms); // the client gave up on it at 1 s: DEADLINE_EXCEEDED
+        timedOut = c.stats().deadlineExceeded;
+        retiredAfterTimeout = c.retiringHandles();
+        slow.commandMs = 2;
+        gw.model.setConfig(slow);
+        const auto subB = addRecorded(c, {"B"}, b);
+        c.subscribe(subB, [this](const SubscribeOutcome& o) { bDone = o.success; });
+        gw.sched.runFor(2s);
+        return handleA;
+    }
+    VirtualGateway gw;
+    LateReplyPort port;
+    GatewayConnection c;
+    std::shared_ptr<Received> a = std::make_shared<Received>();
+    std::shared_ptr<Received> b = std::make_shared<Received>();
+    std::int64_t timedOut = 0;
+    std::size_t retiredAfterTimeout = 0;
+    bool bDone = false;
+};
+
 } // namespace
 
 class TestConnectionRouting : public QObject {
@@ -332,6 +419,43 @@ private slots:
             }
         }
         QCOMPARE(updates, 32);
+    }
+
+    // Review finding on aea3cf1: a handle retired by a timed-out RemoveItem, handed out again
+    // by the gateway to a later subscribe, whose first value comes before that subscribe's
+    // reply. The value is kept and delivered, not dropped (a tag that never changes would stay
+    // without a value, not-Good, for ever).
+    void aReusedHandlesFirstValueIsNotLostAfterATimedOutRemove()
+    {
+        ReusedHandleRun r(true);
+        const std::int32_t handleA = r.run();
+        QCOMPARE(r.timedOut, std::int64_t(1));
+        QCOMPARE(r.retiredAfterTimeout, std::size_t(1));
+        QVERIFY(r.bDone);
+        const auto item = gatewayItem(r.gw, r.c, "B");
+        QVERIFY(item);
+        QCOMPARE(item->first, handleA); // the gateway did hand A's handle to B
+        QVERIFY(!gatewayItem(r.gw, r.c, "A"));
+        QCOMPARE(r.b->count[0], 1); // its one value reached it
+        QCOMPARE(r.b->handle[0], handleA);
+        QCOMPARE(r.b->value[0], item->second);
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+        QCOMPARE(r.c.unroutedValues(), std::size_t(0));
+    }
+
+    // The retired set is bounded by the gateway's answers: its STA is one FIFO, so the answer
+    // to any command sent after a timed-out RemoveItem proves that the remove has run. Before,
+    // such a handle stayed retired for the whole session.
+    void aTimedOutRemoveLeavesTheRetiredSetOnceALaterCommandIsAnswered()
+    {
+        ReusedHandleRun r(false);
+        const std::int32_t handleA = r.run();
+        QCOMPARE(r.timedOut, std::int64_t(1));
+        QCOMPARE(r.retiredAfterTimeout, std::size_t(1));
+        QVERIFY(r.bDone);
+        QVERIFY(gatewayItem(r.gw, r.c, "B")->first != handleA); // a new handle: nothing to keep
+        QCOMPARE(r.b->count[0], 1);
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
     }
 
     void reusedRequestFollowsALeverSwitch()

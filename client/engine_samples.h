@@ -110,12 +110,28 @@ struct SeriesSubject {
         Subscription, // "inst/conn": label "inst × conn"
     };
     Kind kind = Kind::RunGateway;
-    QString gateway; // Gateway: its NAME
-    QString label;   // SeriesUpdate::label
+    QString gateway;    // Gateway: its NAME
+    QString instance;   // Subscription: its instance
+    QString connection; // Subscription: the connection it subscribes through ("" if none)
+    QString label;      // SeriesUpdate::label
 
     bool isGateway() const { return kind != Kind::Subscription; }
 
     static QString gatewayPrefix() { return QStringLiteral("gateway:"); }
+    // The subjects and labels, made only here: "gateway" (name "") or "gateway:NAME";
+    // "inst/conn" and its label "inst × conn".
+    static QString gatewaySubject(const QString& name = {})
+    {
+        return name.isEmpty() ? QStringLiteral("gateway") : gatewayPrefix() + name;
+    }
+    static QString subscriptionSubject(const QString& instance, const QString& connection)
+    {
+        return instance + QLatin1Char('/') + connection;
+    }
+    static QString subscriptionLabel(const QString& instance, const QString& connection)
+    {
+        return connection.isEmpty() ? instance : instance + QStringLiteral(" × ") + connection;
+    }
 
     static SeriesSubject of(const QString& subject)
     {
@@ -129,8 +145,10 @@ struct SeriesSubject {
             return s;
         }
         s.kind = Kind::Subscription;
-        s.label = subject;
-        s.label.replace(QLatin1Char('/'), QStringLiteral(" × "));
+        const qsizetype slash = subject.indexOf(QLatin1Char('/'));
+        s.instance = subject.left(slash);
+        s.connection = slash < 0 ? QString() : subject.mid(slash + 1);
+        s.label = subscriptionLabel(s.instance, s.connection);
         return s;
     }
 

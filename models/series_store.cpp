@@ -111,9 +111,8 @@ void SeriesStore::appendSamples(const QVector<SubscriptionSample>& samples)
         const QString name = s.instanceName.isEmpty()
                                  ? QStringLiteral("instance %1").arg(s.instance)
                                  : s.instanceName;
-        const QString label = s.alarm                  ? name + QStringLiteral(" alarms")
-                              : s.connection.isEmpty() ? name
-                                                       : name + QStringLiteral(" × ") + s.connection;
+        const QString label = s.alarm ? name + QStringLiteral(" alarms")
+                                      : SeriesSubject::subscriptionLabel(name, s.connection);
         if (it->label != label) {
             it->label = label;
             changed = true;
@@ -435,7 +434,7 @@ QByteArray SeriesStore::toCsv(double from, double to, const QList<SubscriptionKe
             columns.push_back({it->label + QLatin1Char('/') + metricName(SubMetric(m)),
                                &it->series[m], m == int(SubMetric::IntervalS) ? 1000.0 : 1.0});
     }
-    const QString subject = gateway.isEmpty() ? QStringLiteral("gateway") : SeriesSubject::gatewayPrefix() + gateway;
+    const QString subject = SeriesSubject::gatewaySubject(gateway);
     for (int m = 0; m < kGatewayMetricCount; ++m)
         if (const QVector<QPointF>& s = gatewaySeries(GatewayMetric(m), gateway); !s.isEmpty())
             columns.push_back({subject + QLatin1Char('/') + metricName(GatewayMetric(m)), &s, 1.0});

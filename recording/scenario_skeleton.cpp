@@ -93,10 +93,11 @@ QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
         if (t.state.quality >= 192)
             ++goodAtEnd[t.state.instance];
     }
-    QHash<QString, QString> connectionOf; // from the series labels, "inst × conn"
+    QHash<QString, QString> connectionOf; // from the subscriptions' series
     for (const SeriesUpdate& u : data.series)
-        if (u.instance >= 0 && u.label.contains(QStringLiteral(" × ")))
-            connectionOf.insert(u.label.section(QStringLiteral(" × "), 0, 0), u.label.section(QStringLiteral(" × "), 1));
+        if (const SeriesSubject subject = SeriesSubject::of(SeriesSubject::subjectOf(u));
+            subject.kind == SeriesSubject::Kind::Subscription && !subject.connection.isEmpty())
+            connectionOf.insert(subject.instance, subject.connection);
     QStringList observed;
     if (!tagNames.isEmpty()) {
         QList<ScenarioInstance> instances;

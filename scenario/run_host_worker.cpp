@@ -70,9 +70,10 @@ QString RunHost::Worker::create(Created* created)
     for (std::size_t i = 0; i < instances.size(); ++i) {
         created->instances << QString::fromStdString(instances[i]->name());
         for (std::size_t g = 0; g < instances[i]->groupCount(); ++g)
-            m_instanceOfSubject.insert(QString::fromStdString(instances[i]->name() + "/" +
-                                                              instances[i]->connection(g).name()),
-                                       int(i));
+            m_instanceOfSubject.insert(
+                SeriesSubject::subscriptionSubject(QString::fromStdString(instances[i]->name()),
+                                                   QString::fromStdString(instances[i]->connection(g).name())),
+                int(i));
     }
     // The same batcher as the live client's worker: it collects what changed (and the
     // engine's log lines, capped per step) as an observer beside the runner's metrics.

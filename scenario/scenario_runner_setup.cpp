@@ -335,8 +335,8 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
     for (std::size_t i = 0; i < instances.size(); ++i) {
         const Instance& instance = *instances[i];
         for (std::size_t g = 0; g < instance.groupCount(); ++g) {
-            const QString subject =
-                QString::fromStdString(instance.name() + "/" + instance.connection(g).name());
+            const QString subject = SeriesSubject::subscriptionSubject(
+                QString::fromStdString(instance.name()), QString::fromStdString(instance.connection(g).name()));
             m_subscriptionSeries[i].push_back(
                 SubscriptionSeries{m_series.indexOf(subject, QStringLiteral("outstanding")),
                                    m_series.indexOf(subject, QStringLiteral("interval_ms")),
@@ -346,7 +346,7 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
                                    m_series.indexOf(subject, QStringLiteral("requests_sent"))});
         }
     }
-    const QString gw = QStringLiteral("gateway");
+    const QString gw = SeriesSubject::gatewaySubject();
     m_staDepth = m_series.indexOf(gw, QStringLiteral("sta_queue_depth"));
     m_rpcsPerS = m_series.indexOf(gw, QStringLiteral("invoke_rpcs_per_s"));
     m_deadlinePerS = m_series.indexOf(gw, QStringLiteral("deadline_exceeded_per_s"));
@@ -357,7 +357,7 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
     // Several gateways: each one's own series too, beside the run's sums ("gateway").
     if (m_gateways.size() > 1)
         for (Gateway& g : m_gateways) {
-            const QString subject = QStringLiteral("gateway:") + g.name;
+            const QString subject = SeriesSubject::gatewaySubject(g.name);
             g.staDepth = m_series.indexOf(subject, QStringLiteral("sta_queue_depth"));
             g.rpcsPerS = m_series.indexOf(subject, QStringLiteral("invoke_rpcs_per_s"));
             g.deadlinePerS = m_series.indexOf(subject, QStringLiteral("deadline_exceeded_per_s"));

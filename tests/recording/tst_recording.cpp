@@ -11,6 +11,7 @@
 #include "scenario/scenario_parser.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -441,6 +442,43 @@ private slots:
                          qPrintable(g + " " + metricName(GatewayMetric(m))));
         const QString stores = compareStores(live.store, reopened.store);
         QVERIFY2(stores.isEmpty(), qPrintable(stores));
+    }
+
+    // One subject mapping, three readers: the console's store labels a subscription from
+    // its samples (instance, connection), the recorder from its series subject, and the
+    // skeleton reads each instance's connection back from those labels — here with no
+    // readable source to fall back on, so the labels alone must say it.
+    void subscriptionLabelsAgreeAcrossStoreRecorderAndSkeleton()
+    {
+        Scenario s = wedgeAndLeverChange(300, 5);
+        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"}, ScenarioConnection{"gw-b", 0, "gw-b"}};
+        s.instances[0].connection = "gw-a";
+        s.instances[1].connection = "gw-b";
+        s.timeline.clear();
+        ConsoleModels live;
+        QVERIFY(recordRun(s, path("labels.sqlite"), &live).run);
+        QString error;
+        const auto rec = Recording::open(path("labels.sqlite"), &error);
+        QVERIFY2(rec, qPrintable(error));
+        const auto data = rec->load(rec->runs().first().id, &error);
+        QVERIFY2(data, qPrintable(error));
+
+        QMap<int, QSet<QString>> recorded; // instance -> the labels of its recorded series
+        for (const SeriesUpdate& u : data->series)
+            if (u.instance >= 0)
+                recorded[u.instance].insert(u.label);
+        QCOMPARE(recorded.size(), 2);
+        for (const SubscriptionKey& key : live.store.subscriptions())
+            if (!key.alarm)
+                QCOMPARE(recorded.value(key.instance), QSet<QString>{live.store.label(key)});
+        QCOMPARE(live.store.label(SubscriptionKey{1, false}), QStringLiteral("inst-b × gw-b"));
+
+        RecordedRun unreadable = rec->runs().first();
+        unreadable.source = {};
+        const QJsonArray instances = scenarioSkeleton(*rec, unreadable, *data).value("instances").toArray();
+        QCOMPARE(instances.size(), 2);
+        QCOMPARE(instances[0].toObject().value("connection").toString(), QStringLiteral("gw-a"));
+        QCOMPARE(instances[1].toObject().value("connection").toString(), QStringLiteral("gw-b"));
     }
 
     // The console's live run as a recording keeps it: open-ended (beyond a file's longest

@@ -55,6 +55,40 @@ private slots:
         QCOMPARE(SeriesSubject::gatewayOfLabel("gw-b"), QString("gw-b"));
     }
 
+    // The subjects are built by the same mapping that reads them: what the runner names a
+    // series by parses back to its parts, and its label is the one the series store gives a
+    // subscription's samples.
+    void subjectsAreBuiltByTheMappingThatReadsThem()
+    {
+        QCOMPARE(SeriesSubject::gatewaySubject(), QString("gateway"));
+        QCOMPARE(SeriesSubject::of(SeriesSubject::gatewaySubject()).kind, SeriesSubject::Kind::RunGateway);
+        const SeriesSubject gw = SeriesSubject::of(SeriesSubject::gatewaySubject("gw-b"));
+        QCOMPARE(gw.kind, SeriesSubject::Kind::Gateway);
+        QCOMPARE(gw.gateway, QString("gw-b"));
+        QCOMPARE(SeriesSubject::gatewayOfLabel(gw.label), QString("gw-b"));
+
+        const QString subject = SeriesSubject::subscriptionSubject("Z28061", "gw1");
+        QCOMPARE(subject, QString("Z28061/gw1"));
+        const SeriesSubject sub = SeriesSubject::of(subject);
+        QCOMPARE(sub.instance, QString("Z28061"));
+        QCOMPARE(sub.connection, QString("gw1"));
+        QCOMPARE(sub.label, SeriesSubject::subscriptionLabel("Z28061", "gw1"));
+        SeriesUpdate u;
+        u.instance = 0;
+        u.label = sub.label;
+        QCOMPARE(SeriesSubject::subjectOf(u), subject);
+        // A connection name with a slash: the instance is what comes before the first one,
+        // and the round trip keeps the whole name.
+        const SeriesSubject slashed = SeriesSubject::of(SeriesSubject::subscriptionSubject("inst", "site/gw1"));
+        QCOMPARE(slashed.instance, QString("inst"));
+        QCOMPARE(slashed.connection, QString("site/gw1"));
+        u.label = slashed.label;
+        QCOMPARE(SeriesSubject::subjectOf(u), QString("inst/site/gw1"));
+        // No connection: the label is the instance alone, as the store labels such a sample.
+        QCOMPARE(SeriesSubject::subscriptionLabel("inst", ""), QString("inst"));
+        QCOMPARE(SeriesSubject::of("inst").label, QString("inst"));
+    }
+
     void recordsChangesOnly()
     {
         Series s("a/gw1", "outstanding", 100);

@@ -36,8 +36,11 @@ struct VariantMetrics {
     // What time_to_all_good_s is measured from: "last fault" (the end of the last fault
     // the gateway applied), "start" (none applied; skipped faults do not count).
     QString timeToAllGoodFrom = QStringLiteral("start");
-    // nullopt: the gateway exposes no queue (a real one); never reported as 0.
+    // nullopt: the gateway exposes no queue (a real one); never reported as 0. On a live site
+    // also when some of its gateways' queues could not be read (unreadStaQueues names them;
+    // a note gives the deepest read at the others).
     std::optional<qint64> maxStaQueueDepth;
+    QStringList unreadStaQueues;
     qint64 suppressedCalls = 0;
     // Sum over deployed tags of the seconds each was orphaned: not Good, no live route, no
     // subscribe in flight and no retry scheduled (the "no orphaned tags" invariant).

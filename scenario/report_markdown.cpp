@@ -402,7 +402,15 @@ QByteArray reportToMarkdown(const ScenarioReport& r, const QMap<QString, QString
     out << markdown::inShortSection(r) << QString() << markdown::leversSection(r) << QString();
     out << QStringLiteral("## Metrics") << QString() << metricsTable(r) << QString() << metricDefinitions() << QString();
     for (const VariantMetrics& v : r.variants) {
-        if (v.gatewayMetricsSource == QStringLiteral("client") && !v.maxStaQueueDepth)
+        if (v.gatewayMetricsSource == QStringLiteral("client") && !v.unreadStaQueues.isEmpty())
+            // A live site of which some gateways told their queue and some could not.
+            out << QStringLiteral("%1: the gateways are shared, so gateway_rpcs and deadline_exceeded are what this "
+                                  "client sent and saw fail; max_sta_queue_depth is unknown (n/a), since the STA "
+                                  "queue of %2 could not be read, and max_gateway_outstanding_subscribes is unknown "
+                                  "(n/a).")
+                       .arg(v.name, v.unreadStaQueues.join(QStringLiteral(", ")))
+                << QString();
+        else if (v.gatewayMetricsSource == QStringLiteral("client") && !v.maxStaQueueDepth)
             out << QStringLiteral("%1: the gateway exposes no counters, so gateway_rpcs and deadline_exceeded are what "
                                   "this client sent and saw fail, and max_sta_queue_depth and "
                                   "max_gateway_outstanding_subscribes are unknown (n/a).")

@@ -163,8 +163,20 @@ VariantRun ScenarioRunner::finish()
     } else {
         // A live site's gateways are shared, so their own maxima count others' work; but
         // their queues were sampled for the series all along: the deepest one's maximum
-        // there (unknown when none could be read: a real gateway has no control service).
-        m.maxStaQueueDepth = deepestSampledQueue();
+        // there. Only when every gateway's was read: a real gateway has no control service,
+        // and the others' deepest would be a lower bound shown as the site's.
+        QStringList unread;
+        const std::optional<qint64> deepest = deepestSampledQueue(&unread);
+        if (unread.isEmpty()) {
+            m.maxStaQueueDepth = deepest;
+        } else if (deepest) {
+            m.unreadStaQueues = unread;
+            m.notes << QStringLiteral("max_sta_queue_depth is unknown (n/a): the STA queue of %1 could not be "
+                                      "read (no control service); the deepest one read at the other gateways "
+                                      "was %2 commands, a lower bound")
+                           .arg(unread.join(QStringLiteral(", ")))
+                           .arg(*deepest);
+        }
     }
     m.badTagSeconds = double(m_badTagUs) / 1e6;
     m.orphanedTagSeconds = double(m_orphanUs) / 1e6;

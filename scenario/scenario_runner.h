@@ -218,7 +218,8 @@ private:
     GatewayCounters countersOf(Gateway& gateway);
     void sampleGatewaySeries(double t, bool rates);
     // The largest STA queue any one gateway's series holds; nullopt when none was read.
-    std::optional<qint64> deepestSampledQueue() const;
+    // *unread: the gateways whose queue was never read (a real gateway has no control service).
+    std::optional<qint64> deepestSampledQueue(QStringList* unread = nullptr) const;
     Time end() const;
     Time sinceStart(Time at) const; // run time of a scheduler instant, clipped to [0, end]
     Time relNow() const { return sinceStart(m_scheduler->now()); }

@@ -217,19 +217,17 @@ void ScenarioRunner::sampleGatewaySeries(double t, bool rates)
     }
 }
 
-std::optional<qint64> ScenarioRunner::deepestSampledQueue() const
+std::optional<qint64> ScenarioRunner::deepestSampledQueue(QStringList* unread) const
 {
     // With one gateway its series is the run's; with several, each one's own beside the sum.
-    std::vector<std::size_t> queues;
-    if (m_gateways.size() < 2)
-        queues.push_back(m_staDepth);
-    else
-        for (const Gateway& g : m_gateways)
-            queues.push_back(g.staDepth);
     std::optional<qint64> deepest;
-    for (const std::size_t i : queues)
-        if (const Series& s = m_series.at(i); !s.points().empty())
+    for (const Gateway& g : m_gateways) {
+        const Series& s = m_series.at(m_gateways.size() < 2 ? m_staDepth : g.staDepth);
+        if (!s.points().empty())
             deepest = std::max(deepest.value_or(0), qint64(s.maxValue()));
+        else if (unread)
+            *unread << g.name;
+    }
     return deepest;
 }
 

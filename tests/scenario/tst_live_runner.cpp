@@ -211,6 +211,40 @@ private slots:
         QCOMPARE(elapsed, (QList<double>{1.0, 1.5}));
     }
 
+    // A live site of one mxgw-mock (its queue read through its control service) and one
+    // gateway without a control service (a real one; here an address that answers gRPC but
+    // neither service): the site's max_sta_queue_depth is unknown, not the mock's queue
+    // shown as the site's, and the report names the gateway it could not read.
+    void mixedSitesQueueIsUnknownAndNamesTheUnreadGateway()
+    {
+        gateway::MockGatewayServer mock; // its queue is read, whatever it holds
+        QVERIFY2(mock.start(), mock.lastError().c_str());
+        BareGrpcServer real;
+        QVERIFY(real.server && real.port > 0);
+
+        QJsonObject o = liveScenario(2.5, 4, "all");
+        o["connections"] = QJsonArray{QJsonObject{{"name", "gw-mock"}, {"write_user_id", 0}},
+                                      QJsonObject{{"name", "gw-real"}, {"write_user_id", 0}}};
+        o["instances"] = QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw-mock"}, {"tags", 4}},
+                                    QJsonObject{{"name", "inst-b"}, {"connection", "gw-real"}, {"tags", 4}}};
+        LiveOptions live;
+        live.gateways["gw-mock"].address = mock.address();
+        live.gateways["gw-real"].address = real.address();
+        QString error;
+        const ScenarioReport report = runScenarioLive(parse(o), {}, std::nullopt, live, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const VariantMetrics& m = report.variants.value(0);
+        QCOMPARE(m.gatewayMetricsSource, QStringLiteral("client"));
+        QVERIFY(!m.maxStaQueueDepth.has_value());
+        QCOMPARE(m.unreadStaQueues, QStringList{"gw-real"});
+        const QString notes = m.notes.join(" ");
+        QVERIFY2(notes.contains("the STA queue of gw-real could not be read") && notes.contains("a lower bound"),
+                 qPrintable(notes));
+        const QJsonObject json = variantToJson(m);
+        QVERIFY(json.value("max_sta_queue_depth").isNull());
+        QVERIFY(json.value("notes").toArray().contains(QJsonValue(m.notes.last())));
+    }
+
     // Variants on one shared gateway: each closes its session at its end (the mock drops
     // the session's queued commands) and ends the faults it injected, so the next variant
     // opens its session at once on an idle STA; nothing stays open once the client is done.

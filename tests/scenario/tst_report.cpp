@@ -204,6 +204,7 @@ private slots:
     void markdownPrintsNotes();
     void markdownUnknownQueueSaysNa();
     void markdownSharedSiteQueueIsKnown();
+    void markdownMixedSiteQueueIsUnknownAndNamesTheUnreadGateway();
     void jsonHasExactlyTheDesignKeys();
     void jsonTimeToAllGoodIsNullWhenNever();
     void jsonByKindIsAnObjectOfCounts();
@@ -551,6 +552,26 @@ void TestReport::markdownSharedSiteQueueIsKnown() {
     const QString m = md(r);
     QVERIFY2(m.contains("max_sta_queue_depth is the deepest queue read from the gateways once a second"), qPrintable(m));
     QVERIFY2(!m.contains("max_sta_queue_depth and max_gateway_outstanding_subscribes are unknown"), qPrintable(m));
+}
+
+void TestReport::markdownMixedSiteQueueIsUnknownAndNamesTheUnreadGateway() {
+    ScenarioReport r = bulkStorm();
+    r.variants[1].maxStaQueueDepth.reset();
+    r.variants[1].unreadStaQueues = QStringList{"gw-real"};
+    r.variants[1].gatewayMetricsSource = "client";
+    r.variants[1].notes << "max_sta_queue_depth is unknown (n/a): the STA queue of gw-real could not be read";
+    const QString m = md(r);
+    QVERIFY2(m.contains("max_sta_queue_depth is unknown (n/a), since the STA queue of gw-real could not be read"),
+             qPrintable(m));
+    QVERIFY2(!m.contains(r.variants[1].name + ": the gateway exposes no counters"), qPrintable(m));
+    QVERIFY2(!m.contains("max_sta_queue_depth is the deepest queue read"), qPrintable(m));
+    // The metrics table says n/a for it, and no STA sentence compares it.
+    const QString row = m.split('\n').filter(QRegularExpression("^\\| max_sta_queue_depth \\|")).value(0);
+    QVERIFY2(row.endsWith("| n/a |"), qPrintable(row));
+    QVERIFY2(!section(m, "lever1+2").contains("STA queue"), qPrintable(section(m, "lever1+2")));
+    const QJsonObject json = variantToJson(r.variants[1]);
+    QVERIFY(json.value("max_sta_queue_depth").isNull());
+    QVERIFY(json.value("notes").toArray().first().toString().contains("gw-real"));
 }
 
 void TestReport::markdownUnknownQueueSaysNa() {

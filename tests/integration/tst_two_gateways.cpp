@@ -593,7 +593,9 @@ void TestTwoGateways::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLive(
     QVERIFY(queueA && queueB && queue);
     QVERIFY2(queueA->maxValue() > 0, "gw-a's queue never rose");
     QVERIFY2(!queueB->points().empty(), "gw-b's queue never read"); // known, not absent
-    QVERIFY(queueB->points().front().tS < 1.0); // from the run's first sample
+    // From the run's first samples: a polled read answers "nothing yet" until its first
+    // WatchStats returns, which on a loaded machine can miss the sample at 0.
+    QVERIFY2(queueB->points().front().tS <= 1.0, qPrintable(QString::number(queueB->points().front().tS)));
     QCOMPARE(queueB->maxValue(), 0.0);
     QVERIFY(!queue->points().empty());
     for (const SeriesPoint& p : queue->points())

@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QTextBrowser>
 #include <QProgressBar>
 #include <QPushButton>
@@ -22,6 +23,11 @@ constexpr int kProgressSteps = 1000;
 
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent)
 {
+    // What the window runs now: the choices below are what Play plays next, and after a
+    // playback they still name it, which read as the current run once back to live.
+    m_now = new QLabel;
+    m_now->setObjectName(QStringLiteral("nowRunning"));
+    m_now->setWordWrap(true);
     m_scenario = new QComboBox;
     m_scenario->setObjectName(QStringLiteral("scenario"));
     m_scenario->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -82,6 +88,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Variant"), m_variant);
     form->addRow(tr("Speed"), m_speed);
     auto* column = new QVBoxLayout(this);
+    column->addWidget(m_now);
     column->addLayout(form);
     column->addLayout(transport);
     column->addWidget(m_description, 1);
@@ -251,6 +258,11 @@ void ScenarioPanel::setRunState(const RunState& state)
     if (moved)
         selectPlayed(state.scenario, state.variant);
     const bool playing = isPlaying();
+    const QString played = QStringLiteral("%1 / %2").arg(QFileInfo(state.scenario).fileName(), state.variant);
+    m_now->setText(!state.playback ? tr("Now: the live run. Play plays the scenario chosen below.")
+                   : playing       ? tr("Now playing: %1").arg(played)
+                                   : tr("Shown: %1, a playback that is over.")
+                                         .arg(played));
     m_play->setEnabled(!playing && m_variant->count() > 0);
     // Stop ends a running playback; once it is over the same button returns to live.
     m_stop->setEnabled(state.playback);

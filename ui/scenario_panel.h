@@ -10,6 +10,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QLabel;
 class QTextBrowser;
 class QProgressBar;
 class QPushButton;
@@ -56,6 +57,7 @@ private:
     void requestPlay();
 
     RunState m_state;
+    QLabel* m_now = nullptr; // what runs now (the choices below are for Play)
     QComboBox* m_scenario = nullptr;
     QPushButton* m_open = nullptr;
     QComboBox* m_variant = nullptr;

@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QLabel>
 #include <QtTest>
 
 using namespace stormwatch;
@@ -131,6 +132,9 @@ private slots:
         QVERIFY(controller.host()->running());
         drop(w, other); // opens in the dock while the playback runs
         QVERIFY2(panel->currentScenario() == other, qPrintable(panel->description()));
+        // The dock shows the dropped file, and still says what plays.
+        QCOMPARE(panel->findChild<QLabel*>(QStringLiteral("nowRunning"))->text(),
+                 QStringLiteral("Now playing: capability-fallback / lever1+2"));
         QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, kRunTimeoutMs);
         QTRY_COMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
         QCOMPARE(scenario->currentText(), QStringLiteral("capability-fallback"));
@@ -161,7 +165,11 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         ScenarioPanel* panel = w.scenarioPanel();
+        auto* now = panel->findChild<QLabel*>(QStringLiteral("nowRunning"));
+        QVERIFY(now && now->isVisible());
         QCOMPARE(panel->currentScenario(), QStringLiteral("subscribe-storm"));
+        // The dock says what runs now: the scenario chosen below is only what Play plays.
+        QCOMPARE(now->text(), QStringLiteral("Now: the live run. Play plays the scenario chosen below."));
         emit view.intents()->playRequested(QStringLiteral("capability-fallback"), QStringLiteral("levers-off"), 0);
         QCOMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
         QCOMPARE(panel->currentVariant(), QStringLiteral("levers-off"));
@@ -169,10 +177,13 @@ private slots:
         QCOMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
         QCOMPARE(panel->currentVariant(), QStringLiteral("levers-off"));
         QCOMPARE(panel->findChild<QComboBox*>(QStringLiteral("scenario"))->toolTip(), QStringLiteral("capability-fallback"));
-        // Back to live: the dock keeps the last choice (nothing is played).
+        QTRY_COMPARE(now->text(), QStringLiteral("Shown: capability-fallback / levers-off, a playback that is over."));
+        // Back to live: the dock keeps the last choice (nothing is played), and says the
+        // live run is what runs.
         QTest::mouseClick(panel->findChild<QPushButton*>(QStringLiteral("stop")), Qt::LeftButton);
         QTRY_VERIFY(!controller.showingPlayback());
         QCOMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
+        QTRY_COMPARE(now->text(), QStringLiteral("Now: the live run. Play plays the scenario chosen below."));
     }
 
     void liveRunHasStopButNoPause()

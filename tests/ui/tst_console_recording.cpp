@@ -12,6 +12,7 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/run_host.h"
 #include "scenario/site.h"
+#include "support_two_gateway_site.h"
 #include "scenario/site_live.h"
 #include "ui/console_controller.h"
 #include "ui/main_window.h"
@@ -171,18 +172,13 @@ private slots:
         gateway::MockGatewayServer gatewayA, gatewayB;
         QVERIFY2(gatewayA.start("127.0.0.1:0"), gatewayA.lastError().c_str());
         QVERIFY2(gatewayB.start("127.0.0.1:0"), gatewayB.lastError().c_str());
-        const QJsonObject siteJson{
-            {"name", "two-gateway-plant"},
-            {"gateways", QJsonArray{QJsonObject{{"name", "A"}, {"endpoint", QString::fromStdString(gatewayA.address())}},
-                                    QJsonObject{{"name", "B"}, {"endpoint", QString::fromStdString(gatewayB.address())}}}},
-            {"instances", QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", QJsonArray{"P1.PV", "P2.PV"}}},
-                                     QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", QJsonArray{"T1.PV"}}}}}};
-        QList<ScenarioError> errors;
-        const auto site = parseSite(QJsonDocument(siteJson).toJson(), "site.json", &errors);
-        QVERIFY(site);
         QString error;
-        const auto ports = sitePortOptions(*site, {}, &error);
-        QVERIFY2(ports, qPrintable(error));
+        const auto site = testsupport::twoGatewaySite(
+            QString::fromStdString(gatewayA.address()), QString::fromStdString(gatewayB.address()),
+            QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", QJsonArray{"P1.PV", "P2.PV"}}},
+                       QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", QJsonArray{"T1.PV"}}}},
+            &error);
+        QVERIFY2(site, qPrintable(error));
 
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("site.sqlite"));
@@ -191,7 +187,7 @@ private slots:
         w.restoreSettings();
         MainWindowView view(w);
         ConsoleController c(&view);
-        c.setSite(siteScenario(*site), *ports);
+        c.setSite(site->shape, site->ports);
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));

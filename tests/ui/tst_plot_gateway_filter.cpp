@@ -7,6 +7,7 @@
 #include "models/series_store.h"
 #include "scenario/run_host.h"
 #include "scenario/site.h"
+#include "support_two_gateway_site.h"
 #include "scenario/site_live.h"
 #include "ui/console_controller.h"
 #include "ui/main_window.h"
@@ -495,19 +496,14 @@ private slots:
             tagsA.append(QStringLiteral("PS01.Pump%1.PV").arg(i));
             tagsB.append(QStringLiteral("TK%1.Level.PV").arg(i));
         }
-        const QJsonObject siteJson{
-            {"name", "two-gateway-plant"},
-            {"gateways", QJsonArray{QJsonObject{{"name", "A"}, {"endpoint", mockA.endpoint()}},
-                                    QJsonObject{{"name", "B"}, {"endpoint", mockB.endpoint()}}}},
-            {"instances", QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", tagsA}},
-                                     QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", tagsB}},
-                                     QJsonObject{{"name", "Valves"}, {"gateway", "B"}, {"tags", QJsonArray{"XV1.PV", "XV2.PV"}}}}}};
-        QList<ScenarioError> errors;
-        const auto site = parseSite(QJsonDocument(siteJson).toJson(), "site.json", &errors);
-        QVERIFY(site);
         QString error;
-        const auto ports = sitePortOptions(*site, {}, &error);
-        QVERIFY2(ports, qPrintable(error));
+        const auto site = testsupport::twoGatewaySite(
+            mockA.endpoint(), mockB.endpoint(),
+            QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", tagsA}},
+                       QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", tagsB}},
+                       QJsonObject{{"name", "Valves"}, {"gateway", "B"}, {"tags", QJsonArray{"XV1.PV", "XV2.PV"}}}},
+            &error);
+        QVERIFY2(site, qPrintable(error));
 
         QTemporaryDir dir;
         MainWindow w;
@@ -515,7 +511,7 @@ private slots:
         w.restoreSettings();
         MainWindowView view(w);
         ConsoleController controller(&view);
-        controller.setSite(siteScenario(*site), *ports);
+        controller.setSite(site->shape, site->ports);
         QVERIFY2(controller.startEmbedded(&error), qPrintable(error));
         w.resize(1600, 1000);
         w.show();

@@ -42,6 +42,7 @@ const QList<QColor>& variantColours()
 
 struct CompareView::Run {
     std::atomic<bool> cancel{false};
+    std::atomic<int> permille{0}; // the replay's progress, read by the UI's timer
     std::shared_ptr<const CompareResults> results; // written by the worker, read once it ended
     QString error;
 };
@@ -58,6 +59,11 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
     m_status = new QLabel(QStringLiteral("ready"), this);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
+    m_progressPoll.setInterval(100);
+    connect(&m_progressPoll, &QTimer::timeout, this, [this] {
+        if (m_run)
+            showProgress(m_run->permille);
+    });
     progressRow->addWidget(m_status, 1);
     progressRow->addWidget(m_progress, 2);
     layout->addLayout(progressRow);
@@ -164,22 +170,11 @@ void CompareView::beginRun()
     m_run = std::make_shared<Run>();
     showProgress(0);
     m_status->setText(QStringLiteral("running %1 variants in virtual time…").arg(m_scenario.variants.size()));
-    QPointer<CompareView> self(this);
-    // At most ten a second: QProgressBar::setValue repaints at once, and a replay reports
-    // ~200 times; beside a live run at max speed that was hundreds of paints a second.
-    auto lastShown = std::make_shared<QElapsedTimer>();
-    auto progress = [self, lastShown](double fraction) {
-        if (lastShown->isValid() && lastShown->elapsed() < 100)
-            return;
-        lastShown->start();
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, fraction] {
-                if (self)
-                    self->showProgress(int(fraction * 1000));
-            },
-            Qt::QueuedConnection);
-    };
+    // The UI reads the progress ten times a second (m_progressPoll): the replay thread, at a
+    // low priority, posts nothing to the UI thread while it runs. (A post takes the UI
+    // thread's event-queue lock; preempted there, a low-priority thread held the UI up.)
+    auto progress = [run = m_run](double fraction) { run->permille = int(fraction * 1000); };
+    m_progressPoll.start();
     // The same loop as the headless report; closing the window cancels between steps.
     m_thread.run([run = m_run, scenario = m_scenario, progress] {
         QList<SeriesSet> series;
@@ -195,6 +190,8 @@ void CompareView::showProgress(int permille)
     // QProgressBar::setValue repaints at once, and a repaint paints everything else waiting
     // in the window too (a table just filled: ~10 ms in one UI event). Painted with the
     // window's next paint instead.
+    if (m_progress->value() == permille)
+        return;
     m_progress->setUpdatesEnabled(false);
     m_progress->setValue(permille);
     m_progress->setUpdatesEnabled(true); // schedules the paint
@@ -208,6 +205,7 @@ const ScenarioReport& CompareView::report() const
 
 void CompareView::onDone()
 {
+    m_progressPoll.stop();
     if (m_rerunPending) {
         beginRun();
         return;

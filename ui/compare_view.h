@@ -20,6 +20,7 @@
 #include <QDialog>
 #include <QList>
 #include <QPointF>
+#include <QTimer>
 #include <QVector>
 
 #include <atomic>
@@ -104,6 +105,7 @@ private:
     QLabel* m_description = nullptr;
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
+    QTimer m_progressPoll; // shows the running replay's progress
     QTableWidget* m_table = nullptr;
     QList<QCustomPlot*> m_plots;
     QStringList m_plotTitles;

@@ -15,8 +15,13 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     hit.handle = handle;
     auto it = m_routes.find(handle);
     if (it == m_routes.end() || it->second.empty()) {
-        hit.kind = m_retiring.count(handle) ? RouteHit::Retired : RouteHit::None;
-        hit.kept = nullptr;
+        if (auto retired = m_retiring.find(handle); retired != m_retiring.end()) {
+            hit.kind = RouteHit::Retired;
+            hit.retired = &retired->second;
+        } else {
+            hit.kind = RouteHit::None;
+            hit.kept = nullptr;
+        }
         return hit;
     }
     if (it->second.size() > 1) {
@@ -115,8 +120,8 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
             if (m_unretired.empty() || !std::binary_search(m_unretired.begin(), m_unretired.end(), handle)) {
                 // The item is being removed: its value goes nowhere, unless its handle may
                 // have been handed out again to a subscribe still running.
-                if (newestOp != 0 && mayBeReused(handle, newestOp))
-                    keepUnrouted(change, event, hit);
+                if (newestOp != 0)
+                    keepRetired(change, event, *hit.retired, newestOp);
                 continue;
             }
             hit = resolveRoute(handle);
@@ -168,8 +173,9 @@ void GatewayConnection::retire(std::int32_t handle, std::uint64_t removeSeq)
     }
     if (m_retiring.size() >= kMaxRetiring)
         return; // only removes in flight: their answers will make room
-    forgetRetired(handle);
-    m_retiring.emplace(handle, Retired{removeSeq, false});
+    if (forgetRetired(handle))
+        m_routeCache.clear(); // it may point at the erased entry
+    m_retiring.try_emplace(handle).first->second.removeSeq = removeSeq;
 }
 
 void GatewayConnection::retireTimedOut(std::int32_t handle)
@@ -193,12 +199,20 @@ bool GatewayConnection::forgetRetired(std::int32_t handle)
         return false;
     if (it->second.timedOut)
         --m_timedOutRetired;
+    if (it->second.hasValue)
+        --m_retiredValues;
+    if (it->second.hasText) {
+        auto t = m_retiredTexts.find(handle);
+        m_unroutedBytes -= t->second.size();
+        m_retiredTexts.erase(t);
+    }
     m_retiring.erase(it);
     return true;
 }
 
 void GatewayConnection::unretire(std::int32_t handle)
 {
+    takeRetiredValue(handle); // no longer retired: a value it kept is kept as any unrouted one
     if (forgetRetired(handle))
         m_unretired.push_back(handle);
 }
@@ -225,6 +239,93 @@ std::uint64_t GatewayConnection::reuseWindow() const
     for (const auto& op : m_running)
         newest = std::max(newest, op->sentAfter);
     return newest;
+}
+
+void GatewayConnection::keepRetired(const MxChange& change, const MxEventBatch& event, Retired& retired,
+                                    std::uint64_t newestOp)
+{
+    if (!retired.timedOut || newestOp < retired.removeSeq)
+        return; // its remove is answered before the subscribe runs: the value is the old item's
+    if ((change.kind == MxValueKind::String || retired.hasText) && !keepRetiredText(change, event, retired))
+        return;
+    retired.value = change.numeric(); // the latest value is the one to deliver
+    retired.quality = change.quality;
+    retired.sourceTimestampUs = change.sourceTimestampUs;
+    if (!retired.hasValue) {
+        retired.hasValue = true;
+        ++m_retiredValues;
+    }
+}
+
+bool GatewayConnection::keepRetiredText(const MxChange& change, const MxEventBatch& event, Retired& retired)
+{
+    const bool isText = change.kind == MxValueKind::String;
+    const std::size_t bytes = isText ? event.textOf(change).size() : 0;
+    auto it = m_retiredTexts.find(change.itemHandle);
+    const std::size_t old = it != m_retiredTexts.end() ? it->second.size() : 0;
+    if (m_unroutedBytes - old + bytes > kMaxUnroutedBytes)
+        return false;
+    m_unroutedBytes = m_unroutedBytes - old + bytes;
+    if (isText) {
+        if (it == m_retiredTexts.end())
+            it = m_retiredTexts.emplace(change.itemHandle, std::string()).first;
+        it->second = event.textOf(change); // the event goes away: the text is copied
+    } else if (it != m_retiredTexts.end()) {
+        m_retiredTexts.erase(it);
+    }
+    retired.hasText = isText;
+    return true;
+}
+
+void GatewayConnection::takeRetiredValue(std::int32_t handle)
+{
+    auto it = m_retiring.find(handle);
+    if (it == m_retiring.end() || !it->second.hasValue)
+        return;
+    Retired& retired = it->second;
+    retired.hasValue = false;
+    --m_retiredValues;
+    std::string text;
+    const bool hasText = retired.hasText;
+    if (hasText) {
+        auto t = m_retiredTexts.find(handle);
+        text = std::move(t->second);
+        m_retiredTexts.erase(t);
+        m_unroutedBytes -= text.size();
+        retired.hasText = false;
+    }
+    auto kept = m_unrouted.find(handle);
+    if (kept == m_unrouted.end()) {
+        if (m_unrouted.size() >= kMaxUnroutedValues)
+            return;
+        kept = m_unrouted.emplace(handle, KeptValue{}).first;
+    } else {
+        m_unroutedBytes -= keptBytes(kept->second.text.size()); // the retired value is newer
+    }
+    m_unroutedBytes += keptBytes(text.size());
+    TagUpdate& u = kept->second.update;
+    u.index = 0;
+    u.itemHandle = handle;
+    u.quality = retired.quality;
+    u.value = retired.value;
+    u.sourceTimestampUs = retired.sourceTimestampUs;
+    kept->second.text = std::move(text);
+    u.text = hasText ? &kept->second.text : nullptr;
+}
+
+void GatewayConnection::dropRetiredValues()
+{
+    for (auto& [handle, retired] : m_retiring) {
+        if (m_retiredValues == 0)
+            break;
+        if (retired.hasValue) {
+            retired.hasValue = false;
+            retired.hasText = false;
+            --m_retiredValues;
+        }
+    }
+    m_retiredValues = 0;
+    m_retiredTexts.clear(); // the caller resets m_unroutedBytes
 }
 
 void GatewayConnection::keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit)
@@ -284,7 +385,9 @@ void GatewayConnection::deliverKeptValues()
         m_routeCache.clear(); // it may point at the erased value
     }
     m_routedWithKeptValue.clear();
-    if (m_running.empty() && !m_unrouted.empty()) { // the window is closed: what is left has nobody to go to
+    if (m_running.empty() && (!m_unrouted.empty() || m_retiredValues != 0)) {
+        // The window is closed: what is left has nobody to go to.
+        dropRetiredValues();
         m_unrouted.clear();
         m_unroutedBytes = 0;
         m_routeCache.clear();

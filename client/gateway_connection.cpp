@@ -347,6 +347,8 @@ void GatewayConnection::dropSession()
     m_routedWithKeptValue.clear();
     m_retiring.clear();
     m_timedOutRetired = 0;
+    m_retiredValues = 0;
+    m_retiredTexts.clear();
     m_timedOutRemoves.clear();
     m_answeredSeq = 0;
     m_unretired.clear();

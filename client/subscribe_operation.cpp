@@ -327,7 +327,8 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
         eraseRoute(handle, id, result.index);
     handle = result.ok ? result.itemHandle : 0;
     if (result.ok) {
-        forgetRetired(handle); // handed out again: its values are this item's
+        takeRetiredValue(handle); // kept in case it was handed out again, as it was
+        forgetRetired(handle);    // handed out again: its values are this item's
         m_routes[handle].push_back(Route{id, result.index});
         m_routeCache.clear();
         if (m_unrouted.count(handle))

@@ -30,6 +30,7 @@ struct Received {
     std::map<int, int> count;
     std::map<int, std::int32_t> handle;
     std::map<int, double> value;
+    std::map<int, std::string> text; // a string value's text, the latest
     int batches = 0;
     int updates() const
     {
@@ -51,6 +52,8 @@ GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, std::vector<st
                 ++into->count[u.index];
                 into->handle[u.index] = u.itemHandle;
                 into->value[u.index] = u.value;
+                if (u.text)
+                    into->text[u.index] = *u.text;
             }
         },
         [](bool) {});
@@ -154,8 +157,10 @@ private:
 // Tag A is subscribed, then removed while the STA is slow: the RemoveItem times out on the
 // client (the STA still runs it). Then tag B is subscribed; the gateway hands it A's freed
 // handle, and B's only value arrives before the subscribe's reply.
-struct ReusedHandleRun {
-    explicit ReusedHandleRun(bool reuse)
+// Port: LateReplyPort, or TextPort for string values.
+template <class Port>
+struct ReusedHandleRunOver {
+    explicit ReusedHandleRunOver(bool reuse)
         : gw([reuse] {
               gateway::GatewayConfig c = config(true);
               c.dataHz = 0; // first values only
@@ -196,7 +201,7 @@ struct ReusedHandleRun {
         return handleA;
     }
     VirtualGateway gw;
-    LateReplyPort port;
+    Port port;
     GatewayConnection c;
     std::shared_ptr<Received> a = std::make_shared<Received>();
     std::shared_ptr<Received> b = std::make_shared<Received>();
@@ -204,6 +209,7 @@ struct ReusedHandleRun {
     std::size_t retiredAfterTimeout = 0;
     bool bDone = false;
 };
+using ReusedHandleRun = ReusedHandleRunOver<LateReplyPort>;
 
 } // namespace
 
@@ -439,6 +445,23 @@ private slots:
         QCOMPARE(r.b->count[0], 1); // its one value reached it
         QCOMPARE(r.b->handle[0], handleA);
         QCOMPARE(r.b->value[0], item->second);
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+        QCOMPARE(r.c.unroutedValues(), std::size_t(0));
+    }
+
+    // The same with a string value: a timed-out remove's handle keeps its text apart from
+    // the value, and the reused handle's tag gets its own item's text.
+    void aReusedHandlesFirstTextIsNotLostAfterATimedOutRemove()
+    {
+        ReusedHandleRunOver<TextPort> r(true);
+        const std::int32_t handleA = r.run();
+        QCOMPARE(r.timedOut, std::int64_t(1));
+        QVERIFY(r.bDone);
+        const auto item = gatewayItem(r.gw, r.c, "B");
+        QVERIFY(item);
+        QCOMPARE(item->first, handleA);
+        QCOMPARE(r.b->count[0], 1);
+        QCOMPARE(r.b->text[0], TextPort::textFor(handleA, item->second));
         QCOMPARE(r.c.retiringHandles(), std::size_t(0));
         QCOMPARE(r.c.unroutedValues(), std::size_t(0));
     }

@@ -99,7 +99,8 @@ private:
 // The wire event in its native form, the only one the connection reads (done on the
 // stream's reader thread). A String value's text goes to out.texts; a source timestamp's
 // seconds are clamped to what microseconds since 1970 can hold (a peer's absurd seconds must
-// not overflow, ±292,000 years). `out` is overwritten; its vectors keep their capacity.
+// not overflow, ±292,000 years), its nanos to [0, 1e9). `out` is overwritten; its vectors
+// keep their capacity.
 void decodeEvent(const mxgateway::v1::MxEvent& wire, MxEventBatch& out);
 
 } // namespace stormwatch

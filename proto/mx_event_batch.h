@@ -35,7 +35,7 @@ struct MxChange {
         std::int64_t integer;
         std::uint64_t text;
     };
-    // Microseconds since 1970; the decoder clamps a peer's absurd seconds so this cannot
+    // Microseconds since 1970; the decoder clamps a peer's absurd seconds and nanos so this cannot
     // overflow.
     std::int64_t sourceTimestampUs = 0;
 

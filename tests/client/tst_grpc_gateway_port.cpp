@@ -503,6 +503,31 @@ private slots:
         QCOMPARE(server.gateway.heldInvokes(), 1); // the gateway never answered
     }
 
+    // Review finding on a75e39d: with seconds clamped to what microseconds since 1970 can
+    // hold, a peer's nanos beyond a Timestamp's range (INT32_MAX) overflowed the sum. Nanos
+    // are clamped to [0, 1e9) as well, at both ends of the range.
+    void absurdNanosAreClampedAndDoNotOverflow()
+    {
+        MxEvent wire;
+        auto* changes = wire.mutable_data_changes()->mutable_changes();
+        auto add = [&](std::int64_t seconds, std::int32_t nanos) {
+            DataChange* c = changes->Add();
+            c->mutable_value()->set_double_value(1);
+            c->mutable_source_timestamp()->set_seconds(seconds);
+            c->mutable_source_timestamp()->set_nanos(nanos);
+        };
+        add(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int32_t>::max());
+        add(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int32_t>::min());
+        add(10, 2'000'000'000);
+        MxEventBatch out;
+        decodeEvent(wire, out);
+        QCOMPARE(out.changes.size(), std::size_t(3));
+        constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
+        QCOMPARE(out.changes[0].sourceTimestampUs, kMaxSeconds * 1000000 + 999'999);
+        QCOMPARE(out.changes[1].sourceTimestampUs, -kMaxSeconds * 1000000);
+        QCOMPARE(out.changes[2].sourceTimestampUs, std::int64_t(10'999'999));
+    }
+
     // The port hands the connection the native batch (proto/mx_event_batch.h), decoded from
     // a real gRPC stream: every MxValue kind, quality, handle and source timestamp (absurd
     // seconds clamped), texts by index, and a notice.

@@ -130,7 +130,9 @@ std::optional<KnownNames> readInstances(Errors& errors, const QJsonArray& a, con
         ObjectReader r(errors, *o, path, kKeys);
         ScenarioInstance inst;
         if (auto s = r.name("name", Need::Required)) {
-            if (r.check("name", !names.contains(*s), [&] { return QStringLiteral("duplicate instance name %1").arg(quoted(*s)); }))
+            // A series names its subscription "instance/connection" (SeriesSubject).
+            if (r.check("name", !s->contains(QLatin1Char('/')), QStringLiteral("must not contain '/' (it separates an instance from its connection)")) &&
+                r.check("name", !names.contains(*s), [&] { return QStringLiteral("duplicate instance name %1").arg(quoted(*s)); }))
                 names.add(*s);
             inst.name = *s;
         }

@@ -196,7 +196,9 @@ void SiteReader::readInstances(const QJsonArray& a, Site& site) {
         Building& b = building_.last();
         b.instance = &inst;
         if (auto s = r.name("name", Need::Required)) {
-            if (r.check("name", !instanceIndex_.contains(*s), [&] { return QStringLiteral("duplicate instance name %1").arg(quoted(*s)); }))
+            // A series names its subscription "instance/connection" (SeriesSubject).
+            if (r.check("name", !s->contains(QLatin1Char('/')), QStringLiteral("must not contain '/' (it separates an instance from its gateway)")) &&
+                r.check("name", !instanceIndex_.contains(*s), [&] { return QStringLiteral("duplicate instance name %1").arg(quoted(*s)); }))
                 instanceIndex_.insert(*s, i);
             inst.name = *s;
         }

@@ -253,6 +253,8 @@ void TestScenarioParser::validationRule_data() {
     row("instance name unique",
         set("instances/1", QJsonObject{{"name", "i1"}, {"connection", "gw1"}, {"tags", 1}}),
         "$.instances[1].name", "duplicate instance name \"i1\"");
+    row("instance name without '/'", set("instances/0/name", "Area/Pumps"), "$.instances[0].name",
+        "must not contain '/' (it separates an instance from its connection)");
     row("instance connection required", removed("instances/0/connection"), "$.instances[0].connection",
         "required key missing");
     row("instance connection known", set("instances/0/connection", "plc9"), "$.instances[0].connection",

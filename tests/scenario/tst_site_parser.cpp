@@ -175,6 +175,8 @@ void TestSiteParser::instanceRules_data()
     QTest::newRow("duplicate name") << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": ["a"]},
                                                       {"name": "I", "gateway": "gw-b", "tags": ["b"]}])")
                                     << R"($.instances[1].name: duplicate instance name "I")";
+    QTest::newRow("name with '/'") << QByteArray(R"([{"name": "Area/Pumps", "gateway": "gw-a", "tags": ["a"]}])")
+                                   << R"($.instances[0].name: must not contain '/' (it separates an instance from its gateway))";
     QTest::newRow("duplicate inline tag") << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": ["a", "a"]}])")
                                           << R"($.instances[0].tags[1]: duplicate tag address "a" in instance "I" (first at $.instances[0].tags[0]))";
     QTest::newRow("tag not a string") << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": [5]}])")

@@ -133,6 +133,8 @@ bool PlotPanel::exportCsv(const QString& path, QString* error, const CsvOptions&
             *error = tr("Could not write %1: %2").arg(path, file.errorString());
         return false;
     }
+    if (options.range != Range::WholeRun)
+        applyFollow(); // a hidden panel's window waits for its next replot (tick)
     double from = xLower(), to = xUpper();
     if (options.range == Range::WholeRun && !std::isnan(m_store->earliestTime())) {
         from = m_store->earliestTime();

@@ -535,6 +535,38 @@ private slots:
         QVERIFY(!panel.exportCsv(dir.filePath(QStringLiteral("no/such/dir/x.csv")), &error));
     }
 
+    // Review finding on 7757d6f: a hidden panel does not move its follow-live window, so a
+    // CSV of the visible range, exported while the plots were hidden (behind the A/B view),
+    // held the window from before they were hidden. It holds the latest window, as the PNG does.
+    void exportCsvWhileHiddenWritesTheLatestWindow()
+    {
+        QTemporaryDir dir;
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setWindowSeconds(60);
+        panel.setSelectedSubscriptions({k1});
+        feed(store, 0, 100);
+        panel.refreshNow();
+        QCOMPARE(xRangeOf(panel, PlotPanel::Plot::Outstanding), QCPRange(40, 100));
+        panel.hide();
+        feed(store, 101, 200);
+        QTRY_VERIFY(!panel.replotScheduled());
+        const QString path = dir.filePath(QStringLiteral("hidden.csv"));
+        QString error;
+        QVERIFY2(panel.exportCsv(path, &error), qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        while (!lines.isEmpty() && lines.first().startsWith('#'))
+            lines.removeFirst();
+        QVERIFY(lines.size() > 1);
+        QCOMPARE(lines[1].split(',').first().toDouble(), 140.0); // the window 140–200
+        QCOMPARE(lines.last().split(',').first().toDouble(), 200.0);
+    }
+
     void replotIsThrottled()
     {
         SeriesStore store;

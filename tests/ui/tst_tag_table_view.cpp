@@ -45,12 +45,6 @@ public:
     }
 };
 
-// The text the table shows in a cell: what the delegate paints from.
-QString shown(QTableView* view, int row, int column)
-{
-    return view->model()->index(row, column).data().toString();
-}
-
 } // namespace
 
 class TestTagTableView : public QObject {
@@ -85,8 +79,6 @@ private slots:
             QCOMPARE(counter.paints, before); // unless a loaded machine took the interval
         QTRY_COMPARE(counter.paints, before + 1);
         QVERIFY(!view->repaintPending()); // the later batches asked for no second repaint
-        QCOMPARE(shown(view, 0, TagTableModel::Value), model.index(0, TagTableModel::Value).data().toString());
-        QVERIFY(shown(view, 0, TagTableModel::Value).startsWith(QLatin1Char('6')));
 
         // The next change is shown again (within the next interval).
         model.applyChanges({tag(1, 7)});
@@ -123,12 +115,17 @@ private slots:
         QVERIFY(view->repaintPending());
         QTRY_VERIFY(!view->repaintPending());
 
+        PaintCounter counter;
+        view->viewport()->installEventFilter(&counter);
         panel.hide();
         model.applyChanges(tags(0, 500, 5));
         QVERIFY(!view->repaintPending());
-        panel.show(); // shown again: it paints what the model holds now
+        QCoreApplication::processEvents();
+        QCOMPARE(counter.paints, 0); // hidden: nothing painted
+        panel.show(); // shown again: the rows in sight are painted (with the model's values)
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        QVERIFY(shown(view, 499, TagTableModel::Value).startsWith(QLatin1Char('5')));
+        QTRY_VERIFY(counter.paints > 0);
+        QVERIFY(!view->repaintPending()); // the hidden change left no repaint owed
     }
 };
 

@@ -72,58 +72,9 @@ std::optional<std::pair<std::int32_t, double>> gatewayItem(VirtualGateway& gw, c
     return std::nullopt;
 }
 
-// The in-process port, with every data change's value turned into the string
-// "v<item handle>@<value>": string values reach a subscriber's tag with their own text.
-// Its replies come 50 ms late, so an item's first value comes before the reply that routes it.
-class TextPort final : public GatewayPort {
-public:
-    TextPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler) {}
-    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
-    {
-        m_inner.openSession(r, std::move(d));
-    }
-    void closeSession(const mxgateway::v1::CloseSessionRequest& r, CloseDone d) override
-    {
-        m_inner.closeSession(r, std::move(d));
-    }
-    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
-    {
-        m_inner.invoke(r, [this, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
-            m_scheduler.callAfter(std::chrono::milliseconds(50), [d, status, reply] { d(status, reply); });
-        });
-    }
-    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent, EndFn onEnd) override
-    {
-        return m_inner.streamEvents(
-            r,
-            [onEvent = std::move(onEvent)](const MxEventBatch& event) {
-                MxEventBatch copy = event;
-                for (auto& change : copy.changes) {
-                    const std::string text = textFor(change.itemHandle, change.number);
-                    change.kind = MxValueKind::String;
-                    change.text = copy.texts.size();
-                    copy.texts.push_back(text);
-                }
-                onEvent(copy); // the copy is gone once this returns, as a gRPC event is
-            },
-            std::move(onEnd));
-    }
-    void cancelStream(StreamId id) override { m_inner.cancelStream(id); }
-    std::string describe() const override { return "text over " + m_inner.describe(); }
-
-    static std::string textFor(std::int32_t handle, double value)
-    {
-        return "v" + std::to_string(handle) + "@" + std::to_string(value);
-    }
-
-private:
-    GatewayPort& m_inner;
-    Scheduler& m_scheduler;
-};
-
 // The in-process port with every reply 50 ms late (values as they are): an item's first
 // value comes before the reply that routes it.
-class LateReplyPort final : public GatewayPort {
+class LateReplyPort : public GatewayPort {
 public:
     LateReplyPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler) {}
     void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
@@ -147,9 +98,40 @@ public:
     void cancelStream(StreamId id) override { m_inner.cancelStream(id); }
     std::string describe() const override { return "late replies over " + m_inner.describe(); }
 
-private:
+protected:
     GatewayPort& m_inner;
+
+private:
     Scheduler& m_scheduler;
+};
+
+// The late-reply port with every data change's value turned into the string
+// "v<item handle>@<value>": string values reach a subscriber's tag with their own text.
+class TextPort final : public LateReplyPort {
+public:
+    using LateReplyPort::LateReplyPort;
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent, EndFn onEnd) override
+    {
+        return m_inner.streamEvents(
+            r,
+            [onEvent = std::move(onEvent)](const MxEventBatch& event) {
+                MxEventBatch copy = event;
+                for (auto& change : copy.changes) {
+                    const std::string text = textFor(change.itemHandle, change.number);
+                    change.kind = MxValueKind::String;
+                    change.text = copy.texts.size();
+                    copy.texts.push_back(text);
+                }
+                onEvent(copy); // the copy is gone once this returns, as a gRPC event is
+            },
+            std::move(onEnd));
+    }
+    std::string describe() const override { return "text over " + m_inner.describe(); }
+
+    static std::string textFor(std::int32_t handle, double value)
+    {
+        return "v" + std::to_string(handle) + "@" + std::to_string(value);
+    }
 };
 
 // A gateway that reuses handles (mxgw-mock --reuse-handles) and sends only first values

@@ -48,19 +48,27 @@ Finished runToEnd(const QStringList& args)
     }
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromLocal8Bit(p.readAllStandardError())};
 }
+// Starts mxgw-mock and reads its one line, "listening on 127.0.0.1:PORT": the port, or
+// empty (with what it printed in `printed`).
+QString startAndReadPort(QProcess& p, const QStringList& args, QString& printed)
+{
+    p.start(MXGW_MOCK_PATH, args);
+    if (!p.waitForStarted(10000))
+        return {};
+    while (!printed.contains('\n') && p.waitForReadyRead(10000))
+        printed += QString::fromLocal8Bit(p.readAllStandardOutput());
+    const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(printed);
+    return match.hasMatch() ? match.captured(1) : QString();
+}
 } // namespace
 
 void TestMxgwMockProcess::announcesPortServesAndStopsOnSigterm()
 {
     QProcess p;
-    p.start(MXGW_MOCK_PATH, {"--listen", "127.0.0.1:0", "--no-bulk-supervisory", "--data-hz", "0"});
-    QVERIFY(p.waitForStarted(10000));
     QString line;
-    while (!line.contains('\n') && p.waitForReadyRead(10000))
-        line += QString::fromLocal8Bit(p.readAllStandardOutput());
-    const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(line);
-    QVERIFY2(match.hasMatch(), qPrintable(line));
-    const int port = match.captured(1).toInt();
+    const QString listenPort = startAndReadPort(p, {"--listen", "127.0.0.1:0", "--no-bulk-supervisory", "--data-hz", "0"}, line);
+    QVERIFY2(!listenPort.isEmpty(), qPrintable(line));
+    const int port = listenPort.toInt();
     QVERIFY(port > 0);
 
     auto stub = mxgateway::v1::MxAccessGateway::NewStub(
@@ -142,15 +150,11 @@ void TestMxgwMockProcess::keepQueuedOnCloseReachesTheConfig()
         QStringList args = {"--listen", "127.0.0.1:0", "--data-hz", "0"};
         if (keep)
             args << "--keep-queued-on-close";
-        p.start(MXGW_MOCK_PATH, args);
-        QVERIFY(p.waitForStarted(10000));
         QString line;
-        while (!line.contains('\n') && p.waitForReadyRead(10000))
-            line += QString::fromLocal8Bit(p.readAllStandardOutput());
-        const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(line);
-        QVERIFY2(match.hasMatch(), qPrintable(line));
+        const QString listenPort = startAndReadPort(p, args, line);
+        QVERIFY2(!listenPort.isEmpty(), qPrintable(line));
         auto control = mxgateway::mock::v1::MockGatewayControl::NewStub(grpc::CreateChannel(
-            "127.0.0.1:" + match.captured(1).toStdString(), grpc::InsecureChannelCredentials()));
+            "127.0.0.1:" + listenPort.toStdString(), grpc::InsecureChannelCredentials()));
         grpc::ClientContext ctx;
         ctx.set_deadline(std::chrono::system_clock::now() + 5s);
         mxgateway::mock::v1::MockConfig config;
@@ -171,15 +175,11 @@ void TestMxgwMockProcess::reuseHandlesHandsARemovedHandleOutAgain()
         QStringList args = {"--listen", "127.0.0.1:0", "--data-hz", "0", "--command-ms", "0", "--per-item-ms", "0"};
         if (reuse)
             args << "--reuse-handles";
-        p.start(MXGW_MOCK_PATH, args);
-        QVERIFY(p.waitForStarted(10000));
         QString line;
-        while (!line.contains('\n') && p.waitForReadyRead(10000))
-            line += QString::fromLocal8Bit(p.readAllStandardOutput());
-        const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(line);
-        QVERIFY2(match.hasMatch(), qPrintable(line));
+        const QString listenPort = startAndReadPort(p, args, line);
+        QVERIFY2(!listenPort.isEmpty(), qPrintable(line));
         auto stub = mxgateway::v1::MxAccessGateway::NewStub(grpc::CreateChannel(
-            "127.0.0.1:" + match.captured(1).toStdString(), grpc::InsecureChannelCredentials()));
+            "127.0.0.1:" + listenPort.toStdString(), grpc::InsecureChannelCredentials()));
         auto call = [&](const mxgateway::v1::MxCommandRequest& req, mxgateway::v1::MxCommandReply& reply) {
             grpc::ClientContext ctx;
             ctx.set_deadline(std::chrono::system_clock::now() + 5s);
@@ -224,15 +224,11 @@ void TestMxgwMockProcess::reuseHandlesHandsARemovedHandleOutAgain()
 void TestMxgwMockProcess::forgedClientNameLogsOneEscapedLine()
 {
     QProcess p;
-    p.start(MXGW_MOCK_PATH, {"--listen", "127.0.0.1:0", "--data-hz", "0"});
-    QVERIFY(p.waitForStarted(10000));
     QString line;
-    while (!line.contains('\n') && p.waitForReadyRead(10000))
-        line += QString::fromLocal8Bit(p.readAllStandardOutput());
-    const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(line);
-    QVERIFY2(match.hasMatch(), qPrintable(line));
+    const QString listenPort = startAndReadPort(p, {"--listen", "127.0.0.1:0", "--data-hz", "0"}, line);
+    QVERIFY2(!listenPort.isEmpty(), qPrintable(line));
     auto stub = mxgateway::v1::MxAccessGateway::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + match.captured(1).toStdString(), grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel("127.0.0.1:" + listenPort.toStdString(), grpc::InsecureChannelCredentials()));
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + 5s);
     mxgateway::v1::OpenSessionRequest req;

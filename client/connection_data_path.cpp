@@ -119,7 +119,7 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
         if (hit.kind == RouteHit::Retired) {
             if (m_unretired.empty() || !std::binary_search(m_unretired.begin(), m_unretired.end(), handle)) {
                 // The item is being removed: its value goes nowhere, unless its handle may
-                // have been handed out again to a subscribe still running.
+                // have been handed out again to a subscribe still running (see m_retiring).
                 if (newestOp != 0)
                     keepRetired(change, event, *hit.retired, newestOp);
                 continue;
@@ -233,7 +233,7 @@ void GatewayConnection::settleRemovesBefore(std::uint64_t seq)
 
 std::uint64_t GatewayConnection::reuseWindow() const
 {
-    if (m_timedOutRetired == 0)
+    if (!m_reusesHandles || m_retiring.empty())
         return 0;
     std::uint64_t newest = 0;
     for (const auto& op : m_running)
@@ -244,8 +244,8 @@ std::uint64_t GatewayConnection::reuseWindow() const
 void GatewayConnection::keepRetired(const MxChange& change, const MxEventBatch& event, Retired& retired,
                                     std::uint64_t newestOp)
 {
-    if (!retired.timedOut || newestOp < retired.removeSeq)
-        return; // its remove is answered before the subscribe runs: the value is the old item's
+    if (newestOp < retired.removeSeq)
+        return; // the subscribe runs before the remove: the value is the old item's
     if ((change.kind == MxValueKind::String || retired.hasText) && !keepRetiredText(change, event, retired))
         return;
     retired.value = change.numeric(); // the latest value is the one to deliver
@@ -385,6 +385,8 @@ void GatewayConnection::deliverKeptValues()
         m_routeCache.clear(); // it may point at the erased value
     }
     m_routedWithKeptValue.clear();
+    if (m_running.empty())
+        pruneRemovedTags();
     if (m_running.empty() && (!m_unrouted.empty() || m_retiredValues != 0)) {
         // The window is closed: what is left has nobody to go to.
         dropRetiredValues();

@@ -352,6 +352,8 @@ void GatewayConnection::dropSession()
     m_timedOutRemoves.clear();
     m_answeredSeq = 0;
     m_unretired.clear();
+    m_removedTags.clear(); // handles die with the session (m_reusesHandles is the gateway's)
+    m_toReadvise.clear();
     for (auto& [id, sub] : m_subscribers)
         std::fill(sub.handles.begin(), sub.handles.end(), 0);
 }

@@ -108,6 +108,8 @@ struct ConnectionStats {
     std::int64_t clientDeadlines = 0;     // Invokes failed by MxCommandTimeoutMs here
     std::int64_t dataChanges = 0;
     int maxAdviseInFlight = 0;
+    std::int64_t readvises = 0; // items advised again: a reused handle's first value was unknown
+
 };
 
 class GatewayConnection {
@@ -190,6 +192,9 @@ public:
     std::size_t unroutedValues() const { return m_unrouted.size(); }
     // Item handles whose RemoveItem this connection sent and has not seen run (see m_retiring).
     std::size_t retiringHandles() const { return m_retiring.size(); }
+    // The gateway was seen handing out again an item handle this connection had removed (see
+    // m_reusesHandles); learned once, kept for the connection's life.
+    bool reusesHandles() const { return m_reusesHandles; }
     const ConnectionStats& stats() const { return m_stats; }
     std::string describePort() const { return m_port.describe(); }
 
@@ -358,15 +363,13 @@ private:
     // gateway answers its remove, or any command sent after it (the STA is one FIFO: the
     // remove ran first; settleRemovesBefore), or hands the handle out again (applyResult),
     // and with the session.
-    // A remove that timed out (DEADLINE_EXCEEDED; the STA still runs it) may have run by the
-    // time a later subscribe does, and a gateway that reuses handles can give its handle to
-    // that subscribe, whose first value may come before the reply: such a value is kept, not
-    // dropped, while a subscribe sent after the remove runs (a tag that never changes would
-    // otherwise stay without a value). A remove still in flight is answered before anything
-    // sent after it runs, so its handle cannot have been handed out yet: its values go.
-    // A timed-out remove's handle keeps its latest value in its own entry, which the route
-    // cache points at: no lookup per change (a storm's timed-out removes cover thousands of
-    // handles while subscribes run; keeping their values in m_unrouted cost 15 % at 2 x 5,000).
+    // A gateway that reuses handles can give a removed item's handle to a subscribe sent
+    // after the remove, and the new item's first value can come before that subscribe's reply
+    // (and before the remove's own answer: they are separate calls). Once such a gateway is
+    // known (m_reusesHandles), a retired handle keeps its latest value while a subscribe sent
+    // after its remove runs, in its own entry, which the route cache points at: no lookup per
+    // change. Until then nothing is kept: that cost a write per change of every removed item
+    // in a storm (7 % at 2 x 5,000) on gateways that never reuse a handle.
     // 32 bytes: written once a change while kept, it should cost one cache line.
     struct Retired {
         std::uint64_t removeSeq = 0; // the remove's correlation number (m_nextCorrelation)
@@ -374,7 +377,7 @@ private:
         double value = 0;
         std::int32_t quality = 0;
         bool timedOut = false;
-        bool hasValue = false; // kept while a subscribe sent after the remove ran
+        bool hasValue = false; // kept while a subscribe sent after the remove runs
         bool hasText = false;  // a string value: its text is in m_retiredTexts
     };
     std::unordered_map<std::int32_t, Retired> m_retiring;
@@ -397,7 +400,8 @@ private:
     // The gateway answered the command numbered `seq`: every timed-out remove sent before it
     // has run.
     void settleRemovesBefore(std::uint64_t seq);
-    // The newest running subscribe's sentAfter when a timed-out remove could be reused, else 0.
+    // The newest running subscribe's sentAfter when a retired handle could be handed out
+    // again to it (only on a gateway known to reuse handles), else 0.
     std::uint64_t reuseWindow() const;
     // Keeps a retired handle's latest value when it may be a new item's (see m_retiring).
     void keepRetired(const MxChange& change, const MxEventBatch& event, Retired& retired, std::uint64_t newestOp);
@@ -405,6 +409,22 @@ private:
     // Moves a kept value of a handle handed out again into m_unrouted, to be delivered.
     void takeRetiredValue(std::int32_t handle);
     void dropRetiredValues(); // the window is closed: nobody can be handed their handles
+    // A gateway that hands out a removed item's handle again (learned from the first reply
+    // that does: m_reusesHandles). Until learned, a new item's first value that came before
+    // its reply was dropped; and a value kept for a handle given to another tag may be the
+    // removed item's (stream order cannot tell). In both cases the item is advised again
+    // (UnAdvise + advise: its first value comes anew) instead of guessing: once per handle
+    // when learning, and whenever a handle goes to another tag than the one removed.
+    bool m_reusesHandles = false;
+    // The tag each removed handle belonged to (its hash), while a reply could hand it out
+    // again: pruned when no subscribe runs to those no longer retired.
+    std::unordered_map<std::int32_t, std::size_t> m_removedTags;
+    std::vector<std::int32_t> m_toReadvise; // by applyResult, sent by finishOp
+    // `handle` is routed to `tag` now: tells whether it was a removed item's and what to do.
+    void onHandedOut(std::int32_t handle, const std::string& tag);
+    void dropKeptValue(std::int32_t handle);
+    void readvise(std::int32_t handle);
+    void pruneRemovedTags();
     std::size_t m_retiredValues = 0; // entries of m_retiring with hasValue set
     std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)
     static constexpr std::size_t kRouteLookahead = 64; // how far onEvent looks for a shifted entry

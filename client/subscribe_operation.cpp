@@ -327,6 +327,7 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
         eraseRoute(handle, id, result.index);
     handle = result.ok ? result.itemHandle : 0;
     if (result.ok) {
+        onHandedOut(handle, (*sub.tags)[std::size_t(result.index)]);
         takeRetiredValue(handle); // kept in case it was handed out again, as it was
         forgetRetired(handle);    // handed out again: its values are this item's
         m_routes[handle].push_back(Route{id, result.index});
@@ -334,6 +335,65 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
         if (m_unrouted.count(handle))
             m_routedWithKeptValue.push_back(handle);
     }
+}
+
+void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag)
+{
+    auto removed = m_removedTags.find(handle);
+    if (removed == m_removedTags.end())
+        return; // a handle this connection never removed (or one removed long before)
+    const bool sameTag = removed->second == std::hash<std::string>{}(tag);
+    m_removedTags.erase(removed);
+    const bool learning = !m_reusesHandles;
+    if (learning) {
+        m_reusesHandles = true;
+        log(Severity::Info, "the gateway hands out removed item handles again (item " + std::to_string(handle) +
+                                " went to " + tag + "): values of items being removed are kept from now on "
+                                "while a subscribe runs, and the item is advised again for its first value");
+    }
+    if (sameTag && !learning)
+        return; // what was kept, the old item's value or the new one's, is this tag's
+    dropKeptValue(handle);
+    m_toReadvise.push_back(handle);
+}
+
+void GatewayConnection::dropKeptValue(std::int32_t handle)
+{
+    takeRetiredValue(handle); // one place to drop it from
+    if (auto kept = m_unrouted.find(handle); kept != m_unrouted.end()) {
+        m_unroutedBytes -= keptBytes(kept->second.text.size());
+        m_unrouted.erase(kept);
+        m_routeCache.clear(); // it may point at the erased value
+    }
+}
+
+void GatewayConnection::readvise(std::int32_t handle)
+{
+    ++m_stats.readvises;
+    MxCommand unadvise;
+    unadvise.mutable_un_advise()->set_server_handle(m_serverHandle);
+    unadvise.mutable_un_advise()->set_item_handle(handle);
+    invoke(std::move(unadvise), [](RpcStatus, MxCommandReply) {}); // the advise's answer tells
+    MxCommand advise; // as the subscribe advised it
+    if (m_config.writeUserId == 0) {
+        advise.mutable_advise_supervisory()->set_server_handle(m_serverHandle);
+        advise.mutable_advise_supervisory()->set_item_handle(handle);
+    } else {
+        advise.mutable_advise()->set_server_handle(m_serverHandle);
+        advise.mutable_advise()->set_item_handle(handle);
+    }
+    invoke(std::move(advise), [this, handle](RpcStatus status, MxCommandReply reply) {
+        if (status.ok() && reply.success())
+            return;
+        log(Severity::Warning, "advising item " + std::to_string(handle) + " again failed (" +
+                                   (status.ok() ? reply.error_message() : status.toString()) +
+                                   "): its tag shows a value when the value next changes");
+    });
+}
+
+void GatewayConnection::pruneRemovedTags()
+{
+    std::erase_if(m_removedTags, [this](const auto& entry) { return !m_retiring.count(entry.first); });
 }
 
 void GatewayConnection::finishOp(const OpPtr& op)
@@ -360,6 +420,9 @@ void GatewayConnection::finishOp(const OpPtr& op)
         if (outcome.success)
             m_everSubscribed[id] = true;
     }
+    for (std::int32_t handle : m_toReadvise)
+        readvise(handle);
+    m_toReadvise.clear();
     deliverKeptValues(); // an item's initial value may have come before this reply
     outcome.tags = std::move(op->results);
     if (!outcome.success)
@@ -412,10 +475,16 @@ void GatewayConnection::removeItems(SubscriberId id)
     if (it == m_subscribers.end())
         return;
     m_everSubscribed.erase(id);
-    for (std::int32_t& handle : it->second.handles) {
+    const std::vector<std::string>& tags = *it->second.tags;
+    if (m_removedTags.size() + tags.size() > kMaxRetiring)
+        pruneRemovedTags(); // once, not per handle: what is left may all be retiring
+    for (std::size_t i = 0; i < it->second.handles.size(); ++i) {
+        std::int32_t& handle = it->second.handles[i];
         if (handle == 0)
             continue;
         if (connected() && m_config.teardown == Teardown::PerItemRemove) {
+            if (m_removedTags.size() < kMaxRetiring)
+                m_removedTags[handle] = std::hash<std::string>{}(tags[i]);
             MxCommand command;
             command.mutable_remove_item()->set_server_handle(m_serverHandle);
             command.mutable_remove_item()->set_item_handle(handle);

@@ -31,6 +31,7 @@ struct Received {
     std::map<int, std::int32_t> handle;
     std::map<int, double> value;
     std::map<int, std::string> text; // a string value's text, the latest
+    std::map<int, std::int64_t> oldestStampUs; // the oldest source timestamp it was given
     int batches = 0;
     int updates() const
     {
@@ -52,6 +53,9 @@ GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, std::vector<st
                 ++into->count[u.index];
                 into->handle[u.index] = u.itemHandle;
                 into->value[u.index] = u.value;
+                auto [oldest, first] = into->oldestStampUs.try_emplace(u.index, u.sourceTimestampUs);
+                if (!first)
+                    oldest->second = std::min(oldest->second, u.sourceTimestampUs);
                 if (u.text)
                     into->text[u.index] = *u.text;
             }
@@ -134,6 +138,38 @@ public:
     }
 };
 
+// The in-process port with every event 50 ms late (replies as they are): a new item's first
+// value comes after the reply that routes it, and what was kept before is older.
+class LateEventPort final : public GatewayPort {
+public:
+    LateEventPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler) {}
+    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
+    {
+        m_inner.openSession(r, std::move(d));
+    }
+    void closeSession(const mxgateway::v1::CloseSessionRequest& r, CloseDone d) override
+    {
+        m_inner.closeSession(r, std::move(d));
+    }
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override { m_inner.invoke(r, std::move(d)); }
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent, EndFn onEnd) override
+    {
+        auto deliver = std::make_shared<EventFn>(std::move(onEvent));
+        return m_inner.streamEvents(
+            r,
+            [this, deliver](const MxEventBatch& event) {
+                m_scheduler.callAfter(std::chrono::milliseconds(50), [deliver, copy = event] { (*deliver)(copy); });
+            },
+            std::move(onEnd));
+    }
+    void cancelStream(StreamId id) override { m_inner.cancelStream(id); }
+    std::string describe() const override { return "late events over " + m_inner.describe(); }
+
+private:
+    GatewayPort& m_inner;
+    Scheduler& m_scheduler;
+};
+
 // A gateway that reuses handles (mxgw-mock --reuse-handles) and sends only first values
 // (a supervisory tag that never changes), a 1 s client command timeout, replies 50 ms late.
 // Tag A is subscribed, then removed while the STA is slow: the RemoveItem times out on the
@@ -143,12 +179,16 @@ public:
 template <class Port>
 struct ReusedHandleRunOver {
     explicit ReusedHandleRunOver(bool reuse)
-        : gw([reuse] {
+        : ReusedHandleRunOver([reuse] {
               gateway::GatewayConfig c = config(true);
               c.dataHz = 0; // first values only
               c.reuseHandles = reuse;
               return c;
           }())
+    {
+    }
+    explicit ReusedHandleRunOver(const gateway::GatewayConfig& gateway)
+        : gw(gateway)
         , port(gw.port, gw.sched)
         , c(gw.sched, port, connectionConfig(), nullptr, [] { return 0.5; })
     {
@@ -163,25 +203,36 @@ struct ReusedHandleRunOver {
     std::int32_t run()
     {
         c.start();
-        const auto subA = addRecorded(c, {"A"}, a);
-        c.subscribe(subA, [](const SubscribeOutcome&) {});
+        return round("A", a, "B", b, bDone);
+    }
+    // `oldTag` is subscribed, then removed while the STA is slow (the remove times out on the
+    // client at 1 s; the STA still runs it, for 2 s); then `newTag` is subscribed. Returns the
+    // old tag's handle; `removeSentAt` is when its remove was sent.
+    std::int32_t round(const std::string& oldTag, const std::shared_ptr<Received>& oldGot, const std::string& newTag,
+                       const std::shared_ptr<Received>& newGot, bool& newDone)
+    {
+        const auto subOld = addRecorded(c, {oldTag}, oldGot);
+        c.subscribe(subOld, [](const SubscribeOutcome&) {});
         gw.sched.runFor(1s);
-        const std::int32_t handleA = a->handle[0];
+        const std::int32_t oldHandle = oldGot->handle[0];
         gateway::GatewayConfig slow = gw.model.config();
+        const double commandMs = slow.commandMs;
         slow.commandMs = 2000; // the RemoveItem holds the STA for 2 s
         gw.model.setConfig(slow);
-        c.removeItems(subA);
-        c.removeSubscriber(subA);
+        removeSentAt = gw.sched.now();
+        c.removeItems(subOld);
+        c.removeSubscriber(subOld);
         gw.sched.runFor(1500ms); // the client gave up on it at 1 s: DEADLINE_EXCEEDED
         timedOut = c.stats().deadlineExceeded;
         retiredAfterTimeout = c.retiringHandles();
-        slow.commandMs = 2;
+        slow.commandMs = commandMs;
         gw.model.setConfig(slow);
-        const auto subB = addRecorded(c, {"B"}, b);
-        c.subscribe(subB, [this](const SubscribeOutcome& o) { bDone = o.success; });
+        const auto subNew = addRecorded(c, {newTag}, newGot);
+        c.subscribe(subNew, [&newDone](const SubscribeOutcome& o) { newDone = o.success; });
         gw.sched.runFor(2s);
-        return handleA;
+        return oldHandle;
     }
+    std::int64_t stampUs(Time t) const { return gw.model.config().timestampEpochUs + t.count(); }
     VirtualGateway gw;
     Port port;
     GatewayConnection c;
@@ -190,6 +241,7 @@ struct ReusedHandleRunOver {
     std::int64_t timedOut = 0;
     std::size_t retiredAfterTimeout = 0;
     bool bDone = false;
+    Time removeSentAt{};
 };
 using ReusedHandleRun = ReusedHandleRunOver<LateReplyPort>;
 
@@ -411,15 +463,21 @@ private slots:
 
     // Review finding on aea3cf1: a handle retired by a timed-out RemoveItem, handed out again
     // by the gateway to a later subscribe, whose first value comes before that subscribe's
-    // reply. The value is kept and delivered, not dropped (a tag that never changes would stay
-    // without a value, not-Good, for ever).
+    // reply. It is the first reuse seen: the value was dropped (values of items being removed
+    // are kept only on a gateway known to reuse handles), so the item is advised again and
+    // its first value comes anew (a tag that never changes would otherwise stay without a
+    // value, not-Good, for ever).
     void aReusedHandlesFirstValueIsNotLostAfterATimedOutRemove()
     {
         ReusedHandleRun r(true);
+        QVERIFY(!r.c.reusesHandles());
         const std::int32_t handleA = r.run();
         QCOMPARE(r.timedOut, std::int64_t(1));
         QCOMPARE(r.retiredAfterTimeout, std::size_t(1));
         QVERIFY(r.bDone);
+        QVERIFY(r.c.reusesHandles());
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1));
+        QCOMPARE(r.gw.model.invokeRpcs(gateway::CommandKind::UnAdvise), std::int64_t(1));
         const auto item = gatewayItem(r.gw, r.c, "B");
         QVERIFY(item);
         QCOMPARE(item->first, handleA); // the gateway did hand A's handle to B
@@ -460,6 +518,66 @@ private slots:
         QVERIFY(r.bDone);
         QVERIFY(gatewayItem(r.gw, r.c, "B")->first != handleA); // a new handle: nothing to keep
         QCOMPARE(r.b->count[0], 1);
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+        QVERIFY(!r.c.reusesHandles());
+        QCOMPARE(r.c.stats().readvises, std::int64_t(0));
+    }
+
+    // Once the gateway is known to reuse handles, a removed item's values are kept while a
+    // subscribe sent after the remove runs: the same tag subscribed again and handed its old
+    // handle gets its first value (which came before the reply) without being advised again.
+    void onceReuseIsKnownTheSameTagGetsItsKeptValueWithoutAdvisingAgain()
+    {
+        ReusedHandleRun r(true);
+        r.run(); // A's handle to B: learned
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1));
+        auto oldC = std::make_shared<Received>();
+        auto newC = std::make_shared<Received>();
+        bool done = false;
+        const std::int32_t handleC = r.round("C", oldC, "C", newC, done);
+        QVERIFY(done);
+        QCOMPARE(r.timedOut, std::int64_t(2));
+        const auto item = gatewayItem(r.gw, r.c, "C");
+        QVERIFY(item);
+        QCOMPARE(item->first, handleC); // the same handle again
+        QCOMPARE(newC->count[0], 1);    // its one value (dataHz 0), kept across the reply
+        QCOMPARE(newC->value[0], item->second);
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1)); // not advised again
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+        QCOMPARE(r.c.unroutedValues(), std::size_t(0));
+    }
+
+    // Review finding on e9a3377: a handle handed to another tag than the removed one. What was
+    // kept for it may be the removed item's last value (Good, old timestamp): here it is, as the
+    // new item's first value comes after the reply. It is not shown; the item is advised again
+    // and the new tag's values are all its own item's (stamped after the remove ran).
+    void aHandleGivenToAnotherTagNeverShowsTheRemovedItemsValue()
+    {
+        ReusedHandleRunOver<LateEventPort> r([] {
+            gateway::GatewayConfig c = config(true);
+            c.dataHz = 10;
+            c.reuseHandles = true;
+            return c;
+        }());
+        r.run(); // learned
+        QVERIFY(r.c.reusesHandles());
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1));
+        r.gw.sched.runFor(50ms); // the remove's end falls between two ticks
+        auto gotC = std::make_shared<Received>();
+        auto gotD = std::make_shared<Received>();
+        bool done = false;
+        const std::int32_t handleC = r.round("C", gotC, "D", gotD, done);
+        QVERIFY(done);
+        const auto item = gatewayItem(r.gw, r.c, "D");
+        QVERIFY(item);
+        QCOMPARE(item->first, handleC);
+        QVERIFY(gotC->count[0] > 0); // C streamed
+        QVERIFY(gotD->count[0] > 0);
+        // The STA ran C's remove for 2 s from removeSentAt: D's item is younger than that.
+        QVERIFY2(gotD->oldestStampUs[0] >= r.stampUs(r.removeSentAt + 2s),
+                 qPrintable(QStringLiteral("D was given a value stamped %1 us before C's remove ended")
+                                .arg(r.stampUs(r.removeSentAt + 2s) - gotD->oldestStampUs[0])));
+        QCOMPARE(r.c.stats().readvises, std::int64_t(2));
         QCOMPARE(r.c.retiringHandles(), std::size_t(0));
     }
 

@@ -3,6 +3,12 @@
 #include <QThread>
 #include <QTimer>
 
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <utility>
+
 #ifdef Q_OS_LINUX
 #include <cerrno>
 #include <sys/resource.h>
@@ -12,14 +18,6 @@
 namespace stormwatch {
 
 ThreadHost::ThreadHost(QString name) : m_name(std::move(name)), m_owner(QThread::currentThread()) {}
-
-ThreadHost::~ThreadHost()
-{
-    join();
-    for (auto& thread : m_ending)
-        thread->wait();
-    m_ending.clear();
-}
 
 namespace {
 
@@ -35,14 +33,79 @@ void lowerCurrentThreadPriority()
 #endif
 }
 
-// Really ended, not waiting: isFinished() is already true while the thread is still in its
-// clean-up, and deleting the QThread then waits for it.
-bool ended(QThread& thread)
-{
-    return thread.wait(QDeadlineTimer(0));
-}
-
 } // namespace
+
+struct ThreadHost::Job {
+    std::atomic<bool> returned{false}; // set on the job thread, polled by the owner
+};
+
+// The run() thread: takes tasks from its queue one at a time until asked to end. It holds
+// its mutex only to take a task or to say one returned; nothing of it is posted to the owner.
+struct ThreadHost::JobThread {
+    explicit JobThread(Priority p, const QString& name) : priority(p)
+    {
+        thread.reset(QThread::create([this] { loop(); }));
+        thread->setObjectName(name);
+        thread->start();
+    }
+    void push(std::function<void()> task)
+    {
+        {
+            std::lock_guard lock(mutex);
+            queue.push_back(std::move(task));
+        }
+        wake.notify_one();
+    }
+    // Waits until `job` returned (the owner joins a job it gives up on, or is going).
+    void waitFor(const Job& job)
+    {
+        std::unique_lock lock(mutex);
+        returned.wait(lock, [&] { return job.returned.load(); });
+    }
+    // Runs what is queued, then ends the thread and waits for it.
+    void end()
+    {
+        {
+            std::lock_guard lock(mutex);
+            stop = true;
+        }
+        wake.notify_one();
+        thread->wait();
+    }
+    void loop()
+    {
+        if (priority == Priority::Background)
+            lowerCurrentThreadPriority();
+        std::unique_lock lock(mutex);
+        for (;;) {
+            wake.wait(lock, [&] { return stop || !queue.empty(); });
+            if (queue.empty())
+                return;
+            std::function<void()> task = std::move(queue.front());
+            queue.pop_front();
+            lock.unlock();
+            task();
+            task = nullptr; // what it captured is destroyed here, on this thread
+            lock.lock();
+            returned.notify_all();
+        }
+    }
+
+    const Priority priority;
+    std::mutex mutex;
+    std::condition_variable wake;     // a task queued, or stop
+    std::condition_variable returned; // a task returned
+    std::deque<std::function<void()>> queue;
+    bool stop = false;
+    std::unique_ptr<QThread> thread;
+};
+
+ThreadHost::~ThreadHost()
+{
+    join();
+    if (m_jobs)
+        m_jobs->end();
+}
 
 void ThreadHost::assertOwner() const
 {
@@ -72,50 +135,51 @@ void ThreadHost::run(std::function<void()> job, std::function<void()> done, Prio
 {
     assertOwner();
     join();
-    if (priority == Priority::Background)
-        job = [job = std::move(job)] {
-            lowerCurrentThreadPriority();
-            job();
-        };
-    m_thread.reset(QThread::create(std::move(job)));
-    m_thread->setObjectName(m_name);
-    m_doneContext = std::make_unique<QObject>();
-    QObject::connect(m_thread.get(), &QThread::finished, m_doneContext.get(), [this, done = std::move(done)] {
-        const auto callback = done; // the slot's own storage goes with the context below
-        letGo();
-        if (callback)
-            callback();
+    JobThread& jobs = jobThread(priority);
+    m_job = std::make_shared<Job>();
+    m_done = std::move(done);
+    jobs.push([job = std::move(job), state = m_job]() mutable {
+        job();
+        job = nullptr; // its captures go before the owner hears of the end
+        state->returned.store(true, std::memory_order_release);
     });
-    m_thread->start();
+    if (!m_donePoll) {
+        m_donePoll = std::make_unique<QTimer>();
+        m_donePoll->setInterval(kDonePollMs);
+        QObject::connect(m_donePoll.get(), &QTimer::timeout, m_donePoll.get(), [this] { pollJob(); });
+    }
+    m_donePoll->start();
 }
 
-void ThreadHost::letGo()
+void ThreadHost::release(std::shared_ptr<const void> garbage)
 {
-    // `finished` is emitted by the thread before Qt's clean-up there (its event dispatcher,
-    // thread storage): wait() here would wait for that. It is kept until it has ended.
-    if (!m_thread)
+    assertOwner();
+    if (!garbage)
         return;
-    if (m_doneContext)
-        m_doneContext.release()->deleteLater(); // its slot is running: deleted back in the loop
-    if (ended(*m_thread)) {
-        m_thread.reset();
-        return;
-    }
-    m_ending.push_back(std::move(m_thread));
-    if (!m_reaper) {
-        m_reaper = std::make_unique<QTimer>();
-        m_reaper->setInterval(5);
-        QObject::connect(m_reaper.get(), &QTimer::timeout, m_reaper.get(), [this] { reap(); });
-    }
-    if (!m_reaper->isActive())
-        m_reaper->start();
+    JobThread& jobs = m_jobs ? *m_jobs : jobThread(Priority::Background);
+    jobs.push([garbage = std::move(garbage)]() mutable { garbage.reset(); });
 }
 
-void ThreadHost::reap()
+ThreadHost::JobThread& ThreadHost::jobThread(Priority priority)
 {
-    std::erase_if(m_ending, [](const std::unique_ptr<QThread>& thread) { return ended(*thread); });
-    if (m_ending.empty())
-        m_reaper->stop();
+    if (m_jobs && m_jobs->priority != priority) {
+        m_jobs->end(); // another priority asked for (no caller does today): a new thread
+        m_jobs.reset();
+    }
+    if (!m_jobs)
+        m_jobs = std::make_unique<JobThread>(priority, m_name);
+    return *m_jobs;
+}
+
+void ThreadHost::pollJob()
+{
+    if (!m_job || !m_job->returned.load(std::memory_order_acquire))
+        return;
+    m_job.reset();
+    m_donePoll->stop();
+    const std::function<void()> done = std::exchange(m_done, nullptr);
+    if (done)
+        done(); // may run() the next job
 }
 
 void ThreadHost::post(std::function<void()> fn)
@@ -140,12 +204,14 @@ void ThreadHost::quitCurrentThread()
 
 void ThreadHost::join()
 {
-    if (!m_thread)
-        return;
-    if (m_worker)
+    if (m_job) {
+        m_jobs->waitFor(*m_job);
+        m_job.reset();
+        m_done = nullptr; // dropped: the owner gave the job up
+        m_donePoll->stop();
+    }
+    if (m_thread)
         joinWhen([] { quitCurrentThread(); });
-    else
-        finish(); // run(): the job ends by itself
 }
 
 void ThreadHost::joinWhen(std::function<void()> askToStop)
@@ -163,8 +229,7 @@ void ThreadHost::finish()
     if (!m_thread)
         return;
     m_thread->wait();
-    m_doneContext.reset(); // a `finished` still queued for the owner is dropped with it
-    m_worker.reset();      // its thread has ended: nothing of it runs any more
+    m_worker.reset(); // its thread has ended: nothing of it runs any more
     m_thread.reset();
 }
 

@@ -5,16 +5,17 @@
 // the worker moved onto it, runs calls there (queued, or waiting for them), and joins it;
 // the worker is destroyed once its thread has finished. Q_ASSERTs keep each side on its
 // own thread: the host is used from the thread that created it, the worker from its own.
-// A thread started by run() is never waited for on the owner's thread once its job is done:
-// it may still be ending (Qt's own clean-up) when `done` runs, and at a low priority on a
-// busy machine that took tens of ms; it is let go and deleted once it has ended.
+// run() jobs go to one job thread per host, started with the first job and ended with the
+// host: the owner never waits for a thread's end, and the job thread takes no lock the
+// owner waits on while a job ends (no post to the owner's event queue, no QThread clean-up:
+// at nice 10 on a busy machine, preempted while holding one, it held the UI thread up to
+// tens of ms). The owner polls for the job's end instead.
 
 #include <QObject>
 #include <QString>
 
 #include <functional>
 #include <memory>
-#include <vector>
 
 class QThread;
 class QTimer;
@@ -34,11 +35,20 @@ public:
     // max speed); its thread runs at nice 10 on Linux (QThread's own priorities do nothing
     // under SCHED_OTHER, and SCHED_IDLE would starve it on a busy machine).
     enum class Priority { Normal, Background };
-    // Starts a thread that runs `job` and ends (no event loop); `done` runs on the owner's
-    // thread once `job` has returned, unless the host was joined or destroyed first.
+    // Runs `job` on the host's job thread (no event loop there; a job in progress is joined
+    // first). `job` and what it captured are destroyed on that thread; `done` runs on the
+    // owner's thread once `job` has returned (within ~kDonePollMs), unless the host was
+    // joined or destroyed first.
     void run(std::function<void()> job, std::function<void()> done, Priority priority = Priority::Normal);
+    // Drops the owner's reference to `garbage` on the job thread, after the jobs queued there:
+    // a large result is freed there, not on the owner's (UI) thread. Freed on the owner's
+    // thread only if the host goes first.
+    void release(std::shared_ptr<const void> garbage);
 
-    bool running() const { return m_thread != nullptr; }
+    static constexpr int kDonePollMs = 10;
+
+    // A worker is started, or a run() job is not done yet.
+    bool running() const { return m_thread != nullptr || m_job != nullptr; }
     QObject* worker() const { return m_worker.get(); }
     template <class W>
     W* workerAs() const
@@ -51,9 +61,9 @@ public:
     // Runs `fn` on the worker's thread and waits for it (never from that thread).
     void call(std::function<void()> fn);
 
-    // Ends the thread after what is queued there, waits for it, destroys the worker. (A
-    // run() thread whose job is done and `done` ran is not waited for here: nothing of the
-    // job runs any more; the destructor waits for it.)
+    // Ends the thread after what is queued there, waits for it, destroys the worker. For a
+    // run() job: waits for it to return and drops its `done` (the job thread stays for the
+    // next job; the destructor ends it).
     void join();
     // The same, for a worker that ends its thread itself when it is ready (quitCurrentThread):
     // `askToStop` is posted to it, then the host waits.
@@ -64,20 +74,21 @@ public:
     static void assertOnThreadOf(const QObject* object);
 
 private:
+    struct JobThread; // the run() thread, its queue (thread_host.cpp)
+    struct Job;       // one run(): whether it returned, read by the owner's poll
     void assertOwner() const;
     void finish();
-    void letGo(); // the run() thread whose `finished` is being handled: no wait
-    void reap();
-
-    // run() threads whose job is done, still ending; deleted once ended (the timer polls).
-    std::vector<std::unique_ptr<QThread>> m_ending;
-    std::unique_ptr<QTimer> m_reaper;
+    JobThread& jobThread(Priority priority);
+    void pollJob();
 
     QString m_name;
     QThread* m_owner;
     std::unique_ptr<QThread> m_thread;
     std::unique_ptr<QObject> m_worker;
-    std::unique_ptr<QObject> m_doneContext; // run(): receives `finished` on the owner's thread
+    std::unique_ptr<JobThread> m_jobs;
+    std::shared_ptr<Job> m_job; // the run() whose `done` is owed
+    std::function<void()> m_done;
+    std::unique_ptr<QTimer> m_donePoll;
 };
 
 } // namespace stormwatch

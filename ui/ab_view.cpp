@@ -91,6 +91,7 @@ void AbView::start(const Scenario& scenario, const QString& a, const QString& b)
         m_labels[std::size_t(i)]->setText(QStringLiteral("%1: %2").arg(i == 0 ? "A" : "B", m_variants[i]));
     }
     m_status->setText(tr("A/B: running %1 — %2 and %3 in virtual time…").arg(scenario.name, a, b));
+    m_thread.release(std::move(m_run)); // the last run's series are freed on its thread, not here
     m_run = std::make_shared<Run>();
     m_thread.run(
         [run = m_run, scenario, variants = m_variants] {

@@ -5,36 +5,41 @@
 
 #include <QPointer>
 #include <QSemaphore>
+#include <QElapsedTimer>
 #include <QThread>
 #include <QtTest>
 
 #include <atomic>
+#include <memory>
 
 #ifdef Q_OS_LINUX
 #include <sys/resource.h>
 #include <unistd.h>
 #endif
 
-namespace {
-// Destroyed by the job's thread after its job returned and `finished` was emitted (Qt
-// deletes a dead thread's deferred deletions in its clean-up): holds that thread there
-// until the owner lets it go, so the owner is seen not to wait for it.
-class HeldAtTheEnd : public QObject {
-public:
-    explicit HeldAtTheEnd(QSemaphore* release, std::atomic<bool>* ended) : m_release(release), m_ended(ended) {}
-    ~HeldAtTheEnd() override
-    {
-        m_release->tryAcquire(1, 10000);
-        *m_ended = true;
-    }
-
-private:
-    QSemaphore* m_release;
-    std::atomic<bool>* m_ended;
-};
-} // namespace
-
 using namespace stormwatch;
+
+namespace {
+// Says on which thread it was destroyed, and counts the live ones (a leak shows).
+struct Probe {
+    static inline std::atomic<int> alive{0};
+    std::atomic<QThread*>* destroyedOn;
+    explicit Probe(std::atomic<QThread*>* where) : destroyedOn(where) { ++alive; }
+    ~Probe()
+    {
+        *destroyedOn = QThread::currentThread();
+        --alive;
+    }
+};
+
+// Runs an empty job and waits for its done: what was queued on the job thread before is over.
+bool drain(ThreadHost& host)
+{
+    bool done = false;
+    host.run([] {}, [&] { done = true; });
+    return QTest::qWaitFor([&] { return done; }, 5000);
+}
+} // namespace
 
 class TestThreadHost : public QObject {
     Q_OBJECT
@@ -91,29 +96,83 @@ private slots:
         QVERIFY(!host.running());
     }
 
-    void doneDoesNotWaitForTheThreadToEnd()
+    void jobsRunOnOneThreadThatTheOwnerNeverWaitsFor()
     {
         QSemaphore release;
-        std::atomic<bool> ended{false};
-        bool endedWhenDone = true;
-        bool done = false;
+        std::atomic<QThread*> firstOn{nullptr};
+        std::atomic<QThread*> secondOn{nullptr};
+        bool firstDone = false;
+        bool secondDone = false;
         {
-            ThreadHost host(QStringLiteral("test-ending"));
-            host.run([&] { (new HeldAtTheEnd(&release, &ended))->deleteLater(); },
-                     [&] {
-                         endedWhenDone = ended.load();
-                         done = true;
-                     });
-            QTRY_VERIFY(done); // before the thread's clean-up (held above) is over
-            QVERIFY(!endedWhenDone);
+            ThreadHost host(QStringLiteral("test-jobs"));
+            host.run([&] { firstOn = QThread::currentThread(); }, [&] { firstDone = true; });
+            QTRY_VERIFY(firstDone);
             QVERIFY(!host.running());
-            // The next job starts while the last thread still ends.
-            std::atomic<bool> ranNext{false};
-            host.run([&] { ranNext = true; }, {});
-            QTRY_VERIFY(ranNext.load());
+            // The job thread is held (freeing something released to it) while the owner starts
+            // the next job: run() returns at once and the job runs once the thread is free.
+            std::atomic<QThread*> heldOn{nullptr};
+            host.release(std::shared_ptr<const void>(new int(0), [&](const int* p) {
+                heldOn = QThread::currentThread();
+                release.tryAcquire(1, 10000);
+                delete p;
+            }));
+            QElapsedTimer owner;
+            owner.start();
+            host.run([&] { secondOn = QThread::currentThread(); }, [&] { secondDone = true; });
+            QVERIFY(owner.elapsed() < 1000);
+            QVERIFY(host.running());
+            QTest::qWait(50);
+            QVERIFY(!secondDone);
             release.release();
-        } // the destructor waits for both
-        QVERIFY(ended.load());
+            QTRY_VERIFY(secondDone);
+            QCOMPARE(heldOn.load(), firstOn.load());
+        } // the destructor ends the job thread
+        QVERIFY(firstOn.load() && firstOn.load() != QThread::currentThread());
+        QCOMPARE(secondOn.load(), firstOn.load()); // one thread, not one per job
+    }
+
+    void whatAJobCapturedIsFreedOnItsThreadBeforeDone()
+    {
+        ThreadHost host(QStringLiteral("test-captures"));
+        std::atomic<QThread*> destroyedOn{nullptr};
+        std::atomic<QThread*> ranOn{nullptr};
+        bool freedBeforeDone = false;
+        bool done = false;
+        auto probe = std::make_shared<Probe>(&destroyedOn);
+        host.run([probe, &ranOn] { ranOn = QThread::currentThread(); },
+                 [&] {
+                     freedBeforeDone = Probe::alive == 0;
+                     done = true;
+                 });
+        probe.reset(); // the job holds the last reference
+        QTRY_VERIFY(done);
+        QVERIFY(freedBeforeDone);
+        QCOMPARE(destroyedOn.load(), ranOn.load());
+        QVERIFY(destroyedOn.load() != QThread::currentThread());
+    }
+
+    void releasedObjectsAreFreedOnTheJobThreadOnceNobodyUsesThem()
+    {
+        ThreadHost host(QStringLiteral("test-release"));
+        std::atomic<QThread*> destroyedOn{nullptr};
+        auto probe = std::make_shared<Probe>(&destroyedOn);
+        std::shared_ptr<const Probe> stillShown = probe;
+        host.release(std::move(probe));
+        QVERIFY(drain(host));
+        QCOMPARE(Probe::alive.load(), 1); // still used by the owner: not freed
+        QCOMPARE(destroyedOn.load(), nullptr);
+        host.release(std::move(stillShown));
+        QVERIFY(drain(host));
+        QCOMPARE(Probe::alive.load(), 0); // no leak
+        QVERIFY(destroyedOn.load() && destroyedOn.load() != QThread::currentThread());
+
+        // Released before any job: the host starts its job thread for it.
+        ThreadHost fresh(QStringLiteral("test-release-first"));
+        destroyedOn = nullptr;
+        fresh.release(std::make_shared<Probe>(&destroyedOn));
+        QVERIFY(drain(fresh));
+        QCOMPARE(Probe::alive.load(), 0);
+        QVERIFY(destroyedOn.load() && destroyedOn.load() != QThread::currentThread());
     }
 
     void backgroundJobsRunAtALowerPriority()
@@ -129,6 +188,14 @@ private slots:
         const int own = getpriority(PRIO_PROCESS, id_t(gettid()));
         QCOMPARE(niceOfJob(ThreadHost::Priority::Normal), own);
         QCOMPARE(niceOfJob(ThreadHost::Priority::Background), std::max(own, 10));
+        // The job thread stays for the next job, still lowered; the owner keeps its own.
+        ThreadHost host(QStringLiteral("test-priority-again"));
+        std::atomic<int> second{-100};
+        host.run([] {}, {}, ThreadHost::Priority::Background);
+        host.join();
+        host.run([&] { second = getpriority(PRIO_PROCESS, id_t(gettid())); }, {}, ThreadHost::Priority::Background);
+        host.join();
+        QCOMPARE(second.load(), std::max(own, 10));
         QCOMPARE(getpriority(PRIO_PROCESS, id_t(gettid())), own); // only the job's thread
 #endif
     }

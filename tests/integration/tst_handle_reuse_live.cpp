@@ -1,0 +1,110 @@
+// Handle reuse at the real boundary: a real `mxgw-mock --reuse-handles` process over gRPC.
+// Tag A is subscribed and removed, and tag B is subscribed right after, while A's RemoveItem
+// is still in flight: the STA runs the remove, then B's subscribe, which is handed A's
+// handle. B's first value (the mock sends only first values here: --data-hz 0) travels on
+// the event stream, the two replies on their own calls, with no order between them. Whatever
+// order they take, B gets a value: the connection learns that the gateway reuses handles
+// from B's reply and advises B's item again (and again whenever a handle goes to another tag). The same case runs in virtual time in
+// integration.connection_routing (aReusedHandlesFirstValueIsNotLostAfterATimedOutRemove).
+#include "client/gateway_connection.h"
+#include "client/grpc_gateway_port.h"
+#include "client/qt_scheduler.h"
+
+#include "integration/support_mock_process.h"
+
+#include <QtTest>
+
+#include <set>
+#include <memory>
+
+#ifndef MXGW_MOCK_PATH
+#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
+#endif
+
+using namespace stormwatch;
+using testsupport::MockProcess;
+
+namespace {
+
+struct Got {
+    int values = 0;
+    std::int32_t handle = 0;
+};
+
+GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, const std::string& tag, std::shared_ptr<Got> got)
+{
+    return c.addSubscriber(
+        {tag},
+        [got](const std::vector<TagUpdate>& updates) {
+            for (const TagUpdate& u : updates) {
+                ++got->values;
+                got->handle = u.itemHandle;
+            }
+        },
+        [](bool) {});
+}
+
+} // namespace
+
+class TestHandleReuseLive : public QObject {
+    Q_OBJECT
+private slots:
+    void aReusedHandlesTagGetsAValueWhateverOrderTheCallsTake_data()
+    {
+        QTest::addColumn<bool>("reuse");
+        QTest::newRow("--reuse-handles") << true;
+        QTest::newRow("fresh handles") << false;
+    }
+    void aReusedHandlesTagGetsAValueWhateverOrderTheCallsTake()
+    {
+        QFETCH(bool, reuse);
+        QStringList args{"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "0"};
+        if (reuse)
+            args << "--reuse-handles";
+        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), args);
+        QVERIFY(mock.start());
+        QtScheduler scheduler;
+        GrpcPortOptions options;
+        options.address = mock.address();
+        GrpcGatewayPort port(scheduler, options);
+        GatewayConnection c(scheduler, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        c.start();
+
+        // Over gRPC the two calls may also reach the mock's STA in the other order; then B
+        // gets a new handle. Five rounds make the reuse case all but certain.
+        // A reply that hands out a handle removed before is a reuse (B's of A's, or a later
+        // A's of a handle whose remove was overtaken); each goes to another tag than the
+        // removed one, so each item is advised again.
+        std::set<std::int32_t> removed;
+        int reuses = 0;
+        auto handedOut = [&](std::int32_t handle) { reuses += int(removed.erase(handle)); };
+        for (int round = 0; round < 5; ++round) {
+            auto a = std::make_shared<Got>();
+            const auto subA = addRecorded(c, "A" + std::to_string(round), a);
+            bool aDone = false;
+            c.subscribe(subA, [&aDone](const SubscribeOutcome& o) { aDone = o.success; });
+            QTRY_VERIFY_WITH_TIMEOUT(aDone && a->values >= 1, 10000);
+            const std::int32_t handleA = a->handle;
+            handedOut(handleA);
+            removed.insert(handleA);
+
+            c.removeItems(subA); // in flight while B's subscribe is sent
+            c.removeSubscriber(subA);
+            auto b = std::make_shared<Got>();
+            const auto subB = addRecorded(c, "B" + std::to_string(round), b);
+            bool bDone = false;
+            c.subscribe(subB, [&bDone](const SubscribeOutcome& o) { bDone = o.success; });
+            QTRY_VERIFY_WITH_TIMEOUT(bDone, 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(b->values >= 1, 10000); // the point: never without a value
+            handedOut(b->handle);
+            QTRY_COMPARE_WITH_TIMEOUT(c.retiringHandles(), std::size_t(0), 10000);
+        }
+        QCOMPARE(reuses > 0, reuse);
+        QCOMPARE(c.reusesHandles(), reuse);
+        QCOMPARE(c.stats().readvises, std::int64_t(reuses));
+        c.stop();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHandleReuseLive)
+#include "tst_handle_reuse_live.moc"

@@ -1,6 +1,7 @@
 #include "scenario/scenario_parser.h"
 
 #include "scenario/json_schema_reader.h"
+#include "scenario/scenario_timeline_reader.h"
 #include "scenario/site.h"
 #include "scenario/site_live.h"
 #include "scenario/strict_json.h"
@@ -32,11 +33,9 @@ namespace {
 
 // The schema reader (Errors, ObjectReader, KnownNames, ...) is shared with site files.
 using namespace json_schema;
-
-void checkLevers(Errors& errors, const QJsonValue& levers, const QString& path) {
-    QString why;
-    if (!validateVariant(levers, &why)) errors.add(path, why);
-}
+using scenario_timeline::checkLevers;
+using scenario_timeline::KnownGateways;
+using scenario_timeline::readTimeline;
 
 void readGateway(Errors& errors, const QJsonObject& o, GatewaySpec* g) {
     ObjectReader r(errors, o, QStringLiteral("$.gateway"),
@@ -193,152 +192,6 @@ std::optional<KnownNames> readInstances(Errors& errors, const QJsonArray& a, con
     }
     if (!section.clean()) return std::nullopt;
     return names;
-}
-
-// Parameters of each action besides at_s and action. source_outage takes duration_s
-// (on at at_s, off at at_s + duration_s) like every other timed fault, so a fault's
-// end — what time_to_all_good_s is measured from — is always on the event itself.
-QStringList actionParams(TimelineAction a) {
-    switch (a) {
-    case TimelineAction::Wedge:
-    case TimelineAction::SourceOutage:
-    case TimelineAction::RefuseSessions: return {"duration_s"};
-    case TimelineAction::Slow: return {"factor", "duration_s"};
-    case TimelineAction::DropReplies: return {"probability", "duration_s"};
-    case TimelineAction::RestartGateway:
-    case TimelineAction::KillGateway: return {"downtime_s"};
-    case TimelineAction::EndEventStreams: return {};
-    case TimelineAction::Redeploy: return {"instance"};
-    case TimelineAction::SetLevers: return {"levers"};
-    case TimelineAction::SetCapability: return {"advertise_bulk_supervisory"};
-    }
-    return {};
-}
-
-// What the timeline reader needs per action, built once: the action by its file name, and
-// the keys an entry of that action may have.
-struct ActionTable {
-    QHash<QString, TimelineAction> byName;
-    QHash<int, QStringList> keys;  // "at_s", "action" and the action's parameters
-    QString validNames;
-    ActionTable() {
-        const QStringList names = timelineActionNames();
-        for (qsizetype i = 0; i < names.size(); ++i) {
-            const auto action = static_cast<TimelineAction>(i);
-            byName.insert(names[i], action);
-            TimelineEvent probe;
-            probe.action = action;
-            keys.insert(int(i), QStringList{"at_s", "action"} + actionParams(action) +
-                                    (probe.atGateway() ? QStringList{"gateway"} : QStringList{}));
-        }
-        validNames = names.join(QStringLiteral(", "));
-    }
-};
-
-const ActionTable& actionTable() {
-    static const ActionTable table;
-    return table;
-}
-
-// The gateways a timeline event may name: the scenario's named ones, or nullopt when its
-// connections had errors (a name cannot be judged then).
-struct KnownGateways {
-    std::optional<KnownNames> names;
-    bool any = false;  // false: one unnamed gateway, so no name is valid
-};
-
-std::optional<TimelineEvent> readEvent(Errors& errors, const QJsonObject& o, const QString& path,
-                                       std::optional<double> durationS, const std::optional<KnownNames>& known,
-                                       const KnownGateways& gateways) {
-    const int before = errors.count();
-    const ActionTable& table = actionTable();
-    TimelineEvent e;
-    std::optional<TimelineAction> action;
-    {
-        // Read action first: the valid keys depend on it.
-        ObjectReader head(errors, o, path, {});
-        if (auto s = head.string("action", Need::Required)) {
-            const auto it = table.byName.constFind(*s);
-            if (it != table.byName.constEnd()) action = it.value();
-            head.check("action", action.has_value(),
-                       [&] { return QStringLiteral("unknown action %1 (valid: %2)").arg(quoted(*s), table.validNames); });
-        }
-    }
-    static const QStringList kHeadKeys = {"at_s", "action"};
-    ObjectReader r(errors, o, path, action ? table.keys.value(int(*action)) : kHeadKeys);
-    if (auto d = r.number("at_s", Need::Required, limits::kAtS)) {
-        if (!durationS || r.atMost("at_s", *d, *durationS, QStringLiteral("duration_s"))) e.atS = *d;
-    }
-    if (!action) return std::nullopt;  // unknown keys cannot be judged without a known action
-    e.action = *action;
-    switch (*action) {
-    case TimelineAction::Slow:
-        if (auto d = r.number("factor", Need::Required, limits::kSlowFactor)) e.factor = *d;
-        [[fallthrough]];
-    case TimelineAction::Wedge:
-    case TimelineAction::SourceOutage:
-    case TimelineAction::RefuseSessions:
-        if (auto d = r.number("duration_s", Need::Required, limits::kDurationS)) e.durationS = *d;
-        break;
-    case TimelineAction::DropReplies:
-        if (auto d = r.number("probability", Need::Required, limits::kProbability)) e.probability = *d;
-        if (auto d = r.number("duration_s", Need::Required, limits::kDurationS)) e.durationS = *d;
-        break;
-    case TimelineAction::RestartGateway:
-    case TimelineAction::KillGateway:
-        if (auto d = r.number("downtime_s", Need::Optional, limits::kDowntimeS)) e.downtimeS = *d;
-        break;
-    case TimelineAction::Redeploy:
-        if (auto s = r.string("instance", Need::Required)) {
-            if (known)
-                r.check("instance", known->contains(*s), [&] {
-                    return QStringLiteral("unknown instance %1 (known: %2)").arg(quoted(*s), known->listed());
-                });
-            e.instance = *s;
-        }
-        break;
-    case TimelineAction::SetLevers:
-        if (!r.has("levers"))
-            errors.add(r.pathOf("levers"), QStringLiteral("required key missing"));
-        else
-            checkLevers(errors, r.raw("levers"), r.pathOf("levers"));
-        e.levers = r.raw("levers");
-        break;
-    case TimelineAction::SetCapability:
-        if (auto b = r.boolean("advertise_bulk_supervisory", Need::Required)) e.advertiseBulkSupervisory = *b;
-        break;
-    case TimelineAction::EndEventStreams: break;
-    }
-    if (e.atGateway() && r.has("gateway")) {
-        if (auto g = r.name("gateway", Need::Optional)) {
-            if (gateways.names)
-                r.check("gateway", gateways.any && gateways.names->contains(*g), [&] {
-                    return gateways.any ? QStringLiteral("unknown gateway %1 (gateways: %2)").arg(quoted(*g), gateways.names->listed())
-                                        : QStringLiteral("unknown gateway %1 (the scenario has one gateway, unnamed: "
-                                                         "its connections name none)").arg(quoted(*g));
-                });
-            e.gateway = *g;
-        }
-    }
-    r.finish();
-    if (errors.count() != before) return std::nullopt;
-    return e;
-}
-
-void readTimeline(Errors& errors, const QJsonArray& a, std::optional<double> durationS,
-                  const std::optional<KnownNames>& knownInstances, const KnownGateways& gateways,
-                  QList<TimelineEvent>* out) {
-    const QString base = QStringLiteral("$.timeline");
-    checkCount(errors, base, a.size(), limits::kMaxTimelineEvents, "entries");
-    out->reserve(a.size());
-    for (qsizetype i = 0; i < a.size(); ++i) {
-        const QString path = indexPath(base, i);
-        auto o = asObject(errors, a.at(i), path);
-        if (!o) continue;
-        if (auto e = readEvent(errors, *o, path, durationS, knownInstances, gateways)) out->append(*e);
-    }
-    std::stable_sort(out->begin(), out->end(),
-                     [](const TimelineEvent& x, const TimelineEvent& y) { return x.atS < y.atS; });
 }
 
 void readVariants(Errors& errors, const QJsonArray& a, QList<VariantSpec>* out) {
@@ -600,7 +453,7 @@ QJsonObject scenarioToJson(const Scenario& s) {
     QJsonArray timeline;
     for (const TimelineEvent& e : s.timeline) {
         QJsonObject o{{"at_s", e.atS}, {"action", timelineActionName(e.action)}};
-        for (const QString& p : actionParams(e.action)) {
+        for (const QString& p : scenario_timeline::actionParams(e.action)) {
             if (p == "duration_s") o.insert(p, e.durationS);
             else if (p == "factor") o.insert(p, e.factor);
             else if (p == "probability") o.insert(p, e.probability);

@@ -133,7 +133,8 @@ public:
         mock::GetConfigRequest request;
         mock::MockConfig config;
         const grpc::Status status = m_stub->GetConfig(&context, request, &config);
-        if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED)
+        m_hasService = status.error_code() != grpc::StatusCode::UNIMPLEMENTED;
+        if (!m_hasService)
             m_unavailable = QStringLiteral("the gateway at %1 has no mock control service: "
                                            "faults are skipped")
                                 .arg(QString::fromStdString(address));
@@ -144,6 +145,7 @@ public:
                                      QString::fromStdString(status.error_message()));
     }
     QString unavailableReason() const override { return m_unavailable; }
+    bool hasControlService() const override { return m_hasService; }
     bool inject(const mock::FaultRequest& fault, QString* outcome) override
     {
         if (!m_unavailable.isEmpty())
@@ -199,6 +201,7 @@ private:
     }
     std::unique_ptr<mock::MockGatewayControl::Stub> m_stub;
     QString m_unavailable;
+    bool m_hasService = true;
 };
 
 } // namespace
@@ -236,6 +239,7 @@ public:
         m_thread.join(); // at most one read's deadline, when the gateway hangs
     }
     QString unavailableReason() const override { return m_inner->unavailableReason(); }
+    bool hasControlService() const override { return m_inner->hasControlService(); }
     bool inject(const mock::FaultRequest& fault, QString* outcome) override
     {
         return m_inner->inject(fault, outcome);
@@ -249,6 +253,16 @@ public:
         const std::lock_guard lock(m_mutex);
         return m_latest;
     }
+    bool statsCurrent() override
+    {
+        const std::lock_guard lock(m_mutex);
+        return m_latest && m_current;
+    }
+    void awaitFirstRead(std::chrono::milliseconds bound) override
+    {
+        std::unique_lock lock(m_mutex);
+        m_firstRead.wait_for(lock, bound, [this] { return m_tried; });
+    }
 
 private:
     void poll()
@@ -258,8 +272,13 @@ private:
             lock.unlock();
             std::optional<mock::GatewayStats> read = m_inner->stats(); // may block: unlocked
             lock.lock();
+            m_current = read.has_value();
             if (read) // one that stopped answering: what it said last
                 m_latest = std::move(read);
+            if (!m_tried) {
+                m_tried = true;
+                m_firstRead.notify_all();
+            }
             m_wake.wait_for(lock, m_period, [this] { return m_stop; });
         }
     }
@@ -268,8 +287,11 @@ private:
     const std::chrono::milliseconds m_period;
     std::mutex m_mutex;
     std::condition_variable m_wake;
+    std::condition_variable m_firstRead;
+    bool m_tried = false; // the first read returned
     bool m_stop = false;
     std::optional<mock::GatewayStats> m_latest;
+    bool m_current = false; // the latest read answered m_latest
     std::thread m_thread; // last: started once the members above exist
 };
 

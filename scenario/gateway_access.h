@@ -33,6 +33,16 @@ public:
     virtual bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) = 0;
     // The gateway's counters, or nullopt when it does not expose them.
     virtual std::optional<mxgateway::mock::v1::GatewayStats> stats() = 0;
+    // False for a gateway without a control service (a real one): its counters are never
+    // there to read. A mock whose service did not answer has one; it could not be read.
+    virtual bool hasControlService() const { return true; }
+    // Whether what stats() answers came from the latest read: false while a polled access
+    // repeats what the gateway said last because its latest read failed.
+    virtual bool statsCurrent() { return true; }
+    // Returns once the first read of the counters was tried, or after `bound`: a polled
+    // access reads on a thread of its own, and a run's first sample must not race that read
+    // (it would count the gateway unread at the start). The others read when asked.
+    virtual void awaitFirstRead(std::chrono::milliseconds bound) { (void)bound; }
 };
 
 // The fault a timeline action asks of the gateway (nullopt for client-side actions:

@@ -167,10 +167,12 @@ const QList<MetricDescriptor>& metricTable() {
          .unit = "commands",
          .description = "The most commands waiting at once for the gateway's single command thread (the STA).",
          .howToRead = "Every call waits behind the queue, and fails once the wait passes the command timeout; n/a "
-                      "when the gateway exposes no queue (a real one).",
+                      "when the gateway exposes no queue (a real one), \u2265 N when some gateway's queue was read "
+                      "for only part of the run (N is the deepest read, a lower bound).",
          .better = Better::Lower,
          .format = MetricFormat::Integer,
-         .value = [](const VariantMetrics& v) { return maybe(v.maxStaQueueDepth); }},
+         .value = [](const VariantMetrics& v) { return maybe(v.maxStaQueueDepth); },
+         .lowerBound = [](const VariantMetrics& v) { return maybe(v.maxStaQueueDepthAtLeast); }},
         {.key = "suppressed_calls",
          .label = "Suppressed calls",
          .unit = "calls",
@@ -211,7 +213,11 @@ QString MetricDescriptor::text(std::optional<double> v, Digits digits) const {
 }
 
 QString MetricDescriptor::text(const VariantMetrics& v, Digits digits) const {
-    return value ? text(value(v), digits) : QString();
+    if (!value) return QString();
+    const std::optional<double> known = value(v);
+    if (const std::optional<double> atLeast = lowerBound && !known ? lowerBound(v) : std::nullopt)
+        return QStringLiteral("\u2265 ") + text(atLeast, digits);
+    return text(known, digits);
 }
 
 QStringList rpcKinds(const ScenarioReport& report) {

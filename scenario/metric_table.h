@@ -42,6 +42,8 @@ struct MetricDescriptor {
     MetricFormat format;
     // The value of one variant; nullopt = no value. Null for a ByKind metric.
     std::optional<double> (*value)(const VariantMetrics&);
+    // With no value, a lower bound when one is known: shown "≥ N", JSON "<key>_at_least".
+    std::optional<double> (*lowerBound)(const VariantMetrics&) = nullptr;
     // Shown for no value: "never" (time_to_all_good_s) or "n/a"; JSON null, an empty CSV cell.
     const char* absent = "n/a";
     MetricShape shape = MetricShape::Scalar;
@@ -59,8 +61,8 @@ struct MetricDescriptor {
     // Description, how to read it and the unit: a tooltip.
     QString tooltip() const;
 
-    // The value as text: integers without decimals, seconds with one decimal, `absent`
-    // for no value. A ByKind metric has no single value: empty.
+    // The value as text: integers without decimals, seconds with one decimal, "≥ N" for
+    // no value but a lower bound, `absent` for no value. A ByKind metric has no single value: empty.
     QString text(const VariantMetrics& v, Digits digits = Digits::Plain) const;
     QString text(std::optional<double> value, Digits digits = Digits::Plain) const;
 };

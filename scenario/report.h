@@ -23,6 +23,23 @@ inline const QString kAddItemBulk = QStringLiteral("add_item_bulk");
 inline const QString kAdviseSupervisory = QStringLiteral("advise_supervisory");
 }  // namespace rpc_kind
 
+// A gateway whose STA queue the run did not read at every sample (once a second).
+struct StaQueueGap {
+    enum class Kind {
+        NoControlService,  // nothing to read it from (a real gateway)
+        NeverRead,         // a control service, but no read answered (down, or answered late)
+        Partly,            // read at some samples only
+    };
+    QString gateway;  // "": the run's one gateway
+    Kind kind = Kind::Partly;
+    int readSamples = 0;
+    int samples = 0;
+};
+
+// "gw-real has no control service to read it from", "the STA queue of gw-b was read at
+// only 3 of 10 samples (once a second)", ...: what a report says of one gap.
+QString staQueueGapText(const StaQueueGap& gap);
+
 struct VariantMetrics {
     QString name;
     QJsonObject levers;  // the resolved lever set, in LeverSet's JSON form
@@ -36,11 +53,12 @@ struct VariantMetrics {
     // What time_to_all_good_s is measured from: "last fault" (the end of the last fault
     // the gateway applied), "start" (none applied; skipped faults do not count).
     QString timeToAllGoodFrom = QStringLiteral("start");
-    // nullopt: the gateway exposes no queue (a real one); never reported as 0. On a live site
-    // also when some of its gateways' queues could not be read (unreadStaQueues names them;
-    // a note gives the deepest read at the others).
+    // nullopt: the gateway exposes no queue (a real one); never reported as 0. Also when
+    // some gateway's queue was not read at every sample (staQueueGaps names them): then
+    // the deepest queue that was read is a lower bound (maxStaQueueDepthAtLeast, "≥ N").
     std::optional<qint64> maxStaQueueDepth;
-    QStringList unreadStaQueues;
+    std::optional<qint64> maxStaQueueDepthAtLeast;
+    QList<StaQueueGap> staQueueGaps;
     qint64 suppressedCalls = 0;
     // Sum over deployed tags of the seconds each was orphaned: not Good, no live route, no
     // subscribe in flight and no retry scheduled (the "no orphaned tags" invariant).
@@ -73,7 +91,9 @@ struct ScenarioReport {
 // "levers", every metric of metricTable() (scenario/metric_table.h) under its key — null
 // for no value, gateway_rpcs_by_kind an object of counts per kind —,
 // "time_to_all_good_from", "gateway_metrics_source" (live only), "skipped_actions" and
-// "notes" (only when there are some)}]}
+// "notes" (only when there are some), "<key>_at_least" for a metric known only as a lower
+// bound (max_sta_queue_depth_at_least), "sta_queue_gaps": [{"gateway", "read": "no control
+// service" | "never" | "partly", "read_samples", "samples"}] (only when there are some)}]}
 QJsonObject reportToJson(const ScenarioReport& report);
 QJsonObject variantToJson(const VariantMetrics& variant, bool includeWallMs = true);
 

@@ -354,6 +354,30 @@ private:
     QList<LeverDiff> diffs_;
 };
 
+// One gateway with no control service: nothing was there to read, said as "no counters".
+bool realGatewayAlone(const VariantMetrics& v) {
+    return v.staQueueGaps.size() == 1 && v.staQueueGaps.front().gateway.isEmpty() &&
+           v.staQueueGaps.front().kind == StaQueueGap::Kind::NoControlService;
+}
+
+QString queueGapsSentence(const VariantMetrics& v) {
+    QStringList why;
+    for (const StaQueueGap& gap : v.staQueueGaps) why << staQueueGapText(gap);
+    QString s = v.maxStaQueueDepthAtLeast
+                    ? QStringLiteral("%1: max_sta_queue_depth is at least %2 (\u2265 in the table), a lower bound, since %3.")
+                          .arg(v.name, count(*v.maxStaQueueDepthAtLeast), why.join(QStringLiteral("; ")))
+                    : QStringLiteral("%1: max_sta_queue_depth is unknown (n/a), since %2.")
+                          .arg(v.name, why.join(QStringLiteral("; ")));
+    if (v.gatewayMetricsSource == QStringLiteral("client"))
+        s += v.staQueueGaps.front().gateway.isEmpty()
+                 ? QStringLiteral(" The gateway's counters could not be read at the start, so gateway_rpcs and "
+                                  "deadline_exceeded are what this client sent and saw fail, and "
+                                  "max_gateway_outstanding_subscribes is unknown (n/a).")
+                 : QStringLiteral(" The gateways are shared, so gateway_rpcs and deadline_exceeded are what this "
+                                  "client sent and saw fail, and max_gateway_outstanding_subscribes is unknown (n/a).");
+    return s;
+}
+
 QString metricsTable(const ScenarioReport& r) {
     QStringList header{"metric"}, rule{"---"};
     for (const VariantMetrics& v : r.variants) header << cell(v.name), rule << "---:";
@@ -402,14 +426,10 @@ QByteArray reportToMarkdown(const ScenarioReport& r, const QMap<QString, QString
     out << markdown::inShortSection(r) << QString() << markdown::leversSection(r) << QString();
     out << QStringLiteral("## Metrics") << QString() << metricsTable(r) << QString() << metricDefinitions() << QString();
     for (const VariantMetrics& v : r.variants) {
-        if (v.gatewayMetricsSource == QStringLiteral("client") && !v.unreadStaQueues.isEmpty())
-            // A live site of which some gateways told their queue and some could not.
-            out << QStringLiteral("%1: the gateways are shared, so gateway_rpcs and deadline_exceeded are what this "
-                                  "client sent and saw fail; max_sta_queue_depth is unknown (n/a), since the STA "
-                                  "queue of %2 could not be read, and max_gateway_outstanding_subscribes is unknown "
-                                  "(n/a).")
-                       .arg(v.name, v.unreadStaQueues.join(QStringLiteral(", ")))
-                << QString();
+        if (!v.staQueueGaps.isEmpty() && !realGatewayAlone(v))
+            // Some queue was not read all run (a site's real gateway, a mock read late or
+            // down a while): the maximum is unknown, or a lower bound, and the reader is told why.
+            out << queueGapsSentence(v) << QString();
         else if (v.gatewayMetricsSource == QStringLiteral("client") && !v.maxStaQueueDepth)
             out << QStringLiteral("%1: the gateway exposes no counters, so gateway_rpcs and deadline_exceeded are what "
                                   "this client sent and saw fail, and max_sta_queue_depth and "

@@ -54,6 +54,11 @@ void ScenarioRunner::start()
     // Counted from here on, from the gateways themselves when every one exposes its
     // counters (virtual, embedded, an mxgw-mock). A live site's are the client's own, per
     // gateway: its gateways are shared, their counters count others' work too.
+    // A polled gateway (a live site's) is read on a thread of its own: the first sample
+    // waits for that first read, bounded by a read's deadline, rather than racing it and
+    // counting the gateway's queue unread at 0 s.
+    for (Gateway& g : m_gateways)
+        g.access->awaitFirstRead(std::chrono::milliseconds(2500));
     m_countersFromGateway = !m_sharedGateways &&
                             std::all_of(m_gateways.begin(), m_gateways.end(),
                                         [](Gateway& g) { return g.access->stats().has_value(); });
@@ -162,22 +167,10 @@ VariantRun ScenarioRunner::finish()
                     : m_maxSampledOutstanding;
     } else {
         // A live site's gateways are shared, so their own maxima count others' work; but
-        // their queues were sampled for the series all along: the deepest one's maximum
-        // there. Only when every gateway's was read: a real gateway has no control service,
-        // and the others' deepest would be a lower bound shown as the site's.
-        QStringList unread;
-        const std::optional<qint64> deepest = deepestSampledQueue(&unread);
-        if (unread.isEmpty()) {
-            m.maxStaQueueDepth = deepest;
-        } else if (deepest) {
-            m.unreadStaQueues = unread;
-            m.notes << QStringLiteral("max_sta_queue_depth is unknown (n/a): the STA queue of %1 could not be "
-                                      "read (no control service); the deepest one read at the other gateways "
-                                      "was %2 commands, a lower bound")
-                           .arg(unread.join(QStringLiteral(", ")))
-                           .arg(*deepest);
-        }
+        // their queues were sampled for the series all along: the deepest one's maximum there.
+        m.maxStaQueueDepth = deepestSampledQueue();
     }
+    reportQueueGaps(m);
     m.badTagSeconds = double(m_badTagUs) / 1e6;
     m.orphanedTagSeconds = double(m_orphanUs) / 1e6;
     m.connectedAfterS = m_connectedAfterS;

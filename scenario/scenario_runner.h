@@ -203,6 +203,8 @@ private:
         int sourceOutages = 0;      // overlapping outages: the source is Bad while any is on
         bool injected = false;      // a fault was injected (ended at the end of a shared gateway's run)
         GatewayCounters last;       // as last read
+        bool queueRead = false;     // its queue came from the latest read, not from `last`
+        int queueReads = 0;         // samples at which it was
         // Its own series ("gateway:NAME"), recorded when the run has several gateways.
         std::size_t staDepth = 0, rpcsPerS = 0, deadlinePerS = 0, recoveryState = 0, suppressed = 0,
                     suppressedPerS = 0;
@@ -218,8 +220,10 @@ private:
     GatewayCounters countersOf(Gateway& gateway);
     void sampleGatewaySeries(double t, bool rates);
     // The largest STA queue any one gateway's series holds; nullopt when none was read.
-    // *unread: the gateways whose queue was never read (a real gateway has no control service).
-    std::optional<qint64> deepestSampledQueue(QStringList* unread = nullptr) const;
+    std::optional<qint64> deepestSampledQueue() const;
+    // A queue not read at every sample makes max_sta_queue_depth a lower bound, said so
+    // (the gaps, a note) and shown as one; a real gateway alone stays a plain n/a.
+    void reportQueueGaps(VariantMetrics& m) const;
     Time end() const;
     Time sinceStart(Time at) const; // run time of a scheduler instant, clipped to [0, end]
     Time relNow() const { return sinceStart(m_scheduler->now()); }
@@ -274,6 +278,7 @@ private:
     bool m_sharedGateways = false;
     GatewayCounters m_baseline, m_lastCounters;
     std::int64_t m_maxSampledDepth = 0;
+    int m_queueSamples = 0; // sampleGateway() calls: each gateway's queue is read at each
     std::int64_t m_maxSampledOutstanding = 0;
 
     // Metric state (times are run times, from start()).

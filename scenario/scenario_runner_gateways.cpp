@@ -147,10 +147,12 @@ ScenarioRunner::GatewayCounters ScenarioRunner::gatewayCounters()
 ScenarioRunner::GatewayCounters ScenarioRunner::countersOf(Gateway& g)
 {
     GatewayCounters c;
+    g.queueRead = false;
     if (m_countersFromGateway) {
         const auto stats = g.access->stats();
         if (!stats)
             return g.last; // it stopped answering: what it said last
+        g.queueRead = g.access->statsCurrent();
         c.rpcs = stats->invoke_rpcs();
         for (const auto& [kind, n] : stats->invoke_rpcs_by_kind())
             c.byKind.insert(QString::fromStdString(kind), n);
@@ -173,9 +175,10 @@ ScenarioRunner::GatewayCounters ScenarioRunner::countersOf(Gateway& g)
         }
         // Only the gateway knows its queue: a site's mxgw-mock tells it through its control
         // service (a real gateway has none: unknown); one that stopped answering, as last told.
-        if (const auto stats = g.access->stats())
+        if (const auto stats = g.access->stats()) {
             c.staQueueDepth = stats->sta_queue_depth();
-        else
+            g.queueRead = g.access->statsCurrent();
+        } else
             c.staQueueDepth = g.last.staQueueDepth;
     }
     g.last = c;
@@ -217,18 +220,47 @@ void ScenarioRunner::sampleGatewaySeries(double t, bool rates)
     }
 }
 
-std::optional<qint64> ScenarioRunner::deepestSampledQueue(QStringList* unread) const
+std::optional<qint64> ScenarioRunner::deepestSampledQueue() const
 {
     // With one gateway its series is the run's; with several, each one's own beside the sum.
     std::optional<qint64> deepest;
-    for (const Gateway& g : m_gateways) {
-        const Series& s = m_series.at(m_gateways.size() < 2 ? m_staDepth : g.staDepth);
-        if (!s.points().empty())
+    for (const Gateway& g : m_gateways)
+        if (const Series& s = m_series.at(m_gateways.size() < 2 ? m_staDepth : g.staDepth); !s.points().empty())
             deepest = std::max(deepest.value_or(0), qint64(s.maxValue()));
-        else if (unread)
-            *unread << g.name;
-    }
     return deepest;
+}
+
+void ScenarioRunner::reportQueueGaps(VariantMetrics& m) const
+{
+    // Whether a gateway has a queue to read comes from its access, not from its series: a
+    // mock whose first read answered late, or that was down all run, has a control service.
+    QList<StaQueueGap> gaps;
+    for (const Gateway& g : m_gateways) {
+        if (g.queueReads >= m_queueSamples)
+            continue;
+        StaQueueGap gap{g.name, StaQueueGap::Kind::Partly, g.queueReads, m_queueSamples};
+        if (!g.access->hasControlService())
+            gap.kind = StaQueueGap::Kind::NoControlService;
+        else if (g.queueReads == 0)
+            gap.kind = StaQueueGap::Kind::NeverRead;
+        gaps << gap;
+    }
+    if (gaps.isEmpty())
+        return;
+    m.staQueueGaps = gaps;
+    const std::optional<qint64> read = m.maxStaQueueDepth;
+    m.maxStaQueueDepth.reset();
+    // A real gateway alone: nothing was there to read, and the reports say so already.
+    if (!read && m_gateways.size() == 1 && gaps.front().kind == StaQueueGap::Kind::NoControlService)
+        return;
+    m.maxStaQueueDepthAtLeast = read;
+    QStringList why;
+    for (const StaQueueGap& gap : gaps)
+        why << staQueueGapText(gap);
+    QString note = QStringLiteral("max_sta_queue_depth is unknown: %1").arg(why.join(QStringLiteral("; ")));
+    if (read)
+        note += QStringLiteral("; the deepest queue read was %1 commands, a lower bound (\u2265 %1)").arg(*read);
+    m.notes << note;
 }
 
 void ScenarioRunner::sampleGateway()
@@ -238,6 +270,9 @@ void ScenarioRunner::sampleGateway()
     const Time now = relNow();
     const double t = toSeconds(now);
     const GatewayCounters c = gatewayCounters();
+    ++m_queueSamples;
+    for (Gateway& g : m_gateways)
+        g.queueReads += g.queueRead ? 1 : 0;
     if (c.staQueueDepth) {
         m_series.at(m_staDepth).add(t, double(*c.staQueueDepth));
         m_maxSampledDepth = std::max(m_maxSampledDepth, *c.staQueueDepth);

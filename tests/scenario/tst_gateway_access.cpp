@@ -9,9 +9,12 @@
 #include <QScopeGuard>
 #include <QtTest>
 
+#include <QElapsedTimer>
+
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 using namespace stormwatch;
 namespace mock = mxgateway::mock::v1;
@@ -77,9 +80,11 @@ private slots:
         QCOMPARE(inner->injected.load(), 1);
         QCOMPARE(outcome, QStringLiteral("injected"));
 
+        QVERIFY(!access->statsCurrent());
         inner->answer_(7);
         QTRY_VERIFY(access->stats().has_value());
         QCOMPARE(access->stats()->sta_queue_depth(), 7);
+        QVERIFY(access->statsCurrent());
         QTRY_VERIFY(inner->reads.load() >= 3); // read again every period
     }
 
@@ -90,12 +95,42 @@ private slots:
         inner->answer_(4);
         auto access = polledStatsAccess(std::move(owned), std::chrono::milliseconds(10));
         QTRY_VERIFY(access->stats().has_value());
+        QVERIFY(access->statsCurrent());
         inner->answer_(std::nullopt); // its reads fail from now on
         const int before = inner->reads.load();
         QTRY_VERIFY(inner->reads.load() >= before + 2);
         QVERIFY(access->stats().has_value());
         QCOMPARE(access->stats()->sta_queue_depth(), 4);
+        // ... said as what it said last, not as read now: a run counts that sample unread.
+        QVERIFY(!access->statsCurrent());
         access.reset(); // stops its thread (the inner's reads answer at once)
+    }
+
+    // A run's first sample waits for the poller's first read instead of racing it (on a
+    // busy machine the sample at 0 s came first and the queue counted unread), but never
+    // for longer than it is told: a hanging gateway only delays the start.
+    void aRunCanAwaitTheFirstReadBounded()
+    {
+        auto owned = std::make_unique<HangingAccess>();
+        HangingAccess* inner = owned.get();
+        auto access = polledStatsAccess(std::move(owned), std::chrono::seconds(60));
+        const auto letGo = qScopeGuard([inner] { inner->answer_(std::nullopt); });
+        QElapsedTimer waited;
+        waited.start();
+        access->awaitFirstRead(std::chrono::milliseconds(100)); // the read hangs
+        QVERIFY2(waited.elapsed() >= 90, qPrintable(QString::number(waited.elapsed())));
+        QVERIFY(!access->stats());
+
+        // Answered from another thread: the wait ends with that read, and the value is there
+        // at once (the next poll is a minute away).
+        std::thread answer([inner] { inner->answer_(9); });
+        waited.restart();
+        access->awaitFirstRead(std::chrono::seconds(30));
+        answer.join();
+        QVERIFY2(waited.elapsed() < 10'000, qPrintable(QString::number(waited.elapsed())));
+        QVERIFY(access->stats().has_value());
+        QCOMPARE(access->stats()->sta_queue_depth(), 9);
+        QVERIFY(access->statsCurrent());
     }
 };
 

@@ -12,6 +12,8 @@
 #include <QJsonDocument>
 #include <QtTest>
 #include <grpcpp/grpcpp.h>
+
+#include <functional>
 #include <grpcpp/health_check_service_interface.h>
 
 using namespace stormwatch;
@@ -37,6 +39,17 @@ QJsonObject liveScenario(double durationS, int tags, const QString& variant,
          QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}}}},
         {"variants", QJsonArray{variant}},
     };
+}
+
+// A live site: inst-a's 4 tags on connection `a`, inst-b's on `b`, each its own gateway.
+QJsonObject liveSite(double durationS, const QString& a, const QString& b)
+{
+    QJsonObject o = liveScenario(durationS, 4, "all");
+    o["connections"] = QJsonArray{QJsonObject{{"name", a}, {"write_user_id", 0}},
+                                  QJsonObject{{"name", b}, {"write_user_id", 0}}};
+    o["instances"] = QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", a}, {"tags", 4}},
+                                QJsonObject{{"name", "inst-b"}, {"connection", b}, {"tags", 4}}};
+    return o;
 }
 
 Scenario parse(const QJsonObject& o)
@@ -74,6 +87,33 @@ struct BareGrpcServer {
     }
     std::string address() const { return "127.0.0.1:" + std::to_string(port); }
 };
+
+const StaQueueGap* gapOf(const VariantMetrics& m, const QString& gateway)
+{
+    for (const StaQueueGap& g : m.staQueueGaps)
+        if (g.gateway == gateway)
+            return &g;
+    return nullptr;
+}
+
+// Runs `runner` in 0.1 s steps and calls `stop` once the series of `subject`'s STA queue
+// has a point (the runner read that gateway's queue), then runs it to its end. The stop
+// comes 2.5 s before the end at the latest (checked), so that samples after it fail.
+VariantMetrics runStoppingOnceRead(ScenarioRunner& runner, const QString& subject, const std::function<void()>& stop)
+{
+    runner.start();
+    double t = 0;
+    const auto read = [&] {
+        const Series* s = runner.series().find(subject, "sta_queue_depth");
+        return s && !s->points().empty();
+    };
+    while (!read() && t < runner.durationS() - 2.5)
+        runner.advanceTo(t += 0.1);
+    [&] { QVERIFY2(read(), qPrintable(subject + " was not read in time")); }();
+    stop();
+    runner.advanceTo(runner.durationS());
+    return runner.finish().metrics;
+}
 
 } // namespace
 
@@ -222,11 +262,7 @@ private slots:
         BareGrpcServer real;
         QVERIFY(real.server && real.port > 0);
 
-        QJsonObject o = liveScenario(2.5, 4, "all");
-        o["connections"] = QJsonArray{QJsonObject{{"name", "gw-mock"}, {"write_user_id", 0}},
-                                      QJsonObject{{"name", "gw-real"}, {"write_user_id", 0}}};
-        o["instances"] = QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw-mock"}, {"tags", 4}},
-                                    QJsonObject{{"name", "inst-b"}, {"connection", "gw-real"}, {"tags", 4}}};
+        const QJsonObject o = liveSite(2.5, "gw-mock", "gw-real");
         LiveOptions live;
         live.gateways["gw-mock"].address = mock.address();
         live.gateways["gw-real"].address = real.address();
@@ -236,13 +272,91 @@ private slots:
         const VariantMetrics& m = report.variants.value(0);
         QCOMPARE(m.gatewayMetricsSource, QStringLiteral("client"));
         QVERIFY(!m.maxStaQueueDepth.has_value());
-        QCOMPARE(m.unreadStaQueues, QStringList{"gw-real"});
+        // gw-real for what it is, from its access (it has no control service), not from an
+        // empty series. The mock's first read may land after the first samples on a busy
+        // machine: then it is a gap too, but never one of "no control service".
+        const StaQueueGap* realGap = gapOf(m, "gw-real");
+        QVERIFY(realGap);
+        QCOMPARE(int(realGap->kind), int(StaQueueGap::Kind::NoControlService));
+        QCOMPARE(realGap->readSamples, 0);
+        QCOMPARE(realGap->samples, 3); // at 0, 1 and 2 s
+        if (const StaQueueGap* mockGap = gapOf(m, "gw-mock"))
+            QVERIFY(mockGap->kind != StaQueueGap::Kind::NoControlService);
         const QString notes = m.notes.join(" ");
-        QVERIFY2(notes.contains("the STA queue of gw-real could not be read") && notes.contains("a lower bound"),
-                 qPrintable(notes));
+        QVERIFY2(notes.contains("gw-real has no control service to read it from"), qPrintable(notes));
+        QVERIFY2(!notes.contains("gw-mock has no control service"), qPrintable(notes));
+        if (m.maxStaQueueDepthAtLeast)
+            QVERIFY2(notes.contains("a lower bound"), qPrintable(notes));
         const QJsonObject json = variantToJson(m);
         QVERIFY(json.value("max_sta_queue_depth").isNull());
         QVERIFY(json.value("notes").toArray().contains(QJsonValue(m.notes.last())));
+        QVERIFY(json.value("sta_queue_gaps").toArray().contains(
+            QJsonObject{{"gateway", "gw-real"}, {"read", "no control service"}, {"read_samples", 0}, {"samples", 3}}));
+    }
+
+    // A site gateway read for part of the run (its mxgw-mock went away after its queue was
+    // read): the deepest queue read is only a lower bound, and the report says whose queue
+    // was read how often. Stopped once the runner has read it, so a slow first read on a
+    // busy machine only moves the stop.
+    void aSiteGatewayReadForPartOfTheRunIsALowerBound()
+    {
+        gateway::MockGatewayServer mockA, mockB;
+        QVERIFY2(mockA.start(), mockA.lastError().c_str());
+        QVERIFY2(mockB.start(), mockB.lastError().c_str());
+        const QJsonObject o = liveSite(6, "gw-a", "gw-b");
+        LiveOptions live;
+        live.gateways["gw-a"].address = mockA.address();
+        live.gateways["gw-b"].address = mockB.address();
+        const Scenario scenario = parse(o);
+        ScenarioRunner runner(scenario, scenario.variants.first(), live);
+        QVERIFY2(runner.ok(), qPrintable(runner.error()));
+        const VariantMetrics m = runStoppingOnceRead(runner, "gateway:gw-b", [&mockB] { mockB.stop(); });
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(m.gatewayMetricsSource, QStringLiteral("client"));
+        QVERIFY(!m.maxStaQueueDepth.has_value());
+        QVERIFY(m.maxStaQueueDepthAtLeast.has_value());
+        const StaQueueGap* b = gapOf(m, "gw-b");
+        QVERIFY(b);
+        QCOMPARE(int(b->kind), int(StaQueueGap::Kind::Partly));
+        QCOMPARE(b->samples, 6);
+        QVERIFY2(b->readSamples >= 1 && b->readSamples < b->samples, qPrintable(QString::number(b->readSamples)));
+        if (const StaQueueGap* a = gapOf(m, "gw-a")) // read late, on a busy machine
+            QVERIFY(a->kind != StaQueueGap::Kind::NoControlService);
+        const QString notes = m.notes.join(" ");
+        QVERIFY2(notes.contains(QStringLiteral("the STA queue of gw-b was read at only %1 of 6 samples").arg(b->readSamples)) &&
+                     notes.contains("a lower bound"),
+                 qPrintable(notes));
+        const QJsonObject json = variantToJson(m);
+        QVERIFY(json.value("max_sta_queue_depth").isNull());
+        QCOMPARE(json.value("max_sta_queue_depth_at_least").toInteger(-1), *m.maxStaQueueDepthAtLeast);
+    }
+
+    // The same with one gateway whose own counters are read (an mxgw-mock at an address):
+    // once it is gone its maximum is what it said last, a lower bound for the run.
+    void aLoneGatewayReadForPartOfTheRunIsALowerBound()
+    {
+        gateway::MockGatewayServer mock;
+        QVERIFY2(mock.start(), mock.lastError().c_str());
+        LiveOptions live;
+        live.gateway = GrpcPortOptions{};
+        live.gateway->address = mock.address();
+        const Scenario scenario = parse(liveScenario(4, 4, "all"));
+        ScenarioRunner runner(scenario, scenario.variants.first(), live);
+        QVERIFY2(runner.ok(), qPrintable(runner.error()));
+        const VariantMetrics m = runStoppingOnceRead(runner, "gateway", [&mock] { mock.stop(); });
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(m.gatewayMetricsSource, QStringLiteral("gateway"));
+        QVERIFY(!m.maxStaQueueDepth.has_value());
+        QVERIFY(m.maxStaQueueDepthAtLeast.has_value());
+        QCOMPARE(m.staQueueGaps.size(), 1);
+        const StaQueueGap& gap = m.staQueueGaps.front();
+        QCOMPARE(gap.gateway, QString());
+        QCOMPARE(int(gap.kind), int(StaQueueGap::Kind::Partly));
+        QCOMPARE(gap.samples, 4);
+        QVERIFY2(gap.readSamples >= 1 && gap.readSamples < gap.samples, qPrintable(QString::number(gap.readSamples)));
+        QVERIFY2(m.notes.join(" ").contains("the STA queue of the gateway was read at only"), qPrintable(m.notes.join(" ")));
     }
 
     // Variants on one shared gateway: each closes its session at its end (the mock drops

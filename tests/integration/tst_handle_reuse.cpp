@@ -1,0 +1,140 @@
+// Handle reuse in virtual time (review findings on aea3cf1 and e9a3377): a gateway that hands a
+// removed item's handle out again (mxgw-mock --reuse-handles). The connection learns it from
+// the first reply that does, keeps values of items being removed only from then on, and
+// advises an item again when its reused handle's first value is unknown or what was kept may
+// be another item's. The same at the real boundary: integration.handle_reuse_live.
+#include "support_routing.h"
+
+#include <QTest>
+
+using namespace stormwatch;
+using namespace stormwatch::testing;
+using namespace stormwatch::testing::routing;
+using namespace std::chrono_literals;
+
+class TestHandleReuse : public QObject {
+    Q_OBJECT
+private slots:
+    // Review finding on aea3cf1: a handle retired by a timed-out RemoveItem, handed out again
+    // by the gateway to a later subscribe, whose first value comes before that subscribe's
+    // reply. It is the first reuse seen: the value was dropped (values of items being removed
+    // are kept only on a gateway known to reuse handles), so the item is advised again and
+    // its first value comes anew (a tag that never changes would otherwise stay without a
+    // value, not-Good, for ever).
+    void aReusedHandlesFirstValueIsNotLostAfterATimedOutRemove()
+    {
+        ReusedHandleRun r(true);
+        QVERIFY(!r.c.reusesHandles());
+        const std::int32_t handleA = r.run();
+        QCOMPARE(r.timedOut, std::int64_t(1));
+        QCOMPARE(r.retiredAfterTimeout, std::size_t(1));
+        QVERIFY(r.bDone);
+        QVERIFY(r.c.reusesHandles());
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1));
+        QCOMPARE(r.gw.model.invokeRpcs(gateway::CommandKind::UnAdvise), std::int64_t(1));
+        const auto item = gatewayItem(r.gw, r.c, "B");
+        QVERIFY(item);
+        QCOMPARE(item->first, handleA); // the gateway did hand A's handle to B
+        QVERIFY(!gatewayItem(r.gw, r.c, "A"));
+        QCOMPARE(r.b->count[0], 1); // its one value reached it
+        QCOMPARE(r.b->handle[0], handleA);
+        QCOMPARE(r.b->value[0], item->second);
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+        QCOMPARE(r.c.unroutedValues(), std::size_t(0));
+    }
+
+    // The same with a string value: a timed-out remove's handle keeps its text apart from
+    // the value, and the reused handle's tag gets its own item's text.
+    void aReusedHandlesFirstTextIsNotLostAfterATimedOutRemove()
+    {
+        ReusedHandleRunOver<TextPort> r(true);
+        const std::int32_t handleA = r.run();
+        QCOMPARE(r.timedOut, std::int64_t(1));
+        QVERIFY(r.bDone);
+        const auto item = gatewayItem(r.gw, r.c, "B");
+        QVERIFY(item);
+        QCOMPARE(item->first, handleA);
+        QCOMPARE(r.b->count[0], 1);
+        QCOMPARE(r.b->text[0], TextPort::textFor(handleA, item->second));
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+        QCOMPARE(r.c.unroutedValues(), std::size_t(0));
+    }
+
+    // The retired set is bounded by the gateway's answers: its STA is one FIFO, so the answer
+    // to any command sent after a timed-out RemoveItem proves that the remove has run. Before,
+    // such a handle stayed retired for the whole session.
+    void aTimedOutRemoveLeavesTheRetiredSetOnceALaterCommandIsAnswered()
+    {
+        ReusedHandleRun r(false);
+        const std::int32_t handleA = r.run();
+        QCOMPARE(r.timedOut, std::int64_t(1));
+        QCOMPARE(r.retiredAfterTimeout, std::size_t(1));
+        QVERIFY(r.bDone);
+        QVERIFY(gatewayItem(r.gw, r.c, "B")->first != handleA); // a new handle: nothing to keep
+        QCOMPARE(r.b->count[0], 1);
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+        QVERIFY(!r.c.reusesHandles());
+        QCOMPARE(r.c.stats().readvises, std::int64_t(0));
+    }
+
+    // Once the gateway is known to reuse handles, a removed item's values are kept while a
+    // subscribe sent after the remove runs: the same tag subscribed again and handed its old
+    // handle gets its first value (which came before the reply) without being advised again.
+    void onceReuseIsKnownTheSameTagGetsItsKeptValueWithoutAdvisingAgain()
+    {
+        ReusedHandleRun r(true);
+        r.run(); // A's handle to B: learned
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1));
+        auto oldC = std::make_shared<Received>();
+        auto newC = std::make_shared<Received>();
+        bool done = false;
+        const std::int32_t handleC = r.round("C", oldC, "C", newC, done);
+        QVERIFY(done);
+        QCOMPARE(r.timedOut, std::int64_t(2));
+        const auto item = gatewayItem(r.gw, r.c, "C");
+        QVERIFY(item);
+        QCOMPARE(item->first, handleC); // the same handle again
+        QCOMPARE(newC->count[0], 1);    // its one value (dataHz 0), kept across the reply
+        QCOMPARE(newC->value[0], item->second);
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1)); // not advised again
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+        QCOMPARE(r.c.unroutedValues(), std::size_t(0));
+    }
+
+    // Review finding on e9a3377: a handle handed to another tag than the removed one. What was
+    // kept for it may be the removed item's last value (Good, old timestamp): here it is, as the
+    // new item's first value comes after the reply. It is not shown; the item is advised again
+    // and the new tag's values are all its own item's (stamped after the remove ran).
+    void aHandleGivenToAnotherTagNeverShowsTheRemovedItemsValue()
+    {
+        ReusedHandleRunOver<LateEventPort> r([] {
+            gateway::GatewayConfig c = config(true);
+            c.dataHz = 10;
+            c.reuseHandles = true;
+            return c;
+        }());
+        r.run(); // learned
+        QVERIFY(r.c.reusesHandles());
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1));
+        r.gw.sched.runFor(50ms); // the remove's end falls between two ticks
+        auto gotC = std::make_shared<Received>();
+        auto gotD = std::make_shared<Received>();
+        bool done = false;
+        const std::int32_t handleC = r.round("C", gotC, "D", gotD, done);
+        QVERIFY(done);
+        const auto item = gatewayItem(r.gw, r.c, "D");
+        QVERIFY(item);
+        QCOMPARE(item->first, handleC);
+        QVERIFY(gotC->count[0] > 0); // C streamed
+        QVERIFY(gotD->count[0] > 0);
+        // The STA ran C's remove for 2 s from removeSentAt: D's item is younger than that.
+        QVERIFY2(gotD->oldestStampUs[0] >= r.stampUs(r.removeSentAt + 2s),
+                 qPrintable(QStringLiteral("D was given a value stamped %1 us before C's remove ended")
+                                .arg(r.stampUs(r.removeSentAt + 2s) - gotD->oldestStampUs[0])));
+        QCOMPARE(r.c.stats().readvises, std::int64_t(2));
+        QCOMPARE(r.c.retiringHandles(), std::size_t(0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHandleReuse)
+#include "tst_handle_reuse.moc"

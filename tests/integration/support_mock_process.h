@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStringList>
+#include <QThread>
 
 #include <string>
 
@@ -29,6 +30,23 @@ struct MockProcess {
     int port = 0;
 
     bool start()
+    {
+        // A restart on the same port can find it taken for a moment (a loaded machine, another
+        // suite's mock on an ephemeral port): try again a few times before giving up.
+        for (int attempt = 0; attempt < 5; ++attempt) {
+            if (startOnce())
+                return true;
+            if (port == 0)
+                return false;
+            if (process.state() != QProcess::NotRunning) {
+                process.kill();
+                process.waitForFinished(1000);
+            }
+            QThread::msleep(200);
+        }
+        return false;
+    }
+    bool startOnce()
     {
         process.start(binary, QStringList{"--listen", QStringLiteral("127.0.0.1:%1").arg(port)} + args);
         if (!process.waitForStarted(10000))

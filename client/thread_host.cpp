@@ -145,6 +145,7 @@ void ThreadHost::run(std::function<void()> job, std::function<void()> done, Prio
     });
     if (!m_donePoll) {
         m_donePoll = std::make_unique<QTimer>();
+        m_donePoll->setObjectName(m_name + QStringLiteral(" done poll")); // named in bench_ui_stall
         m_donePoll->setInterval(kDonePollMs);
         QObject::connect(m_donePoll.get(), &QTimer::timeout, m_donePoll.get(), [this] { pollJob(); });
     }

@@ -62,6 +62,7 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
     m_progress = new PlainProgressBar(this); // Fusion's cost ms a paint (plain_progress_bar.h)
     m_progress->setRange(0, 1000);
     m_progressPoll.setInterval(100);
+    m_progressPoll.setObjectName(QStringLiteral("compare progress poll"));
     connect(&m_progressPoll, &QTimer::timeout, this, [this] {
         if (m_run)
             showProgress(m_run->permille);

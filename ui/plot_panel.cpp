@@ -41,6 +41,7 @@ PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
     applyThemeColours();
 
     m_throttle.setSingleShot(true);
+    m_throttle.setObjectName(QStringLiteral("plot replot throttle")); // named in bench_ui_stall
     m_throttle.setInterval(1000 / kMaxReplotsPerSecond);
     connect(&m_throttle, &QTimer::timeout, this, &PlotPanel::tick);
     connect(m_plot, &QCustomPlot::afterReplot, this, [this] {

@@ -5,6 +5,7 @@ namespace stormwatch {
 TagTableView::TagTableView(QWidget* parent) : QTableView(parent)
 {
     m_repaint.setSingleShot(true);
+    m_repaint.setObjectName(QStringLiteral("tag table repaint")); // named in bench_ui_stall
     m_repaint.setInterval(1000 / kRepaintsPerSecond);
     connect(&m_repaint, &QTimer::timeout, viewport(), [this] { viewport()->update(); });
 }

@@ -26,6 +26,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QWidget>
 
 #include <algorithm>
 #include <cstdio>
@@ -107,9 +108,17 @@ public:
         QEvent::Type type;
         Who(QObject* receiver, QEvent::Type t) : cls(receiver->metaObject()->className()), name(receiver->objectName()), type(t)
         {
-            if (name == QLatin1String("qt_scrollarea_viewport") && receiver->parent()) {
-                parentCls = receiver->parent()->metaObject()->className();
-                parentName = receiver->parent()->objectName();
+            // A nameless or inner widget (a table's scroll bar sits in an unnamed container)
+            // is named by the first ancestor that is not one.
+            if (!name.isEmpty() && !name.startsWith(QLatin1String("qt_scrollarea_")))
+                return;
+            for (QObject* up = receiver->parent(); up && !parentCls; up = up->parent()) {
+                const QString upName = up->objectName();
+                if (upName.startsWith(QLatin1String("qt_scrollarea_")) ||
+                    (upName.isEmpty() && up->metaObject() == &QWidget::staticMetaObject))
+                    continue;
+                parentCls = up->metaObject()->className();
+                parentName = upName;
             }
         }
         QString text() const
@@ -237,6 +246,7 @@ int main(int argc, char** argv)
     clock.start();
     qint64 last = clock.nsecsElapsed();
     QTimer probe;
+    probe.setObjectName(QStringLiteral("bench: probe"));
     probe.setTimerType(Qt::PreciseTimer);
     probe.setInterval(kProbeMs);
     QObject::connect(&probe, &QTimer::timeout, [&] {
@@ -265,6 +275,7 @@ int main(int argc, char** argv)
             return 1;
         }
         compareWatch.setInterval(100);
+        compareWatch.setObjectName(QStringLiteral("bench: compare again"));
         QObject::connect(&compareWatch, &QTimer::timeout, [&] {
             CompareView* view = controller.compareView();
             if (view && view->done()) {

@@ -138,13 +138,14 @@ private slots:
         std::atomic<QThread*> ranOn{nullptr};
         bool freedBeforeDone = false;
         bool done = false;
+        // The job holds the only reference from the start: an owner's copy dropped after
+        // run() raced the job (under TSan the job ended first, and the owner freed it).
         auto probe = std::make_shared<Probe>(&destroyedOn);
-        host.run([probe, &ranOn] { ranOn = QThread::currentThread(); },
+        host.run([probe = std::move(probe), &ranOn] { ranOn = QThread::currentThread(); },
                  [&] {
                      freedBeforeDone = Probe::alive == 0;
                      done = true;
                  });
-        probe.reset(); // the job holds the last reference
         QTRY_VERIFY(done);
         QVERIFY(freedBeforeDone);
         QCOMPARE(destroyedOn.load(), ranOn.load());

@@ -313,7 +313,7 @@ private:
     void runFanOut(const OpPtr& op);
     void pumpAdvises(const OpPtr& op);
     void finishOp(const OpPtr& op);
-    void applyResult(SubscriberId id, TagResult& result);
+    void applyResult(SubscriberId id, TagResult& result, std::uint64_t sentAfter);
     void keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit);
     // Hands the kept values of items that have a route now to their subscribers.
     void deliverKeptValues();
@@ -409,19 +409,27 @@ private:
     // Moves a kept value of a handle handed out again into m_unrouted, to be delivered.
     void takeRetiredValue(std::int32_t handle);
     void dropRetiredValues(); // the window is closed: nobody can be handed their handles
-    // A gateway that hands out a removed item's handle again (learned from the first reply
-    // that does: m_reusesHandles). Until learned, a new item's first value that came before
-    // its reply was dropped; and a value kept for a handle given to another tag may be the
-    // removed item's (stream order cannot tell). In both cases the item is advised again
-    // (UnAdvise + advise: its first value comes anew) instead of guessing: once per handle
-    // when learning, and whenever a handle goes to another tag than the one removed.
+    // A gateway that hands out a removed item's handle again (learned from the first reply,
+    // sent after the remove, that does: m_reusesHandles). Per handle: removed before that was
+    // learned, its new item's first value may have been dropped; and a value kept for a handle
+    // given to another tag may be the removed item's (stream order cannot tell). In both cases
+    // the item is advised again (UnAdvise, then advise once that is answered: its first value
+    // comes anew) instead of guessing. A handle given to another tag with nothing kept gets
+    // its first value routed when it comes; the same tag keeps what was kept.
     bool m_reusesHandles = false;
-    // The tag each removed handle belonged to (its hash), while a reply could hand it out
-    // again: pruned when no subscribe runs to those no longer retired.
-    std::unordered_map<std::int32_t, std::size_t> m_removedTags;
+    struct RemovedItem {
+        std::size_t tagHash = 0;     // the tag it belonged to
+        std::uint64_t removeSeq = 0; // its remove's correlation number
+        bool keptSinceRemove = false; // reuse was known when it was removed: nothing dropped
+    };
+    // Each removed handle, while a reply could hand it out again: pruned when no subscribe
+    // runs to those no longer retired.
+    std::unordered_map<std::int32_t, RemovedItem> m_removedTags;
     std::vector<std::int32_t> m_toReadvise; // by applyResult, sent by finishOp
-    // `handle` is routed to `tag` now: tells whether it was a removed item's and what to do.
-    void onHandedOut(std::int32_t handle, const std::string& tag);
+    // `handle` is routed to `tag` now by an op sent after `sentAfter`: whether it was a removed
+    // item's and what to do.
+    void onHandedOut(std::int32_t handle, const std::string& tag, std::uint64_t sentAfter);
+    bool hasKeptValue(std::int32_t handle) const;
     void dropKeptValue(std::int32_t handle);
     void readvise(std::int32_t handle);
     void pruneRemovedTags();

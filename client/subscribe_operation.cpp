@@ -316,7 +316,7 @@ void GatewayConnection::eraseRoute(std::int32_t handle, SubscriberId id, std::op
         m_routes.erase(it);
 }
 
-void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
+void GatewayConnection::applyResult(SubscriberId id, TagResult& result, std::uint64_t sentAfter)
 {
     auto& sub = m_subscribers.at(id);
     std::int32_t& handle = sub.handles[std::size_t(result.index)];
@@ -327,7 +327,7 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
         eraseRoute(handle, id, result.index);
     handle = result.ok ? result.itemHandle : 0;
     if (result.ok) {
-        onHandedOut(handle, (*sub.tags)[std::size_t(result.index)]);
+        onHandedOut(handle, (*sub.tags)[std::size_t(result.index)], sentAfter);
         takeRetiredValue(handle); // kept in case it was handed out again, as it was
         forgetRetired(handle);    // handed out again: its values are this item's
         m_routes[handle].push_back(Route{id, result.index});
@@ -337,24 +337,32 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result)
     }
 }
 
-void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag)
+void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag, std::uint64_t sentAfter)
 {
     auto removed = m_removedTags.find(handle);
     if (removed == m_removedTags.end())
         return; // a handle this connection never removed (or one removed long before)
-    const bool sameTag = removed->second == std::hash<std::string>{}(tag);
+    if (sentAfter < removed->second.removeSeq)
+        return; // the op ran before the remove: the item's own handle, not a reuse
+    const RemovedItem item = removed->second;
     m_removedTags.erase(removed);
-    const bool learning = !m_reusesHandles;
-    if (learning) {
+    const bool sameTag = item.tagHash == std::hash<std::string>{}(tag);
+    if (!m_reusesHandles) {
         m_reusesHandles = true;
         log(Severity::Info, "the gateway hands out removed item handles again (item " + std::to_string(handle) +
                                 " went to " + tag + "): values of items being removed are kept from now on "
-                                "while a subscribe runs, and the item is advised again for its first value");
+                                "while a subscribe runs, and items removed before are advised again");
     }
-    if (sameTag && !learning)
-        return; // what was kept, the old item's value or the new one's, is this tag's
+    if (item.keptSinceRemove && (sameTag || !hasKeptValue(handle)))
+        return; // what was kept is this tag's, or its first value is still to come
     dropKeptValue(handle);
     m_toReadvise.push_back(handle);
+}
+
+bool GatewayConnection::hasKeptValue(std::int32_t handle) const
+{
+    const auto retired = m_retiring.find(handle);
+    return (retired != m_retiring.end() && retired->second.hasValue) || m_unrouted.count(handle) != 0;
 }
 
 void GatewayConnection::dropKeptValue(std::int32_t handle)
@@ -373,22 +381,32 @@ void GatewayConnection::readvise(std::int32_t handle)
     MxCommand unadvise;
     unadvise.mutable_un_advise()->set_server_handle(m_serverHandle);
     unadvise.mutable_un_advise()->set_item_handle(handle);
-    invoke(std::move(unadvise), [](RpcStatus, MxCommandReply) {}); // the advise's answer tells
-    MxCommand advise; // as the subscribe advised it
-    if (m_config.writeUserId == 0) {
-        advise.mutable_advise_supervisory()->set_server_handle(m_serverHandle);
-        advise.mutable_advise_supervisory()->set_item_handle(handle);
-    } else {
-        advise.mutable_advise()->set_server_handle(m_serverHandle);
-        advise.mutable_advise()->set_item_handle(handle);
-    }
-    invoke(std::move(advise), [this, handle](RpcStatus status, MxCommandReply reply) {
-        if (status.ok() && reply.success())
-            return;
-        log(Severity::Warning, "advising item " + std::to_string(handle) + " again failed (" +
-                                   (status.ok() ? reply.error_message() : status.toString()) +
-                                   "): its tag shows a value when the value next changes");
-    });
+    // The advise goes once the UnAdvise is answered: two calls can reach the STA in either
+    // order, and an UnAdvise run after the advise would leave the item silent. Neither is
+    // refused by a recovering gate (they only feed it): they restore a value, not load.
+    invoke(
+        std::move(unadvise),
+        [this, handle](RpcStatus, MxCommandReply) {
+            MxCommand advise; // as the subscribe advised it
+            if (m_config.writeUserId == 0) {
+                advise.mutable_advise_supervisory()->set_server_handle(m_serverHandle);
+                advise.mutable_advise_supervisory()->set_item_handle(handle);
+            } else {
+                advise.mutable_advise()->set_server_handle(m_serverHandle);
+                advise.mutable_advise()->set_item_handle(handle);
+            }
+            invoke(
+                std::move(advise),
+                [this, handle](RpcStatus status, MxCommandReply reply) {
+                    if (status.ok() && reply.success())
+                        return;
+                    log(Severity::Warning, "advising item " + std::to_string(handle) + " again failed (" +
+                                               (status.ok() ? reply.error_message() : status.toString()) +
+                                               "): its tag may have no value until the value changes");
+                },
+                GateUse::RecordOnly);
+        },
+        GateUse::RecordOnly);
 }
 
 void GatewayConnection::pruneRemovedTags()
@@ -416,7 +434,7 @@ void GatewayConnection::finishOp(const OpPtr& op)
         if (!m_subscribers.count(id))
             continue;
         for (TagResult& t : op->results)
-            applyResult(id, t);
+            applyResult(id, t, op->sentAfter);
         if (outcome.success)
             m_everSubscribed[id] = true;
     }
@@ -484,7 +502,8 @@ void GatewayConnection::removeItems(SubscriberId id)
             continue;
         if (connected() && m_config.teardown == Teardown::PerItemRemove) {
             if (m_removedTags.size() < kMaxRetiring)
-                m_removedTags[handle] = std::hash<std::string>{}(tags[i]);
+                m_removedTags[handle] = RemovedItem{std::hash<std::string>{}(tags[i]), m_nextCorrelation + 1,
+                                                    m_reusesHandles};
             MxCommand command;
             command.mutable_remove_item()->set_server_handle(m_serverHandle);
             command.mutable_remove_item()->set_item_handle(handle);

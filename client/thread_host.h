@@ -41,8 +41,8 @@ public:
     // joined or destroyed first.
     void run(std::function<void()> job, std::function<void()> done, Priority priority = Priority::Normal);
     // Drops the owner's reference to `garbage` on the job thread, after the jobs queued there:
-    // a large result is freed there, not on the owner's (UI) thread. Freed on the owner's
-    // thread only if the host goes first.
+    // a large result is freed there, not on the owner's (UI) thread (also when the host goes:
+    // its destructor ends the job thread after what is queued, and waits).
     void release(std::shared_ptr<const void> garbage);
 
     static constexpr int kDonePollMs = 10;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace stormwatch::testing::routing {
 
@@ -168,6 +169,43 @@ public:
 private:
     GatewayPort& m_inner;
     Scheduler& m_scheduler;
+};
+
+// The late-reply port recording each command it forwards: its kind, when it was sent and
+// when its reply came.
+class OrderPort final : public LateReplyPort {
+public:
+    OrderPort(GatewayPort& inner, Scheduler& scheduler) : LateReplyPort(inner, scheduler), m_clock(scheduler) {}
+    struct Sent {
+        std::string kind;
+        Time sentAt{};
+        std::optional<Time> answeredAt;
+    };
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
+    {
+        const std::size_t i = sent.size();
+        std::string kind = "other";
+        if (r.command().kind_case() == mxgateway::v1::MxCommand::kUnAdvise)
+            kind = "un_advise";
+        else if (r.command().kind_case() == mxgateway::v1::MxCommand::kAdviseSupervisory)
+            kind = "advise_supervisory";
+        sent.push_back(Sent{kind, m_clock.now(), std::nullopt});
+        LateReplyPort::invoke(r, [this, i, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
+            sent[i].answeredAt = m_clock.now();
+            d(status, std::move(reply));
+        });
+    }
+    std::optional<Sent> first(const std::string& kind) const
+    {
+        for (const Sent& s : sent)
+            if (s.kind == kind)
+                return s;
+        return std::nullopt;
+    }
+    std::vector<Sent> sent;
+
+private:
+    Scheduler& m_clock;
 };
 
 // A gateway that reuses handles (mxgw-mock --reuse-handles) and sends only first values

@@ -134,6 +134,98 @@ private slots:
         QCOMPARE(r.c.stats().readvises, std::int64_t(2));
         QCOMPARE(r.c.retiringHandles(), std::size_t(0));
     }
+
+    // Review finding on bac130a: a redeploy before reuse is known. Every tag of the instance is
+    // handed its old handle back, and every first value came before the reply while the
+    // handles were retired (removes timed out): each item is advised again, not only the one
+    // that taught the connection that the gateway reuses handles.
+    void aRedeployBeforeReuseIsKnownAdvisesEveryReusedItemAgain()
+    {
+        ReusedHandleRun r(true); // first values only, replies 50 ms late
+        r.c.start();
+        const auto tags = makeTags("T", 3);
+        auto before = std::make_shared<Received>();
+        const auto subOld = addRecorded(r.c, tags, before);
+        r.c.subscribe(subOld, [](const SubscribeOutcome&) {});
+        r.gw.sched.runFor(1s);
+        gateway::GatewayConfig slow = r.gw.model.config();
+        const double commandMs = slow.commandMs;
+        slow.commandMs = 2000; // the first RemoveItem holds the STA for 2 s
+        r.gw.model.setConfig(slow);
+        r.c.removeItems(subOld);
+        r.c.removeSubscriber(subOld);
+        r.gw.sched.runFor(1500ms); // the client gave up on all three at 1 s
+        QCOMPARE(r.c.stats().deadlineExceeded, std::int64_t(3));
+        slow.commandMs = commandMs;
+        r.gw.model.setConfig(slow);
+        auto after = std::make_shared<Received>();
+        const auto subNew = addRecorded(r.c, tags, after); // the same tags again
+        bool done = false;
+        r.c.subscribe(subNew, [&done](const SubscribeOutcome& o) { done = o.success; });
+        r.gw.sched.runFor(3s);
+        QVERIFY(done);
+        QVERIFY(r.c.reusesHandles());
+        for (int i = 0; i < 3; ++i) {
+            const auto item = gatewayItem(r.gw, r.c, tags[std::size_t(i)]);
+            QVERIFY(item);
+            QCOMPARE(item->first, before->handle[i]); // its own handle back
+            QCOMPARE(after->count[i], 1);             // and its value (dataHz 0: first values only)
+            QCOMPARE(after->value[i], item->second);
+        }
+        QCOMPARE(r.c.stats().readvises, std::int64_t(3));
+    }
+
+    // Review finding on bac130a: the advise goes only once its UnAdvise is answered (two
+    // calls can reach the STA in either order; an UnAdvise run after the advise would leave
+    // the item silent for good).
+    void anItemIsAdvisedAgainOnlyOnceItsUnAdviseIsAnswered()
+    {
+        ReusedHandleRunOver<OrderPort> r(true);
+        r.run();
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1));
+        const auto unadvise = r.port.first("un_advise");
+        const auto advise = r.port.first("advise_supervisory");
+        QVERIFY(unadvise && advise);
+        QVERIFY(unadvise->answeredAt);
+        QVERIFY2(advise->sentAt >= *unadvise->answeredAt, "the advise went before its UnAdvise was answered");
+        QCOMPARE(r.b->count[0], 1);
+    }
+
+    // Review finding on bac130a: a subscribe sent before a remove, which the gateway answers
+    // with the item's own handle (a coalesced caller joined it after the remove was sent),
+    // is not a reuse: a gateway that never reuses handles is not taken for one (that would
+    // bring back keeping every removed item's values) and nothing is advised again.
+    void aHandleFromASubscribeSentBeforeItsRemoveIsNotAReuse()
+    {
+        gateway::GatewayConfig g = config(true);
+        g.dataHz = 0;
+        VirtualGateway gw(g);
+        ConnectionConfig cc;
+        cc.coalesce = true;
+        GatewayConnection c(gw.sched, gw.port, cc, nullptr, [] { return 0.5; });
+        c.start();
+        auto first = std::make_shared<Received>();
+        const auto subOld = addRecorded(c, {"X"}, first);
+        c.subscribe(subOld, [](const SubscribeOutcome&) {});
+        gw.sched.runFor(1s);
+        const std::int32_t handle = first->handle[0];
+        gateway::GatewayConfig slow = gw.model.config();
+        slow.commandMs = 500;
+        gw.model.setConfig(slow);
+        c.subscribe(subOld, [](const SubscribeOutcome&) {}); // runs first on the STA
+        c.removeItems(subOld);                                // then this remove
+        c.removeSubscriber(subOld);
+        auto second = std::make_shared<Received>();
+        const auto subNew = addRecorded(c, {"X"}, second);
+        bool done = false;
+        c.subscribe(subNew, [&done](const SubscribeOutcome& o) { done = o.success; }); // joins the first
+        gw.sched.runFor(3s);
+        QVERIFY(done);
+        QCOMPARE(c.stats().coalescedSubscribes, std::int64_t(1));
+        QCOMPARE(second->handle.count(0) ? second->handle[0] : handle, handle); // the item's own handle
+        QVERIFY(!c.reusesHandles());
+        QCOMPARE(c.stats().readvises, std::int64_t(0));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHandleReuse)

@@ -4,7 +4,8 @@
 // handle. B's first value (the mock sends only first values here: --data-hz 0) travels on
 // the event stream, the two replies on their own calls, with no order between them. Whatever
 // order they take, B gets a value: the connection learns that the gateway reuses handles
-// from B's reply and advises B's item again (and again whenever a handle goes to another tag). The same case runs in virtual time in
+// from B's reply and advises B's item again; later, what is kept for a handle is dropped and
+// the item advised again when the handle went to another tag. The same case runs in virtual time in
 // integration.connection_routing (aReusedHandlesFirstValueIsNotLostAfterATimedOutRemove).
 #include "client/gateway_connection.h"
 #include "client/grpc_gateway_port.h"
@@ -101,7 +102,14 @@ private slots:
         }
         QCOMPARE(reuses > 0, reuse);
         QCOMPARE(c.reusesHandles(), reuse);
-        QCOMPARE(c.stats().readvises, std::int64_t(reuses));
+        // The item that taught the connection is advised again (its first value may have
+        // been dropped); later ones only when a value was kept for them, which depends on
+        // whether their first value beat the reply. A reuse found after the remove was
+        // answered and its window closed is not seen as one (nothing was dropped for it).
+        if (reuse)
+            QVERIFY(c.stats().readvises >= 1 && c.stats().readvises <= reuses);
+        else
+            QCOMPARE(c.stats().readvises, std::int64_t(0));
         c.stop();
     }
 };

@@ -14,6 +14,7 @@
 #include <QLoggingCategory>
 #include <QTimer>
 #include <algorithm>
+#include <chrono>
 
 namespace stormwatch {
 
@@ -50,15 +51,19 @@ void ScenarioRunner::start()
     if (!ok() || m_started)
         return;
     m_started = true;
-    m_t0 = m_scheduler->now();
     // Counted from here on, from the gateways themselves when every one exposes its
     // counters (virtual, embedded, an mxgw-mock). A live site's are the client's own, per
     // gateway: its gateways are shared, their counters count others' work too.
     // A polled gateway (a live site's) is read on a thread of its own: the first sample
-    // waits for that first read, bounded by a read's deadline, rather than racing it and
-    // counting the gateway's queue unread at 0 s.
+    // waits for that first read, bounded by a read's deadline (one for all of them), rather
+    // than racing it and counting the gateway's queue unread at 0 s. The run starts after
+    // that wait, so it takes nothing from the run's time.
+    const auto readBy = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
     for (Gateway& g : m_gateways)
-        g.access->awaitFirstRead(std::chrono::milliseconds(2500));
+        g.access->awaitFirstRead(std::max(std::chrono::milliseconds(0),
+                                          std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              readBy - std::chrono::steady_clock::now())));
+    m_t0 = m_scheduler->now();
     m_countersFromGateway = !m_sharedGateways &&
                             std::all_of(m_gateways.begin(), m_gateways.end(),
                                         [](Gateway& g) { return g.access->stats().has_value(); });

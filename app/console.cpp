@@ -25,14 +25,15 @@ QString portOptions(const ConsoleOptions& o, GrpcPortOptions* port)
 {
     const bool tls = !o.tlsCa.isEmpty() || !o.tlsCert.isEmpty() || !o.tlsKey.isEmpty();
     if (o.gateway.isEmpty()) {
-        if (tls || !o.tokenFile.isEmpty())
-            return QStringLiteral("--tls-ca, --tls-cert, --tls-key and --token-file need --gateway HOST:PORT");
+        if (tls || !o.tokenFile.isEmpty() || !o.gatewayContract.isEmpty())
+            return QStringLiteral("--tls-ca, --tls-cert, --tls-key, --token-file and --gateway-contract need --gateway HOST:PORT");
         return {};
     }
     port->address = o.gateway.toStdString();
     if (tls)
         port->tls = TlsFiles{o.tlsCa.toStdString(), o.tlsCert.toStdString(), o.tlsKey.toStdString()};
     port->tokenFile = o.tokenFile.toStdString();
+    port->contractFile = o.gatewayContract.toStdString();
     return GrpcGatewayPort::validate(*port);
 }
 

@@ -11,6 +11,7 @@ namespace stormwatch {
 struct ConsoleOptions {
     QString gateway;   // HOST:PORT of an external gateway; empty = the embedded mock
     QString tlsCa, tlsCert, tlsKey, tokenFile;
+    QString gatewayContract; // --gateway-contract: the gateway's .proto or .protoset
     QString site;      // a site file: the live run on its gateways and real tags (docs/sites.md)
     std::map<QString, QString> gatewayEndpoints; // --gateway-endpoint: site gateway -> host:port
     QString scenario;  // preselected (and the live client's connections/instances)

@@ -1,8 +1,9 @@
 # The stormwatch executable: the console window and the headless command line.
 # Included from app/CMakeLists.txt (mxgw-mock has its own mxgw_mock.cmake).
 add_executable(stormwatch ${CMAKE_CURRENT_LIST_DIR}/stormwatch_main.cpp ${CMAKE_CURRENT_LIST_DIR}/recording_cli.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/recording_cli.h)
-target_link_libraries(stormwatch PRIVATE stormwatch_scenario stormwatch_recording Qt6::Core)
+  ${CMAKE_CURRENT_LIST_DIR}/recording_cli.h ${CMAKE_CURRENT_LIST_DIR}/contract_cli.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/contract_cli.h)
+target_link_libraries(stormwatch PRIVATE stormwatch_scenario stormwatch_recording stormwatch_wire Qt6::Core)
 target_compile_definitions(stormwatch PRIVATE STORMWATCH_VERSION="${PROJECT_VERSION}")
 stormwatch_warnings(stormwatch)
 

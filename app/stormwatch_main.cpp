@@ -6,6 +6,7 @@
 //   stormwatch --list-scenarios
 //   stormwatch --validate-scenario FILE
 //   stormwatch --recording-info FILE | --export-skeleton FILE [--run N]
+//   stormwatch --check-contract FILE [--profile NAME]   (exit 0 usable, 1 with limits, 2 not usable)
 //   (--record FILE: a headless run, or the console's runs, recorded; docs/recordings.md)
 //
 // Exit codes: 0 ok, 1 runtime failure (also: a live run's connection to --gateway never
@@ -18,6 +19,7 @@
 #include <QApplication>
 #endif
 #include "app/cli_streams.h"
+#include "app/contract_cli.h"
 #include "app/recording_cli.h"
 #include "recording/record_scenario.h"
 #include "scenario/commission_cli.h"
@@ -109,6 +111,12 @@ struct Options {
     QCommandLineOption tokenFile{
         "token-file", "Bearer token for --gateway, read from FILE (never shown). Needs TLS (--tls-ca) "
         "unless --allow-insecure-token is given.", "FILE"};
+    QCommandLineOption gatewayContract{
+        "gateway-contract",
+        "The contract of --gateway (its .proto or .protoset, e.g. a site's mxaccess_gateway.proto): "
+        "checked before the first command; one that does not check gets none (see --check-contract). "
+        "Default: stormwatch's own contract.",
+        "FILE"};
     QCommandLineOption allowInsecureToken{
         "allow-insecure-token",
         "Send --token-file's bearer token without TLS, in clear text: only over a network you trust "
@@ -158,7 +166,7 @@ struct Options {
         parser.addVersionOption();
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
                            listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
-                           tokenFile, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter,
+                           tokenFile, gatewayContract, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter,
                            record, recordingInfo, exportSkeleton, run, openRecording});
     }
 };
@@ -166,7 +174,7 @@ struct Options {
 // Before the application object exists: is this a run without the window?
 bool headlessRequested(int argc, char** argv)
 {
-    if (siteCommandRequested(argc, argv))
+    if (siteCommandRequested(argc, argv) || contractCommandRequested(argc, argv))
         return true;
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
@@ -221,6 +229,7 @@ int runConsole(const QCommandLineParser& parser, const Options& o)
     c.tlsCert = parser.value(o.tlsCert);
     c.tlsKey = parser.value(o.tlsKey);
     c.tokenFile = parser.value(o.tokenFile);
+    c.gatewayContract = parser.value(o.gatewayContract);
     c.scenario = parser.value(o.scenario);
     c.site = parser.value(QStringLiteral("site")); // SiteCliOptions (commission_cli.h)
     QString badEndpoint;
@@ -335,9 +344,9 @@ std::optional<LiveOptions> liveOptionsFrom(const QCommandLineParser& parser, con
     live.progress = showLiveProgress;
     const bool tls = parser.isSet(o.tlsCa) || parser.isSet(o.tlsCert) || parser.isSet(o.tlsKey);
     if (!parser.isSet(o.gateway)) {
-        if (tls || parser.isSet(o.tokenFile)) {
-            *problem = "--tls-ca, --tls-cert, --tls-key and --token-file are for --gateway "
-                       "(the embedded mock gateway is plain loopback)";
+        if (tls || parser.isSet(o.tokenFile) || parser.isSet(o.gatewayContract)) {
+            *problem = "--tls-ca, --tls-cert, --tls-key, --token-file and --gateway-contract are for --gateway "
+                       "(the embedded mock gateway is plain loopback, on stormwatch's own contract)";
             return std::nullopt;
         }
         return live;
@@ -349,6 +358,7 @@ std::optional<LiveOptions> liveOptionsFrom(const QCommandLineParser& parser, con
             TlsFiles{parser.value(o.tlsCa).toStdString(), parser.value(o.tlsCert).toStdString(),
                      parser.value(o.tlsKey).toStdString()};
     port.tokenFile = parser.value(o.tokenFile).toStdString();
+    port.contractFile = parser.value(o.gatewayContract).toStdString();
     if (const QString bad = GrpcGatewayPort::validate(port); !bad.isEmpty()) {
         *problem = "bad --gateway \"" + parser.value(o.gateway) + "\": " + bad;
         return std::nullopt;
@@ -563,6 +573,8 @@ int main(int argc, char** argv)
     o.addTo(parser);
     const SiteCliOptions siteOptions;
     siteOptions.addTo(parser);
+    const ContractCliOptions contractOptions;
+    contractOptions.addTo(parser);
     if (!parser.parse(QCoreApplication::arguments())) {
         err() << parser.errorText() << " (see --help)\n";
         return kExitBadInput;
@@ -594,6 +606,8 @@ int main(int argc, char** argv)
         return listScenarios();
     if (parser.isSet(o.validateScenario))
         return validateScenario(parser.value(o.validateScenario));
+    if (const auto code = runContractCommand(parser, contractOptions))
+        return *code;
     if (const auto code = runSiteCommand(parser, siteOptions))
         return leaveHeadless(*code);
     if (parser.isSet(o.recordingInfo))
@@ -601,7 +615,7 @@ int main(int argc, char** argv)
     if (parser.isSet(o.exportSkeleton))
         return exportScenarioSkeleton(parser.value(o.exportSkeleton), parser.value(o.run));
     for (const QCommandLineOption* gatewayOnly :
-         {&o.gateway, &o.tlsCa, &o.tlsCert, &o.tlsKey, &o.tokenFile})
+         {&o.gateway, &o.tlsCa, &o.tlsCert, &o.tlsKey, &o.tokenFile, &o.gatewayContract})
         if (parser.isSet(*gatewayOnly) && !parser.isSet(o.live) && parser.isSet(o.headless)) {
             err() << "--" << gatewayOnly->names().first() << " is for live runs: add --live\n";
             return kExitBadInput;

@@ -2,7 +2,8 @@
 
 #include "log_text.h"
 
-#include "mxaccess_gateway.grpc.pb.h"
+#include "wire/contract.h"
+#include "wire/wire_codec.h"
 
 #include <QLoggingCategory>
 #include <QRegularExpression>
@@ -11,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/support/proto_buffer_reader.h>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -113,16 +116,43 @@ struct GrpcGatewayPort::Call {
 
 namespace {
 
-template <class Request, class Reply> struct UnaryCall final : GrpcGatewayPort::Call {
-    Request request;
-    Reply reply;
+// A unary call in the contract's wire bytes; the codec makes and reads them.
+struct UnaryCall final : GrpcGatewayPort::Call {
+    grpc::ByteBuffer request;
+    grpc::ByteBuffer reply;
 };
+
+grpc::ByteBuffer toBuffer(const std::string& bytes)
+{
+    grpc::Slice slice(bytes);
+    return grpc::ByteBuffer(&slice, 1);
+}
+
+std::string bytesOf(const grpc::ByteBuffer& buffer)
+{
+    std::vector<grpc::Slice> slices;
+    std::string out;
+    if (!buffer.Dump(&slices).ok())
+        return out;
+    for (const auto& slice : slices)
+        out.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    return out;
+}
+
+// The reply bytes of a call that went out; empty for one that never did.
+std::string replyOf(GrpcGatewayPort::Call& call)
+{
+    if (auto* unary = dynamic_cast<UnaryCall*>(&call))
+        return bytesOf(unary->reply);
+    return {};
+}
 
 } // namespace
 
 struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
     std::shared_ptr<grpc::Channel> channel;
-    std::unique_ptr<MxAccessGateway::Stub> stub;
+    std::unique_ptr<grpc::GenericStub> stub;
+    std::shared_ptr<const wire::WireCodec> codec;
     GrpcGatewayPort* port = nullptr; // owner thread only; null once the port is gone
 
     mutable std::mutex mutex;
@@ -200,20 +230,23 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
 
 namespace {
 
-// StreamEvents: each event read is handed to the owner in order, then the end.
-class StreamCall final : public GrpcGatewayPort::Call, public grpc::ClientReadReactor<MxEvent> {
+// StreamEvents: each event read is decoded by the contract's codec on this reader thread
+// and handed to the owner in order, then the end. A server stream over the generic stub is
+// a bidi call whose one request is also its last write.
+class StreamCall final : public GrpcGatewayPort::Call, public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
 public:
     StreamCall(std::shared_ptr<GrpcGatewayPort::Shared> shared, GatewayPort::StreamId id)
         : m_shared(std::move(shared)), m_id(id)
     {
     }
 
-    StreamEventsRequest request;
+    grpc::ByteBuffer request;
     std::uint64_t key = 0;
 
     void start()
     {
-        m_shared->stub->async()->StreamEvents(&context, &request, this);
+        m_shared->stub->PrepareBidiStreamingCall(&context, m_shared->codec->eventsPath(), grpc::StubOptions(), this);
+        StartWriteLast(&request, grpc::WriteOptions());
         StartRead(&m_event);
         StartCall();
     }
@@ -223,8 +256,16 @@ public:
         if (!ok)
             return; // OnDone follows with the status
         auto event = std::make_shared<MxEventBatch>();
-        decodeEvent(m_event, *event);
-        m_event.Clear(); // its sub-messages stay allocated for the next read
+        wire::EventMeta meta;
+        grpc::ProtoBufferReader reader(&m_event);
+        const bool decoded = m_shared->codec->decodeEvent(reader, *event, meta);
+        m_event.Clear();
+        if (!decoded) {
+            // A peer's bytes that do not read under the contract end the stream, named.
+            m_malformed = true;
+            context.TryCancel();
+            return;
+        }
         m_shared->postEvent(m_id, std::move(event));
         StartRead(&m_event);
     }
@@ -232,14 +273,19 @@ public:
     void OnDone(const grpc::Status& status) override
     {
         auto shared = m_shared; // `this` may be released below
-        shared->postEnd(m_id, status);
+        if (m_malformed)
+            shared->postEnd(m_id, grpc::Status(grpc::StatusCode::INTERNAL,
+                                               "an event from the gateway does not read under its contract"));
+        else
+            shared->postEnd(m_id, status);
         shared->release(key);
     }
 
 private:
     std::shared_ptr<GrpcGatewayPort::Shared> m_shared;
     GatewayPort::StreamId m_id;
-    MxEvent m_event;
+    grpc::ByteBuffer m_event;
+    bool m_malformed = false;
 };
 
 } // namespace
@@ -277,11 +323,15 @@ GrpcGatewayPort::GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options)
         credentials = grpc::InsecureChannelCredentials();
     }
 
+    if (m_setupError.empty())
+        m_shared->codec = codecFor(m_options, m_setupError);
     if (!m_setupError.empty()) {
         qCWarning(lcGrpcPort, "gateway port %s unusable: %s", describe().c_str(),
                   m_setupError.c_str());
         return;
     }
+    if (!m_shared->codec->check().contract->isCompiled())
+        qCInfo(lcGrpcPort, "gateway port %s: %s", describe().c_str(), m_shared->codec->check().summary().c_str());
 
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
@@ -295,7 +345,7 @@ GrpcGatewayPort::GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options)
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 500);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 5000);
     m_shared->channel = grpc::CreateCustomChannel(m_options.address, credentials, args);
-    m_shared->stub = MxAccessGateway::NewStub(m_shared->channel);
+    m_shared->stub = std::make_unique<grpc::GenericStub>(m_shared->channel);
     qCInfo(lcGrpcPort, "gateway port %s%s", describe().c_str(),
            m_authorization.empty() ? "" : ", bearer token from the token file");
 }
@@ -354,7 +404,35 @@ QString GrpcGatewayPort::validate(const GrpcPortOptions& options)
         if (!files.keyFile.empty() && !readPem("TLS key file", files.keyFile, error))
             return QString::fromStdString(error);
     }
+    if (!options.contractFile.empty() && !codecFor(options, error))
+        return QString::fromStdString(error);
     return {};
+}
+
+std::shared_ptr<const wire::WireCodec> GrpcGatewayPort::codecFor(const GrpcPortOptions& options, std::string& error)
+{
+    if (options.contractFile.empty() && options.contractProfile.empty())
+        return wire::WireCodec::compiled();
+    std::shared_ptr<const wire::GatewayContract> contract = wire::GatewayContract::compiled();
+    if (!options.contractFile.empty()) {
+        contract = wire::GatewayContract::fromFile(options.contractFile, error);
+        if (!contract)
+            return nullptr;
+    }
+    const wire::ContractProfile* profile = wire::profileFor(*contract);
+    if (!options.contractProfile.empty()) {
+        profile = wire::findProfile(options.contractProfile);
+        if (!profile) {
+            error = "unknown contract profile '" + options.contractProfile + "' (profiles: " + wire::profileNames() + ")";
+            return nullptr;
+        }
+    }
+    std::string why;
+    auto codec = wire::WireCodec::create(wire::checkContract(contract, *profile), why);
+    if (!codec)
+        error = why + "; no command is sent to a gateway whose contract does not check (stormwatch "
+                      "--check-contract FILE shows each element)";
+    return codec;
 }
 
 GatewayFailure GrpcGatewayPort::explainFailure(const RpcStatus& status, const GrpcPortOptions& options)
@@ -400,7 +478,10 @@ GatewayFailure GrpcGatewayPort::explainFailure(const RpcStatus& status, const Gr
 
 std::string GrpcGatewayPort::describe() const
 {
-    return m_options.address + (m_options.tls ? " (TLS)" : "");
+    std::string contract;
+    if (!m_options.contractProfile.empty() || !m_options.contractFile.empty())
+        contract = m_shared->codec ? ", contract " + std::string(m_shared->codec->check().profile->name) : ", contract unusable";
+    return m_options.address + (m_options.tls ? " (TLS" + contract + ")" : contract.empty() ? "" : " (" + contract.substr(2) + ")");
 }
 
 void GrpcGatewayPort::prepare(grpc::ClientContext& context, Duration deadline) const
@@ -411,9 +492,8 @@ void GrpcGatewayPort::prepare(grpc::ClientContext& context, Duration deadline) c
         context.set_deadline(std::chrono::system_clock::now() + deadline);
 }
 
-void GrpcGatewayPort::failLater(Complete complete)
+void GrpcGatewayPort::failLater(RpcStatus status, Complete complete)
 {
-    RpcStatus status{grpc::StatusCode::FAILED_PRECONDITION, m_setupError};
     m_owner.post([shared = m_shared, status, complete = std::move(complete)] {
         if (!shared->port)
             return;
@@ -459,69 +539,84 @@ void GrpcGatewayPort::deliverEnd(StreamId id, const RpcStatus& status)
         handlers->onEnd(status);
 }
 
+// One unary call: registered for cancellation before it starts, its completion kept on
+// the owner's side (where the reply is decoded); the gRPC completion only posts the result.
+// A request the codec cannot carry never leaves: it fails on the owner's thread instead.
+void GrpcGatewayPort::startUnary(const std::string& path, const std::string& request, const std::string& encodeError,
+                                 Duration deadline, Complete complete)
+{
+    if (!m_setupError.empty()) {
+        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, m_setupError}, std::move(complete));
+        return;
+    }
+    if (!encodeError.empty()) {
+        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, "not sent: " + encodeError}, std::move(complete));
+        return;
+    }
+    auto call = std::make_shared<UnaryCall>();
+    call->request = toBuffer(request);
+    prepare(call->context, deadline);
+    const std::uint64_t key = m_shared->add(call);
+    m_pending.emplace(key, std::move(complete));
+    m_shared->stub->UnaryCall(&call->context, path, grpc::StubOptions(), &call->request, &call->reply,
+                              [shared = m_shared, call, key](grpc::Status status) {
+                                  shared->postCompletion(key, status, call);
+                                  shared->release(key);
+                              });
+}
+
 namespace {
 
-// Reply type of a unary call, handed to the typed completion.
-template <class Request, class Reply> Reply takeReply(GrpcGatewayPort::Call& call)
+// A reply the gateway sent that does not read under its contract.
+RpcStatus unreadable(const std::string& what, const std::string& error)
 {
-    if (auto* typed = dynamic_cast<UnaryCall<Request, Reply>*>(&call))
-        return std::move(typed->reply);
-    return Reply{}; // the call never went out (setup error)
+    return RpcStatus{grpc::StatusCode::INTERNAL, "the gateway's " + what + " does not read under its contract: " + error};
 }
 
 } // namespace
 
-// One unary call: registered for cancellation before it starts, its typed completion kept
-// on the owner's side; the gRPC completion only posts the result.
-template <class Request, class Reply, class Issue>
-void GrpcGatewayPort::startUnary(const Request& request, Duration deadline,
-                                 std::function<void(RpcStatus, Reply)> done, Issue issue)
-{
-    Complete complete = [done = std::move(done)](const RpcStatus& status, Call& call) {
-        done(status, takeReply<Request, Reply>(call));
-    };
-    if (!m_setupError.empty()) {
-        failLater(std::move(complete));
-        return;
-    }
-    auto call = std::make_shared<UnaryCall<Request, Reply>>();
-    call->request = request;
-    prepare(call->context, deadline);
-    const std::uint64_t key = m_shared->add(call);
-    m_pending.emplace(key, std::move(complete));
-    issue(m_shared->stub->async(), &call->context, &call->request, &call->reply,
-          [shared = m_shared, call, key](grpc::Status status) {
-              shared->postCompletion(key, status, call);
-              shared->release(key);
-          });
-}
-
 void GrpcGatewayPort::openSession(const OpenSessionRequest& request, OpenDone done)
 {
-    startUnary<OpenSessionRequest, OpenSessionReply>(
-        request, m_options.connectTimeout, std::move(done),
-        [](auto* stub, auto* context, auto* req, auto* reply, auto fn) {
-            stub->OpenSession(context, req, reply, std::move(fn));
-        });
+    std::string bytes, error;
+    if (m_shared->codec)
+        m_shared->codec->encodeOpenRequest(request, bytes, error);
+    startUnary(m_shared->codec ? m_shared->codec->openPath() : std::string(), bytes, error, m_options.connectTimeout,
+               [codec = m_shared->codec, done = std::move(done)](const RpcStatus& status, Call& call) {
+                   OpenSessionReply reply;
+                   if (!status.ok())
+                       return done(status, reply);
+                   std::string why;
+                   if (!codec->decodeOpenReply(replyOf(call), reply, why))
+                       return done(RpcStatus{grpc::StatusCode::UNAVAILABLE, why}, OpenSessionReply{});
+                   done(status, std::move(reply));
+               });
 }
 
 void GrpcGatewayPort::closeSession(const CloseSessionRequest& request, CloseDone done)
 {
-    startUnary<CloseSessionRequest, CloseSessionReply>(
-        request, m_options.connectTimeout,
-        [done = std::move(done)](RpcStatus status, CloseSessionReply) { done(std::move(status)); },
-        [](auto* stub, auto* context, auto* req, auto* reply, auto fn) {
-            stub->CloseSession(context, req, reply, std::move(fn));
-        });
+    std::string bytes, error;
+    if (m_shared->codec)
+        m_shared->codec->encodeCloseRequest(request, bytes, error);
+    startUnary(m_shared->codec ? m_shared->codec->closePath() : std::string(), bytes, error, m_options.connectTimeout,
+               [done = std::move(done)](const RpcStatus& status, Call&) { done(status); });
 }
 
 void GrpcGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
 {
-    startUnary<MxCommandRequest, MxCommandReply>(
-        request, m_options.invokeDeadline, std::move(done),
-        [](auto* stub, auto* context, auto* req, auto* reply, auto fn) {
-            stub->Invoke(context, req, reply, std::move(fn));
-        });
+    std::string bytes, error;
+    if (m_shared->codec && !m_shared->codec->encodeInvokeRequest(request, bytes, error))
+        qCWarning(lcGrpcPort, "%s: a command not sent: %s", describe().c_str(), error.c_str());
+    startUnary(m_shared->codec ? m_shared->codec->invokePath() : std::string(), bytes, error,
+               m_options.invokeDeadline,
+               [codec = m_shared->codec, done = std::move(done)](const RpcStatus& status, Call& call) {
+                   MxCommandReply reply;
+                   if (!status.ok())
+                       return done(status, reply);
+                   std::string why;
+                   if (!codec->decodeInvokeReply(replyOf(call), reply, why))
+                       return done(unreadable("reply", why), MxCommandReply{});
+                   done(status, std::move(reply));
+               });
 }
 
 GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& request,
@@ -540,8 +635,16 @@ GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& r
         });
         return id;
     }
+    std::string bytes, error;
+    if (!m_shared->codec->encodeStreamRequest(request, 0, bytes, error)) {
+        m_owner.post([shared = m_shared, id, status = RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, error}] {
+            if (shared->port)
+                shared->port->deliverEnd(id, status);
+        });
+        return id;
+    }
     auto call = std::make_shared<StreamCall>(m_shared, id);
-    call->request = request;
+    call->request = toBuffer(bytes);
     prepare(call->context, Duration{0});
     call->key = m_shared->add(call);
     handlers->key = call->key;

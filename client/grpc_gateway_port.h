@@ -26,6 +26,10 @@ class ClientContext;
 
 namespace stormwatch {
 
+namespace wire {
+class WireCodec;
+}
+
 // Why a call to the gateway failed, in one line a person can act on (peer text escaped).
 struct GatewayFailure {
     std::string text;
@@ -42,8 +46,13 @@ public:
     GrpcGatewayPort& operator=(const GrpcGatewayPort&) = delete;
 
     // Empty when the options can be used; otherwise one sentence naming the bad address,
-    // duration or the file that is missing or unreadable (never a file's contents).
+    // duration or the file that is missing or unreadable (never a file's contents), or the
+    // elements a gateway contract lacks.
     static QString validate(const GrpcPortOptions& options);
+    // The codec of the options' contract (the compiled-in one when none is given); null,
+    // with `error` naming why, when the contract cannot be read or does not check: then no
+    // call of the port leaves this process.
+    static std::shared_ptr<const wire::WireCodec> codecFor(const GrpcPortOptions& options, std::string& error);
 
     // Names what `status` (a call on a port with these options) means: the gateway's
     // certificate not trusted by --tls-ca (or the system roots), issued for another host
@@ -77,10 +86,9 @@ private:
     };
 
     void prepare(grpc::ClientContext& context, Duration deadline) const;
-    template <class Request, class Reply, class Issue>
-    void startUnary(const Request& request, Duration deadline,
-                    std::function<void(RpcStatus, Reply)> done, Issue issue);
-    void failLater(Complete complete);
+    void startUnary(const std::string& path, const std::string& request, const std::string& encodeError,
+                    Duration deadline, Complete complete);
+    void failLater(RpcStatus status, Complete complete);
     // Owner-thread halves of a completion (posted by gRPC threads).
     void completeCall(std::uint64_t key, const RpcStatus& status, Call& call);
     void deliverEvent(StreamId id, const MxEventBatch& event);
@@ -95,12 +103,5 @@ private:
     std::unordered_map<StreamId, std::shared_ptr<StreamHandlers>> m_streams;
     StreamId m_nextStream = 1;
 };
-
-// The wire event in its native form, the only one the connection reads (done on the
-// stream's reader thread). A String value's text goes to out.texts; a source timestamp's
-// seconds are clamped to what microseconds since 1970 can hold (a peer's absurd seconds must
-// not overflow, ±292,000 years), its nanos to [0, 1e9). `out` is overwritten; its vectors
-// keep their capacity.
-void decodeEvent(const mxgateway::v1::MxEvent& wire, MxEventBatch& out);
 
 } // namespace stormwatch

@@ -24,6 +24,10 @@ struct GrpcPortOptions {
     std::string tokenFile;       // bearer token, sent as "authorization: Bearer …"; empty = none
     Duration invokeDeadline{0};  // gRPC deadline on Invoke; 0 = none (the session timeout rules)
     Duration connectTimeout = std::chrono::seconds(10); // deadline on Open/CloseSession; 0 = none
+    // The gateway's contract (--gateway-contract: a .proto or .protoset); empty = stormwatch's
+    // own, compiled in. Checked before any call: one that does not check gets none.
+    std::string contractFile;
+    std::string contractProfile; // empty = by the contract's package
 };
 
 } // namespace stormwatch

@@ -20,7 +20,8 @@ set -uo pipefail
 
 # ---- The rules ------------------------------------------------------------------------
 #
-# client/    proto, QtCore. Nothing of QtGui/QtWidgets, gateway/, scenario/, models/, ui/, app/.
+# wire/      proto, protobuf. Nothing of Qt, client/, gateway/ or above: both sides use it.
+# client/    proto, wire, QtCore. Nothing of QtGui/QtWidgets, gateway/, scenario/, models/, ui/, app/.
 #            The scheduler files (stormwatch_scheduler) and log_text.* (stormwatch_log_text)
 #            include only their own target's headers.
 # gateway/   proto, client's scheduler (and log_text). Nothing else of client/; nothing of
@@ -142,7 +143,7 @@ check_include() {
   # A project header: "<folder>/x.h", "../<folder>/x.h", or a same-folder "x.h".
   while [[ $path == ./* || $path == ../* ]]; do path=${path#./}; path=${path#../}; done
   local target=""
-  if [[ $path =~ ^(client|gateway|scenario|models|recording|ui|app|proto|tests)/ ]]; then
+  if [[ $path =~ ^(wire|client|gateway|scenario|models|recording|ui|app|proto|tests)/ ]]; then
     target=${BASH_REMATCH[1]}
   elif [[ $delim == '"' && -e $ROOT/${file%/*}/$header ]]; then
     path=${file%/*}/$header
@@ -152,9 +153,13 @@ check_include() {
   if [[ -n $target ]]; then
     local inner=${path#*/}
     case $folder in
+      wire)
+        if [[ $target != wire && $target != proto ]]; then
+          report "$file" "$line" wire "$path" "wire -> proto: the contract knows nothing of the client or the mock"
+        fi ;;
       client)
-        if [[ $target != client && $target != proto ]]; then
-          report "$file" "$line" client "$path" "client -> proto, QtCore: it knows nothing of the mock, the runner or the UI"
+        if [[ $target != client && $target != proto && $target != wire ]]; then
+          report "$file" "$line" client "$path" "client -> proto, wire, QtCore: it knows nothing of the mock, the runner or the UI"
         elif [[ $target == client ]] && in_list "$base" "$SCHEDULER_FILES" && ! in_list "$inner" "$SCHEDULER_HEADERS"; then
           report "$file" "$line" "client (stormwatch_scheduler)" "$path" "the scheduler target stands alone: gateway/ links it without the client"
         elif [[ $target == client ]] && in_list "$base" "$LOG_TEXT_FILES" && ! in_list "$inner" "$LOG_TEXT_HEADERS"; then
@@ -163,8 +168,8 @@ check_include() {
       gateway)
         if [[ $target == client ]] && ! in_list "$inner" "$GATEWAY_CLIENT_HEADERS"; then
           report "$file" "$line" gateway "$path" "gateway -> proto, client's scheduler and log_text targets only"
-        elif [[ $target != gateway && $target != client && $target != proto ]]; then
-          report "$file" "$line" gateway "$path" "gateway -> proto, client's scheduler: it knows nothing of the runner or the UI"
+        elif [[ $target != gateway && $target != client && $target != proto && $target != wire ]]; then
+          report "$file" "$line" gateway "$path" "gateway -> proto, wire, client's scheduler: it knows nothing of the runner or the UI"
         fi ;;
       scenario)
         if [[ $target == models || $target == recording || $target == ui || $target == app || $target == tests ]]; then
@@ -194,7 +199,9 @@ check_include() {
   module_of "$header"
   local module=$MODULE
   [[ -n $module ]] || return 0
-  if in_list "$module" "$WIDGET_MODULES" && [[ $folder != ui ]]; then
+  if [[ $folder == wire ]]; then
+    report "$file" "$line" wire "<$header>" "$module: wire/ uses protobuf only, no Qt"
+  elif in_list "$module" "$WIDGET_MODULES" && [[ $folder != ui ]]; then
     report "$file" "$line" "$folder" "<$header>" "$module: nothing below ui/ includes a widget header"
   elif in_list "$module" "$GUI_MODULES" && [[ $folder == client || $folder == gateway || $folder == scenario ]]; then
     report "$file" "$line" "$folder" "<$header>" "$module: $folder/ uses QtCore only (QtGui starts at models/)"
@@ -203,7 +210,7 @@ check_include() {
 
 check_tree() {
   local folder file rest line text delim header
-  for folder in client gateway scenario models recording ui; do
+  for folder in wire client gateway scenario models recording ui; do
     [[ -d $ROOT/$folder ]] || continue
     while IFS= read -r file; do
       file=${file#"$ROOT"/}
@@ -242,7 +249,7 @@ self_test() {
   mkdir -p "$qt"/{QtCore,QtGui,QtWidgets,QtPrintSupport}
   touch "$qt"/QtCore/{QObject,QString} "$qt"/QtGui/{QColor,QAction} "$qt"/QtWidgets/{QWidget,QAction,QtWidgets} \
         "$qt"/QtPrintSupport/QPrinter
-  mkdir -p "$bad"/{client,gateway,scenario,models,recording,ui} "$good"/{client,gateway,scenario,models,recording,ui}
+  mkdir -p "$bad"/{wire,client,gateway,scenario,models,recording,ui} "$good"/{wire,client,gateway,scenario,models,recording,ui}
 
   printf '%s\n' '#include "gateway/mock_gateway_server.h"' '#include <QWidget>' '#include <QColor>' \
     '#include "../models/series_store.h"' > "$bad/client/engine.cpp"
@@ -259,12 +266,13 @@ self_test() {
   printf '%s\n' '#include "ui/main_window.h"' '#include <QWidget>' '#include "recording/recording.h"' \
     > "$bad/recording/recorder.cpp"
   printf '%s\n' '#include "recording/recorder.h"' > "$bad/models/store.cpp"
+  printf '%s\n' '#include "client/gateway_port.h"' '#include <QString>' > "$bad/wire/codec.cpp"
 
   local expected=(
-    'client/engine.cpp:1: client must not include gateway/mock_gateway_server.h (client -> proto, QtCore'
+    'client/engine.cpp:1: client must not include gateway/mock_gateway_server.h (client -> proto, wire, QtCore'
     'client/engine.cpp:2: client must not include <QWidget> (QtWidgets: nothing below ui/'
     'client/engine.cpp:3: client must not include <QColor> (QtGui: client/ uses QtCore only'
-    'client/engine.cpp:4: client must not include models/series_store.h (client -> proto, QtCore'
+    'client/engine.cpp:4: client must not include models/series_store.h (client -> proto, wire, QtCore'
     'client/qt_scheduler.h:2: client (stormwatch_scheduler) must not include client/gateway_port.h (the scheduler target stands alone'
     'gateway/sta.cpp:1: gateway must not include client/gateway_connection.h (gateway -> proto, client'"'"'s scheduler and log_text'
     'gateway/sta.cpp:2: gateway must not include scenario/scenario.h (gateway -> proto'
@@ -281,6 +289,8 @@ self_test() {
     'recording/recorder.cpp:1: recording must not include ui/main_window.h (recording -> scenario, models'
     'recording/recorder.cpp:2: recording must not include <QWidget> (QtWidgets: nothing below ui/'
     'models/store.cpp:1: models must not include recording/recorder.h (models -> client, QtGui'
+    'wire/codec.cpp:1: wire must not include client/gateway_port.h (wire -> proto'
+    'wire/codec.cpp:2: wire must not include <QString> (QtCore: wire/ uses protobuf only'
   )
 
   printf '%s\n' '#include "scheduler.h"' '#include <QObject>' '#include "mxaccess_gateway.pb.h"' \
@@ -295,6 +305,8 @@ self_test() {
     '#include "recording/recording.h"' > "$good/ui/panel.cpp"
   printf '%s\n' '#include "scenario/run_host.h"' '#include "models/series_store.h"' '#include <QSqlDatabase>' \
     > "$good/recording/recorder.cpp"
+  printf '%s\n' '#include "wire/contract.h"' '#include <google/protobuf/descriptor.h>' > "$good/wire/codec.cpp"
+  printf '%s\n' '#include "wire/contract_check.h"' > "$good/client/port.cpp"
 
   local out status failed=0
   out=$(bash "$0" --qt-headers "$qt" "$bad" 2>&1); status=$?

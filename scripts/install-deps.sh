@@ -10,6 +10,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libprotoc-dev  # wire/: a gateway contract .proto read at run time (libprotoc's importer)
   libqcustomplot-dev
   xvfb xauth
   dpkg-dev appstream desktop-file-utils

@@ -5,6 +5,7 @@
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
 #include "mxaccess_gateway.grpc.pb.h"
+#include "wire/wire_codec.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -508,8 +509,8 @@ private slots:
     // are clamped to [0, 1e9) as well, at both ends of the range.
     void absurdNanosAreClampedAndDoNotOverflow()
     {
-        MxEvent wire;
-        auto* changes = wire.mutable_data_changes()->mutable_changes();
+        MxEvent event;
+        auto* changes = event.mutable_data_changes()->mutable_changes();
         auto add = [&](std::int64_t seconds, std::int32_t nanos) {
             DataChange* c = changes->Add();
             c->mutable_value()->set_double_value(1);
@@ -520,7 +521,8 @@ private slots:
         add(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int32_t>::min());
         add(10, 2'000'000'000);
         MxEventBatch out;
-        decodeEvent(wire, out);
+        wire::EventMeta meta;
+        QVERIFY(wire::WireCodec::compiled()->decodeEvent(event.SerializeAsString(), out, meta));
         QCOMPARE(out.changes.size(), std::size_t(3));
         constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000 - 1;
         QCOMPARE(out.changes[0].sourceTimestampUs, kMaxSeconds * 1000000 + 999'999);
@@ -591,7 +593,8 @@ private slots:
 
         // An event with neither case set is neither data nor a notice.
         MxEventBatch empty = data;
-        decodeEvent(MxEvent{}, empty);
+        wire::EventMeta meta;
+        QVERIFY(wire::WireCodec::compiled()->decodeEvent(MxEvent{}.SerializeAsString(), empty, meta));
         QCOMPARE(empty.kind, MxEventBatch::Kind::Empty);
         QVERIFY(empty.changes.empty() && empty.texts.empty());
     }

@@ -2,6 +2,8 @@
 // stdout line, "listening on HOST:PORT", once it serves; stops cleanly on SIGINT/SIGTERM.
 #include "gateway/mock_gateway_server.h"
 #include "gateway/stream_reactor.h"
+#include "wire/contract.h"
+#include "wire/wire_codec.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -150,6 +152,12 @@ int main(int argc, char** argv)
         {"keep-queued-on-close",
          "CloseSession leaves the session's queued commands on the STA to run (default: off, they are "
          "dropped and their Invokes answered CANCELLED)."},
+        {"contract",
+         "Serve this gateway contract (.proto or .protoset) instead of stormwatch's own, e.g. "
+         "resources/contracts/mxaccess-gateway-v1.proto: its method paths, numbers and shapes, checked "
+         "first (a contract that does not check is refused, exit 2).",
+         "file"},
+        {"profile", "--contract: its family (stormwatch, mxaccess-gateway-v1; default: by its package).", "name"},
         {"reuse-handles",
          "Hand a removed item's handle out again: a new item gets the lowest freed handle of its session, "
          "as some gateways do (default: off, item handles only count up)."},
@@ -203,7 +211,27 @@ int main(int argc, char** argv)
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
 
-    MockGatewayServer server(config);
+    std::shared_ptr<const wire::WireCodec> contract;
+    if (parser.isSet("contract") || parser.isSet("profile")) {
+        if (!parser.isSet("contract"))
+            usageError(QStringLiteral("--profile is for --contract"));
+        std::string error;
+        auto loaded = wire::GatewayContract::fromFile(parser.value("contract").toStdString(), error);
+        const wire::ContractProfile* profile = loaded ? wire::profileFor(*loaded) : nullptr;
+        if (loaded && parser.isSet("profile")) {
+            profile = wire::findProfile(parser.value("profile").toStdString());
+            if (!profile)
+                usageError(QStringLiteral("unknown --profile '%1' (profiles: %2)")
+                               .arg(parser.value("profile"), QString::fromStdString(wire::profileNames())));
+        }
+        if (loaded)
+            contract = wire::WireCodec::create(wire::checkContract(loaded, *profile), error);
+        if (!contract)
+            usageError(QStringLiteral("--contract: %1").arg(QString::fromStdString(error)));
+        std::fprintf(stderr, "mxgw-mock: %s\n", contract->check().summary().c_str());
+    }
+
+    MockGatewayServer server(config, contract);
     if (!server.start(listen.toStdString())) {
         std::fprintf(stderr, "mxgw-mock: %s\n", server.lastError().c_str());
         return 1;

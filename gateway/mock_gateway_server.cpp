@@ -1,5 +1,6 @@
 #include "mock_gateway_server.h"
 
+#include "contract_service.h"
 #include "grpc_services.h"
 #include "logging.h"
 
@@ -20,7 +21,10 @@ bool isLoopbackAddress(const std::string& address)
     return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host.starts_with("127.");
 }
 
-MockGatewayServer::MockGatewayServer(GatewayConfig config) : m_config(config) {}
+MockGatewayServer::MockGatewayServer(GatewayConfig config, std::shared_ptr<const wire::WireCodec> contract)
+    : m_config(config), m_contract(std::move(contract))
+{
+}
 
 MockGatewayServer::~MockGatewayServer()
 {
@@ -51,7 +55,10 @@ bool MockGatewayServer::start(const std::string& address)
         m_scheduler = std::make_unique<QtScheduler>();
         m_model = std::make_unique<GatewayModel>(*m_scheduler, config);
     });
-    m_gatewayService = std::make_unique<MxAccessGatewayService>(*m_scheduler, *m_model);
+    if (m_contract)
+        m_contractService = std::make_unique<ContractGatewayService>(*m_scheduler, *m_model, m_contract);
+    else
+        m_gatewayService = std::make_unique<MxAccessGatewayService>(*m_scheduler, *m_model);
     m_controlService = std::make_unique<MockGatewayControlService>(*m_scheduler, *m_model);
 
     grpc::EnableDefaultHealthCheckService(true);
@@ -61,7 +68,10 @@ bool MockGatewayServer::start(const std::string& address)
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     int port = 0;
     builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(m_gatewayService.get());
+    if (m_contractService)
+        builder.RegisterCallbackGenericService(m_contractService.get());
+    else
+        builder.RegisterService(m_gatewayService.get());
     builder.RegisterService(m_controlService.get());
     m_server = builder.BuildAndStart();
     if (!m_server || port == 0) {
@@ -104,6 +114,7 @@ void MockGatewayServer::teardownThread()
         m_scheduler.reset(); // its timers belong to this thread
     });
     m_gatewayService.reset();
+    m_contractService.reset();
     m_controlService.reset();
     m_modelThread.join();
 }

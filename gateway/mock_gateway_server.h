@@ -23,19 +23,25 @@ class Server;
 
 namespace stormwatch {
 class QtScheduler;
+namespace wire {
+class WireCodec;
+}
 }
 
 namespace stormwatch::gateway {
 
 class MxAccessGatewayService;
 class MockGatewayControlService;
+class ContractGatewayService;
 
 // "127.0.0.1:N", "localhost:N", "[::1]:N": the only addresses served without --allow-remote.
 bool isLoopbackAddress(const std::string& address);
 
 class MockGatewayServer {
 public:
-    explicit MockGatewayServer(GatewayConfig config = {});
+    // contract: the wire contract served (mxgw-mock --contract); null = stormwatch's own,
+    // compiled in. Either way the same model answers.
+    explicit MockGatewayServer(GatewayConfig config = {}, std::shared_ptr<const wire::WireCodec> contract = nullptr);
     ~MockGatewayServer(); // stop()
     MockGatewayServer(const MockGatewayServer&) = delete;
     MockGatewayServer& operator=(const MockGatewayServer&) = delete;
@@ -78,6 +84,8 @@ private:
     std::unique_ptr<GatewayModel> m_model;
     std::unique_ptr<MxAccessGatewayService> m_gatewayService;
     std::unique_ptr<MockGatewayControlService> m_controlService;
+    std::shared_ptr<const wire::WireCodec> m_contract;
+    std::unique_ptr<ContractGatewayService> m_contractService;
     std::unique_ptr<grpc::Server> m_server;
     int m_port = 0;
     std::string m_hostName;

@@ -132,10 +132,13 @@ private:
     std::int64_t m_dropped = 0;
 };
 
-template <class Msg>
+// Writer: what the channel writes to and finishes, StartWrite(const Msg*) and
+// Finish(grpc::Status): a server-streaming reactor, or the contract service's reactor that
+// writes each message in its contract's wire form.
+template <class Msg, class Writer = grpc::ServerWriteReactor<Msg>>
 class StreamChannel {
 public:
-    StreamChannel(grpc::ServerWriteReactor<Msg>* reactor, std::shared_ptr<StreamBacklogCounters> counters)
+    StreamChannel(Writer* reactor, std::shared_ptr<StreamBacklogCounters> counters)
         : m_reactor(reactor)
         , m_counters(counters ? std::move(counters) : std::make_shared<StreamBacklogCounters>())
     {
@@ -285,7 +288,7 @@ private:
     }
 
     mutable std::recursive_mutex m_mutex;
-    grpc::ServerWriteReactor<Msg>* m_reactor;
+    Writer* m_reactor;
     std::deque<Msg> m_queue;
     std::shared_ptr<StreamBacklogCounters> m_counters;
     StreamOverflow<Msg> m_overflow;

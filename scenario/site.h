@@ -34,6 +34,7 @@ struct SiteGateway {
     bool tls = false;  // a "tls" block: a TLS channel (an empty CA trusts the system roots)
     // Absolute paths (the file's relative ones resolved against the site file); empty: unset.
     QString tlsCa, tlsCert, tlsKey, tokenFile;
+    QString contractFile; // "contract": the gateway's .proto or .protoset; empty = stormwatch's own
     qint64 writeUserId = 0;  // 0 = supervisory advise
     bool operator==(const SiteGateway&) const = default;
 };

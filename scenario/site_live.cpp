@@ -24,6 +24,7 @@ std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<
         if (g.tls)
             o.tls = TlsFiles{g.tlsCa.toStdString(), g.tlsCert.toStdString(), g.tlsKey.toStdString()};
         o.tokenFile = g.tokenFile.toStdString();
+        o.contractFile = g.contractFile.toStdString();
         if (const QString why = GrpcGatewayPort::validate(o); !why.isEmpty())
             return fail(QStringLiteral("gateway %1: %2").arg(g.name, why));
         ports.emplace(g.name.toStdString(), std::move(o));

@@ -125,7 +125,7 @@ void SiteReader::readGateways(const QJsonArray& a, Site& site) {
         const QString path = indexPath(base, i);
         auto o = asObject(errors_, a.at(i), path);
         if (!o) continue;
-        ObjectReader r(errors_, *o, path, {"name", "endpoint", "tls", "token_file", "allow_insecure_token", "write_user_id"});
+        ObjectReader r(errors_, *o, path, {"name", "endpoint", "tls", "token_file", "allow_insecure_token", "write_user_id", "contract"});
         SiteGateway g;
         if (auto s = r.name("name", Need::Required)) {
             if (r.check("name", !gatewayNames_.contains(*s), [&] { return QStringLiteral("duplicate gateway name %1").arg(quoted(*s)); }))
@@ -148,6 +148,7 @@ void SiteReader::readGateways(const QJsonArray& a, Site& site) {
             tr.finish();
         }
         if (auto f = file(r, QStringLiteral("token_file"))) g.tokenFile = *f;
+        if (auto f = file(r, QStringLiteral("contract"))) g.contractFile = *f;
         const bool insecure = r.boolean("allow_insecure_token", Need::Optional).value_or(false);
         if (r.has("token_file"))
             r.check("token_file", tls || insecure,

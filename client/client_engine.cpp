@@ -202,6 +202,14 @@ std::int64_t ClientEngine::suppressedCalls() const
     return n;
 }
 
+std::int64_t ClientEngine::eventsLost() const
+{
+    std::int64_t n = 0;
+    for (const auto& c : m_connections)
+        n += c->stats().eventsLost;
+    return n;
+}
+
 RecoveryGate::State ClientEngine::recoveryState() const
 {
     auto worst = RecoveryGate::State::Normal;

@@ -119,6 +119,8 @@ public:
     // Recovering > Normal) — what a run's recovery series and metrics report, so a site's
     // second gateway in recovery is not hidden behind the first one's Normal.
     std::int64_t suppressedCalls() const;
+    // Events numbered by the gateway that never arrived, over every connection.
+    std::int64_t eventsLost() const;
     RecoveryGate::State recoveryState() const;
     // The gate of `gateway` (nullptr when no connection reaches it).
     const RecoveryGate* gate(const std::string& gateway) const

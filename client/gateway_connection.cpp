@@ -297,6 +297,7 @@ void GatewayConnection::openSession()
 void GatewayConnection::onRegistered(std::int32_t serverHandle)
 {
     m_serverHandle = serverHandle;
+    m_lastSequence = 0; // a new stream of a new session numbers from its own start
     StreamEventsRequest request;
     request.set_session_id(m_sessionId);
     std::weak_ptr<int> life = m_life;

@@ -107,6 +107,9 @@ struct ConnectionStats {
     std::int64_t supersededDropped = 0;   // held subscribes dropped unsent
     std::int64_t clientDeadlines = 0;     // Invokes failed by MxCommandTimeoutMs here
     std::int64_t dataChanges = 0;
+    // Events the gateway numbered and this client never received: gaps in worker_sequence
+    // within one event stream.
+    std::int64_t eventsLost = 0;
     int maxAdviseInFlight = 0;
     std::int64_t readvises = 0; // items advised again: a reused handle's first value was unknown
 
@@ -334,6 +337,7 @@ private:
     std::uint64_t m_epoch = 0; // bumps on every session loss: stale completions are dropped
     std::string m_sessionId;
     std::int32_t m_serverHandle = 0;
+    std::uint64_t m_lastSequence = 0; // the last worker_sequence of the current stream; 0 = none yet
     std::vector<std::string> m_capabilities;
     std::optional<Duration> m_echoedTimeout;
     int m_protocolVersion = 0;

@@ -60,6 +60,9 @@ struct MxEventBatch {
     std::vector<std::string> texts; // the String values' texts, by MxChange::text
     std::string noticeKind;
     std::string noticeMessage;
+    // The event's worker_sequence where the contract numbers events (contiguous per
+    // session: a gap is events lost); 0 = none.
+    std::uint64_t sequence = 0;
 
     const std::string& textOf(const MxChange& change) const { return texts[change.text]; }
     // Emptied for reuse; vectors keep their capacity.
@@ -70,6 +73,7 @@ struct MxEventBatch {
         texts.clear();
         noticeKind.clear();
         noticeMessage.clear();
+        sequence = 0;
     }
 };
 

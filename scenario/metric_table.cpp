@@ -181,6 +181,16 @@ const QList<MetricDescriptor>& metricTable() {
          .better = Better::Unranked,
          .format = MetricFormat::Integer,
          .value = [](const VariantMetrics& v) { return some(double(v.suppressedCalls)); }},
+        {.key = "events_lost",
+         .label = "Events lost",
+         .unit = "events",
+         .description = "Events the gateway numbered (worker_sequence) that never reached the client: the gaps in "
+                        "each event stream.",
+         .howToRead = "Above 0 some tag may show a value the gateway has since changed; always 0 on a contract "
+                      "without event numbers, which cannot tell.",
+         .better = Better::Lower,
+         .format = MetricFormat::Integer,
+         .value = [](const VariantMetrics& v) { return some(double(v.eventsLost)); }},
         {.key = "wall_ms",
          .label = "Wall time",
          .unit = "ms",

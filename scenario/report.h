@@ -60,6 +60,9 @@ struct VariantMetrics {
     std::optional<qint64> maxStaQueueDepthAtLeast;
     QList<StaQueueGap> staQueueGaps;
     qint64 suppressedCalls = 0;
+    // Events the gateway numbered (worker_sequence) that never reached the client; 0 where
+    // the contract does not number its events.
+    qint64 eventsLost = 0;
     // Sum over deployed tags of the seconds each was orphaned: not Good, no live route, no
     // subscribe in flight and no retry scheduled (the "no orphaned tags" invariant).
     double orphanedTagSeconds = 0;

@@ -425,6 +425,7 @@ bool decodeEventFrom(const EventLayout& l, CodedInputStream& in, MxEventBatch& o
     }
     if (!in.ConsumedEntireMessage())
         return false;
+    out.sequence = meta.sequence.value_or(0);
     // One change per event: a data change only when its family says so (or the contract has
     // no family), never a write completion that names an item.
     if (l.changesOnEvent && sawChange && (!l.family || family == l.familyDataChange)) {

@@ -162,6 +162,7 @@ private slots:
                                "connected_after_s",
                                "max_sta_queue_depth",
                                "suppressed_calls",
+                               "events_lost",
                                "wall_ms"};
         // Present only when there is something to say.
         const QStringList optional{"notes", "skipped_actions", "gateway_metrics_source"};

@@ -1,0 +1,138 @@
+// Lost events: a contract that numbers its events (worker_sequence, contiguous per session)
+// lets the connection count what never arrived. A gap is counted and logged once; a new
+// session's stream numbers from its own start and is no gap. Driven through a scripted port
+// on the VirtualScheduler.
+#include "client/gateway_connection.h"
+#include "client/gateway_port.h"
+#include "client/virtual_scheduler.h"
+
+#include <QTest>
+
+using namespace stormwatch;
+using namespace mxgateway::v1;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Opens sessions, answers Register, and keeps the event stream's callbacks for the test.
+class ScriptedPort final : public GatewayPort {
+public:
+    explicit ScriptedPort(Scheduler& s) : m_s(s) {}
+
+    void openSession(const OpenSessionRequest&, OpenDone done) override
+    {
+        m_s.post([this, done] {
+            OpenSessionReply r;
+            r.set_session_id("s-" + std::to_string(++sessions));
+            done(RpcStatus{}, r);
+        });
+    }
+    void closeSession(const CloseSessionRequest&, CloseDone done) override
+    {
+        m_s.post([done] { done(RpcStatus{}); });
+    }
+    void invoke(const MxCommandRequest&, InvokeDone done) override
+    {
+        m_s.post([done] {
+            MxCommandReply r;
+            r.set_success(true);
+            r.mutable_register_()->set_server_handle(1);
+            done(RpcStatus{}, r);
+        });
+    }
+    StreamId streamEvents(const StreamEventsRequest&, EventFn onEvent, EndFn onEnd) override
+    {
+        event = std::move(onEvent);
+        end = std::move(onEnd);
+        return ++streams;
+    }
+    void cancelStream(StreamId) override {}
+    std::string describe() const override { return "scripted"; }
+
+    void send(std::uint64_t sequence)
+    {
+        MxEventBatch b;
+        b.kind = MxEventBatch::Kind::DataChanges;
+        b.sequence = sequence;
+        MxChange c;
+        c.serverHandle = 1;
+        c.itemHandle = 99;
+        b.changes.push_back(c);
+        event(b);
+    }
+
+    int sessions = 0;
+    StreamId streams = 0;
+    EventFn event;
+    EndFn end;
+
+private:
+    Scheduler& m_s;
+};
+
+} // namespace
+
+class TestEventSequence : public QObject {
+    Q_OBJECT
+private slots:
+    void aGapInTheSequenceIsCountedAndLoggedOnce()
+    {
+        VirtualScheduler s;
+        ScriptedPort port(s);
+        GatewayConnection c(s, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        std::vector<std::string> warnings;
+        c.setLogger([&](Severity severity, const std::string& m) {
+            if (severity == Severity::Warning)
+                warnings.push_back(m);
+        });
+        c.start();
+        s.runFor(1s);
+        QVERIFY(port.event);
+        port.send(1);
+        port.send(2);
+        port.send(5); // 3 and 4 never came
+        port.send(6);
+        QCOMPARE(c.stats().eventsLost, std::int64_t(2));
+        QCOMPARE(warnings.size(), std::size_t(1));
+        QVERIFY2(warnings[0].find("worker_sequence went from 2 to 5 (2 events") != std::string::npos, warnings[0].c_str());
+        port.send(6); // a repeat is no loss
+        QCOMPARE(c.stats().eventsLost, std::int64_t(2));
+        c.stop();
+    }
+
+    void aNewSessionsStreamStartsItsOwnCount()
+    {
+        VirtualScheduler s;
+        ScriptedPort port(s);
+        GatewayConnection c(s, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        c.start();
+        s.runFor(1s);
+        port.send(1);
+        port.send(2);
+        port.end(RpcStatus{grpc::StatusCode::UNAVAILABLE, "gateway restarting"});
+        s.runFor(10s); // reconnects: a new session and stream
+        QCOMPARE(port.sessions, 2);
+        QCOMPARE(port.streams, GatewayPort::StreamId(2));
+        port.send(1);
+        port.send(2);
+        QCOMPARE(c.stats().eventsLost, std::int64_t(0));
+        c.stop();
+    }
+
+    void eventsWithoutASequenceCountNothing()
+    {
+        VirtualScheduler s;
+        ScriptedPort port(s);
+        GatewayConnection c(s, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        c.start();
+        s.runFor(1s);
+        port.send(0);
+        port.send(0);
+        QCOMPARE(c.stats().eventsLost, std::int64_t(0));
+        QCOMPARE(c.stats().dataChanges, std::int64_t(2));
+        c.stop();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEventSequence)
+#include "tst_event_sequence.moc"

@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -183,12 +184,54 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
                 self->port->completeCall(key, rpc, *call);
         });
     }
-    void postEvent(StreamId id, std::shared_ptr<const MxEventBatch> event)
+    // Events read and not yet delivered, in order. A contract that sends one message per
+    // change would otherwise cost a post to the owner per change: consecutive numbered data
+    // changes are merged into one batch (only where their sequences follow each other, so a
+    // gap is still seen), and the owner is posted to only when the queue was empty.
+    struct PendingEvents {
+        std::mutex mutex;
+        std::deque<MxEventBatch> queue;
+    };
+    void postEvent(StreamId id, const std::shared_ptr<PendingEvents>& pending, MxEventBatch&& event)
     {
-        post([self = shared_from_this(), id, event] {
-            if (self->port)
-                self->port->deliverEvent(id, *event);
+        {
+            std::lock_guard lock(pending->mutex);
+            const bool wasEmpty = pending->queue.empty();
+            if (!wasEmpty && mergeInto(pending->queue.back(), event))
+                return;
+            pending->queue.push_back(std::move(event));
+            if (!wasEmpty)
+                return;
+        }
+        post([self = shared_from_this(), id, pending] {
+            std::deque<MxEventBatch> events;
+            {
+                std::lock_guard lock(pending->mutex);
+                events.swap(pending->queue);
+            }
+            for (const auto& e : events)
+                if (self->port)
+                    self->port->deliverEvent(id, e);
         });
+    }
+    static bool mergeInto(MxEventBatch& into, const MxEventBatch& next)
+    {
+        using Kind = MxEventBatch::Kind;
+        if (into.kind != Kind::DataChanges || next.kind != Kind::DataChanges)
+            return false;
+        // Only numbered events (a contract of one event per change): a batch of ours is one
+        // tick already, and is delivered as the gateway sent it.
+        if (into.sequence == 0 || next.sequence != into.sequence + 1)
+            return false;
+        const std::uint64_t textBase = into.texts.size();
+        for (MxChange c : next.changes) {
+            if (c.kind == MxValueKind::String)
+                c.text += textBase;
+            into.changes.push_back(c);
+        }
+        into.texts.insert(into.texts.end(), next.texts.begin(), next.texts.end());
+        into.sequence = next.sequence;
+        return true;
     }
     void postEnd(StreamId id, const grpc::Status& status)
     {
@@ -255,10 +298,9 @@ public:
     {
         if (!ok)
             return; // OnDone follows with the status
-        auto event = std::make_shared<MxEventBatch>();
         wire::EventMeta meta;
         grpc::ProtoBufferReader reader(&m_event);
-        const bool decoded = m_shared->codec->decodeEvent(reader, *event, meta);
+        const bool decoded = m_shared->codec->decodeEvent(reader, m_decoded, meta);
         m_event.Clear();
         if (!decoded) {
             // A peer's bytes that do not read under the contract end the stream, named.
@@ -266,7 +308,8 @@ public:
             context.TryCancel();
             return;
         }
-        m_shared->postEvent(m_id, std::move(event));
+        m_shared->postEvent(m_id, m_pending, std::move(m_decoded));
+        m_decoded = MxEventBatch{};
         StartRead(&m_event);
     }
 
@@ -285,6 +328,9 @@ private:
     std::shared_ptr<GrpcGatewayPort::Shared> m_shared;
     GatewayPort::StreamId m_id;
     grpc::ByteBuffer m_event;
+    MxEventBatch m_decoded;
+    std::shared_ptr<GrpcGatewayPort::Shared::PendingEvents> m_pending =
+        std::make_shared<GrpcGatewayPort::Shared::PendingEvents>();
     bool m_malformed = false;
 };
 

@@ -172,14 +172,14 @@ public:
         }
         if (m_wires.empty())
             return m_channel->onWriteDone(true); // nothing this contract carries (a notice)
-        grpc::ServerGenericBidiReactor::StartWrite(&m_wires[m_next++]);
+        writeNext();
     }
     void Finish(grpc::Status status) { grpc::ServerGenericBidiReactor::Finish(std::move(status)); }
 
     void OnWriteDone(bool ok) override
     {
         if (ok && m_next < m_wires.size())
-            return grpc::ServerGenericBidiReactor::StartWrite(&m_wires[m_next++]);
+            return writeNext();
         m_channel->onWriteDone(ok);
     }
     void OnCancel() override
@@ -197,6 +197,16 @@ public:
     }
 
 private:
+    // The messages of one batch but the last are corked: gRPC sends them together rather
+    // than one write each.
+    void writeNext()
+    {
+        grpc::WriteOptions options;
+        if (m_next + 1 < m_wires.size())
+            options.set_buffer_hint();
+        grpc::ServerGenericBidiReactor::StartWrite(&m_wires[m_next++], options);
+    }
+
     ContractGatewayService& m_service;
     std::shared_ptr<Channel> m_channel;
     grpc::ByteBuffer m_request;

@@ -1,11 +1,16 @@
 // Client ingest over loopback gRPC: the real GatewayConnection on a QtScheduler, through
 // GrpcGatewayPort, subscribed to many tags on the embedded mock gateway emitting at a high
 // data rate. Prints tag updates delivered to the subscriber per wall second (target
-// >= 250,000/s) next to what the mock emitted. Not a pass/fail test.
+// >= 250,000/s) next to what the mock emitted, and the CPU time of the whole process (client,
+// gRPC and the mock) per update. With a contract file (4th argument) both sides speak it:
+// the published contract sends one event per change. Not a pass/fail test.
+//
+//   bench_ingest [tags] [hz] [seconds] [contract.proto]
 #include "client/gateway_connection.h"
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
 #include "gateway/mock_gateway_server.h"
+#include "wire/wire_codec.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -13,8 +18,20 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <sys/resource.h>
 
 using namespace stormwatch;
+
+namespace {
+
+double cpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -27,14 +44,21 @@ int main(int argc, char** argv)
     config.dataHz = hz;
     config.commandMs = 0;
     config.perItemMs = 0;
-    gateway::MockGatewayServer server(config);
+    GrpcPortOptions options;
+    options.contractFile = argc > 4 ? argv[4] : "";
+    std::string error;
+    auto codec = GrpcGatewayPort::codecFor(options, error);
+    if (!codec) {
+        std::fprintf(stderr, "%s\n", error.c_str());
+        return 1;
+    }
+    gateway::MockGatewayServer server(config, options.contractFile.empty() ? nullptr : codec);
     if (!server.start("127.0.0.1:0")) {
         std::fprintf(stderr, "mock did not start: %s\n", server.lastError().c_str());
         return 1;
     }
 
     QtScheduler scheduler;
-    GrpcPortOptions options;
     options.address = server.address();
     GrpcGatewayPort port(scheduler, options);
     GatewayConnection connection(scheduler, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
@@ -76,9 +100,11 @@ int main(int argc, char** argv)
         server.runOnModel([](gateway::GatewayModel& m) { return m.dataChangesSent(); });
     QElapsedTimer wall;
     wall.start();
+    const double cpuStart = cpuSeconds();
     QTimer::singleShot(seconds * 1000, &loop, &QEventLoop::quit);
     loop.exec();
     const double elapsed = double(wall.nsecsElapsed()) / 1e9;
+    const double cpu = cpuSeconds() - cpuStart;
     const std::int64_t sent =
         server.runOnModel([](gateway::GatewayModel& m) { return m.dataChangesSent(); }) - startSent;
     const double received = double(updates - startUpdates) / elapsed;
@@ -86,6 +112,8 @@ int main(int argc, char** argv)
     std::printf("ingest: mock emitted %.0f data changes/s\n", double(sent) / elapsed);
     std::printf("ingest: client delivered %.0f tag updates/s (target >= 250000) over %.1f s\n",
                 received, elapsed);
+    std::printf("ingest: contract %s; process CPU %.2f s, %.0f ns per update delivered\n",
+                codec->check().profile->name, cpu, updates > startUpdates ? cpu * 1e9 / double(updates - startUpdates) : 0.0);
     connection.stop();
     server.stop();
     return 0;

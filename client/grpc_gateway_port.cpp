@@ -2,6 +2,8 @@
 
 #include "log_text.h"
 
+#include "proto/grpc_bytes.h"
+
 #include "wire/contract.h"
 #include "wire/wire_codec.h"
 
@@ -122,23 +124,6 @@ struct UnaryCall final : GrpcGatewayPort::Call {
     grpc::ByteBuffer request;
     grpc::ByteBuffer reply;
 };
-
-grpc::ByteBuffer toBuffer(const std::string& bytes)
-{
-    grpc::Slice slice(bytes);
-    return grpc::ByteBuffer(&slice, 1);
-}
-
-std::string bytesOf(const grpc::ByteBuffer& buffer)
-{
-    std::vector<grpc::Slice> slices;
-    std::string out;
-    if (!buffer.Dump(&slices).ok())
-        return out;
-    for (const auto& slice : slices)
-        out.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-    return out;
-}
 
 // The reply bytes of a call that went out; empty for one that never did.
 std::string replyOf(GrpcGatewayPort::Call& call)
@@ -475,9 +460,24 @@ std::shared_ptr<const wire::WireCodec> GrpcGatewayPort::codecFor(const GrpcPortO
     }
     std::string why;
     auto codec = wire::WireCodec::create(wire::checkContract(contract, *profile), why);
-    if (!codec)
+    if (!codec) {
         error = why + "; no command is sent to a gateway whose contract does not check (stormwatch "
                       "--check-contract FILE shows each element)";
+        return nullptr;
+    }
+    // The published gateway's API keys have one form; another is refused before connecting
+    // rather than by the gateway.
+    static const std::regex apiKey(R"(^mxgw_[^_\s]+_\S+$)");
+    if (std::string(profile->name) == "mxaccess-gateway-v1" && !options.tokenFile.empty()) {
+        const auto token = readToken(options.tokenFile, error);
+        if (!token)
+            return nullptr;
+        if (!std::regex_match(*token, apiKey)) {
+            error = "token file '" + options.tokenFile + "' does not hold an MXAccess Gateway API key "
+                    "(mxgw_<key-id>_<secret>)";
+            return nullptr;
+        }
+    }
     return codec;
 }
 
@@ -495,6 +495,15 @@ GatewayFailure GrpcGatewayPort::explainFailure(const RpcStatus& status, const Gr
                 true};
     case grpc::StatusCode::PERMISSION_DENIED:
         return {"the gateway denied these credentials (" + said + ")", true};
+    case grpc::StatusCode::UNIMPLEMENTED:
+        // Up, but not serving these method paths: another contract (a real gateway asked in
+        // stormwatch's own, say). Retrying cannot help; its own contract file can.
+        return {"the gateway is up but does not serve " +
+                    (options.contractFile.empty() ? std::string("stormwatch's own contract (package mxgateway.v1)")
+                                                  : "the contract in --gateway-contract '" + options.contractFile + "'") +
+                    ": give it its own contract file with --gateway-contract FILE (check it first with "
+                    "--check-contract FILE) (" + said + ")",
+                true};
     case grpc::StatusCode::UNAVAILABLE: break;
     default: return {said, false};
     }
@@ -600,7 +609,7 @@ void GrpcGatewayPort::startUnary(const std::string& path, const std::string& req
         return;
     }
     auto call = std::make_shared<UnaryCall>();
-    call->request = toBuffer(request);
+    call->request = toByteBuffer(request);
     prepare(call->context, deadline);
     const std::uint64_t key = m_shared->add(call);
     m_pending.emplace(key, std::move(complete));
@@ -690,7 +699,7 @@ GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& r
         return id;
     }
     auto call = std::make_shared<StreamCall>(m_shared, id);
-    call->request = toBuffer(bytes);
+    call->request = toByteBuffer(bytes);
     prepare(call->context, Duration{0});
     call->key = m_shared->add(call);
     handlers->key = call->key;

@@ -4,7 +4,7 @@
 #include "logging.h"
 #include "stream_reactor.h"
 
-#include <grpcpp/support/byte_buffer.h>
+#include "proto/grpc_bytes.h"
 
 #include <algorithm>
 #include <vector>
@@ -16,23 +16,6 @@ namespace v1 = mxgateway::v1;
 namespace {
 
 constexpr const char* kSupervisoryCapability = "bulk-subscribe-supervisory";
-
-grpc::ByteBuffer toBuffer(const std::string& bytes)
-{
-    grpc::Slice slice(bytes);
-    return grpc::ByteBuffer(&slice, 1);
-}
-
-std::string bytesOf(const grpc::ByteBuffer& buffer)
-{
-    std::vector<grpc::Slice> slices;
-    std::string out;
-    if (!buffer.Dump(&slices).ok())
-        return out;
-    for (const auto& slice : slices)
-        out.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-    return out;
-}
 
 // A unary call: one request read, handed to the model on its thread, one reply written.
 class UnaryReactor final : public grpc::ServerGenericBidiReactor {
@@ -105,7 +88,7 @@ private:
 
     void reply_(const std::string& bytes)
     {
-        m_reply = toBuffer(bytes);
+        m_reply = toByteBuffer(bytes);
         StartWriteAndFinish(&m_reply, grpc::WriteOptions(), grpc::Status::OK);
     }
 
@@ -168,7 +151,7 @@ public:
             std::vector<std::string> bytes;
             m_service.codec().encodeEvents(batch, m_sequence, bytes);
             for (const auto& b : bytes)
-                m_wires.push_back(toBuffer(b));
+                m_wires.push_back(toByteBuffer(b));
         }
         if (m_wires.empty())
             return m_channel->onWriteDone(true); // nothing this contract carries (a notice)

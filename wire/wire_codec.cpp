@@ -6,6 +6,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <utility>
 
 namespace stormwatch::wire {
 
@@ -161,6 +162,14 @@ constexpr Payload kPayloads[] = {
 // Reply payloads the client reads, with the role of their message's fields.
 constexpr const char* kBulkReplies[] = {"add_item_bulk", "subscribe_bulk"};
 
+// OpenSessionReply: each role, and the compiled field it is read into or written from.
+constexpr std::pair<const char*, const char*> kOpenReplyFields[] = {
+    {"open.session_id", "session_id"},
+    {"open.capabilities", "capabilities"},
+    {"open.default_command_timeout", "default_command_timeout"},
+    {"open.protocol_version", "gateway_protocol_version"},
+};
+
 } // namespace
 
 // ---- making the codec ---------------------------------------------------------------------
@@ -258,15 +267,8 @@ bool WireCodec::decodeOpenReply(const std::string& bytes, v1::OpenSessionReply& 
         }
     }
     out.Clear();
-    const v1::OpenSessionReply& shape = v1::OpenSessionReply::default_instance();
-    const gp::Descriptor* d = shape.GetDescriptor();
-    const std::pair<const char*, const char*> fields[] = {
-        {"open.session_id", "session_id"},
-        {"open.capabilities", "capabilities"},
-        {"open.default_command_timeout", "default_command_timeout"},
-        {"open.protocol_version", "gateway_protocol_version"},
-    };
-    for (const auto& [role, name] : fields)
+    const gp::Descriptor* d = out.GetDescriptor();
+    for (const auto& [role, name] : kOpenReplyFields)
         if (const FD* f = m_r->f(role))
             copyField(*m, f, out, d->FindFieldByName(name));
     return true;
@@ -442,13 +444,7 @@ bool WireCodec::encodeOpenReply(const v1::OpenSessionReply& in, std::string& out
 {
     auto m = m_r->make(m_r->open->output_type());
     const gp::Descriptor* d = in.GetDescriptor();
-    const std::pair<const char*, const char*> fields[] = {
-        {"open.session_id", "session_id"},
-        {"open.capabilities", "capabilities"},
-        {"open.default_command_timeout", "default_command_timeout"},
-        {"open.protocol_version", "gateway_protocol_version"},
-    };
-    for (const auto& [role, name] : fields)
+    for (const auto& [role, name] : kOpenReplyFields)
         if (const FD* f = m_r->f(role))
             copyField(in, d->FindFieldByName(name), *m, f);
     if (const FD* status = m_r->f("open.protocol_status")) {

@@ -6,6 +6,7 @@
 // named, the mock's stats showing no Invoke.
 #include "integration/support_mock_process.h"
 #include "support_app.h"
+#include "wire/support_contracts.h"
 
 #include "mock_control.grpc.pb.h"
 
@@ -16,7 +17,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -25,53 +25,13 @@
 #endif
 
 using apptest::Run;
-using apptest::stormwatch;
 using testsupport::MockProcess;
 
 namespace {
 
 QString contractPath()
 {
-    return QFINDTESTDATA("../../resources/contracts/mxaccess-gateway-v1.proto");
-}
-
-QString readText(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-bool writeText(const QString& path, const QString& text)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) >= 0;
-}
-
-// Every message field number + 100 (enum values stay: proto3's first must be 0).
-QString renumbered(const QString& text)
-{
-    static const QRegularExpression number(QStringLiteral("(\\w+ = )(\\d+);"));
-    QStringList out;
-    bool inEnum = false;
-    for (QString line : text.split('\n')) {
-        if (line.contains(QRegularExpression(QStringLiteral("^\\s*enum \\w+ \\{"))))
-            inEnum = true;
-        if (!inEnum && !line.trimmed().startsWith("//")) {
-            QString next;
-            qsizetype from = 0;
-            for (auto it = number.globalMatch(line); it.hasNext();) {
-                const auto m = it.next();
-                next += line.mid(from, m.capturedStart() - from) + m.captured(1) +
-                        QString::number(m.captured(2).toInt() + 100) + ";";
-                from = m.capturedEnd();
-            }
-            line = next + line.mid(from);
-        }
-        if (inEnum && line.contains('}'))
-            inEnum = false;
-        out << line;
-    }
-    return out.join('\n');
+    return contracts::kV1;
 }
 
 // The example site in `dir`, each gateway given `contract`.
@@ -88,8 +48,8 @@ bool copySite(const QTemporaryDir& dir, const QString& contract)
         gateways[i] = g;
     }
     site.insert("gateways", gateways);
-    return writeText(dir.filePath("site.json"), QString::fromUtf8(QJsonDocument(site).toJson())) &&
-           QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.csv"), dir.filePath("example-site.csv"));
+    contracts::writeText(dir, "site.json", QString::fromUtf8(QJsonDocument(site).toJson()));
+    return QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.csv"), dir.filePath("example-site.csv"));
 }
 
 QJsonObject readJson(const QString& path)
@@ -139,8 +99,8 @@ void TestPublishedContract::theExampleSiteCommissionsOnThePublishedContract()
     QTemporaryDir dir;
     QString contract = contractPath();
     if (renumber) {
-        contract = dir.filePath("site-gateway.proto");
-        QVERIFY(writeText(contract, renumbered(readText(contractPath()))));
+        contract = contracts::writeText(dir, "site-gateway.proto",
+                                        contracts::renumberFields(contracts::readText(contractPath()), 100));
     }
     QVERIFY(copySite(dir, contract));
     const QString unknown = QFINDTESTDATA("../../resources/sites/example-unknown.txt");
@@ -150,7 +110,7 @@ void TestPublishedContract::theExampleSiteCommissionsOnThePublishedContract()
     QVERIFY(utilities.start());
 
     const QString reportDir = dir.filePath("report");
-    const Run run = stormwatch({"--headless", "--site", dir.filePath("site.json"), "--commission", "--report",
+    const Run run = apptest::stormwatch({"--headless", "--site", dir.filePath("site.json"), "--commission", "--report",
                                 reportDir, "--timeout-s", "60", "--gateway-endpoint",
                                 "gw-packaging=" + packaging.endpoint(), "--gateway-endpoint",
                                 "gw-utilities=" + utilities.endpoint()});
@@ -177,16 +137,15 @@ void TestPublishedContract::theExampleSiteCommissionsOnThePublishedContract()
 void TestPublishedContract::aContractMissingAFieldSendsNothing()
 {
     QTemporaryDir dir;
-    QString text = readText(contractPath());
+    QString text = contracts::readText(contractPath());
     const QString line = QStringLiteral("  int32 item_handle = 5;\n  MxValue value = 6;");
     QVERIFY(text.contains(line));
     text.replace(line, QStringLiteral("  MxValue value = 6;"));
-    const QString broken = dir.filePath("broken.proto");
-    QVERIFY(writeText(broken, text));
+    const QString broken = contracts::writeText(dir, "broken.proto", text);
     MockProcess mock(MXGW_MOCK_PATH, {"--data-hz", "0", "--contract", contractPath()});
     QVERIFY(mock.start());
 
-    const Run run = stormwatch({"--headless", "--scenario", "subscribe-storm", "--variants", "lever1", "--live",
+    const Run run = apptest::stormwatch({"--headless", "--scenario", "subscribe-storm", "--variants", "lever1", "--live",
                                 "--gateway", mock.endpoint(), "--gateway-contract", broken});
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.stdErr.contains("MxEvent has no field item_handle"), qPrintable(run.stdErr));
@@ -203,16 +162,16 @@ void TestPublishedContract::aContractMissingAFieldSendsNothing()
 
 void TestPublishedContract::checkContractExitsByVerdict()
 {
-    const Run limited = stormwatch({"--check-contract", contractPath()});
+    const Run limited = apptest::stormwatch({"--check-contract", contractPath()});
     QCOMPARE(limited.exitCode, 1);
     QVERIFY(limited.stdOut.contains("verdict:  usable with limits (exit 1)"));
     QVERIFY(limited.stdOut.contains("Lever 2 falls back to the per-item fan-out"));
-    const Run wrongProfile = stormwatch({"--check-contract", contractPath(), "--profile", "stormwatch"});
+    const Run wrongProfile = apptest::stormwatch({"--check-contract", contractPath(), "--profile", "stormwatch"});
     QCOMPARE(wrongProfile.exitCode, 2);
-    const Run unknownProfile = stormwatch({"--check-contract", contractPath(), "--profile", "nope"});
+    const Run unknownProfile = apptest::stormwatch({"--check-contract", contractPath(), "--profile", "nope"});
     QCOMPARE(unknownProfile.exitCode, 2);
     QVERIFY(unknownProfile.stdErr.contains("profiles: stormwatch, mxaccess-gateway-v1"));
-    const Run missing = stormwatch({"--check-contract", "/nonexistent/gw.proto"});
+    const Run missing = apptest::stormwatch({"--check-contract", "/nonexistent/gw.proto"});
     QCOMPARE(missing.exitCode, 2);
     QVERIFY(missing.stdErr.contains("'/nonexistent/gw.proto' does not exist"));
 }

@@ -831,6 +831,53 @@ private slots:
         QCOMPARE(seen, (std::vector<std::string>{"", "Bearer not-the-token"}));
     }
 
+    // The published gateway's keys are mxgw_<key-id>_<secret>: another form is refused before
+    // any connection, naming the file; stormwatch's own contract takes any token.
+    void publishedContractKeysAreCheckedBeforeConnecting()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad-key");
+        const QString good = dir.filePath("good-key");
+        QVERIFY(writeFile(bad, "abc\n"));
+        QVERIFY(writeFile(good, "mxgw_site3_s3cr3t-Value\n"));
+        GrpcPortOptions options = optionsFor("127.0.0.1:50051");
+        options.contractFile = CONTRACTS_DIR "/mxaccess-gateway-v1.proto";
+        options.tokenFile = bad.toStdString();
+        const QString error = GrpcGatewayPort::validate(options);
+        QVERIFY2(error.contains("does not hold an MXAccess Gateway API key (mxgw_<key-id>_<secret>)"), qPrintable(error));
+        QVERIFY2(error.contains("bad-key"), qPrintable(error));
+        QVERIFY(!error.contains("abc")); // never the token itself
+        QtScheduler owner;
+        GrpcGatewayPort port(owner, options);
+        QVERIFY2(port.setupError().find("MXAccess Gateway API key") != std::string::npos, port.setupError().c_str());
+        options.tokenFile = good.toStdString();
+        QCOMPARE(GrpcGatewayPort::validate(options), QString());
+        options.contractFile.clear();
+        options.tokenFile = bad.toStdString();
+        QCOMPARE(GrpcGatewayPort::validate(options), QString());
+    }
+
+    // A gateway that is up but speaks another contract answers UNIMPLEMENTED: said as such,
+    // naming the contract that was tried and how to give the gateway's own.
+    void anotherContractsGatewayIsToldApartFromADownOne()
+    {
+        TestServer server; // stormwatch's own contract
+        QtScheduler owner;
+        GrpcPortOptions options = optionsFor(server.address());
+        options.contractFile = CONTRACTS_DIR "/mxaccess-gateway-v1.proto";
+        GrpcGatewayPort port(owner, options);
+        std::optional<RpcStatus> open;
+        port.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) { open = s; });
+        QTRY_VERIFY_WITH_TIMEOUT(open.has_value(), kWaitMs);
+        QCOMPARE(open->code, grpc::StatusCode::UNIMPLEMENTED);
+        const GatewayFailure f = GrpcGatewayPort::explainFailure(*open, options);
+        QVERIFY(f.setup);
+        QVERIFY2(f.text.find("is up but does not serve the contract in --gateway-contract") != std::string::npos, f.text.c_str());
+        QVERIFY2(f.text.find("--check-contract") != std::string::npos, f.text.c_str());
+        const GatewayFailure ours = GrpcGatewayPort::explainFailure(*open, optionsFor(server.address()));
+        QVERIFY2(ours.text.find("stormwatch's own contract (package mxgateway.v1)") != std::string::npos, ours.text.c_str());
+    }
+
     void validateNamesTheBadAddressOrFile()
     {
         QTemporaryDir dir;

@@ -62,7 +62,14 @@ configure() { # preset (re-applied every time: a changed preset reaches an old b
 
 # Reports written by any process of the run; prints them and returns 1 when there are any.
 reports() { # dir label
-  local dir=$1 label=$2 n
+  local dir=$1 label=$2 n empty
+  # A log file with nothing in it holds no report: a sanitizer opens its file only to write,
+  # and a process that ended right then left it empty. Named, not counted.
+  empty=$(find "$dir" -type f -empty 2>/dev/null | tr '\n' ' ')
+  if [ -n "$empty" ]; then
+    echo "check-sanitizers: $label: empty log file(s), no report in them: $empty"
+    find "$dir" -type f -empty -delete
+  fi
   n=$(find "$dir" -type f 2>/dev/null | wc -l)
   if [ "$n" -eq 0 ]; then
     echo "check-sanitizers: $label: 0 reports"

@@ -547,7 +547,7 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
 // A live run that could not open a session leaves gRPC winding down when it returns (a
 // channel's reconnect backoff, a call gRPC has not released yet): its threads then race
 // the static destructors, and ASan caught a double free in grpc_cq_internal_unref on a
-// gRPC thread during exit (issue 15, finding 5). Once the output is flushed such a run
+// gRPC thread during exit. Once the output is flushed such a run
 // leaves without them.
 int leaveHeadless(int code)
 {

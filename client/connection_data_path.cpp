@@ -1,7 +1,7 @@
 // GatewayConnection's data path (split from gateway_connection.cpp by responsibility):
 // routing each data change of an event to its subscribers' batches, keeping values of items
 // not routed yet, and handing the batches over. It runs once per data change, so it is
-// written for site scale (issue 14): a route cache by position, batches reused event to event.
+// written for site scale: a route cache by position, batches reused event to event.
 #include "gateway_connection.h"
 
 #include <algorithm>

@@ -89,7 +89,7 @@ struct GatewaySample {
 
 // New points of one series a run recorded (the runner's metrics recorder, scenario/series.h):
 // what a view appends, so the plots show exactly what the report is made of. Names are
-// DESIGN.md's metric names; times are run times in seconds.
+// the series names the reports use; times are run times in seconds.
 struct SeriesUpdate {
     int instance = -1;       // the subscription's instance; -1: the gateway
     // "Z28061 × gw1" (subscriptions); a gateway's: "" for the run's (every gateway's

@@ -65,9 +65,8 @@ inline constexpr int kQualityGood = 192;
 inline constexpr int kQualityUncertain = 64;
 inline constexpr int kQualityBad = 0;
 
-// One data change for one tag. 40 bytes, not 64 (issue 14: at 10,000 changes an event the
-// batch of these is written and read once a change, and its size was a miss per change):
-// a string value is pointed at, not copied.
+// One data change for one tag, kept small: at 10,000 changes an event the batch of these
+// is written and read once a change, so a string value is pointed at, not copied.
 struct TagUpdate {
     int index = 0; // into the subscriber's tag list
     int quality = kQualityBad;
@@ -354,16 +353,16 @@ private:
     std::unordered_map<std::int32_t, std::vector<Route>> m_routes; // item handle → tags
     // See unroutedValues. Kept decoded (index unset), not as DataChanges: a redeploy's old
     // items stream for minutes while their removes queue on the STA, and copying each of
-    // their changes into a message (freeing and allocating its parts) was most of a 2 x 5,000
-    // replay (issue 14).
+    // their changes into a message (freeing and allocating its parts) would dominate a
+    // large replay.
     std::unordered_map<std::int32_t, KeptValue> m_unrouted;
     static std::size_t keptBytes(std::size_t textSize) { return sizeof(KeptValue) + textSize; }
     std::size_t m_unroutedBytes = 0;
     std::vector<std::int32_t> m_routedWithKeptValue; // set by applyResult, for deliverKeptValues
     // Handles of items whose RemoveItem this connection sent and has not seen run: their
     // values belong to an item going away, never to a route, so they are dropped instead of
-    // kept (a redeploy's old items stream for minutes while a subscribe runs: keeping each of
-    // their values was a tenth of a 2 x 5,000 replay, issue 14). A handle leaves when the
+    // kept (a redeploy's old items stream for minutes while a subscribe runs, and keeping
+    // each of their values would cost a write per change). A handle leaves when the
     // gateway answers its remove, or any command sent after it (the STA is one FIFO: the
     // remove ran first; settleRemovesBefore), or hands the handle out again (applyResult),
     // and with the session.

@@ -1,5 +1,6 @@
 // mxgw-mock: the mock MXAccess gateway on gRPC (loopback by default). Prints exactly one
 // stdout line, "listening on HOST:PORT", once it serves; stops cleanly on SIGINT/SIGTERM.
+#include "gateway/contract_service.h"
 #include "gateway/mock_gateway_server.h"
 #include "gateway/stream_reactor.h"
 #include "wire/contract.h"
@@ -158,6 +159,21 @@ int main(int argc, char** argv)
          "first (a contract that does not check is refused, exit 2).",
          "file"},
         {"profile", "--contract: its family (stormwatch, mxaccess-gateway-v1; default: by its package).", "name"},
+        {"event-queue",
+         "--contract: events a subscriber may fall behind by before the backpressure policy applies, "
+         "0 = no bound (default: 10000 for the published contract family, else 0).",
+         "n"},
+        {"backpressure",
+         "--contract: what a subscriber past --event-queue gets: fail-fast faults its session (EventQueueOverflow; "
+         "the client needs a new session), disconnect-subscriber ends its stream only (the session stays "
+         "Ready and the stream may resume) (default: fail-fast).",
+         "policy"},
+        {"api-keys",
+         "--contract: every call needs 'authorization: Bearer <key>' with one of the keys in this file and the "
+         "method's scope (session:open, session:close, invoke:read, events:read), as the published gateway does: "
+         "a missing or unknown key is UNAUTHENTICATED, a key without the scope PERMISSION_DENIED. One key a line: "
+         "'mxgw_<key-id>_<secret> scope[,scope...]', '#' comments (default: every call is served).",
+         "file"},
         {"reuse-handles",
          "Hand a removed item's handle out again: a new item gets the lowest freed handle of its session, "
          "as some gateways do (default: off, item handles only count up)."},
@@ -231,7 +247,40 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "mxgw-mock: %s\n", contract->check().summary().c_str());
     }
 
+    // What the contract can carry, its family's documented policy, then what was asked.
+    config = configForContract(contract ? *contract : *wire::WireCodec::compiled(), config);
+    if (!contract && (parser.isSet("event-queue") || parser.isSet("backpressure")))
+        usageError(QStringLiteral("--event-queue and --backpressure are for --contract: stormwatch's own contract "
+                                  "coalesces a slow reader's backlog instead"));
+    std::shared_ptr<const ApiKeys> apiKeys;
+    if (parser.isSet("api-keys")) {
+        if (!contract)
+            usageError(QStringLiteral("--api-keys is for --contract (the published gateway's authorization)"));
+        std::string error;
+        auto keys = ApiKeys::load(parser.value("api-keys").toStdString(), error);
+        if (!keys)
+            usageError(QStringLiteral("--api-keys: %1").arg(QString::fromStdString(error)));
+        apiKeys = std::make_shared<const ApiKeys>(std::move(*keys));
+    }
+    if (parser.isSet("event-queue")) {
+        bool ok = false;
+        const qulonglong n = parser.value("event-queue").toULongLong(&ok);
+        if (!ok || n > 100'000'000)
+            usageError(QStringLiteral("--event-queue %1: must be an integer between 0 and 100000000")
+                           .arg(parser.value("event-queue")));
+        config.eventQueueCapacity = std::size_t(n);
+    }
+    if (parser.isSet("backpressure")) {
+        const QString policy = parser.value("backpressure");
+        if (policy == "fail-fast")
+            config.backpressure = BackpressurePolicy::FailFast;
+        else if (policy == "disconnect-subscriber")
+            config.backpressure = BackpressurePolicy::DisconnectSubscriber;
+        else
+            usageError(QStringLiteral("--backpressure %1: must be fail-fast or disconnect-subscriber").arg(policy));
+    }
     MockGatewayServer server(config, contract);
+    server.setApiKeys(apiKeys);
     if (!server.start(listen.toStdString())) {
         std::fprintf(stderr, "mxgw-mock: %s\n", server.lastError().c_str());
         return 1;

@@ -7,6 +7,7 @@
 #include "proto/grpc_bytes.h"
 
 #include <algorithm>
+#include <deque>
 #include <vector>
 
 namespace stormwatch::gateway {
@@ -101,12 +102,58 @@ private:
     v1::MxCommandRequest m_invoke;
 };
 
-// StreamEvents: the request read, then the model's events through the same bounded,
-// coalescing channel as the compiled-in service; each queued event goes out as the
-// contract's messages (one per change where the contract has no batch).
+// One model batch in the contract's wire form: its messages in order (one per change where
+// the contract has no batch), encoded on the model thread.
+struct ContractEvent {
+    std::vector<grpc::ByteBuffer> wires;
+    std::size_t changes = 0; // the model's events in it (its reader has taken them once written)
+};
+
+} // namespace
+
+// Past the queue a contract stream holds whole batches, up to kStreamBacklogItems events;
+// what comes after is dropped. Events keep the numbers the model gave them, so a client
+// that reads on sees the dropped ones as a gap in the sequence: lost, and counted.
+template <>
+class StreamOverflow<ContractEvent> {
+public:
+    bool empty() const { return m_held.empty(); }
+    std::size_t items() const { return m_events; }
+    void add(const ContractEvent& event, StreamBacklogCounters& counters)
+    {
+        if (m_events + event.wires.size() > kStreamBacklogItems) {
+            counters.dropped.fetch_add(static_cast<std::int64_t>(event.wires.size()), std::memory_order_relaxed);
+            return;
+        }
+        m_events += event.wires.size();
+        m_held.push_back(event);
+    }
+    void takeInto(std::deque<ContractEvent>& queue)
+    {
+        for (auto& e : m_held)
+            queue.push_back(std::move(e));
+        clear();
+    }
+    void clear()
+    {
+        m_held.clear();
+        m_held.shrink_to_fit();
+        m_events = 0;
+    }
+
+private:
+    std::vector<ContractEvent> m_held;
+    std::size_t m_events = 0;
+};
+
+namespace {
+
+// StreamEvents: the request read (a fresh stream, or a resume after a sequence), then the
+// model's events through the same bounded channel as the compiled-in service, each batch
+// written as the contract's messages.
 class EventsReactor final : public grpc::ServerGenericBidiReactor {
 public:
-    using Channel = StreamChannel<v1::MxEvent, EventsReactor>;
+    using Channel = StreamChannel<ContractEvent, EventsReactor>;
 
     explicit EventsReactor(ContractGatewayService& service)
         : m_service(service), m_channel(std::make_shared<Channel>(this, service.model().streamBacklog()))
@@ -123,46 +170,49 @@ public:
         v1::StreamEventsRequest request;
         if (!m_service.codec().decodeStreamRequest(bytesOf(m_request), request, resumeAfter, error))
             return m_channel->finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, error));
-        if (resumeAfter != 0)
-            return m_channel->finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
-                                                  "this mock does not resume event streams from a sequence yet"));
-        m_service.scheduler().post([service = &m_service, ch = m_channel, request] {
+        m_service.scheduler().post([service = &m_service, ch = m_channel, request, resumeAfter, reader = m_reader] {
             if (ch->cancelled())
                 return;
+            // Numbers the model did not give (a contract numbered, a model not) count on
+            // from this stream's start.
+            auto sequence = std::make_shared<std::uint64_t>(0);
             ch->setId(service->model().streamEvents(
                 request,
-                [ch](const MxEventBatch& e) {
-                    v1::MxEvent internal;
-                    encodeEvent(e, internal);
-                    ch->write(std::move(internal));
+                [ch, service, sequence](const MxEventBatch& e) {
+                    std::vector<std::string> bytes;
+                    if (!service->codec().encodeEvents(e, *sequence, bytes) || bytes.empty())
+                        return; // nothing this contract carries (a notice)
+                    ContractEvent event;
+                    event.changes = e.changes.size();
+                    event.wires.reserve(bytes.size());
+                    for (const auto& b : bytes)
+                        event.wires.push_back(toByteBuffer(b));
+                    ch->write(std::move(event));
                 },
-                [ch](CallStatus st) { ch->finish(toGrpc(st)); }));
+                // An overflowed subscriber is cut off: what it has not read is dropped, not sent.
+                [ch](CallStatus st) {
+                    const bool overflow = st.message.starts_with(kEventQueueOverflow);
+                    ch->finish(toGrpc(st), !overflow);
+                },
+                GatewayModel::StreamOptions{resumeAfter, reader}));
         });
     }
 
-    // The channel's writer (under its lock): one queued event as the contract's messages.
-    void StartWrite(const v1::MxEvent* event)
+    // The channel's writer (under its lock): one queued batch, message by message.
+    void StartWrite(const ContractEvent* event)
     {
-        MxEventBatch batch;
-        wire::EventMeta meta;
-        m_wires.clear();
+        m_current = event;
         m_next = 0;
-        if (wire::WireCodec::compiled()->decodeEvent(event->SerializeAsString(), batch, meta)) {
-            std::vector<std::string> bytes;
-            m_service.codec().encodeEvents(batch, m_sequence, bytes);
-            for (const auto& b : bytes)
-                m_wires.push_back(toByteBuffer(b));
-        }
-        if (m_wires.empty())
-            return m_channel->onWriteDone(true); // nothing this contract carries (a notice)
         writeNext();
     }
     void Finish(grpc::Status status) { grpc::ServerGenericBidiReactor::Finish(std::move(status)); }
 
     void OnWriteDone(bool ok) override
     {
-        if (ok && m_next < m_wires.size())
+        if (ok && m_next < m_current->wires.size())
             return writeNext();
+        if (ok)
+            m_reader->taken.fetch_add(m_current->changes, std::memory_order_relaxed);
         m_channel->onWriteDone(ok);
     }
     void OnCancel() override
@@ -185,29 +235,40 @@ private:
     void writeNext()
     {
         grpc::WriteOptions options;
-        if (m_next + 1 < m_wires.size())
+        if (m_next + 1 < m_current->wires.size())
             options.set_buffer_hint();
-        grpc::ServerGenericBidiReactor::StartWrite(&m_wires[m_next++], options);
+        grpc::ServerGenericBidiReactor::StartWrite(&m_current->wires[m_next++], options);
     }
 
     ContractGatewayService& m_service;
     std::shared_ptr<Channel> m_channel;
     grpc::ByteBuffer m_request;
-    std::vector<grpc::ByteBuffer> m_wires;
+    const ContractEvent* m_current = nullptr; // the channel's front: alive until its write is done
     std::size_t m_next = 0;
-    std::uint64_t m_sequence = 0;
+    // Written is taken: gRPC's flow control holds writes back from a reader that does not read.
+    std::shared_ptr<GatewayModel::EventReader> m_reader = std::make_shared<GatewayModel::EventReader>();
 };
 
-class UnimplementedReactor final : public grpc::ServerGenericBidiReactor {
+// A call answered at once: a method this gateway does not serve, or a key refused.
+class RefusedReactor final : public grpc::ServerGenericBidiReactor {
 public:
-    explicit UnimplementedReactor(const std::string& method)
-    {
-        Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no method " + method + " on this gateway"));
-    }
+    explicit RefusedReactor(grpc::Status status) { Finish(std::move(status)); }
     void OnDone() override { delete this; }
 };
 
 } // namespace
+
+GatewayConfig configForContract(const wire::WireCodec& codec, GatewayConfig config)
+{
+    if (const wire::ContractProfile* profile = codec.check().profile)
+        applyContractFamily(profile->name, config);
+    config.numberEvents = codec.hasEventSequence();
+    if (!codec.canResumeEvents() || !config.numberEvents)
+        config.replayCapacity = 0;
+    if (!codec.hasSupervisoryFlag())
+        config.advertiseBulkSupervisory = false;
+    return config;
+}
 
 ContractGatewayService::ContractGatewayService(Scheduler& scheduler, GatewayModel& model,
                                                std::shared_ptr<const wire::WireCodec> codec)
@@ -218,15 +279,32 @@ ContractGatewayService::ContractGatewayService(Scheduler& scheduler, GatewayMode
 grpc::ServerGenericBidiReactor* ContractGatewayService::CreateReactor(grpc::GenericCallbackServerContext* context)
 {
     const std::string& method = context->method();
+    // The key's scope for the method (the published gateway's authorization), before anything.
+    const auto authorized = [&](std::string_view name) {
+        if (!m_keys)
+            return CallStatus{};
+        const auto& metadata = context->client_metadata();
+        const auto header = metadata.find("authorization");
+        const std::string_view value =
+            header == metadata.end() ? std::string_view{} : std::string_view(header->second.data(), header->second.size());
+        return m_keys->authorize(value, ApiKeys::scopeFor(name));
+    };
+    const char* name = method == m_codec->openPath()     ? "OpenSession"
+                       : method == m_codec->closePath()  ? "CloseSession"
+                       : method == m_codec->invokePath() ? "Invoke"
+                       : method == m_codec->eventsPath() ? "StreamEvents"
+                                                         : nullptr;
+    if (!name)
+        return new RefusedReactor(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no method " + method + " on this gateway"));
+    if (const CallStatus refusal = authorized(name); !refusal.ok())
+        return new RefusedReactor(toGrpc(refusal));
     if (method == m_codec->openPath())
         return new UnaryReactor(*this, UnaryReactor::Method::Open);
     if (method == m_codec->closePath())
         return new UnaryReactor(*this, UnaryReactor::Method::Close);
     if (method == m_codec->invokePath())
         return new UnaryReactor(*this, UnaryReactor::Method::Invoke);
-    if (method == m_codec->eventsPath())
-        return new EventsReactor(*this);
-    return new UnimplementedReactor(method);
+    return new EventsReactor(*this);
 }
 
 } // namespace stormwatch::gateway

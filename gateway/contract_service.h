@@ -10,6 +10,7 @@
 // per-item fan-out, as against the published gateway). Notices go only to contracts that have
 // them. Each event stream numbers its events from 1 where the contract has a sequence.
 
+#include "api_keys.h"
 #include "gateway_model.h"
 
 #include "wire/wire_codec.h"
@@ -20,12 +21,21 @@
 
 namespace stormwatch::gateway {
 
+// The model's configuration for serving `codec`'s contract: the published family gets its
+// documented event policy (applyPublishedEventPolicy); any contract numbers its events when
+// it has a sequence, keeps them for a resume only when it has the resume field, and never
+// advertises Lever 2's capability without the supervisory flag.
+GatewayConfig configForContract(const wire::WireCodec& codec, GatewayConfig config);
+
 class ContractGatewayService final : public grpc::CallbackGenericService {
 public:
     // The model and its scheduler must outlive the server's shutdown.
     ContractGatewayService(Scheduler& scheduler, GatewayModel& model, std::shared_ptr<const wire::WireCodec> codec);
 
     grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override;
+    // Every call needs a key of these with the method's scope (before the server starts);
+    // none: every call is served.
+    void setApiKeys(std::shared_ptr<const ApiKeys> keys) { m_keys = std::move(keys); }
 
     Scheduler& scheduler() { return m_scheduler; }
     GatewayModel& model() { return m_model; }
@@ -35,6 +45,7 @@ private:
     Scheduler& m_scheduler;
     GatewayModel& m_model;
     std::shared_ptr<const wire::WireCodec> m_codec;
+    std::shared_ptr<const ApiKeys> m_keys;
 };
 
 } // namespace stormwatch::gateway

@@ -2,7 +2,7 @@
 // into one event (an MxEventBatch: flat 32-byte changes, proto/mx_event_batch.h) on the
 // session's event streams. The tick path reuses each session's batch, so a long virtual
 // replay stays cheap and a 10,000-change tick is 320 KB, not the ~1.3 MB of protobuf
-// messages it was (issue 14: it no longer outgrows the L2 before the client reads it).
+// messages it was (it no longer outgrows the L2 before the client reads it).
 #include "gateway_model.h"
 
 #include <algorithm>
@@ -13,18 +13,30 @@ namespace stormwatch::gateway {
 using namespace mxgateway::v1;
 using grpc::StatusCode;
 
-GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& request, EventFn onEvent, EndFn onEnd)
+GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& request, EventFn onEvent, EndFn onEnd,
+                                                  StreamOptions options)
 {
-    return openStream(request, Stream{request.session_id(), std::move(onEvent), std::move(onEnd), {}});
+    Stream stream;
+    stream.sessionId = request.session_id();
+    stream.onEvent = std::move(onEvent);
+    stream.onEnd = std::move(onEnd);
+    stream.reader = std::move(options.reader);
+    return openStream(request, std::move(stream), options.resumeAfter);
 }
 
 GatewayModel::StreamId GatewayModel::streamEventsShared(const StreamEventsRequest& request, SharedEventFn onEvent,
-                                                        EndFn onEnd)
+                                                        EndFn onEnd, StreamOptions options)
 {
-    return openStream(request, Stream{request.session_id(), {}, std::move(onEnd), std::move(onEvent)});
+    Stream stream;
+    stream.sessionId = request.session_id();
+    stream.onShared = std::move(onEvent);
+    stream.onEnd = std::move(onEnd);
+    stream.reader = std::move(options.reader);
+    return openStream(request, std::move(stream), options.resumeAfter);
 }
 
-GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& request, Stream stream)
+GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& request, Stream stream,
+                                                std::uint64_t resumeAfter)
 {
     const StreamId id = m_nextStream++;
     m_streams.emplace(id, std::move(stream));
@@ -34,6 +46,15 @@ GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& reque
         refused = CallStatus::error(StatusCode::UNAVAILABLE, m_shutdown ? "gateway shut down" : "gateway restarting");
     else if (!s)
         refused = CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
+    else if (m_config.singleEventSubscriber && !s->streams.empty())
+        refused = CallStatus::error(StatusCode::FAILED_PRECONDITION,
+                                    "EventSubscriberAlreadyActive: session " + s->id + " already has an event subscriber");
+    else if (resumeAfter != 0 && m_config.replayCapacity == 0)
+        refused = CallStatus::error(StatusCode::FAILED_PRECONDITION, "this gateway does not resume event streams");
+    else if (resumeAfter > s->lastSequence)
+        refused = CallStatus::error(StatusCode::OUT_OF_RANGE, "resume after " + std::to_string(resumeAfter) +
+                                                                  ": the session's last event is " +
+                                                                  std::to_string(s->lastSequence));
     if (!refused.ok()) {
         // Ended on the next turn (not from inside this call); cancelStream before then wins.
         post([this, id, refused] {
@@ -45,6 +66,12 @@ GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& reque
             onEnd(refused);
         });
         return id;
+    }
+    s->hadSubscriber = true;
+    if (resumeAfter != 0) {
+        ++m_streamsResumed;
+        m_streams.at(id).replayPending = true;
+        post([this, id, resumeAfter] { replayTo(id, resumeAfter); });
     }
     s->streams.push_back(id);
     // Values advised while nobody listened are still owed as first values.
@@ -60,6 +87,59 @@ GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& reque
         }
     }
     return id;
+}
+
+// A resumed stream's first batch: what the session still holds after `after`, within the
+// retention (held events past it are forgotten first). Numbers the client does not get here
+// show as a gap before the first one it does.
+void GatewayModel::replayTo(StreamId id, std::uint64_t after)
+{
+    auto it = m_streams.find(id);
+    if (it == m_streams.end())
+        return;
+    it->second.replayPending = false;
+    Session* s = findSession(it->second.sessionId);
+    if (!s)
+        return;
+    const Time oldest = m_scheduler.now() - m_config.replayRetention;
+    while (!s->replay.empty() && s->replay.front().at < oldest)
+        s->replay.pop_front();
+    // One batch per run of consecutive numbers (events lost meanwhile left holes): a batch
+    // covers firstSequence..sequence with no gap inside it.
+    std::vector<std::shared_ptr<MxEventBatch>> batches;
+    for (const Session::Held& held : s->replay) {
+        if (held.sequence <= after)
+            continue;
+        if (batches.empty() || held.sequence != batches.back()->sequence + 1) {
+            batches.push_back(std::make_shared<MxEventBatch>());
+            batches.back()->kind = MxEventBatch::Kind::DataChanges;
+            batches.back()->firstSequence = held.sequence;
+        }
+        batches.back()->sequence = held.sequence;
+        batches.back()->changes.push_back(held.change);
+    }
+    for (const auto& batch : batches) {
+        auto stream = m_streams.find(id); // a delivery may end the stream
+        if (stream == m_streams.end())
+            return;
+        m_dataChangesSent += static_cast<std::int64_t>(batch->changes.size());
+        deliver(id, stream->second, batch);
+    }
+}
+
+void GatewayModel::deliver(StreamId id, Stream& stream, const std::shared_ptr<MxEventBatch>& batch)
+{
+    if (stream.onShared)
+        stream.onShared(batch);
+    else
+        stream.onEvent(*batch);
+    if (m_config.eventQueueCapacity == 0 || !stream.reader)
+        return;
+    stream.delivered += batch->changes.size();
+    const std::uint64_t taken = stream.reader->taken.load(std::memory_order_relaxed);
+    const std::uint64_t behind = stream.delivered > taken ? stream.delivered - taken : 0;
+    if (behind > m_config.eventQueueCapacity)
+        onSubscriberOverflow(id, behind);
 }
 
 void GatewayModel::cancelStream(StreamId id)
@@ -106,7 +186,7 @@ void GatewayModel::onDataTick()
     std::vector<std::shared_ptr<Session>> sessions;
     sessions.reserve(m_sessions.size());
     for (auto& [id, s] : m_sessions)
-        if (!s->streams.empty())
+        if (!s->streams.empty() || (holdsEvents() && s->hadSubscriber))
             sessions.push_back(s);
     for (auto& s : sessions)
         if (findSession(s->id) == s.get())
@@ -125,8 +205,9 @@ void GatewayModel::flushInitialValues(const std::string& sessionId)
 
 void GatewayModel::emitBatch(Session& s, bool allAdvised)
 {
-    if (s.streams.empty()) {
+    if (s.streams.empty() && !(holdsEvents() && s.hadSubscriber)) {
         // Nobody listens: nothing is sent, and a value first seen later counts as initial.
+        // (A gateway with a replay buffer numbers and holds them for a subscriber's return.)
         return;
     }
     const int quality = m_sourceOutage ? kQualityBad : kQualityGood;
@@ -193,17 +274,31 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     changes.resize(used);
     if (used == 0)
         return;
+    if (m_config.numberEvents) {
+        batch.firstSequence = s.lastSequence + 1;
+        s.lastSequence += used;
+        batch.sequence = s.lastSequence;
+        if (active(m_lose)) {
+            m_eventsDropped += static_cast<std::int64_t>(used);
+            return; // numbered, never sent nor held: the client sees the gap
+        }
+        if (m_config.replayCapacity > 0) {
+            const Time now = m_scheduler.now();
+            const std::size_t keep = std::min(used, m_config.replayCapacity);
+            for (std::size_t i = used - keep; i < used; ++i)
+                s.replay.push_back(Session::Held{batch.firstSequence + i, now, changes[i]});
+            while (s.replay.size() > m_config.replayCapacity)
+                s.replay.pop_front();
+        }
+    }
     // A stream's callback may cancel streams: walk a copy of the ids.
     const auto streams = s.streams;
-    m_dataChangesSent += static_cast<std::int64_t>(changes.size()) * static_cast<std::int64_t>(streams.size());
     for (StreamId id : streams) {
         auto it = m_streams.find(id);
-        if (it == m_streams.end())
-            continue;
-        if (it->second.onShared)
-            it->second.onShared(slot);
-        else
-            it->second.onEvent(batch);
+        if (it == m_streams.end() || it->second.replayPending)
+            continue; // a resume's replay (posted) holds this batch already
+        m_dataChangesSent += static_cast<std::int64_t>(changes.size());
+        deliver(id, it->second, slot);
     }
 }
 

@@ -52,6 +52,36 @@ void GatewayModel::refuseSessions(Duration duration)
     setWindow(m_refuse, duration, nullptr);
 }
 
+// The gateway's backpressure: a subscriber past the event queue is never silently dropped
+// events; FailFast faults its session (the single-subscriber case), DisconnectSubscriber ends
+// its stream only.
+void GatewayModel::onSubscriberOverflow(StreamId id, std::uint64_t behind)
+{
+    auto it = m_streams.find(id);
+    if (it == m_streams.end())
+        return;
+    const std::string why = std::string(kEventQueueOverflow) + ": the subscriber fell " + std::to_string(behind) +
+                            " events behind (event queue " + std::to_string(m_config.eventQueueCapacity) + ")";
+    Session* s = findSession(it->second.sessionId);
+    if (m_config.backpressure == BackpressurePolicy::FailFast && s && s->streams.size() == 1) {
+        ++m_sessionsFaulted;
+        qCInfo(lcGateway) << "session" << s->id.c_str() << "faulted:" << why.c_str();
+        const std::string sessionId = s->id;
+        retireSession(sessionId, true, CallStatus::error(StatusCode::ABORTED, "session faulted (" + why + ")"),
+                      CallStatus::error(StatusCode::RESOURCE_EXHAUSTED, why + ": session faulted"));
+        return;
+    }
+    ++m_subscribersDisconnected;
+    qCInfo(lcGateway) << "event subscriber disconnected:" << why.c_str();
+    endStreams({id}, CallStatus::error(StatusCode::RESOURCE_EXHAUSTED, why + ": subscriber disconnected"));
+}
+
+void GatewayModel::loseEvents(Duration duration)
+{
+    qCInfo(lcGateway) << "fault: losing events for" << duration.count() / 1000 << "ms";
+    setWindow(m_lose, duration, nullptr);
+}
+
 void GatewayModel::setAdvertiseBulkSupervisory(bool advertise)
 {
     qCInfo(lcGateway) << "capability bulk-subscribe-supervisory" << (advertise ? "advertised" : "withdrawn");

@@ -139,22 +139,30 @@ void GatewayModel::closeSession(const CloseSessionRequest& request, CloseDone do
     } else if (auto it = m_sessions.find(request.session_id()); it == m_sessions.end()) {
         status = CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
     } else {
-        const std::shared_ptr<Session> closing = it->second;
-        const auto streams = closing->streams;
-        if (m_config.closeDropsQueuedCommands) {
-            // Its commands still waiting for the STA would only be wasted work now.
-            const auto dropped =
-                m_sta.removeQueued([&closing](const StaJob& job) { return job.session.lock() == closing; });
-            const CallStatus why = CallStatus::error(StatusCode::CANCELLED, "session closed");
-            for (const auto& job : dropped)
-                if (auto done = takeDone(job))
-                    post([done = std::move(done), why] { done(why, {}); });
-        }
-        closing->open = false;
-        m_sessions.erase(it);
-        endStreams(streams, {});
+        // Its commands still waiting for the STA would only be wasted work now.
+        retireSession(request.session_id(), m_config.closeDropsQueuedCommands,
+                      CallStatus::error(StatusCode::CANCELLED, "session closed"), {});
     }
     post([done = std::move(done), status] { done(status); });
+}
+
+void GatewayModel::retireSession(const std::string& sessionId, bool dropQueued, const CallStatus& why,
+                                 const CallStatus& streamStatus)
+{
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end())
+        return;
+    const std::shared_ptr<Session> closing = it->second;
+    const auto streams = closing->streams;
+    if (dropQueued) {
+        const auto dropped = m_sta.removeQueued([&closing](const StaJob& job) { return job.session.lock() == closing; });
+        for (const auto& job : dropped)
+            if (auto done = takeDone(job))
+                post([done = std::move(done), why] { done(why, {}); });
+    }
+    closing->open = false;
+    m_sessions.erase(it);
+    endStreams(streams, streamStatus);
 }
 
 // ---------------------------------------------------------------- invoke and the STA
@@ -449,6 +457,10 @@ mxgateway::mock::v1::GatewayStats GatewayModel::stats() const
     st.set_deadline_exceeded(m_deadlineExceeded);
     st.set_sessions(static_cast<std::int32_t>(m_sessions.size()));
     st.set_data_changes_sent(m_dataChangesSent);
+    st.set_events_dropped(m_eventsDropped);
+    st.set_streams_resumed(m_streamsResumed);
+    st.set_sessions_faulted(m_sessionsFaulted);
+    st.set_subscribers_disconnected(m_subscribersDisconnected);
     st.set_wedged(m_sta.wedged());
     st.set_slow_factor(m_sta.slowFactor());
     st.set_source_outage(m_sourceOutage);

@@ -24,6 +24,7 @@
 #include "mock_control.pb.h"
 #include "mxaccess_gateway.pb.h"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -34,6 +35,19 @@
 #include <vector>
 
 namespace stormwatch::gateway {
+
+// How far a stream's reader has got: its transport counts the events (changes) the reader
+// has taken, the model those it delivered; the difference is the subscriber's event queue,
+// bounded by GatewayConfig::eventQueueCapacity (any thread may count).
+struct EventReader {
+    std::atomic<std::uint64_t> taken{0};
+};
+struct EventStreamOptions {
+    // != 0: the events after that sequence still held (replayCapacity) come first, as one
+    // batch; those no longer held are skipped, and the client sees the gap.
+    std::uint64_t resumeAfter = 0;
+    std::shared_ptr<EventReader> reader; // null: a reader that is never behind
+};
 
 class GatewayModel {
 public:
@@ -80,10 +94,13 @@ public:
     SharedCommand shareCommand(mxgateway::v1::MxCommand&& command);
     // Distinct bulk payloads currently live (shared by every job that holds one).
     std::size_t sharedPayloads();
-    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent, EndFn onEnd);
+    using EventReader = gateway::EventReader;
+    using StreamOptions = EventStreamOptions;
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent, EndFn onEnd,
+                          StreamOptions options = {});
     // The same stream, its events shared rather than lent.
     StreamId streamEventsShared(const mxgateway::v1::StreamEventsRequest& request, SharedEventFn onEvent,
-                                EndFn onEnd);
+                                EndFn onEnd, StreamOptions options = {});
     // The client went away: forget the stream; its onEnd is not called.
     void cancelStream(StreamId id);
 
@@ -105,6 +122,9 @@ public:
     void endEventStreams();
     void setSourceOutage(bool active);
     void refuseSessions(Duration duration);
+    // Events are numbered but neither sent nor held for `duration`, as if the gateway's queue
+    // had dropped them: a numbering client counts the gap as events lost.
+    void loseEvents(Duration duration);
     void setAdvertiseBulkSupervisory(bool advertise); // applies to sessions opened later
 
     // Final stop (server shutdown): like a restart that never comes back.
@@ -141,6 +161,12 @@ public:
     std::int64_t invokeRpcs() const { return m_invokeTotal; }
     std::int64_t deadlineExceeded() const { return m_deadlineExceeded; }
     std::int64_t dataChangesSent() const { return m_dataChangesSent; }
+    std::int64_t eventsDropped() const { return m_eventsDropped; } // by loseEvents
+    std::int64_t streamsResumed() const { return m_streamsResumed; }
+    // Event queue overflows (eventQueueCapacity): sessions faulted (FailFast) and subscribers
+    // disconnected (DisconnectSubscriber).
+    std::int64_t sessionsFaulted() const { return m_sessionsFaulted; }
+    std::int64_t subscribersDisconnected() const { return m_subscribersDisconnected; }
     // Subscribe-type invokes (add_item_bulk, subscribe_bulk) accepted and not yet answered
     // (reply, DEADLINE_EXCEEDED or failure sent), per session and exact list of tag addresses.
     // For one key; the largest over all keys now; the largest ever seen since start.
@@ -160,8 +186,22 @@ private:
         EventFn onEvent;
         EndFn onEnd;
         SharedEventFn onShared; // instead of onEvent, when set
+        bool replayPending = false; // a resume's held events go first: no live batch before them
+        std::shared_ptr<EventReader> reader;
+        std::uint64_t delivered = 0; // events handed to the transport (counted with a reader)
     };
-    StreamId openStream(const mxgateway::v1::StreamEventsRequest& request, Stream stream);
+    StreamId openStream(const mxgateway::v1::StreamEventsRequest& request, Stream stream, std::uint64_t resumeAfter);
+    void replayTo(StreamId id, std::uint64_t after);
+    // Hands `batch` to the stream, then applies the backpressure policy when its reader is
+    // too far behind (the stream, or its whole session, may be gone on return).
+    void deliver(StreamId id, Stream& stream, const std::shared_ptr<MxEventBatch>& batch);
+    void onSubscriberOverflow(StreamId id, std::uint64_t behind);
+    // Events are numbered and held for a returning subscriber: made while nobody listens too.
+    bool holdsEvents() const { return m_config.numberEvents && m_config.replayCapacity > 0; }
+    // The session leaves the gateway: its queued commands dropped and answered `why`
+    // (when dropQueued), its streams ended with `streamStatus`.
+    void retireSession(const std::string& sessionId, bool dropQueued, const CallStatus& why,
+                       const CallStatus& streamStatus);
     struct Watch {
         Duration interval;
         StatsFn onStats;
@@ -252,7 +292,7 @@ private:
     bool m_shutdown = false;
     TimerId m_downTimer = kNoTimer;
     Time m_upSince{0};
-    Window m_wedge, m_slow, m_drop, m_refuse;
+    Window m_wedge, m_slow, m_drop, m_refuse, m_lose;
     double m_dropProbability = 0;
     bool m_sourceOutage = false;
 
@@ -267,6 +307,10 @@ private:
     std::int64_t m_invokeTotal = 0;
     std::int64_t m_deadlineExceeded = 0;
     std::int64_t m_dataChangesSent = 0;
+    std::int64_t m_eventsDropped = 0;
+    std::int64_t m_streamsResumed = 0;
+    std::int64_t m_sessionsFaulted = 0;
+    std::int64_t m_subscribersDisconnected = 0;
     std::unordered_map<std::uint64_t, std::int64_t> m_outstandingSubscribes; // by subscribeKey; no zeros
     std::int64_t m_maxOutstandingSubscribes = 0;
 

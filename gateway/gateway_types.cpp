@@ -31,7 +31,31 @@ std::string validateConfig(const GatewayConfig& c)
                     "must be > 0 and <= 86400 (the maximum command timeout)");
     if (!std::isfinite(c.dataHz) || c.dataHz < 0 || c.dataHz > 1000)
         return rule("data_hz", c.dataHz, "must be between 0 and 1000");
+    if (c.replayCapacity > 0 && !c.numberEvents)
+        return rule("replay_capacity", double(c.replayCapacity), "needs numbered events to resume after");
+    if (c.replayCapacity > 0 && c.replayRetention <= Duration::zero())
+        return rule("replay_retention_s", std::chrono::duration<double>(c.replayRetention).count(), "must be > 0");
     return {};
+}
+
+void applyPublishedEventPolicy(GatewayConfig& config)
+{
+    config.advertiseBulkSupervisory = false;
+    config.numberEvents = true;
+    config.replayCapacity = 1024;
+    config.replayRetention = std::chrono::seconds(300);
+    config.singleEventSubscriber = true;
+    config.eventQueueCapacity = 10'000;
+    config.backpressure = BackpressurePolicy::FailFast;
+}
+
+bool applyContractFamily(std::string_view family, GatewayConfig& config)
+{
+    if (family == kPublishedContractFamily) {
+        applyPublishedEventPolicy(config);
+        return true;
+    }
+    return family == "stormwatch";
 }
 
 std::string commandTimeoutFromProto(const google::protobuf::Duration& requested, Duration& timeout)

@@ -30,6 +30,13 @@ struct CallStatus {
     static CallStatus error(grpc::StatusCode c, std::string m) { return {c, std::move(m)}; }
 };
 
+// What a gateway does with a subscriber that falls eventQueueCapacity events behind:
+// FailFast faults its session (gone, its stream ended with EventQueueOverflow; the client
+// needs a new session), DisconnectSubscriber ends only the stream (the session stays Ready
+// and a stream may resume after the last sequence its reader saw).
+enum class BackpressurePolicy { FailFast, DisconnectSubscriber };
+inline constexpr std::string_view kEventQueueOverflow = "EventQueueOverflow";
+
 struct GatewayConfig {
     // Whether new sessions get the bulk-subscribe-supervisory capability (off = "old gateway").
     bool advertiseBulkSupervisory = true;
@@ -52,7 +59,32 @@ struct GatewayConfig {
     // A removed item's handle is handed out again: a new item gets the lowest freed handle of
     // its session (as gateways that reuse handles do). Off: handles only count up.
     bool reuseHandles = false;
+    // Events numbered per session (worker_sequence: one number per data change, as the
+    // published gateway sends one change per event), so a gap is seen as events lost.
+    bool numberEvents = false;
+    // The last events of each session held for a stream that resumes after a sequence
+    // (at most this many, none older than replayRetention); 0: a stream cannot resume.
+    std::size_t replayCapacity = 0;
+    Duration replayRetention = std::chrono::seconds(300);
+    // A session takes one event subscriber: a second stream is refused while one is open.
+    bool singleEventSubscriber = false;
+    // Events a subscriber may fall behind by (delivered by the model and not yet taken by
+    // its reader) before the backpressure policy applies; 0 = no bound (the stream's own
+    // coalescing backlog is all there is).
+    std::size_t eventQueueCapacity = 0;
+    BackpressurePolicy backpressure = BackpressurePolicy::FailFast;
 };
+
+// The published gateway's event policy (its documented defaults): numbered events, a replay
+// buffer of 1,024 events / 300 s, one subscriber per session, an event queue of 10,000 with
+// FailFast. Bulk-subscribe-supervisory is not advertised: its contract has no supervisory flag.
+void applyPublishedEventPolicy(GatewayConfig& config);
+
+// The contract families (wire/'s profile names) whose gateway behaves unlike stormwatch's own.
+inline constexpr std::string_view kPublishedContractFamily = "mxaccess-gateway-v1";
+// The gateway policy of a contract family: the published family's (applyPublishedEventPolicy),
+// or none for stormwatch's own. False for a family it does not know.
+bool applyContractFamily(std::string_view family, GatewayConfig& config);
 
 // The longest command timeout a session gets: 24 h. OpenSession's command_timeout above it
 // (a valid google.protobuf.Duration may say 10,000 years) is clamped to it and the echo

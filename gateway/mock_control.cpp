@@ -115,6 +115,13 @@ CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& 
         model.refuseSessions(secondsToDuration(r.refuse_sessions().duration_s()));
         description = "sessions refused for " + fmt(r.refuse_sessions().duration_s()) + " s";
         return {};
+    case FaultRequest::kLoseEvents:
+        if (!validDuration(r.lose_events().duration_s()))
+            return invalid("lose_events.duration_s", r.lose_events().duration_s(), "must be >= 0 s");
+        model.loseEvents(secondsToDuration(r.lose_events().duration_s()));
+        description = "events lost for " + fmt(r.lose_events().duration_s()) + " s" +
+                      (model.config().numberEvents ? "" : " (this gateway does not number its events: no gap is seen)");
+        return {};
     case FaultRequest::KIND_NOT_SET: break;
     }
     return CallStatus::error(StatusCode::INVALID_ARGUMENT, "fault request names no fault");

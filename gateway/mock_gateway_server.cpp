@@ -55,10 +55,12 @@ bool MockGatewayServer::start(const std::string& address)
         m_scheduler = std::make_unique<QtScheduler>();
         m_model = std::make_unique<GatewayModel>(*m_scheduler, config);
     });
-    if (m_contract)
+    if (m_contract) {
         m_contractService = std::make_unique<ContractGatewayService>(*m_scheduler, *m_model, m_contract);
-    else
+        m_contractService->setApiKeys(m_apiKeys);
+    } else {
         m_gatewayService = std::make_unique<MxAccessGatewayService>(*m_scheduler, *m_model);
+    }
     m_controlService = std::make_unique<MockGatewayControlService>(*m_scheduler, *m_model);
 
     grpc::EnableDefaultHealthCheckService(true);

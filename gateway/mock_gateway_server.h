@@ -33,6 +33,7 @@ namespace stormwatch::gateway {
 class MxAccessGatewayService;
 class MockGatewayControlService;
 class ContractGatewayService;
+class ApiKeys;
 
 // "127.0.0.1:N", "localhost:N", "[::1]:N": the only addresses served without --allow-remote.
 bool isLoopbackAddress(const std::string& address);
@@ -40,11 +41,16 @@ bool isLoopbackAddress(const std::string& address);
 class MockGatewayServer {
 public:
     // contract: the wire contract served (mxgw-mock --contract); null = stormwatch's own,
-    // compiled in. Either way the same model answers.
+    // compiled in. Either way the same model answers, with `config` as given: what the
+    // contract can carry is configForContract's (contract_service.h), the caller's to apply.
     explicit MockGatewayServer(GatewayConfig config = {}, std::shared_ptr<const wire::WireCodec> contract = nullptr);
     ~MockGatewayServer(); // stop()
     MockGatewayServer(const MockGatewayServer&) = delete;
     MockGatewayServer& operator=(const MockGatewayServer&) = delete;
+
+    // The contract's calls need one of these keys with the method's scope (ApiKeys); before
+    // start(). Stormwatch's own contract and the control service take no keys.
+    void setApiKeys(std::shared_ptr<const ApiKeys> keys) { m_apiKeys = std::move(keys); }
 
     // Binds `address` (port 0 picks a free one) and starts serving. False (see lastError())
     // when already running, the config is invalid or the port cannot be bound.
@@ -85,6 +91,7 @@ private:
     std::unique_ptr<MxAccessGatewayService> m_gatewayService;
     std::unique_ptr<MockGatewayControlService> m_controlService;
     std::shared_ptr<const wire::WireCodec> m_contract;
+    std::shared_ptr<const ApiKeys> m_apiKeys;
     std::unique_ptr<ContractGatewayService> m_contractService;
     std::unique_ptr<grpc::Server> m_server;
     int m_port = 0;

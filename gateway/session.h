@@ -7,6 +7,7 @@
 #include "proto/mx_event_batch.h"
 
 #include <algorithm>
+#include <deque>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -199,6 +200,16 @@ struct Session {
     std::int32_t nextAlarmSubscription = 1;
 
     std::vector<std::uint64_t> streams;
+    // The last event number given (GatewayConfig::numberEvents) and the events held for a
+    // resume, oldest first (GatewayConfig::replayCapacity).
+    std::uint64_t lastSequence = 0;
+    bool hadSubscriber = false; // a stream was opened once: events are held for its return
+    struct Held {
+        std::uint64_t sequence = 0;
+        Time at{0};
+        MxChange change;
+    };
+    std::deque<Held> replay;
     bool initialFlushPosted = false;
     // Items whose first value is owed (their initialPending flag; may hold handles since
     // removed or un-advised, and repeats): a flush visits these, not every item.

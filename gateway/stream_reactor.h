@@ -4,7 +4,7 @@
 // client cancel drops the queue. The channel is shared with the model's callbacks, so it
 // outlives the reactor (OnDone) safely: writes after that are dropped.
 //
-// The backlog is bounded (issue 14, finding 3): a client that reads slowly or not at all
+// The backlog is bounded: a client that reads slowly or not at all
 // must not grow the server. At most kStreamBacklogMessages messages wait behind the one being
 // written; past that the stream overflows into a coalescing buffer (StreamOverflow): for the
 // event stream the latest value per item (server handle, item handle), at most
@@ -182,13 +182,17 @@ public:
         std::lock_guard lock(m_mutex);
         return m_overflow.items();
     }
-    void finish(grpc::Status status)
+    // drain: what is queued goes out first (a graceful end); else it is dropped (a
+    // subscriber cut off), only the write in flight completes.
+    void finish(grpc::Status status, bool drain = true)
     {
         std::lock_guard lock(m_mutex);
         if (m_finishing)
             return;
         m_finishing = true;
         m_status = std::move(status);
+        if (!drain)
+            dropQueued();
         pump();
     }
     bool cancelled() const
@@ -243,15 +247,19 @@ public:
     }
 
 private:
-    void cancelLocked()
+    void dropQueued()
     {
-        m_cancelled = true;
         // The front element may be the write in flight: it must live until OnWriteDone.
         while (m_queue.size() > (m_writing ? 1u : 0u)) {
             m_queue.pop_back();
             m_counters->queued.fetch_sub(1, std::memory_order_relaxed);
         }
         dropOverflow();
+    }
+    void cancelLocked()
+    {
+        m_cancelled = true;
+        dropQueued();
         if (!m_finishing) {
             m_finishing = true;
             m_status = grpc::Status(grpc::StatusCode::CANCELLED, "client cancelled");

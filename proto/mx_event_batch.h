@@ -60,9 +60,11 @@ struct MxEventBatch {
     std::vector<std::string> texts; // the String values' texts, by MxChange::text
     std::string noticeKind;
     std::string noticeMessage;
-    // The event's worker_sequence where the contract numbers events (contiguous per
-    // session: a gap is events lost); 0 = none.
+    // The worker_sequence of the batch's last event where the contract numbers events
+    // (contiguous per session: a gap is events lost), and of its first: a batch of several
+    // numbered events covers firstSequence..sequence. 0 = none.
     std::uint64_t sequence = 0;
+    std::uint64_t firstSequence = 0;
 
     const std::string& textOf(const MxChange& change) const { return texts[change.text]; }
     // Emptied for reuse; vectors keep their capacity.
@@ -74,6 +76,7 @@ struct MxEventBatch {
         noticeKind.clear();
         noticeMessage.clear();
         sequence = 0;
+        firstSequence = 0;
     }
 };
 

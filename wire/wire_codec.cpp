@@ -233,6 +233,10 @@ const std::string& WireCodec::eventsPath() const { return m_r->eventsPath; }
 bool WireCodec::canSendCommandTimeout() const { return m_r->f("open.command_timeout") != nullptr; }
 bool WireCodec::hasSupervisoryFlag() const { return m_r->f("subscribe_bulk.supervisory") != nullptr; }
 bool WireCodec::hasEventSequence() const { return bool(m_r->layout.sequence); }
+bool WireCodec::canSend(std::string_view payload) const
+{
+    return m_r->f("command." + std::string(payload)) != nullptr;
+}
 bool WireCodec::canResumeEvents() const { return m_r->f("events.resume_after") != nullptr; }
 
 // ---- sessions -----------------------------------------------------------------------------------

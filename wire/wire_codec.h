@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace stormwatch::wire {
 
@@ -55,6 +56,7 @@ public:
     bool hasSupervisoryFlag() const;      // Lever 2 as proposed
     bool hasEventSequence() const;        // lost events can be counted
     bool canResumeEvents() const;         // a stream can restart after a sequence
+    bool canSend(std::string_view payload) const; // the contract has this command ("subscribe_alarms")
 
     // ---- client side: encode requests, decode replies. False with `error` set when a
     // request asks for something the contract cannot carry (a payload it lacks, a
@@ -86,8 +88,9 @@ public:
                              std::uint64_t& resumeAfter, std::string& error) const;
     // A batch as the contract's events: one message holding the whole batch where the
     // contract batches (stormwatch), else one message per change, each with the next
-    // sequence (starting after `sequence`, which is advanced). A notice where the contract
-    // has none is not sent (false).
+    // sequence (starting after `sequence`, which is advanced; a batch the gateway numbered,
+    // firstSequence != 0, keeps its numbers). A notice where the contract has none is not
+    // sent (false).
     bool encodeEvents(const MxEventBatch& in, std::uint64_t& sequence, std::vector<std::string>& out) const;
 
     struct Resolved; // the roles' fields, numbers and types

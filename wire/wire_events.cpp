@@ -426,6 +426,7 @@ bool decodeEventFrom(const EventLayout& l, CodedInputStream& in, MxEventBatch& o
     if (!in.ConsumedEntireMessage())
         return false;
     out.sequence = meta.sequence.value_or(0);
+    out.firstSequence = out.sequence;
     // One change per event: a data change only when its family says so (or the contract has
     // no family), never a write completion that names an item.
     if (l.changesOnEvent && sawChange && (!l.family || family == l.familyDataChange)) {
@@ -440,6 +441,10 @@ bool WireCodec::encodeEvents(const MxEventBatch& in, std::uint64_t& sequence, st
     const EventLayout& l = m_r->layout;
     out.clear();
     std::string scratch;
+    // Events the gateway numbered keep their numbers (a batch of N changes covers
+    // firstSequence..sequence); the rest are numbered on from `sequence`.
+    if (in.firstSequence != 0)
+        sequence = in.firstSequence - 1;
     const auto message = [&](auto&& fill) {
         std::string& bytes = out.emplace_back();
         gp::io::StringOutputStream stream(&bytes);
@@ -471,6 +476,8 @@ bool WireCodec::encodeEvents(const MxEventBatch& in, std::uint64_t& sequence, st
             });
         return true;
     }
+    if (in.sequence != 0)
+        sequence = in.sequence - 1; // one message for the whole batch: its last number
     message([&](CodedOutputStream& o) {
         std::string changeBytes;
         writeNested(o, l.batch.number, scratch, [&](CodedOutputStream& b) {

@@ -9,6 +9,7 @@
 #include "client/gateway_connection.h"
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
+#include "gateway/contract_service.h"
 #include "gateway/mock_gateway_server.h"
 #include "wire/wire_codec.h"
 
@@ -52,6 +53,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "%s\n", error.c_str());
         return 1;
     }
+    if (!options.contractFile.empty())
+        config = gateway::configForContract(*codec, config);
     gateway::MockGatewayServer server(config, options.contractFile.empty() ? nullptr : codec);
     if (!server.start("127.0.0.1:0")) {
         std::fprintf(stderr, "mock did not start: %s\n", server.lastError().c_str());

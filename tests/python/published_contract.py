@@ -8,9 +8,11 @@ nine published capabilities and no bulk-subscribe-supervisory, the command timeo
 protocol status OK), Register (kind, server handle, correlation id), SubscribeBulk (per-item
 SubscribeResult in input order, an unknown tag refused with the gateway's reason),
 StreamEvents (one MxEvent per data change, family ON_DATA_CHANGE, worker_sequence contiguous
-from 1, handles of the subscribed items), AdviseSupervisory, a kind that does not match its
-payload, a write (not served), a resume (not modelled yet: UNIMPLEMENTED) and the old
-package's path (UNIMPLEMENTED).
+from 1, handles of the subscribed items; a second subscriber refused; a resume after a
+sequence replays from the next one), AdviseSupervisory, a kind that does not match its
+payload, a write (not served) and the old package's path (UNIMPLEMENTED). Then a mock with
+--api-keys: no key is UNAUTHENTICATED, a key without invoke:read opens a session but its
+Invoke is PERMISSION_DENIED, naming the scope and never the secret.
 
 Prints one line per check and ends with "N passed, M failed"; exit status 1 on a failure.
 
@@ -27,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 RPC_TIMEOUT_S = 10
 PUBLISHED_CAPABILITIES = {
@@ -59,9 +62,9 @@ def generate_stubs(args):
     sys.path.insert(0, args.out)
 
 
-def start_mock(path, contract, unknown_file):
+def start_mock(path, contract, unknown_file, extra=()):
     proc = subprocess.Popen([path, "--listen", "127.0.0.1:0", "--data-hz", "20", "--contract", contract,
-                             "--unknown-tags", unknown_file],
+                             "--unknown-tags", unknown_file, *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     lines = queue.Queue()
     threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
@@ -82,6 +85,38 @@ def status_of(call):
         return grpc.StatusCode.OK, call()
     except grpc.RpcError as e:
         return e.code(), e.details() or ""
+
+
+def check_api_keys(args, pb, rpc, unknown_file):
+    import grpc
+    keys = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+    keys.write("# key scopes\nmxgw_reader_s3cret session:open,session:close,events:read\n")
+    keys.close()
+    proc, port = start_mock(args.mxgw_mock, os.path.join(args.contracts, "mxaccess-gateway-v1.proto"), unknown_file,
+                            ("--api-keys", keys.name))
+    try:
+        stub = rpc.MxAccessGatewayStub(grpc.insecure_channel("127.0.0.1:%d" % port))
+        code, detail = status_of(lambda: stub.OpenSession(pb.OpenSessionRequest(), timeout=RPC_TIMEOUT_S))
+        check("no API key: UNAUTHENTICATED", code == grpc.StatusCode.UNAUTHENTICATED, (code, detail))
+        key = (("authorization", "Bearer mxgw_reader_s3cret"),)
+        code, opened = status_of(lambda: stub.OpenSession(pb.OpenSessionRequest(), timeout=RPC_TIMEOUT_S, metadata=key))
+        check("a key with session:open opens a session", code == grpc.StatusCode.OK, (code, opened))
+        if code != grpc.StatusCode.OK:
+            return
+        request = pb.MxCommandRequest(session_id=opened.session_id, client_correlation_id="py-k",
+                                      command=pb.MxCommand(kind=pb.MX_COMMAND_KIND_REGISTER,
+                                                           register=pb.RegisterCommand(client_name="python")))
+        code, detail = status_of(lambda: stub.Invoke(request, timeout=RPC_TIMEOUT_S, metadata=key))
+        check("a key without invoke:read: PERMISSION_DENIED naming the scope, not the secret",
+              code == grpc.StatusCode.PERMISSION_DENIED and "invoke:read" in detail and "s3cret" not in detail,
+              (code, detail))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        os.unlink(keys.name)
 
 
 def main():
@@ -149,6 +184,12 @@ def main():
         try:
             for event in stream:
                 events.append(event)
+                if len(events) == 1:
+                    second = stub.StreamEvents(pb.StreamEventsRequest(session_id=session), timeout=RPC_TIMEOUT_S)
+                    code, detail = status_of(lambda: next(iter(second)))
+                    check("a second event subscriber is refused",
+                          code == grpc.StatusCode.FAILED_PRECONDITION and "EventSubscriberAlreadyActive" in detail,
+                          (code, detail))
                 if len(events) >= 12:
                     break
         finally:
@@ -174,10 +215,19 @@ def main():
                                                     value=pb.MxValue(double_value=1.0)))
         check("a write is not served", code == grpc.StatusCode.INVALID_ARGUMENT and "write" in detail, (code, detail))
 
-        resume = stub.StreamEvents(pb.StreamEventsRequest(session_id=session, after_worker_sequence=5),
-                                   timeout=RPC_TIMEOUT_S)
-        code, detail = status_of(lambda: next(iter(resume)))
-        check("a resume is not modelled yet: UNIMPLEMENTED, said", code == grpc.StatusCode.UNIMPLEMENTED, (code, detail))
+        # The cancelled stream leaves the gateway on its own time: a resume sent before that is
+        # the second subscriber, refused; asked again, it is taken.
+        first = None
+        for _ in range(50):
+            resume = stub.StreamEvents(pb.StreamEventsRequest(session_id=session, after_worker_sequence=5),
+                                       timeout=RPC_TIMEOUT_S)
+            code, first = status_of(lambda: next(iter(resume)))
+            resume.cancel()
+            if code != grpc.StatusCode.FAILED_PRECONDITION:
+                break
+            time.sleep(0.05)
+        check("a resume after 5 replays from worker_sequence 6",
+              code == grpc.StatusCode.OK and first.worker_sequence == 6, (code, first))
 
         old = channel.unary_unary("/mxgateway.v1.MxAccessGateway/OpenSession",
                                   request_serializer=lambda m: m.SerializeToString(),
@@ -188,6 +238,7 @@ def main():
         code, _ = status_of(lambda: stub.CloseSession(pb.CloseSessionRequest(session_id=session), timeout=RPC_TIMEOUT_S))
         check("CloseSession answers", code == grpc.StatusCode.OK, code)
         check("the mock is still up", proc.poll() is None)
+        check_api_keys(args, pb, rpc, unknown.name)
     finally:
         proc.terminate()
         try:

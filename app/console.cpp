@@ -34,7 +34,13 @@ QString portOptions(const ConsoleOptions& o, GrpcPortOptions* port)
         port->tls = TlsFiles{o.tlsCa.toStdString(), o.tlsCert.toStdString(), o.tlsKey.toStdString()};
     port->tokenFile = o.tokenFile.toStdString();
     port->contractFile = o.gatewayContract.toStdString();
-    return GrpcGatewayPort::validate(*port);
+    // A contract that does not check is not a reason to keep the window shut: its connection
+    // is refused (nothing is sent) and says why in the banner, the topology and the log.
+    if (const QString bad = GrpcGatewayPort::validateTransport(*port); !bad.isEmpty())
+        return bad;
+    if (const QString refused = GrpcGatewayPort::validate(*port); !refused.isEmpty())
+        err() << "gateway " << o.gateway << ": " << refused << " — nothing is sent to it\n";
+    return {};
 }
 
 } // namespace
@@ -76,11 +82,14 @@ int runConsoleWindow(const ConsoleOptions& o)
             return 2;
         }
         QString why;
-        const auto ports = sitePortOptions(*site, o.gatewayEndpoints, &why);
+        QStringList refused;
+        const auto ports = sitePortOptions(*site, o.gatewayEndpoints, &why, &refused);
         if (!ports) {
             err() << why << '\n';
             return 2;
         }
+        for (const QString& r : refused)
+            err() << r << " — nothing is sent to it\n";
         siteShape = siteScenario(*site);
         sitePorts = *ports;
     }

@@ -75,14 +75,16 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
 void GatewayConnection::onEvent(const MxEventBatch& event)
 {
     if (event.sequence != 0) {
-        if (m_lastSequence != 0 && event.sequence > m_lastSequence + 1) {
-            const std::uint64_t lost = event.sequence - m_lastSequence - 1;
+        const std::uint64_t first = event.firstSequence != 0 ? event.firstSequence : event.sequence;
+        if (m_lastSequence != 0 && first > m_lastSequence + 1) {
+            const std::uint64_t lost = first - m_lastSequence - 1;
             m_stats.eventsLost += std::int64_t(lost);
             log(Severity::Warning, "events lost: worker_sequence went from " + std::to_string(m_lastSequence) +
-                                       " to " + std::to_string(event.sequence) + " (" + std::to_string(lost) +
+                                       " to " + std::to_string(first) + " (" + std::to_string(lost) +
                                        " events this client never received)");
         }
         m_lastSequence = std::max(m_lastSequence, event.sequence);
+        m_resumedWithoutEvent = false;
     }
     if (event.kind == MxEventBatch::Kind::Notice) {
         log(Severity::Info, "gateway notice: " + event.noticeKind + " " + event.noticeMessage);

@@ -64,7 +64,7 @@ struct LogEntry {
 
 struct ConnectionInfo {
     QString name;
-    QString state; // "connected", "connecting", "reconnecting", "unreachable", "stopped"
+    QString state; // "connected", "connecting", "reconnecting", "unreachable", "refused", "stopped"
     QString error; // why the last attempt or session failed ("" when none did)
     double retryInS = -1; // seconds until the next attempt, when waiting; else -1
     QString address;

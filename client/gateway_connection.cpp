@@ -47,6 +47,7 @@ const char* toString(ConnectionState state)
     case ConnectionState::Connecting: return "connecting";
     case ConnectionState::Connected: return "connected";
     case ConnectionState::WaitingToReconnect: return "waiting to reconnect";
+    case ConnectionState::Refused: return "refused";
     }
     return "?";
 }
@@ -148,6 +149,13 @@ void GatewayConnection::start()
 {
     if (m_state != ConnectionState::Stopped)
         return;
+    if (const std::string& why = m_port.setupError(); !why.empty()) {
+        // Not a failure to retry: nothing may leave for this gateway until it is fixed.
+        m_lastError = escapeLogText("refused: " + why);
+        log(Severity::Error, "no command is sent to " + m_port.describe() + ": " + why);
+        setState(ConnectionState::Refused);
+        return;
+    }
     openSession();
 }
 
@@ -297,23 +305,9 @@ void GatewayConnection::openSession()
 void GatewayConnection::onRegistered(std::int32_t serverHandle)
 {
     m_serverHandle = serverHandle;
-    m_lastSequence = 0; // a new stream of a new session numbers from its own start
-    StreamEventsRequest request;
-    request.set_session_id(m_sessionId);
-    std::weak_ptr<int> life = m_life;
-    const auto epoch = m_epoch;
-    m_stream = m_port.streamEvents(
-        request,
-        [this, life, epoch](const MxEventBatch& event) {
-            if (!life.expired() && epoch == m_epoch)
-                onEvent(event);
-        },
-        [this, life, epoch](RpcStatus status) {
-            if (life.expired() || epoch != m_epoch)
-                return;
-            m_stream.reset();
-            connectionLost("event stream ended: " + status.toString());
-        });
+    m_lastSequence = 0; // a new session numbers its events from its own start
+    m_resumedWithoutEvent = false;
+    openStream(0);
     m_reconnectInterval = m_config.reconnectFloor;
     m_openFailed = false;
     m_lastError.clear();
@@ -328,6 +322,45 @@ void GatewayConnection::onRegistered(std::int32_t serverHandle)
             if (subscribed)
                 ensureSubscribed(id);
     runHeld();
+}
+
+void GatewayConnection::openStream(std::uint64_t resumeAfter)
+{
+    StreamEventsRequest request;
+    request.set_session_id(m_sessionId);
+    std::weak_ptr<int> life = m_life;
+    const auto epoch = m_epoch;
+    GatewayPort::EventFn eventFn = [this, life, epoch](const MxEventBatch& event) {
+        if (!life.expired() && epoch == m_epoch)
+            onEvent(event);
+    };
+    GatewayPort::EndFn endFn = [this, life, epoch](RpcStatus status) {
+        if (life.expired() || epoch != m_epoch)
+            return;
+        m_stream.reset();
+        onStreamEnd(status);
+    };
+    m_stream = resumeAfter == 0 ? m_port.streamEvents(request, std::move(eventFn), std::move(endFn))
+                                : m_port.resumeEvents(request, resumeAfter, std::move(eventFn), std::move(endFn));
+}
+
+// A stream that ends while the session is valid is not a lost session: where the gateway
+// keeps its events, the stream is reopened after the last sequence seen and nothing is
+// subscribed again. A session the gateway no longer knows (NOT_FOUND, or one it faulted) is
+// replaced: a new session, subscribed again through the guards.
+void GatewayConnection::onStreamEnd(const RpcStatus& status)
+{
+    if (status.code == grpc::StatusCode::NOT_FOUND)
+        return connectionLost("the gateway no longer knows session " + m_sessionId + " (" + status.toString() +
+                              "): a new session is opened and its tags subscribed again");
+    const bool resumable = m_state == ConnectionState::Connected && m_port.canResumeEvents() && m_lastSequence != 0;
+    if (!resumable || m_resumedWithoutEvent)
+        return connectionLost("event stream ended: " + status.toString());
+    ++m_stats.streamResumes;
+    m_resumedWithoutEvent = true;
+    log(Severity::Info, "event stream ended (" + status.toString() + "): resuming after worker_sequence " +
+                            std::to_string(m_lastSequence) + " on the same session, nothing subscribed again");
+    openStream(m_lastSequence);
 }
 
 void GatewayConnection::dropSession()

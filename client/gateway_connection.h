@@ -54,7 +54,8 @@ struct ConnectionConfig {
     Duration reconnectMax = std::chrono::milliseconds(defaults::kReconnectBackoffMaxMs);
 };
 
-enum class ConnectionState { Stopped, Connecting, Connected, WaitingToReconnect };
+// Refused: the port may send nothing (GatewayPort::setupError), so no session is opened.
+enum class ConnectionState { Stopped, Connecting, Connected, WaitingToReconnect, Refused };
 const char* toString(ConnectionState state);
 
 enum class Severity { Debug, Info, Warning, Error };
@@ -107,8 +108,11 @@ struct ConnectionStats {
     std::int64_t clientDeadlines = 0;     // Invokes failed by MxCommandTimeoutMs here
     std::int64_t dataChanges = 0;
     // Events the gateway numbered and this client never received: gaps in worker_sequence
-    // within one event stream.
+    // within one session (across the streams resumed on it).
     std::int64_t eventsLost = 0;
+    // Event streams reopened after the last sequence seen, on the same session and without
+    // subscribing again (only where the contract and the gateway can resume).
+    std::int64_t streamResumes = 0;
     int maxAdviseInFlight = 0;
     std::int64_t readvises = 0; // items advised again: a reused handle's first value was unknown
 
@@ -157,6 +161,8 @@ public:
     void setGate(RecoveryGate* gate) { m_gate = gate; }
 
     ConnectionState state() const { return m_state; }
+    // Whether the gateway's contract has a SubscribeAlarms command at all.
+    bool canSubscribeAlarms() const { return m_port.canSubscribeAlarms(); }
     // What a person should be told of the state: "connected", "connecting", "reconnecting"
     // (the session was lost; the gateway answered before) or "unreachable" (the last
     // attempt to open a session failed), "stopped".
@@ -273,6 +279,9 @@ private:
     void openSession();
     void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);
     void onRegistered(std::int32_t serverHandle);
+    // Opens the session's event stream: fresh (0) or after that sequence.
+    void openStream(std::uint64_t resumeAfter);
+    void onStreamEnd(const RpcStatus& status);
     void dropSession();
     void connectionLost(const std::string& why);
     void scheduleReconnect();
@@ -336,7 +345,10 @@ private:
     std::uint64_t m_epoch = 0; // bumps on every session loss: stale completions are dropped
     std::string m_sessionId;
     std::int32_t m_serverHandle = 0;
-    std::uint64_t m_lastSequence = 0; // the last worker_sequence of the current stream; 0 = none yet
+    std::uint64_t m_lastSequence = 0; // the last worker_sequence of the session; 0 = none yet
+    // A resumed stream has not brought an event yet: if it ends again, the session is given
+    // up (a gateway that ends every resume at once would otherwise be asked forever).
+    bool m_resumedWithoutEvent = false;
     std::vector<std::string> m_capabilities;
     std::optional<Duration> m_echoedTimeout;
     int m_protocolVersion = 0;

@@ -9,6 +9,7 @@
 
 #include "mxaccess_gateway.pb.h"
 #include "proto/mx_event_batch.h"
+#include "scheduler.h"
 
 #include <grpcpp/support/status_code_enum.h>
 
@@ -55,6 +56,28 @@ public:
     virtual StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request,
                                   EventFn onEvent, EndFn onEnd) = 0;
     virtual void cancelStream(StreamId id) = 0;
+    // Why nothing at all may be sent through this port (a gateway contract that does not
+    // check, a key file that cannot be read); empty when it can be used.
+    virtual const std::string& setupError() const
+    {
+        static const std::string none;
+        return none;
+    }
+    // Whether the contract has a SubscribeAlarms command (the published one has none).
+    virtual bool canSubscribeAlarms() const { return true; }
+    // Whether a stream can start after a sequence (the contract has the field and the
+    // gateway keeps its events for it). Only then is resumeEvents called.
+    virtual bool canResumeEvents() const { return false; }
+    // The session's events after `afterSequence` (those still held, then the new ones).
+    virtual StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request, std::uint64_t afterSequence,
+                                  EventFn onEvent, EndFn onEnd)
+    {
+        (void)afterSequence; // never called where canResumeEvents() is false
+        return streamEvents(request, std::move(onEvent), std::move(onEnd));
+    }
+    // The client stops reading its event streams for `duration` (a stalled reader: the
+    // gateway's event queue for it grows). A port that cannot stall its reader ignores it.
+    virtual void stallReader(Duration duration) { (void)duration; }
     // Where the port goes, for the status bar and the event log ("127.0.0.1:50051", "in-process").
     virtual std::string describe() const = 0;
 };

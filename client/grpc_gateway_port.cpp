@@ -146,6 +146,31 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
     Scheduler* scheduler = nullptr; // null once the port is gone: late completions drop
     std::unordered_map<std::uint64_t, std::shared_ptr<Call>> calls; // started, not released
     std::uint64_t nextKey = 1;
+    // The reader is stalled (stallReader): streams stop reading, and gRPC's flow control
+    // holds the gateway's writes back. Each stream parks its next read here until the end.
+    bool readerStalled = false;
+    std::vector<std::function<void()>> parkedReads;
+
+    // A stream's next read: now, or parked while the reader is stalled (false).
+    bool readNowOrPark(std::function<void()> read)
+    {
+        std::lock_guard lock(mutex);
+        if (!readerStalled)
+            return true;
+        parkedReads.push_back(std::move(read));
+        return false;
+    }
+    void endStall()
+    {
+        std::vector<std::function<void()>> reads;
+        {
+            std::lock_guard lock(mutex);
+            readerStalled = false;
+            reads.swap(parkedReads);
+        }
+        for (auto& read : reads)
+            read();
+    }
 
     std::uint64_t add(std::shared_ptr<Call> call)
     {
@@ -206,7 +231,7 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
             return false;
         // Only numbered events (a contract of one event per change): a batch of ours is one
         // tick already, and is delivered as the gateway sent it.
-        if (into.sequence == 0 || next.sequence != into.sequence + 1)
+        if (into.sequence == 0 || next.firstSequence != into.sequence + 1)
             return false;
         const std::uint64_t textBase = into.texts.size();
         for (MxChange c : next.changes) {
@@ -295,11 +320,16 @@ public:
         }
         m_shared->postEvent(m_id, m_pending, std::move(m_decoded));
         m_decoded = MxEventBatch{};
-        StartRead(&m_event);
+        if (m_shared->readNowOrPark([self = self.lock()] { self->readAgain(); }))
+            StartRead(&m_event);
     }
 
     void OnDone(const grpc::Status& status) override
     {
+        {
+            std::lock_guard lock(m_readMutex);
+            m_done = true;
+        }
         auto shared = m_shared; // `this` may be released below
         if (m_malformed)
             shared->postEnd(m_id, grpc::Status(grpc::StatusCode::INTERNAL,
@@ -309,9 +339,21 @@ public:
         shared->release(key);
     }
 
+    std::weak_ptr<StreamCall> self;
+
 private:
+    // A parked read, once the stall is over (owner thread); never after the call is done.
+    void readAgain()
+    {
+        std::lock_guard lock(m_readMutex);
+        if (!m_done)
+            StartRead(&m_event);
+    }
+
     std::shared_ptr<GrpcGatewayPort::Shared> m_shared;
     GatewayPort::StreamId m_id;
+    std::recursive_mutex m_readMutex; // a reaction may run inline in StartRead
+    bool m_done = false;
     grpc::ByteBuffer m_event;
     MxEventBatch m_decoded;
     std::shared_ptr<GrpcGatewayPort::Shared::PendingEvents> m_pending =
@@ -398,6 +440,7 @@ GrpcGatewayPort::~GrpcGatewayPort()
     const bool released =
         m_shared->idle.wait_for(lock, kShutdownWait, [this] { return m_shared->calls.empty(); });
     m_shared->scheduler = nullptr; // a call gRPC still holds can no longer reach the owner
+    m_shared->parkedReads.clear();   // they hold their calls, which hold m_shared
     if (!released)
         qCWarning(lcGrpcPort, "gateway port %s: %zu calls not released by gRPC after cancel",
                   describe().c_str(), m_shared->calls.size());
@@ -438,6 +481,14 @@ QString GrpcGatewayPort::validate(const GrpcPortOptions& options)
     if (!options.contractFile.empty() && !codecFor(options, error))
         return QString::fromStdString(error);
     return {};
+}
+
+QString GrpcGatewayPort::validateTransport(const GrpcPortOptions& options)
+{
+    GrpcPortOptions transport = options;
+    transport.contractFile.clear();
+    transport.contractProfile.clear();
+    return validate(transport);
 }
 
 std::shared_ptr<const wire::WireCodec> GrpcGatewayPort::codecFor(const GrpcPortOptions& options, std::string& error)
@@ -494,7 +545,9 @@ GatewayFailure GrpcGatewayPort::explainFailure(const RpcStatus& status, const Gr
                     : "the gateway refused the bearer token from --token-file '" + options.tokenFile + "' (" + said + ")",
                 true};
     case grpc::StatusCode::PERMISSION_DENIED:
-        return {"the gateway denied these credentials (" + said + ")", true};
+        return {"the gateway denied these credentials: the key needs the scopes session:open, session:close, "
+                "invoke:read and events:read (" + said + ")",
+                true};
     case grpc::StatusCode::UNIMPLEMENTED:
         // Up, but not serving these method paths: another contract (a real gateway asked in
         // stormwatch's own, say). Retrying cannot help; its own contract file can.
@@ -677,6 +730,22 @@ void GrpcGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
 GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& request,
                                                     EventFn onEvent, EndFn onEnd)
 {
+    return resumeEvents(request, 0, std::move(onEvent), std::move(onEnd));
+}
+
+bool GrpcGatewayPort::canSubscribeAlarms() const
+{
+    return !m_shared->codec || m_shared->codec->canSend("subscribe_alarms"); // no codec: nothing is sent anyway
+}
+
+bool GrpcGatewayPort::canResumeEvents() const
+{
+    return m_setupError.empty() && m_shared->codec && m_shared->codec->canResumeEvents();
+}
+
+GatewayPort::StreamId GrpcGatewayPort::resumeEvents(const StreamEventsRequest& request, std::uint64_t afterSequence,
+                                                    EventFn onEvent, EndFn onEnd)
+{
     const StreamId id = m_nextStream++;
     auto handlers = std::make_shared<StreamHandlers>();
     handlers->onEvent = std::move(onEvent);
@@ -691,7 +760,7 @@ GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& r
         return id;
     }
     std::string bytes, error;
-    if (!m_shared->codec->encodeStreamRequest(request, 0, bytes, error)) {
+    if (!m_shared->codec->encodeStreamRequest(request, afterSequence, bytes, error)) {
         m_owner.post([shared = m_shared, id, status = RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, error}] {
             if (shared->port)
                 shared->port->deliverEnd(id, status);
@@ -699,12 +768,27 @@ GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& r
         return id;
     }
     auto call = std::make_shared<StreamCall>(m_shared, id);
+    call->self = call;
     call->request = toByteBuffer(bytes);
     prepare(call->context, Duration{0});
     call->key = m_shared->add(call);
     handlers->key = call->key;
     call->start();
     return id;
+}
+
+void GrpcGatewayPort::stallReader(Duration duration)
+{
+    {
+        std::lock_guard lock(m_shared->mutex);
+        m_shared->readerStalled = true;
+    }
+    const std::uint64_t generation = ++m_stallGeneration;
+    m_owner.callAfter(std::max(duration, Duration::zero()), [shared = m_shared, generation, this] {
+        // A later stall that ends later replaces this one.
+        if (shared->port && generation == m_stallGeneration)
+            shared->endStall();
+    });
 }
 
 void GrpcGatewayPort::cancelStream(StreamId id)

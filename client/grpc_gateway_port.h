@@ -49,6 +49,9 @@ public:
     // duration or the file that is missing or unreadable (never a file's contents), or the
     // elements a gateway contract lacks.
     static QString validate(const GrpcPortOptions& options);
+    // The same but for the contract (address, TLS and key files): a console shows a contract
+    // that does not check on the connection it refuses instead of refusing to start.
+    static QString validateTransport(const GrpcPortOptions& options);
     // The codec of the options' contract (the compiled-in one when none is given); null,
     // with `error` naming why, when the contract cannot be read or does not check: then no
     // call of the port leaves this process.
@@ -66,11 +69,16 @@ public:
     StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent,
                           EndFn onEnd) override;
     void cancelStream(StreamId id) override;
+    bool canResumeEvents() const override;
+    bool canSubscribeAlarms() const override;
+    void stallReader(Duration duration) override;
+    StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request, std::uint64_t afterSequence,
+                          EventFn onEvent, EndFn onEnd) override;
     std::string describe() const override;
 
     // Why the port could not be set up (a TLS or token file unreadable at construction);
     // empty when fine. While set, every call fails with FAILED_PRECONDITION and this text.
-    const std::string& setupError() const { return m_setupError; }
+    const std::string& setupError() const override { return m_setupError; }
     // gRPC calls started and not yet released by gRPC (streams included). Any thread.
     std::size_t callsInFlight() const;
 
@@ -102,6 +110,7 @@ private:
     std::unordered_map<std::uint64_t, Complete> m_pending; // unary call key → completion
     std::unordered_map<StreamId, std::shared_ptr<StreamHandlers>> m_streams;
     StreamId m_nextStream = 1;
+    std::uint64_t m_stallGeneration = 0; // the stall whose end ends it
 };
 
 } // namespace stormwatch

@@ -166,7 +166,12 @@ void Instance::start()
     for (std::size_t g = 0; g < m_groups.size(); ++g)
         deployGroup(g);
 
-    if (m_alarms && !m_groups.empty()) {
+    if (m_alarms && !m_groups.empty() && !m_groups.front().connection->canSubscribeAlarms()) {
+        // Not a failure to retry: the gateway's contract has no such command (the published
+        // gateway's alarms are a session-less feed). Said once, never sent.
+        log(Severity::Warning, "alarm subscription not sent: the contract of " + m_groups.front().connection->name() +
+                                   " has no SubscribeAlarms command");
+    } else if (m_alarms && !m_groups.empty()) {
         GatewayConnection* connection = m_groups.front().connection;
         std::weak_ptr<int> life = m_deployment;
         m_alarmGuard = std::make_unique<TagSubscribeGuard>(

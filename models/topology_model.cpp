@@ -93,7 +93,8 @@ QColor TopologyModel::stateColor(const QString& state)
         return QColor(0x2e, 0x9e, 0x44);
     if (state == QLatin1String("connecting") || state == QLatin1String("recovering"))
         return QColor(0xd9, 0x8c, 0x00);
-    if (state == QLatin1String("unreachable") || state == QLatin1String("reconnecting") ||
+    if (state == QLatin1String("unreachable") || state == QLatin1String("refused") ||
+        state == QLatin1String("reconnecting") ||
         state == QLatin1String("waiting to reconnect") || state == QLatin1String("closed"))
         return QColor(0xd6, 0x33, 0x2b);
     return QColor(0x80, 0x80, 0x80);

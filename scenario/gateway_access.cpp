@@ -35,6 +35,8 @@ std::optional<mock::FaultRequest> faultRequestFor(const TimelineEvent& e)
     case TimelineAction::EndEventStreams: f.mutable_end_event_streams(); break;
     case TimelineAction::SourceOutage: f.mutable_source_outage()->set_active(true); break;
     case TimelineAction::RefuseSessions: f.mutable_refuse_sessions()->set_duration_s(e.durationS); break;
+    case TimelineAction::LoseEvents: f.mutable_lose_events()->set_duration_s(e.durationS); break;
+    case TimelineAction::StallReader: // the client's side: the run's port stalls its reader
     case TimelineAction::Redeploy:
     case TimelineAction::SetLevers:
     case TimelineAction::SetCapability: return std::nullopt;

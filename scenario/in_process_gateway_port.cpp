@@ -106,9 +106,20 @@ void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone do
 GatewayPort::StreamId InProcessGatewayPort::streamEvents(const StreamEventsRequest& request,
                                                          EventFn onEvent, EndFn onEnd)
 {
+    return resumeEvents(request, 0, std::move(onEvent), std::move(onEnd));
+}
+
+GatewayPort::StreamId InProcessGatewayPort::resumeEvents(const StreamEventsRequest& request,
+                                                         std::uint64_t afterSequence, EventFn onEvent, EndFn onEnd)
+{
     const StreamId id = m_nextStream++;
-    m_streams.emplace(id, Stream{});
-    afterLatency([this, id, request, onEvent = std::move(onEvent), onEnd = std::move(onEnd)]() mutable {
+    Stream& stream = m_streams.emplace(id, Stream{}).first->second;
+    stream.onEvent = std::make_shared<EventFn>(std::move(onEvent));
+    stream.onEnd = std::move(onEnd);
+    // The gateway bounds how far this reader may fall behind only where it has an event queue.
+    if (m_model.config().eventQueueCapacity > 0)
+        stream.reader = std::make_shared<gateway::GatewayModel::EventReader>();
+    afterLatency([this, id, request, afterSequence]() mutable {
         auto it = m_streams.find(id);
         if (it == m_streams.end() || it->second.cancelled) {
             m_streams.erase(id);
@@ -116,28 +127,96 @@ GatewayPort::StreamId InProcessGatewayPort::streamEvents(const StreamEventsReque
         }
         // The model's native batch is shared, not copied nor encoded: it stays as it is while
         // the delivery below holds it, and the client reads it as it is (copying every batch
-        // was most of a replay's time; the protobuf form was ~4x the memory, issue 14).
+        // was most of a replay's time; the protobuf form was ~4x the memory).
         it->second.modelId = m_model.streamEventsShared(
             request,
-            [this, id, onEvent = std::make_shared<EventFn>(std::move(onEvent))](
-                const std::shared_ptr<const MxEventBatch>& event) {
-                afterLatency([this, id, onEvent, event] {
-                    auto s = m_streams.find(id);
-                    if (s != m_streams.end() && !s->second.cancelled)
-                        (*onEvent)(*event);
-                });
+            [this, id](const std::shared_ptr<const MxEventBatch>& event) {
+                afterLatency([this, id, event] { arrive(id, event); });
             },
-            [this, id, onEnd](gateway::CallStatus status) {
-                afterLatency([this, id, onEnd, status = convert(status)] {
-                    auto s = m_streams.find(id);
-                    if (s == m_streams.end() || s->second.cancelled)
-                        return;
-                    m_streams.erase(s);
-                    onEnd(status);
-                });
-            });
+            [this, id](gateway::CallStatus status) {
+                afterLatency([this, id, status = convert(status)] { arriveEnd(id, status); });
+            },
+            gateway::GatewayModel::StreamOptions{afterSequence, it->second.reader});
     });
     return id;
+}
+
+// An event reaches the client's side of the connection: its reader takes it, unless it is
+// stalled (or still has older ones to take), in which case it waits, in order.
+void InProcessGatewayPort::arrive(StreamId id, const std::shared_ptr<const MxEventBatch>& event)
+{
+    auto s = m_streams.find(id);
+    if (s == m_streams.end() || s->second.cancelled)
+        return;
+    if (m_scheduler.now() < m_readerStalledUntil || !s->second.held.empty()) {
+        s->second.held.push_back(event);
+        return;
+    }
+    take(s->second, *event);
+}
+
+void InProcessGatewayPort::take(Stream& stream, const MxEventBatch& event)
+{
+    if (stream.reader)
+        stream.reader->taken.fetch_add(event.changes.size(), std::memory_order_relaxed);
+    const std::shared_ptr<EventFn> onEvent = stream.onEvent; // the callback may end the stream
+    (*onEvent)(event);
+}
+
+// The end comes after every event before it: a stalled reader reads it last.
+void InProcessGatewayPort::arriveEnd(StreamId id, const RpcStatus& status)
+{
+    auto s = m_streams.find(id);
+    if (s == m_streams.end() || s->second.cancelled)
+        return;
+    if (!s->second.held.empty()) {
+        s->second.heldEnd = status;
+        return;
+    }
+    EndFn onEnd = std::move(s->second.onEnd);
+    m_streams.erase(s);
+    onEnd(status);
+}
+
+void InProcessGatewayPort::stallReader(Duration duration)
+{
+    const Time until = m_scheduler.now() + std::max(duration, Duration::zero());
+    if (until <= m_readerStalledUntil)
+        return;
+    m_readerStalledUntil = until;
+    std::weak_ptr<int> life = m_life;
+    m_scheduler.callAt(until, [this, life] {
+        if (!life.expired())
+            readHeld();
+    });
+}
+
+void InProcessGatewayPort::readHeld()
+{
+    if (m_scheduler.now() < m_readerStalledUntil)
+        return; // stalled again since: that stall's end reads them
+    std::vector<StreamId> ids;
+    for (const auto& [id, stream] : m_streams)
+        if (!stream.held.empty())
+            ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    for (StreamId id : ids) {
+        for (;;) {
+            auto s = m_streams.find(id);
+            if (s == m_streams.end() || s->second.cancelled)
+                break;
+            if (s->second.held.empty()) {
+                if (auto end = s->second.heldEnd) {
+                    s->second.heldEnd.reset();
+                    arriveEnd(id, *end);
+                }
+                break;
+            }
+            const std::shared_ptr<const MxEventBatch> event = std::move(s->second.held.front());
+            s->second.held.pop_front();
+            take(s->second, *event);
+        }
+    }
 }
 
 void InProcessGatewayPort::cancelStream(StreamId id)

@@ -7,6 +7,8 @@
 #include "gateway/gateway_model.h"
 
 #include <array>
+#include <deque>
+#include <optional>
 #include <memory>
 #include <unordered_map>
 
@@ -23,6 +25,10 @@ public:
     StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent,
                           EndFn onEnd) override;
     void cancelStream(StreamId id) override;
+    bool canResumeEvents() const override { return m_model.config().replayCapacity > 0; }
+    StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request, std::uint64_t afterSequence,
+                          EventFn onEvent, EndFn onEnd) override;
+    void stallReader(Duration duration) override;
     std::string describe() const override { return "in-process mock"; }
 
     void setLatency(Duration latency) { m_latency = latency; }
@@ -31,7 +37,17 @@ private:
     struct Stream {
         gateway::GatewayModel::StreamId modelId = 0; // 0 until the request reached the model
         bool cancelled = false;
+        std::shared_ptr<EventFn> onEvent;
+        EndFn onEnd;
+        std::shared_ptr<gateway::GatewayModel::EventReader> reader; // where the gateway counts
+        // Arrived while the reader was stalled, in order, and the end behind them.
+        std::deque<std::shared_ptr<const MxEventBatch>> held;
+        std::optional<RpcStatus> heldEnd;
     };
+    void arrive(StreamId id, const std::shared_ptr<const MxEventBatch>& event);
+    void arriveEnd(StreamId id, const RpcStatus& status);
+    void take(Stream& stream, const MxEventBatch& event);
+    void readHeld();
     static RpcStatus convert(const gateway::CallStatus& s) { return RpcStatus{s.code, s.message}; }
     void afterLatency(std::function<void()> task);
     gateway::GatewayModel::SharedCommand share(const mxgateway::v1::MxCommand& command);
@@ -41,6 +57,7 @@ private:
     Duration m_latency;
     StreamId m_nextStream = 1;
     std::unordered_map<StreamId, Stream> m_streams;
+    Time m_readerStalledUntil{0};
     std::array<std::weak_ptr<const mxgateway::v1::MxCommand>, 8> m_recent; // bulk payloads shared last
     std::size_t m_nextRecent = 0;
     std::shared_ptr<int> m_life = std::make_shared<int>(0);

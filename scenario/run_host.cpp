@@ -44,6 +44,8 @@ QString RunHost::actionLabel(const TimelineEvent& e)
         return QStringLiteral("drop %1 % %2").arg(e.probability * 100).arg(shortSeconds(e.durationS));
     case TimelineAction::SourceOutage: return QStringLiteral("outage %1").arg(shortSeconds(e.durationS));
     case TimelineAction::RefuseSessions: return QStringLiteral("refuse %1").arg(shortSeconds(e.durationS));
+    case TimelineAction::LoseEvents: return QStringLiteral("lose events %1").arg(shortSeconds(e.durationS));
+    case TimelineAction::StallReader: return QStringLiteral("stall reader %1").arg(shortSeconds(e.durationS));
     case TimelineAction::RestartGateway: return QStringLiteral("restart (down %1)").arg(shortSeconds(e.downtimeS));
     case TimelineAction::KillGateway: return QStringLiteral("kill (down %1)").arg(shortSeconds(e.downtimeS));
     case TimelineAction::Redeploy: return QStringLiteral("redeploy %1").arg(e.instance);

@@ -23,6 +23,8 @@ QString describeAction(const TimelineEvent& e)
     switch (e.action) {
     case TimelineAction::Wedge:
     case TimelineAction::RefuseSessions:
+    case TimelineAction::LoseEvents:
+    case TimelineAction::StallReader:
     case TimelineAction::SourceOutage: return QStringLiteral("%1 for %2 s").arg(name).arg(e.durationS);
     case TimelineAction::Slow: return QStringLiteral("slow ×%1 for %2 s").arg(e.factor).arg(e.durationS);
     case TimelineAction::DropReplies:
@@ -276,6 +278,15 @@ void RunHost::Worker::sendStep()
                                                                                 : Severity::Warning),
                                       c.name, QStringLiteral("connection %1").arg(c.state)});
         m_connectionStates.insert(c.name, c.state);
+    }
+    // Events the gateway numbered and this client never got: a marker where it was seen (the
+    // connection's own warning says which numbers).
+    std::int64_t eventsLost = 0;
+    for (const auto& c : m_runner->engine().connections())
+        eventsLost += c->stats().eventsLost;
+    if (eventsLost > m_markedEventsLost) {
+        step->markers.push_back(Marker{m_virtualS, QStringLiteral("%1 events lost").arg(eventsLost - m_markedEventsLost)});
+        m_markedEventsLost = eventsLost;
     }
     if (const LeverSet& levers = m_runner->engine().levers(); !(levers == m_sentLevers)) {
         step->markers.push_back(Marker{m_virtualS, leverChangeLabel(m_sentLevers, levers)});

@@ -91,6 +91,7 @@ private:
     qsizetype m_nextTimeline = 0;
     QHash<QString, QString> m_connectionStates;
     LeverSet m_sentLevers;
+    std::int64_t m_markedEventsLost = 0; // events lost already marked on the plots
     QVector<LogEntry> m_pendingLogs; // injected events, said with the next step
     QVector<TimelineEvent> m_pendingTimeline; // injected events applied, with the next step
     QVector<Marker> m_pendingMarkers;

@@ -11,7 +11,7 @@ namespace {
 const char* const kActionNames[] = {
     "wedge",        "slow",           "drop_replies", "restart_gateway", "end_event_streams",
     "source_outage", "refuse_sessions", "redeploy",     "set_levers",      "set_capability",
-    "kill_gateway",
+    "kill_gateway", "lose_events", "stall_reader",
 };
 }  // namespace
 
@@ -46,7 +46,9 @@ double TimelineEvent::endS(double scenarioDurationS) const {
     case TimelineAction::Slow:
     case TimelineAction::DropReplies:
     case TimelineAction::SourceOutage:
-    case TimelineAction::RefuseSessions: end = atS + durationS; break;
+    case TimelineAction::RefuseSessions:
+    case TimelineAction::LoseEvents:
+    case TimelineAction::StallReader: end = atS + durationS; break;
     case TimelineAction::RestartGateway:
     case TimelineAction::KillGateway: end = atS + downtimeS; break;
     case TimelineAction::EndEventStreams:

@@ -72,6 +72,10 @@ struct GatewaySpec {
     double perItemMs = 0.5;                // ... plus this per item
     double dataHz = 1;                     // data changes per advised item per second
     double networkLatencyMs = 1;           // one way, in-process port
+    // The contract family the gateway speaks ("contract_family"): the published one's event
+    // policy (numbered events, replay, one subscriber, an event queue of 10,000 with FailFast,
+    // no supervisory flag) applies to the modelled gateway.
+    QString contractFamily = QStringLiteral("stormwatch");
     bool operator==(const GatewaySpec&) const = default;
 };
 
@@ -119,6 +123,8 @@ enum class TimelineAction {
     SetLevers,        // switch every instance's levers at run time
     SetCapability,    // gateway starts / stops advertising bulk-subscribe-supervisory
     KillGateway,      // gateway process killed: streams break, calls reset, down for downtime_s
+    LoseEvents,       // events numbered but never sent for duration_s (a gap in worker_sequence)
+    StallReader,      // the client stops reading its event streams for duration_s
 };
 
 // File spelling of each action ("wedge", "drop_replies", ...), in enum order.

@@ -8,6 +8,7 @@
 #include "scenario/variant_validation.h"
 
 #include "client/gateway_connection.h"
+#include "gateway/gateway_types.h"
 #include "client/options.h"
 
 #include <QDir>
@@ -40,7 +41,7 @@ using scenario_timeline::readTimeline;
 void readGateway(Errors& errors, const QJsonObject& o, GatewaySpec* g) {
     ObjectReader r(errors, o, QStringLiteral("$.gateway"),
                    {"advertise_bulk_supervisory", "default_command_timeout_s", "command_ms",
-                    "per_item_ms", "data_hz", "network_latency_ms"});
+                    "per_item_ms", "data_hz", "network_latency_ms", "contract_family"});
     if (auto b = r.boolean("advertise_bulk_supervisory", Need::Optional)) g->advertiseBulkSupervisory = *b;
     if (auto d = r.number("default_command_timeout_s", Need::Optional, limits::kDefaultCommandTimeoutS))
         g->defaultCommandTimeoutS = *d;
@@ -53,6 +54,15 @@ void readGateway(Errors& errors, const QJsonObject& o, GatewaySpec* g) {
         }))
         g->dataHz = *d;
     if (auto d = r.number("network_latency_ms", Need::Optional, limits::kNetworkLatencyMs)) g->networkLatencyMs = *d;
+    if (auto f = r.string("contract_family", Need::Optional)) {
+        gateway::GatewayConfig probe;
+        if (r.check("contract_family", gateway::applyContractFamily(f->toStdString(), probe),
+                    QStringLiteral("must be \"stormwatch\" or \"%1\" (got %2)")
+                        .arg(QString::fromUtf8(gateway::kPublishedContractFamily.data(),
+                                               qsizetype(gateway::kPublishedContractFamily.size())),
+                             quoted(*f))))
+            g->contractFamily = *f;
+    }
     r.finish();
 }
 
@@ -435,6 +445,8 @@ QJsonObject scenarioToJson(const Scenario& s) {
                         {"per_item_ms", s.gateway.perItemMs},
                         {"data_hz", s.gateway.dataHz},
                         {"network_latency_ms", s.gateway.networkLatencyMs}};
+    if (s.gateway.contractFamily != GatewaySpec{}.contractFamily)
+        gateway.insert("contract_family", s.gateway.contractFamily);
     QJsonArray connections;
     for (const ScenarioConnection& c : s.connections) {
         QJsonObject o{{"name", c.name}, {"write_user_id", double(c.writeUserId)}};

@@ -306,6 +306,16 @@ bool ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
             skip(e, failed.join(QStringLiteral("; ")));
         return std::size_t(failed.size()) < targets->size();
     }
+    case TimelineAction::StallReader: {
+        const auto targets = targetsOf(e);
+        if (!targets) {
+            skip(e, QStringLiteral("the run has no gateway \"%1\"").arg(e.gateway));
+            return false;
+        }
+        for (Gateway* g : *targets)
+            g->port->stallReader(fromSeconds(e.durationS));
+        break;
+    }
     default: // the gateway's faults, above
         break;
     }

@@ -18,7 +18,9 @@ QStringList actionParams(TimelineAction a) {
     switch (a) {
     case TimelineAction::Wedge:
     case TimelineAction::SourceOutage:
-    case TimelineAction::RefuseSessions: return {"duration_s"};
+    case TimelineAction::RefuseSessions:
+    case TimelineAction::LoseEvents:
+    case TimelineAction::StallReader: return {"duration_s"};
     case TimelineAction::Slow: return {"factor", "duration_s"};
     case TimelineAction::DropReplies: return {"probability", "duration_s"};
     case TimelineAction::RestartGateway:
@@ -89,6 +91,8 @@ std::optional<TimelineEvent> readEvent(Errors& errors, const QJsonObject& o, con
     case TimelineAction::Wedge:
     case TimelineAction::SourceOutage:
     case TimelineAction::RefuseSessions:
+    case TimelineAction::LoseEvents:
+    case TimelineAction::StallReader:
         if (auto d = r.number("duration_s", Need::Required, limits::kDurationS)) e.durationS = *d;
         break;
     case TimelineAction::DropReplies:

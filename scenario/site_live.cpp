@@ -3,7 +3,7 @@
 namespace stormwatch {
 
 std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<QString, QString>& endpoints,
-                                               QString* error)
+                                               QString* error, QStringList* refusedContracts)
 {
     auto fail = [&](const QString& why) {
         if (error)
@@ -25,8 +25,14 @@ std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<
             o.tls = TlsFiles{g.tlsCa.toStdString(), g.tlsCert.toStdString(), g.tlsKey.toStdString()};
         o.tokenFile = g.tokenFile.toStdString();
         o.contractFile = g.contractFile.toStdString();
-        if (const QString why = GrpcGatewayPort::validate(o); !why.isEmpty())
+        if (refusedContracts) {
+            if (const QString why = GrpcGatewayPort::validateTransport(o); !why.isEmpty())
+                return fail(QStringLiteral("gateway %1: %2").arg(g.name, why));
+            if (const QString why = GrpcGatewayPort::validate(o); !why.isEmpty())
+                *refusedContracts << QStringLiteral("gateway %1: %2").arg(g.name, why);
+        } else if (const QString why = GrpcGatewayPort::validate(o); !why.isEmpty()) {
             return fail(QStringLiteral("gateway %1: %2").arg(g.name, why));
+        }
         ports.emplace(g.name.toStdString(), std::move(o));
     }
     return ports;

@@ -19,10 +19,12 @@ namespace stormwatch {
 
 // Gateway name -> the port options of that gateway; `endpoints` (gateway name -> host:port)
 // reach a gateway elsewhere than its file says (--gateway-endpoint). nullopt with *error
-// naming the gateway or the override that is wrong.
+// naming the gateway or the override that is wrong. With `refusedContracts`, a gateway whose
+// contract does not check is kept and named there instead (its connection is then refused
+// and sends nothing, while the others run: the console shows it).
 using SitePortOptions = std::map<std::string, GrpcPortOptions>;
 std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<QString, QString>& endpoints,
-                                               QString* error);
+                                               QString* error, QStringList* refusedContracts = nullptr);
 
 // --gateway-endpoint values ("NAME=HOST:PORT", repeatable) as gateway name -> host:port;
 // nullopt with *error naming a value without "NAME=". The endpoints are checked against

@@ -84,6 +84,13 @@ GatewayPanel::GatewayPanel(QWidget* parent) : QWidget(parent)
              tr("Tags report Bad quality for the duration"), true, 30);
     addFault(grid, TimelineAction::RefuseSessions, tr("Refuse sessions"),
              tr("OpenSession is refused for the duration"), true, 30);
+    addFault(grid, TimelineAction::LoseEvents, tr("Lose events"),
+             tr("Events are numbered but never sent for the duration: a gap in worker_sequence"), true, 10);
+    addFault(grid, TimelineAction::StallReader, tr("Stall reader"),
+             tr("This client stops reading its event streams for the duration: the gateway's event "
+                "queue for it grows (past its bound the gateway faults the session or disconnects the "
+                "stream)"),
+             true, 10);
 
     auto* content = new QWidget;
     auto* column = new QVBoxLayout(content);

@@ -113,13 +113,27 @@ void MainWindow::updateGatewayState()
 {
     // A gateway none of whose connections can open a session is unreachable, whatever the
     // recovery gate says; the banner says so without stopping anything (not modal).
-    QStringList unreachable;
-    for (const ConnectionInfo& c : m_connections)
+    QStringList unreachable, refused;
+    for (const ConnectionInfo& c : m_connections) {
+        const QString line = c.error.isEmpty() ? c.name : QStringLiteral("%1: %2").arg(c.name, c.error);
         if (c.state == QLatin1String("unreachable"))
-            unreachable << (c.error.isEmpty() ? c.name : QStringLiteral("%1: %2").arg(c.name, c.error));
+            unreachable << line;
+        else if (c.state == QLatin1String("refused"))
+            refused << line;
+    }
     const bool down = !m_connections.isEmpty() && unreachable.size() == m_connections.size();
     m_topologyModel->setGateway(m_gatewayAddress, down ? QStringLiteral("unreachable") : m_recoveryState);
-    if (down) {
+    if (!refused.isEmpty()) {
+        // Said first: nothing will change it but the user (a contract file or a key to fix).
+        m_bannerText->setText(tr("<b>Nothing is sent to %1</b> — %2. Check the gateway's contract with "
+                                 "stormwatch --check-contract FILE.")
+                                  .arg(refused.size() == m_connections.size() ? tr("the gateway")
+                                                                               : tr("%n connection(s)", nullptr,
+                                                                                    int(refused.size())),
+                                       refused.join(QStringLiteral("; ")).toHtmlEscaped()));
+        m_banner->show();
+        m_unreachableBanner = true;
+    } else if (down) {
         m_bannerText->setText(tr("<b>Gateway %1 unreachable</b> — %2. The client keeps retrying with "
                                  "its reconnect backoff.")
                                   .arg(m_gatewayAddress.toHtmlEscaped(),

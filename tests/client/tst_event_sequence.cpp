@@ -1,7 +1,9 @@
-// Lost events: a contract that numbers its events (worker_sequence, contiguous per session)
-// lets the connection count what never arrived. A gap is counted and logged once; a new
-// session's stream numbers from its own start and is no gap. Driven through a scripted port
-// on the VirtualScheduler.
+// Event numbering: a contract that numbers its events (worker_sequence, contiguous per
+// session) lets the connection count what never arrived, and resume a stream that ends while
+// the session is Ready. A gap is counted and logged once; a new session's stream numbers from
+// its own start and is no gap; a resumed stream goes on from the last sequence on the same
+// session with nothing subscribed again; a session the gateway no longer knows is replaced,
+// named. Driven through a scripted port on the VirtualScheduler.
 #include "client/gateway_connection.h"
 #include "client/gateway_port.h"
 #include "client/virtual_scheduler.h"
@@ -33,6 +35,7 @@ public:
     }
     void invoke(const MxCommandRequest&, InvokeDone done) override
     {
+        ++invokes;
         m_s.post([done] {
             MxCommandReply r;
             r.set_success(true);
@@ -47,6 +50,12 @@ public:
         return ++streams;
     }
     void cancelStream(StreamId) override {}
+    bool canResumeEvents() const override { return resumable; }
+    StreamId resumeEvents(const StreamEventsRequest& r, std::uint64_t after, EventFn onEvent, EndFn onEnd) override
+    {
+        resumedAfter.push_back(after);
+        return streamEvents(r, std::move(onEvent), std::move(onEnd));
+    }
     std::string describe() const override { return "scripted"; }
 
     void send(std::uint64_t sequence)
@@ -61,7 +70,17 @@ public:
         event(b);
     }
 
+    // Ends the stream (through a copy: the end may open the next stream, which replaces it).
+    void finish(RpcStatus status)
+    {
+        EndFn e = end;
+        e(std::move(status));
+    }
+
     int sessions = 0;
+    int invokes = 0;
+    bool resumable = false;
+    std::vector<std::uint64_t> resumedAfter;
     StreamId streams = 0;
     EventFn event;
     EndFn end;
@@ -116,6 +135,101 @@ private slots:
         port.send(1);
         port.send(2);
         QCOMPARE(c.stats().eventsLost, std::int64_t(0));
+        c.stop();
+    }
+
+    void aStreamThatEndsWhileReadyResumesAfterTheLastSequence()
+    {
+        VirtualScheduler s;
+        ScriptedPort port(s);
+        port.resumable = true;
+        GatewayConnection c(s, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        std::vector<std::string> lines;
+        c.setLogger([&](Severity, const std::string& m) { lines.push_back(m); });
+        c.start();
+        s.runFor(1s);
+        const int invokesBefore = port.invokes;
+        port.send(1);
+        port.send(2);
+        port.send(3);
+        port.finish(RpcStatus{grpc::StatusCode::CANCELLED, "stream cancelled"});
+        s.runFor(10s);
+        QCOMPARE(port.resumedAfter, std::vector<std::uint64_t>{3});
+        QCOMPARE(port.sessions, 1);               // the same session
+        QCOMPARE(port.invokes, invokesBefore);    // nothing registered nor subscribed again
+        QCOMPARE(c.state(), ConnectionState::Connected);
+        QCOMPARE(c.stats().streamResumes, std::int64_t(1));
+        QCOMPARE(c.stats().reconnects, std::int64_t(0));
+        port.send(4);
+        QCOMPARE(c.stats().eventsLost, std::int64_t(0));
+        // A second end, after events came on the resumed stream, resumes again.
+        port.finish(RpcStatus{grpc::StatusCode::CANCELLED, "stream cancelled"});
+        s.runFor(1s);
+        QCOMPARE(port.resumedAfter, (std::vector<std::uint64_t>{3, 4}));
+        QVERIFY(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+            return l.find("resuming after worker_sequence 3 on the same session") != std::string::npos;
+        }));
+        c.stop();
+    }
+
+    void withoutResumeAStreamEndGivesUpTheSession()
+    {
+        VirtualScheduler s;
+        ScriptedPort port(s);
+        GatewayConnection c(s, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        c.start();
+        s.runFor(1s);
+        port.send(1);
+        port.finish(RpcStatus{grpc::StatusCode::CANCELLED, "stream cancelled"});
+        s.runFor(10s);
+        QVERIFY(port.resumedAfter.empty());
+        QCOMPARE(port.sessions, 2);
+        QCOMPARE(c.stats().reconnects, std::int64_t(1));
+        c.stop();
+    }
+
+    void aSessionTheGatewayFaultedIsReplacedByName()
+    {
+        VirtualScheduler s;
+        ScriptedPort port(s);
+        port.resumable = true;
+        GatewayConnection c(s, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        std::vector<std::string> warnings;
+        c.setLogger([&](Severity severity, const std::string& m) {
+            if (severity == Severity::Warning)
+                warnings.push_back(m);
+        });
+        c.start();
+        s.runFor(1s);
+        port.send(1);
+        port.finish(RpcStatus{grpc::StatusCode::RESOURCE_EXHAUSTED,
+                           "EventQueueOverflow: the subscriber fell 10001 events behind: session faulted"});
+        s.runFor(1ms);
+        QCOMPARE(port.resumedAfter.size(), std::size_t(1));
+        port.finish(RpcStatus{grpc::StatusCode::NOT_FOUND, "unknown session s-1"});
+        s.runFor(10s);
+        QCOMPARE(port.sessions, 2);
+        QCOMPARE(c.stats().reconnects, std::int64_t(1));
+        QVERIFY(!warnings.empty());
+        QVERIFY2(warnings.back().find("no longer knows session s-1") != std::string::npos, warnings.back().c_str());
+        c.stop();
+    }
+
+    void aResumeThatEndsBeforeAnyEventGivesUpTheSession()
+    {
+        VirtualScheduler s;
+        ScriptedPort port(s);
+        port.resumable = true;
+        GatewayConnection c(s, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        c.start();
+        s.runFor(1s);
+        port.send(7);
+        port.finish(RpcStatus{grpc::StatusCode::UNAVAILABLE, "stream reset"});
+        s.runFor(1ms);
+        port.finish(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, "EventSubscriberAlreadyActive"});
+        s.runFor(10s);
+        QCOMPARE(port.resumedAfter, std::vector<std::uint64_t>{7}); // asked once, not forever
+        QCOMPARE(port.sessions, 2);
         c.stop();
     }
 

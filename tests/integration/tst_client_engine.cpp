@@ -31,6 +31,34 @@ struct Recorder : EngineObserver {
     }
 };
 
+// The in-process port, speaking a contract without a SubscribeAlarms command (the published
+// one), or one set up with an error (a contract that does not check).
+class NoAlarmsPort final : public GatewayPort {
+public:
+    explicit NoAlarmsPort(GatewayPort& inner, std::string setupError = {})
+        : m_inner(inner), m_setupError(std::move(setupError))
+    {
+    }
+    const std::string& setupError() const override { return m_setupError; }
+    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override { m_inner.openSession(r, std::move(d)); }
+    void closeSession(const mxgateway::v1::CloseSessionRequest& r, CloseDone d) override
+    {
+        m_inner.closeSession(r, std::move(d));
+    }
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override { m_inner.invoke(r, std::move(d)); }
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn e, EndFn end) override
+    {
+        return m_inner.streamEvents(r, std::move(e), std::move(end));
+    }
+    void cancelStream(StreamId id) override { m_inner.cancelStream(id); }
+    bool canSubscribeAlarms() const override { return false; }
+    std::string describe() const override { return "no alarms"; }
+
+private:
+    GatewayPort& m_inner;
+    std::string m_setupError;
+};
+
 EngineConfig config(const QString& preset, int tags = 10, bool alarms = false)
 {
     EngineConfig c;
@@ -158,6 +186,44 @@ private slots:
             // Off: a fixed 2 × 5 s interval, no in-flight check — 11 in 110 s. On: guarded like tags.
             QCOMPARE(sent, guardOn ? std::int64_t(3) : std::int64_t(11));
         }
+    }
+
+    void anAlarmSubscriptionTheContractCannotCarryIsSaidOnceAndNeverSent()
+    {
+        VirtualGateway gw;
+        NoAlarmsPort port(gw.port);
+        ClientEngine engine(gw.sched, port, config("all", 3, /*alarms=*/true));
+        Recorder rec;
+        engine.setObserver(&rec);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(120s);
+        QCOMPARE(engine.instances()[0]->alarmRequestsSent(), std::int64_t(0));
+        QCOMPARE(std::count_if(rec.logs.begin(), rec.logs.end(),
+                               [](const std::string& l) { return l.find("has no SubscribeAlarms command") != std::string::npos; }),
+                 std::ptrdiff_t(1));
+        QCOMPARE(engine.instances()[0]->counts().good, 3); // the tags themselves are unaffected
+    }
+
+    void aPortThatMaySendNothingIsRefusedAndSaysWhy()
+    {
+        VirtualGateway gw;
+        NoAlarmsPort port(gw.port, "contract site.proto: MxEvent has no field item_handle");
+        ClientEngine engine(gw.sched, port, config("all", 3));
+        Recorder rec;
+        engine.setObserver(&rec);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(300s);
+        const GatewayConnection& c = *engine.connections()[0];
+        QCOMPARE(c.state(), ConnectionState::Refused);
+        QCOMPARE(c.stateText(), std::string("refused"));
+        QVERIFY2(c.lastError().find("MxEvent has no field item_handle") != std::string::npos, c.lastError().c_str());
+        QVERIFY(rec.logged("no command is sent"));
+        QCOMPARE(gw.model.sessionCount(), std::size_t(0));
+        QCOMPARE(gw.model.invokeRpcs(), std::int64_t(0));
+        QCOMPARE(engine.instances()[0]->counts().good, 0);
+        QCOMPARE(c.stats().sessionsOpened, std::int64_t(0));
     }
 
     void sessionSetupPassesARecoveringGate()

@@ -26,7 +26,7 @@ QJsonObject action(double atS, const char* name, QJsonObject params = {})
 }
 
 // Two instances × 244 supervisory tags on one connection; the second deploys at 5 s.
-QJsonObject matrixScenario(const QJsonArray& timeline, double durationS)
+QJsonObject matrixScenario(const QJsonArray& timeline, double durationS, const QString& contractFamily = "stormwatch")
 {
     return QJsonObject{
         {"name", "fault-matrix"},
@@ -34,7 +34,8 @@ QJsonObject matrixScenario(const QJsonArray& timeline, double durationS)
         {"duration_s", durationS},
         {"seed", 11},
         {"gateway", QJsonObject{{"command_ms", 20}, {"per_item_ms", 0.5}, {"data_hz", 1},
-                                {"default_command_timeout_s", 30}, {"network_latency_ms", 1}}},
+                                {"default_command_timeout_s", 30}, {"network_latency_ms", 1},
+                                {"contract_family", contractFamily}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
         {"instances",
          QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 244}},
@@ -57,6 +58,7 @@ Scenario parse(const QJsonObject& o)
 struct CaseResult {
     VariantMetrics metrics;
     std::size_t sessionsLeft = 0;
+    std::int64_t streamsResumed = 0, sessionsFaulted = 0, eventsDropped = 0;
 };
 
 CaseResult runCase(const Scenario& scenario, const QString& variant)
@@ -71,6 +73,9 @@ CaseResult runCase(const Scenario& scenario, const QString& variant)
     CaseResult r;
     r.metrics = runner.run().metrics;
     r.sessionsLeft = runner.model().sessionCount();
+    r.streamsResumed = runner.model().streamsResumed();
+    r.sessionsFaulted = runner.model().sessionsFaulted();
+    r.eventsDropped = runner.model().eventsDropped();
     return r;
 }
 
@@ -150,6 +155,69 @@ private slots:
         QVERIFY(m.maxGatewayOutstandingSubscribes.has_value());
         QCOMPARE(*m.maxGatewayOutstandingSubscribes, qint64(1));
         QVERIFY(m.maxOutstanding <= 1);
+    }
+
+    // The published gateway's event policy (contract_family): a stream that ends is resumed
+    // on the same session with nothing subscribed again; events it numbered and lost are
+    // counted; a reader stalled past its event queue (10,000) has its session faulted, and the
+    // client comes back through a new session, re-subscribed by its guards, no tag orphaned.
+    void publishedGatewayEventFaults_data()
+    {
+        QTest::addColumn<QJsonArray>("timeline");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("fault");
+        struct Fault {
+            const char* name;
+            QJsonArray timeline;
+        };
+        const QList<Fault> faults{
+            {"stream end", {action(20, "end_event_streams")}},
+            {"lose events", {action(20, "lose_events", {{"duration_s", 5}})}},
+            {"stall reader", {action(20, "stall_reader", {{"duration_s", 30}})}},
+            {"killed with calls in flight",
+             {action(4, "wedge", {{"duration_s", 60}}), action(20, "kill_gateway", {{"downtime_s", 5}})}},
+        };
+        for (const Fault& f : faults)
+            for (const char* v : {"lever1", "lever1+2", "all"})
+                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(f.name, v))) << f.timeline << QString(v)
+                                                                                     << QString(f.name);
+    }
+
+    void publishedGatewayEventFaults()
+    {
+        QFETCH(QJsonArray, timeline);
+        QFETCH(QString, variant);
+        QFETCH(QString, fault);
+        const Scenario scenario = parse(matrixScenario(timeline, 300, "mxaccess-gateway-v1"));
+        QVERIFY(!scenario.name.isEmpty());
+        const CaseResult r = runCase(scenario, variant);
+        const VariantMetrics& m = r.metrics;
+        qInfo("%s: good after %s s, %lld add_item_bulk, %lld events lost, %lld resumed, %lld faulted",
+              qPrintable(variant),
+              m.timeToAllGoodS ? qPrintable(QString::number(*m.timeToAllGoodS, 'f', 1)) : "never",
+              static_cast<long long>(m.gatewayRpcsByKind.value("add_item_bulk")),
+              static_cast<long long>(m.eventsLost), static_cast<long long>(r.streamsResumed),
+              static_cast<long long>(r.sessionsFaulted));
+        QCOMPARE(r.sessionsLeft, std::size_t(0));
+        QCOMPARE(m.orphanedTagSeconds, 0.0);
+        QVERIFY2(m.timeToAllGoodS && *m.timeToAllGoodS <= 60, qPrintable(QString::number(m.timeToAllGoodS.value_or(-1))));
+        QVERIFY(m.maxOutstanding <= 1);
+        // No supervisory flag in the published contract: every preset fans out per item.
+        QCOMPARE(m.gatewayRpcsByKind.value("subscribe_bulk"), qint64(0));
+        const qint64 subscribes = m.gatewayRpcsByKind.value("add_item_bulk");
+        if (fault == "stream end") {
+            QCOMPARE(r.streamsResumed, std::int64_t(1));
+            QCOMPARE(subscribes, qint64(2)); // one per instance: nothing subscribed again
+            QCOMPARE(m.eventsLost, qint64(0));
+        } else if (fault == "lose events") {
+            // What the gateway numbered and dropped, as the client counted it: 5 s of 488 tags at 1 Hz.
+            QVERIFY(r.eventsDropped >= 4 * 488 && r.eventsDropped <= 6 * 488);
+            QCOMPARE(m.eventsLost, qint64(r.eventsDropped));
+            QCOMPARE(subscribes, qint64(2));
+        } else if (fault == "stall reader") {
+            QCOMPARE(r.sessionsFaulted, std::int64_t(1));
+            QCOMPARE(subscribes, qint64(4)); // both instances again, on the new session
+        }
     }
 
     // Defect 1: the kill instant swept across inst-b's deploy window (its subscribe out at

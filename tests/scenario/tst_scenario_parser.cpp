@@ -142,7 +142,8 @@ void TestScenarioParser::validationRule_data() {
     row("action type", set("timeline/0/action", 1), "$.timeline[0].action", "expected string, got number");
     row("action known", set("timeline/1/action", "wedgee"), "$.timeline[1].action",
         "unknown action \"wedgee\" (valid: wedge, slow, drop_replies, restart_gateway, end_event_streams, "
-        "source_outage, refuse_sessions, redeploy, set_levers, set_capability, kill_gateway)");
+        "source_outage, refuse_sessions, redeploy, set_levers, set_capability, kill_gateway, lose_events, "
+        "stall_reader)");
     row("wedge duration required", removed("timeline/0/duration_s"), "$.timeline[0].duration_s",
         "required key missing");
     row("wedge duration > 0", set("timeline/0/duration_s", -5), "$.timeline[0].duration_s", "must be > 0 s (got -5)");

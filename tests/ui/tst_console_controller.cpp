@@ -192,6 +192,44 @@ private slots:
         QVERIFY2(wall.elapsed() < kLiveTimeoutMs + 5000, "tearing down against a dead gateway must not hang");
     }
 
+    // A gateway whose contract does not check: the console still opens, its connection is
+    // refused with the element named, and the gateway gets no session and no Invoke.
+    void aContractThatDoesNotCheckIsRefusedOnItsConnection()
+    {
+        gateway::MockGatewayServer server;
+        QVERIFY2(server.start("127.0.0.1:0"), server.lastError().c_str());
+        QTemporaryDir dir;
+        QFile in(QStringLiteral(CONTRACTS_DIR "/mxaccess-gateway-v1.proto"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(in.readAll());
+        const QString line = QStringLiteral("  int32 item_handle = 5;\n");
+        QVERIFY(text.contains(line));
+        text.remove(line);
+        QFile out(dir.filePath("broken.proto"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text.toUtf8());
+        out.close();
+
+        FakeView view;
+        ConsoleController c(&view);
+        GrpcPortOptions port;
+        port.address = server.address();
+        port.contractFile = out.fileName().toStdString();
+        QString error;
+        QVERIFY2(c.startExternal(port, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("refused"), kLiveTimeoutMs);
+        QVERIFY2(view.connections.value(0).error.contains("MxEvent has no field item_handle"),
+                 qPrintable(view.connections.value(0).error));
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("no command is sent"), kLiveTimeoutMs);
+        QTest::qWait(500);
+        const auto stats = server.runOnModel([](gateway::GatewayModel& m) {
+            return std::pair{m.sessionCount(), m.invokeRpcs()};
+        });
+        QCOMPARE(stats.first, std::size_t(0));
+        QCOMPARE(stats.second, std::int64_t(0));
+        QCOMPARE(view.goodTags(), 0);
+    }
+
     // An external mxgw-mock process serves MockGatewayControl: faults, the capability toggle
     // and the gateway's own counters work against it as against the embedded one. A wedge
     // from the panel, then a redeploy, and its STA queue rises in the load plot.

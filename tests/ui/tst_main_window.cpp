@@ -287,6 +287,17 @@ private slots:
         QCOMPARE(spy.at(4).at(0).value<TimelineEvent>().action, TimelineAction::EndEventStreams);
         QCOMPARE(spy.at(5).at(0).value<TimelineEvent>().action, TimelineAction::SourceOutage);
         QCOMPARE(spy.at(6).at(0).value<TimelineEvent>().durationS, 30.0);
+
+        child<QDoubleSpinBox>(w, "lose_events_duration")->setValue(3);
+        child<QPushButton>(w, "fault_lose_events")->click();
+        fault = spy.at(7).at(0).value<TimelineEvent>();
+        QCOMPARE(fault.action, TimelineAction::LoseEvents);
+        QCOMPARE(fault.durationS, 3.0);
+        child<QDoubleSpinBox>(w, "stall_reader_duration")->setValue(20);
+        child<QPushButton>(w, "fault_stall_reader")->click();
+        fault = spy.at(8).at(0).value<TimelineEvent>();
+        QCOMPARE(fault.action, TimelineAction::StallReader);
+        QCOMPARE(fault.durationS, 20.0);
     }
 
     void faultsUnavailableDisablesTheButtonsAndSaysWhy()
@@ -396,6 +407,38 @@ private slots:
         QVERIFY(!w.loadScenario(path));
         QVERIFY(w.scenarioPanel()->description().contains("duration_s"));
         QVERIFY(!child<QPushButton>(w, "play")->isEnabled());
+    }
+
+    // A connection whose contract does not check sends nothing: the banner says which and why,
+    // until it is no longer refused, and the topology shows its state in red.
+    void aRefusedConnectionIsSaidInTheBanner()
+    {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.setSettingsFile(dir.filePath("s.ini"));
+        w.setGatewaySummary(QStringLiteral("gw-a 127.0.0.1:1, gw-b 127.0.0.1:2"), QStringLiteral("normal"));
+        ConnectionInfo refused = connectionInfo();
+        refused.name = QStringLiteral("gw-a");
+        refused.state = QStringLiteral("refused");
+        refused.error = QStringLiteral("refused: contract site.proto: MxEvent has no field item_handle");
+        refused.sessionId.clear();
+        ConnectionInfo up = connectionInfo();
+        up.name = QStringLiteral("gw-b");
+        w.setConnectionInfo({refused, up});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* banner = child<QLabel>(w, "errorBanner");
+        QVERIFY(banner->isVisible());
+        QVERIFY2(banner->text().contains(QStringLiteral("Nothing is sent to 1 connection")), qPrintable(banner->text()));
+        QVERIFY2(banner->text().contains(QStringLiteral("gw-a: refused: contract site.proto: MxEvent has no field item_handle")),
+                 qPrintable(banner->text()));
+        QVERIFY(banner->text().contains(QStringLiteral("--check-contract")));
+        QCOMPARE(TopologyModel::stateColor(QStringLiteral("refused")), TopologyModel::stateColor(QStringLiteral("unreachable")));
+        // Fixed (a new run with the gateway's own contract): the banner goes.
+        refused.state = QStringLiteral("connected");
+        refused.error.clear();
+        w.setConnectionInfo({refused, up});
+        QTRY_VERIFY(!banner->isVisible());
     }
 
     // At 1024 px a site's long texts do not fit: the address and the sessions are elided

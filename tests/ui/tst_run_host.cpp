@@ -508,6 +508,38 @@ private slots:
         QCOMPARE(seriesLabels, QSet<QString>({"", "gateway:gw-a", "gateway:gw-b"}));
     }
 
+    // Events the published gateway numbered and never sent: a plot marker says how many,
+    // where it was seen, and the log says which numbers.
+    void lostEventsAreMarkedOnThePlots()
+    {
+        Scenario s = twoGateways();
+        s.durationS = 30;
+        s.gateway.contractFamily = QStringLiteral("mxaccess-gateway-v1");
+        TimelineEvent lose;
+        lose.action = TimelineAction::LoseEvents;
+        lose.atS = 10;
+        lose.durationS = 2;
+        lose.gateway = "gw-b";
+        s.timeline = {lose};
+        RunHost host;
+        QVector<RunHost::Marker> markers;
+        QVector<LogEntry> log;
+        connect(&host, &RunHost::markersAdded, this, [&](const auto& m) { markers += m; });
+        connect(&host, &RunHost::logEntries, this, [&](const auto& e) { log += e; });
+        QSignalSpy finished(&host, &RunHost::finished);
+        QString error;
+        QVERIFY2(host.start(s, QString(), RunHost::kMaxSpeed, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, kTimeoutMs);
+        const auto lost = std::find_if(markers.begin(), markers.end(),
+                                       [](const RunHost::Marker& m) { return m.label.endsWith(" events lost"); });
+        QVERIFY(lost != markers.end());
+        QVERIFY2(lost->tS >= 10 && lost->tS <= 14, qPrintable(QString::number(lost->tS)));
+        // About 2 s of gw-b's 10 tags at 2 Hz (4 or 5 ticks, by where the window falls).
+        const int count = lost->label.section(QLatin1Char(' '), 0, 0).toInt();
+        QVERIFY2(count >= 30 && count <= 50, qPrintable(lost->label));
+        QVERIFY(anyLog(log, QString(), QStringLiteral("events this client never received")));
+    }
+
     // One unnamed gateway (every scenario without a site): nothing per gateway.
     void aRunOnOneGatewayHasNoGatewayNames()
     {

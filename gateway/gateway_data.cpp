@@ -17,27 +17,25 @@ GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& req
                                                   StreamOptions options)
 {
     Stream stream;
-    stream.sessionId = request.session_id();
     stream.onEvent = std::move(onEvent);
-    stream.onEnd = std::move(onEnd);
-    stream.reader = std::move(options.reader);
-    return openStream(request, std::move(stream), options.resumeAfter);
+    return openStream(request, std::move(stream), std::move(onEnd), std::move(options));
 }
 
 GatewayModel::StreamId GatewayModel::streamEventsShared(const StreamEventsRequest& request, SharedEventFn onEvent,
                                                         EndFn onEnd, StreamOptions options)
 {
     Stream stream;
-    stream.sessionId = request.session_id();
     stream.onShared = std::move(onEvent);
-    stream.onEnd = std::move(onEnd);
-    stream.reader = std::move(options.reader);
-    return openStream(request, std::move(stream), options.resumeAfter);
+    return openStream(request, std::move(stream), std::move(onEnd), std::move(options));
 }
 
-GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& request, Stream stream,
-                                                std::uint64_t resumeAfter)
+GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& request, Stream stream, EndFn onEnd,
+                                                StreamOptions options)
 {
+    stream.sessionId = request.session_id();
+    stream.onEnd = std::move(onEnd);
+    stream.reader = std::move(options.reader);
+    const std::uint64_t resumeAfter = options.resumeAfter;
     const StreamId id = m_nextStream++;
     m_streams.emplace(id, std::move(stream));
     CallStatus refused;

@@ -190,7 +190,9 @@ private:
         std::shared_ptr<EventReader> reader;
         std::uint64_t delivered = 0; // events handed to the transport (counted with a reader)
     };
-    StreamId openStream(const mxgateway::v1::StreamEventsRequest& request, Stream stream, std::uint64_t resumeAfter);
+    // `stream` has its event callback; the rest comes from the request, onEnd and options.
+    StreamId openStream(const mxgateway::v1::StreamEventsRequest& request, Stream stream, EndFn onEnd,
+                        StreamOptions options);
     void replayTo(StreamId id, std::uint64_t after);
     // Hands `batch` to the stream, then applies the backpressure policy when its reader is
     // too far behind (the stream, or its whole session, may be gone on return).

@@ -276,7 +276,10 @@ void RunHost::Worker::sendStep()
             b.logs.push_back(LogEntry{m_virtualS, wall,
                                       int(c.state == QLatin1String("connected") ? Severity::Info
                                                                                 : Severity::Warning),
-                                      c.name, QStringLiteral("connection %1").arg(c.state)});
+                                      c.name,
+                                      c.state == QLatin1String("refused")
+                                          ? QStringLiteral("nothing is sent to this gateway: %1").arg(c.error)
+                                          : QStringLiteral("connection %1").arg(c.state)});
         m_connectionStates.insert(c.name, c.state);
     }
     // Events the gateway numbered and this client never got: a marker where it was seen (the

@@ -113,13 +113,18 @@ void MainWindow::updateGatewayState()
 {
     // A gateway none of whose connections can open a session is unreachable, whatever the
     // recovery gate says; the banner says so without stopping anything (not modal).
-    QStringList unreachable, refused;
+    QStringList unreachable, refused, refusedWhole;
     for (const ConnectionInfo& c : m_connections) {
         const QString line = c.error.isEmpty() ? c.name : QStringLiteral("%1: %2").arg(c.name, c.error);
-        if (c.state == QLatin1String("unreachable"))
+        if (c.state == QLatin1String("unreachable")) {
             unreachable << line;
-        else if (c.state == QLatin1String("refused"))
-            refused << line;
+        } else if (c.state == QLatin1String("refused")) {
+            // A contract's check lists what the message has instead: the banner keeps the
+            // first words, the tooltip, the topology and the log have it all.
+            constexpr qsizetype kShown = 200;
+            refused << (line.size() > kShown ? line.left(kShown) + QChar(0x2026) : line);
+            refusedWhole << line;
+        }
     }
     const bool down = !m_connections.isEmpty() && unreachable.size() == m_connections.size();
     m_topologyModel->setGateway(m_gatewayAddress, down ? QStringLiteral("unreachable") : m_recoveryState);
@@ -131,9 +136,11 @@ void MainWindow::updateGatewayState()
                                                                                : tr("%n connection(s)", nullptr,
                                                                                     int(refused.size())),
                                        refused.join(QStringLiteral("; ")).toHtmlEscaped()));
+        m_bannerText->setToolTip(refusedWhole.join(QLatin1Char('\n')));
         m_banner->show();
         m_unreachableBanner = true;
     } else if (down) {
+        m_bannerText->setToolTip(QString());
         m_bannerText->setText(tr("<b>Gateway %1 unreachable</b> — %2. The client keeps retrying with "
                                  "its reconnect backoff.")
                                   .arg(m_gatewayAddress.toHtmlEscaped(),
@@ -141,6 +148,7 @@ void MainWindow::updateGatewayState()
         m_banner->show();
         m_unreachableBanner = true;
     } else if (m_unreachableBanner) {
+        m_bannerText->setToolTip(QString());
         m_banner->hide();
         m_unreachableBanner = false;
     }

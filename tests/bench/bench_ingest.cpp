@@ -53,8 +53,11 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "%s\n", error.c_str());
         return 1;
     }
-    if (!options.contractFile.empty())
+    if (!options.contractFile.empty()) {
         config = gateway::configForContract(*codec, config);
+        // What the client can take, not where the gateway's backpressure cuts it off.
+        config.eventQueueCapacity = 0;
+    }
     gateway::MockGatewayServer server(config, options.contractFile.empty() ? nullptr : codec);
     if (!server.start("127.0.0.1:0")) {
         std::fprintf(stderr, "mock did not start: %s\n", server.lastError().c_str());

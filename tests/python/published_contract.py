@@ -79,6 +79,14 @@ def start_mock(path, contract, unknown_file, extra=()):
     return proc, int(match.group(1))
 
 
+def stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def status_of(call):
     import grpc
     try:
@@ -111,11 +119,7 @@ def check_api_keys(args, pb, rpc, unknown_file):
               code == grpc.StatusCode.PERMISSION_DENIED and "invoke:read" in detail and "s3cret" not in detail,
               (code, detail))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         os.unlink(keys.name)
 
 
@@ -240,11 +244,7 @@ def main():
         check("the mock is still up", proc.poll() is None)
         check_api_keys(args, pb, rpc, unknown.name)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         os.unlink(unknown.name)
         passed = sum(results)
         print("%d passed, %d failed" % (passed, len(results) - passed), flush=True)

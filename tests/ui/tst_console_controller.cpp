@@ -221,6 +221,7 @@ private slots:
         QVERIFY2(view.connections.value(0).error.contains("MxEvent has no field item_handle"),
                  qPrintable(view.connections.value(0).error));
         QTRY_VERIFY_WITH_TIMEOUT(view.logContains("no command is sent"), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("nothing is sent to this gateway: refused: contract"), kLiveTimeoutMs);
         QTest::qWait(500);
         const auto stats = server.runOnModel([](gateway::GatewayModel& m) {
             return std::pair{m.sessionCount(), m.invokeRpcs()};

@@ -434,6 +434,16 @@ private slots:
                  qPrintable(banner->text()));
         QVERIFY(banner->text().contains(QStringLiteral("--check-contract")));
         QCOMPARE(TopologyModel::stateColor(QStringLiteral("refused")), TopologyModel::stateColor(QStringLiteral("unreachable")));
+        // A long check (what the message has instead, field by field) is cut in the banner and
+        // whole in its tooltip.
+        const QString tail = QStringLiteral(" (there: session_id = 1 (string), worker_sequence = 2 (uint64)") +
+                             QString(300, QLatin1Char('x')) + QStringLiteral(")");
+        refused.error += tail;
+        w.setConnectionInfo({refused, up});
+        QVERIFY2(!banner->text().contains(tail.right(40)), qPrintable(banner->text()));
+        QVERIFY(banner->text().contains(QChar(0x2026)));
+        QVERIFY(banner->toolTip().contains(tail));
+        QVERIFY(banner->height() < w.height() / 4);
         // Fixed (a new run with the gateway's own contract): the banner goes.
         refused.state = QStringLiteral("connected");
         refused.error.clear();

@@ -15,8 +15,8 @@
 namespace stormwatch {
 
 // What each data change reads and writes comes first, in 56 bytes (the text's std::string
-// included), and a state starts a cache line (issue 14: at 5,000 tags an instance these
-// states outgrow the cache; unaligned, half the changes touched two lines of their tag).
+// included), and a state starts a cache line (at site scale an instance's states outgrow the
+// cache; unaligned, a change could touch two lines of its tag).
 struct alignas(64) TagState {
     int quality = kQualityUncertain; // no value yet
     std::int32_t itemHandle = 0;

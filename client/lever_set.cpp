@@ -145,7 +145,7 @@ void applyRecovery(const QJsonObject& obj, RecoveryConfig& cfg, QStringList& err
     }
     // Ranges, checked on the result so a partial override is judged with its base. Every
     // period is at most a day and the multiplier at most 100, so a backoff step never
-    // overflows (issue 15).
+    // overflows.
     auto period = [&](const char* key, double v) {
         if (!(v > 0 && v <= kMaxRecoverySeconds))
             errors << QString("recovery.%1 must be > 0 and <= %2 (got %3)")

@@ -1,5 +1,5 @@
 #pragma once
-// The protective levers (DESIGN.md "Levers"), switchable at run time and named by preset.
+// The protective levers (docs/ARCHITECTURE.md), switchable at run time and named by preset.
 // JSON form: a preset name ("lever1"), or an object that starts from "preset" (from
 // "levers-off" when absent, so an inline set says exactly what it turns on) and overrides
 // single levers:

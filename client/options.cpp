@@ -20,7 +20,7 @@ struct Key {
     Field field;
 };
 
-// One row per option, in DESIGN.md order: the single list that parsing, printing and the
+// One row per option, in the bridge's own order: the single list that parsing, printing and the
 // "valid keys" message all read.
 const Key kKeys[] = {
     {"TagSubscribeRetryIntervalMs", &ClientOptions::tagSubscribeRetryIntervalMs},

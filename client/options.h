@@ -1,6 +1,6 @@
 #pragma once
-// Client options (DESIGN.md "Options"): validated at start; a bad value names the key, the
-// value and the rule. Keys are exactly the DESIGN.md names, in JSON and on the command line
+// Client options: validated at start; a bad value names the key, the value and the rule.
+// Keys are exactly the bridge's configuration names, in JSON and on the command line
 // (--option KEY=VALUE).
 
 #include "client/defaults.h"

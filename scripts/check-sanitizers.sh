@@ -110,11 +110,15 @@ run_asan() {
 # convention of tests/CMakeLists.txt; ctest cannot name a test's executable before it is
 # built), a -DCHECK=... program a cmake -P test runs, and the binaries suites start.
 tsan_targets() {
+  # Ninja's target list of a fresh build tree is larger than one environment variable may
+  # be (execve's E2BIG), so it goes through a file.
   local known
-  known=$(ninja -C build-tsan -t targets all | sed -n 's/: .*//p')
-  ctest --test-dir build-tsan -N --show-only=json-v1 -R "$TSAN_SUITES" | KNOWN="$known" python3 -c '
+  known=$(mktemp)
+  ninja -C build-tsan -t targets all | sed -n 's/: .*//p' > "$known"
+  ctest --test-dir build-tsan -N --show-only=json-v1 -R "$TSAN_SUITES" | KNOWN_FILE="$known" python3 -c '
 import json, os, sys
-known = set(os.environ["KNOWN"].split())
+with open(os.environ["KNOWN_FILE"]) as f:
+    known = set(f.read().split())
 names = {"stormwatch", "mxgw-mock"}
 for test in json.load(sys.stdin)["tests"]:
     candidates = ["test_" + test["name"].replace(".", "_")]
@@ -125,6 +129,9 @@ for test in json.load(sys.stdin)["tests"]:
         sys.exit("check-sanitizers: no target builds the TSan suite " + test["name"])
     names.update(found)
 print(" ".join(sorted(names)))'
+  local found=$?
+  rm -f "$known"
+  return $found
 }
 
 run_tsan() {

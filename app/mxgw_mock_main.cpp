@@ -174,6 +174,9 @@ int main(int argc, char** argv)
          "a missing or unknown key is UNAUTHENTICATED, a key without the scope PERMISSION_DENIED. One key a line: "
          "'mxgw_<key-id>_<secret> scope[,scope...]', '#' comments (default: every call is served).",
          "file"},
+        {"no-reflection",
+         "Serve no gRPC server reflection (UNIMPLEMENTED), as a gateway without it: a client must be given the "
+         "contract (default: reflection describes the contract served)."},
         {"reuse-handles",
          "Hand a removed item's handle out again: a new item gets the lowest freed handle of its session, "
          "as some gateways do (default: off, item handles only count up)."},
@@ -281,6 +284,7 @@ int main(int argc, char** argv)
     }
     MockGatewayServer server(config, contract);
     server.setApiKeys(apiKeys);
+    server.setServeReflection(!parser.isSet("no-reflection"));
     if (!server.start(listen.toStdString())) {
         std::fprintf(stderr, "mxgw-mock: %s\n", server.lastError().c_str());
         return 1;

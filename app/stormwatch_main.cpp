@@ -398,13 +398,16 @@ std::optional<GatewayFailure> probeGateway(const GrpcPortOptions& options)
         sessionId = reply.session_id();
         loop.quit();
     });
-    QTimer::singleShot(std::chrono::duration_cast<std::chrono::milliseconds>(options.connectTimeout) +
+    // Reading the contract by server reflection comes first, under the same timeout.
+    QTimer::singleShot(2 * std::chrono::duration_cast<std::chrono::milliseconds>(options.connectTimeout) +
                            std::chrono::seconds(1),
                        &loop, &QEventLoop::quit);
     if (!opened)
         loop.exec();
     if (!opened)
         return GatewayFailure{"no answer to OpenSession", false};
+    if (!port.setupError().empty()) // the contract the gateway described does not check
+        return GatewayFailure{port.setupError(), true};
     if (!opened->ok())
         return GrpcGatewayPort::explainFailure(*opened, options);
     mxgateway::v1::CloseSessionRequest close;

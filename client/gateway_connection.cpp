@@ -149,14 +149,18 @@ void GatewayConnection::start()
 {
     if (m_state != ConnectionState::Stopped)
         return;
-    if (const std::string& why = m_port.setupError(); !why.empty()) {
-        // Not a failure to retry: nothing may leave for this gateway until it is fixed.
-        m_lastError = escapeLogText("refused: " + why);
-        log(Severity::Error, "no command is sent to " + m_port.describe() + ": " + why);
-        setState(ConnectionState::Refused);
-        return;
-    }
+    if (!m_port.setupError().empty())
+        return refuse();
     openSession();
+}
+
+// Not a failure to retry: nothing may leave for this gateway until the options change.
+void GatewayConnection::refuse()
+{
+    const std::string& why = m_port.setupError();
+    m_lastError = escapeLogText("refused: " + why);
+    log(Severity::Error, "no command is sent to " + m_port.describe() + ": " + why);
+    setState(ConnectionState::Refused);
 }
 
 void GatewayConnection::stop()
@@ -260,6 +264,8 @@ void GatewayConnection::openSession()
             });
             return;
         }
+        if (!status.ok() && !m_port.setupError().empty())
+            return refuse(); // the contract the gateway described does not check
         if (!status.ok()) {
             m_lastError = escapeLogText("OpenSession failed: " + status.toString());
             m_openFailed = true;

@@ -277,6 +277,7 @@ private:
 
     // session lifecycle (gateway_connection.cpp)
     void openSession();
+    void refuse(); // the port's setup error: Refused, said once
     void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);
     void onRegistered(std::int32_t serverHandle);
     // Opens the session's event stream: fresh (0) or after that sequence.

@@ -1,26 +1,20 @@
 #include "grpc_gateway_port.h"
 
+#include "grpc_port_internal.h"
 #include "log_text.h"
 
 #include "proto/grpc_bytes.h"
 
 #include "wire/contract.h"
+#include "wire/contract_check.h"
 #include "wire/wire_codec.h"
 
 #include <QLoggingCategory>
-#include <QRegularExpression>
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
-#include <filesystem>
-#include <fstream>
-#include <limits>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/support/proto_buffer_reader.h>
 #include <mutex>
-#include <regex>
-#include <sstream>
 #include <vector>
 
 Q_LOGGING_CATEGORY(lcGrpcPort, "stormwatch.client.grpc")
@@ -35,87 +29,12 @@ namespace {
 constexpr int kMaxReceiveMessageBytes = 64 * 1024 * 1024;
 // How long destruction waits for gRPC to release cancelled calls.
 constexpr auto kShutdownWait = std::chrono::seconds(5);
-
-RpcStatus toRpcStatus(const grpc::Status& status)
-{
-    return RpcStatus{status.error_code(), status.error_message()};
-}
-
-// Reads a whole file; an error sentence naming `what` and `path` (never the contents).
-std::optional<std::string> readFile(const std::string& what, const std::string& path,
-                                    std::string& error)
-{
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-        error = what + " '" + path + "' does not exist";
-        return std::nullopt;
-    }
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        error = what + " '" + path + "' is not a regular file";
-        return std::nullopt;
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    if (in)
-        text << in.rdbuf();
-    if (!in || in.bad()) {
-        error = what + " '" + path + "' cannot be read";
-        return std::nullopt;
-    }
-    return text.str();
-}
-
-std::optional<std::string> readPem(const std::string& what, const std::string& path,
-                                   std::string& error)
-{
-    auto text = readFile(what, path, error);
-    if (text && text->find("-----BEGIN ") == std::string::npos) {
-        error = what + " '" + path + "' is not a PEM file";
-        return std::nullopt;
-    }
-    return text;
-}
-
-// The token with surrounding whitespace trimmed; it must fit in an HTTP/2 header value.
-std::optional<std::string> readToken(const std::string& path, std::string& error)
-{
-    auto text = readFile("token file", path, error);
-    if (!text)
-        return std::nullopt;
-    const auto first = text->find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) {
-        error = "token file '" + path + "' is empty";
-        return std::nullopt;
-    }
-    const auto last = text->find_last_not_of(" \t\r\n");
-    std::string token = text->substr(first, last - first + 1);
-    for (unsigned char c : token) {
-        if (c < 0x20 || c > 0x7e) {
-            error = "token file '" + path + "' holds characters not allowed in a header";
-            return std::nullopt;
-        }
-    }
-    return token;
-}
-
-bool looksLikeHostPort(const std::string& address)
-{
-    static const std::regex pattern(R"(^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})$)");
-    std::smatch match;
-    if (!std::regex_match(address, match, pattern))
-        return false;
-    const int port = std::stoi(match[2].str());
-    return port >= 1 && port <= 65535;
-}
+// Never expected: calls wait for the contract (holdForContract); a guard, not a path.
+constexpr const char* kNoContractYet = "not sent: the gateway's contract is not known";
 
 } // namespace
 
 // ---------------------------------------------------------------------------------------
-
-struct GrpcGatewayPort::Call {
-    virtual ~Call() = default;
-    grpc::ClientContext context;
-};
 
 namespace {
 
@@ -135,151 +54,6 @@ std::string replyOf(GrpcGatewayPort::Call& call)
 
 } // namespace
 
-struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
-    std::shared_ptr<grpc::Channel> channel;
-    std::unique_ptr<grpc::GenericStub> stub;
-    std::shared_ptr<const wire::WireCodec> codec;
-    GrpcGatewayPort* port = nullptr; // owner thread only; null once the port is gone
-
-    mutable std::mutex mutex;
-    std::condition_variable idle;
-    Scheduler* scheduler = nullptr; // null once the port is gone: late completions drop
-    std::unordered_map<std::uint64_t, std::shared_ptr<Call>> calls; // started, not released
-    std::uint64_t nextKey = 1;
-    // The reader is stalled (stallReader): streams stop reading, and gRPC's flow control
-    // holds the gateway's writes back. Each stream parks its next read here until the end.
-    bool readerStalled = false;
-    std::vector<std::function<void()>> parkedReads;
-
-    // A stream's next read: now, or parked while the reader is stalled (false).
-    bool readNowOrPark(std::function<void()> read)
-    {
-        std::lock_guard lock(mutex);
-        if (!readerStalled)
-            return true;
-        parkedReads.push_back(std::move(read));
-        return false;
-    }
-    void endStall()
-    {
-        std::vector<std::function<void()>> reads;
-        {
-            std::lock_guard lock(mutex);
-            readerStalled = false;
-            reads.swap(parkedReads);
-        }
-        for (auto& read : reads)
-            read();
-    }
-
-    std::uint64_t add(std::shared_ptr<Call> call)
-    {
-        std::lock_guard lock(mutex);
-        const std::uint64_t key = nextKey++;
-        calls.emplace(key, std::move(call));
-        return key;
-    }
-
-    // From gRPC threads: hand a result to the owner's thread.
-    void post(Scheduler::Task task)
-    {
-        std::lock_guard lock(mutex);
-        if (scheduler)
-            scheduler->post(std::move(task));
-    }
-    void postCompletion(std::uint64_t key, const grpc::Status& status, std::shared_ptr<Call> call)
-    {
-        post([self = shared_from_this(), key, rpc = toRpcStatus(status), call] {
-            if (self->port)
-                self->port->completeCall(key, rpc, *call);
-        });
-    }
-    // Events read and not yet delivered, in order. A contract that sends one message per
-    // change would otherwise cost a post to the owner per change: consecutive numbered data
-    // changes are merged into one batch (only where their sequences follow each other, so a
-    // gap is still seen), and the owner is posted to only when the queue was empty.
-    struct PendingEvents {
-        std::mutex mutex;
-        std::deque<MxEventBatch> queue;
-    };
-    void postEvent(StreamId id, const std::shared_ptr<PendingEvents>& pending, MxEventBatch&& event)
-    {
-        {
-            std::lock_guard lock(pending->mutex);
-            const bool wasEmpty = pending->queue.empty();
-            if (!wasEmpty && mergeInto(pending->queue.back(), event))
-                return;
-            pending->queue.push_back(std::move(event));
-            if (!wasEmpty)
-                return;
-        }
-        post([self = shared_from_this(), id, pending] {
-            std::deque<MxEventBatch> events;
-            {
-                std::lock_guard lock(pending->mutex);
-                events.swap(pending->queue);
-            }
-            for (const auto& e : events)
-                if (self->port)
-                    self->port->deliverEvent(id, e);
-        });
-    }
-    static bool mergeInto(MxEventBatch& into, const MxEventBatch& next)
-    {
-        using Kind = MxEventBatch::Kind;
-        if (into.kind != Kind::DataChanges || next.kind != Kind::DataChanges)
-            return false;
-        // Only numbered events (a contract of one event per change): a batch of ours is one
-        // tick already, and is delivered as the gateway sent it.
-        if (into.sequence == 0 || next.firstSequence != into.sequence + 1)
-            return false;
-        const std::uint64_t textBase = into.texts.size();
-        for (MxChange c : next.changes) {
-            if (c.kind == MxValueKind::String)
-                c.text += textBase;
-            into.changes.push_back(c);
-        }
-        into.texts.insert(into.texts.end(), next.texts.begin(), next.texts.end());
-        into.sequence = next.sequence;
-        return true;
-    }
-    void postEnd(StreamId id, const grpc::Status& status)
-    {
-        post([self = shared_from_this(), id, rpc = toRpcStatus(status)] {
-            if (self->port)
-                self->port->deliverEnd(id, rpc);
-        });
-    }
-
-    // gRPC is done with the call: drop it from the registry (the last reference may be
-    // released here, outside the lock, even from inside the call's own reaction).
-    void release(std::uint64_t key)
-    {
-        std::shared_ptr<Call> call;
-        std::lock_guard lock(mutex);
-        auto it = calls.find(key);
-        if (it == calls.end())
-            return;
-        call = std::move(it->second); // destroyed after the lock is released
-        calls.erase(it);
-        if (calls.empty())
-            idle.notify_all();
-    }
-
-    // TryCancel may run reactions inline on this thread, so it is called without the lock.
-    void cancel(std::uint64_t key)
-    {
-        std::shared_ptr<Call> call;
-        {
-            std::lock_guard lock(mutex);
-            auto it = calls.find(key);
-            if (it == calls.end())
-                return;
-            call = it->second;
-        }
-        call->context.TryCancel();
-    }
-};
 
 namespace {
 
@@ -396,14 +170,15 @@ GrpcGatewayPort::GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options)
         credentials = grpc::InsecureChannelCredentials();
     }
 
-    if (m_setupError.empty())
+    m_discover = m_options.contractFile.empty() && m_options.contractProfile.empty();
+    if (m_setupError.empty() && !m_discover)
         m_shared->codec = codecFor(m_options, m_setupError);
     if (!m_setupError.empty()) {
         qCWarning(lcGrpcPort, "gateway port %s unusable: %s", describe().c_str(),
                   m_setupError.c_str());
         return;
     }
-    if (!m_shared->codec->check().contract->isCompiled())
+    if (m_shared->codec && !m_shared->codec->check().contract->isCompiled())
         qCInfo(lcGrpcPort, "gateway port %s: %s", describe().c_str(), m_shared->codec->check().summary().c_str());
 
     grpc::ChannelArguments args;
@@ -452,141 +227,10 @@ std::size_t GrpcGatewayPort::callsInFlight() const
     return m_shared->calls.size();
 }
 
-QString GrpcGatewayPort::validate(const GrpcPortOptions& options)
-{
-    if (!looksLikeHostPort(options.address))
-        return QStringLiteral("gateway address '%1' is not host:port (e.g. 127.0.0.1:50051)")
-            .arg(QString::fromStdString(options.address));
-    if (options.invokeDeadline.count() < 0)
-        return QStringLiteral("the Invoke deadline must not be negative");
-    if (options.connectTimeout.count() < 0)
-        return QStringLiteral("the connect timeout must not be negative");
-    std::string error;
-    if (!options.tokenFile.empty() && !readToken(options.tokenFile, error))
-        return QString::fromStdString(error);
-    if (options.tls) {
-        const TlsFiles& files = *options.tls;
-        if (files.certFile.empty() != files.keyFile.empty())
-            return QString::fromStdString(
-                files.certFile.empty()
-                    ? "TLS key file '" + files.keyFile + "' given without a certificate file"
-                    : "TLS certificate file '" + files.certFile + "' given without a key file");
-        if (!files.caFile.empty() && !readPem("TLS CA file", files.caFile, error))
-            return QString::fromStdString(error);
-        if (!files.certFile.empty() && !readPem("TLS certificate file", files.certFile, error))
-            return QString::fromStdString(error);
-        if (!files.keyFile.empty() && !readPem("TLS key file", files.keyFile, error))
-            return QString::fromStdString(error);
-    }
-    if (!options.contractFile.empty() && !codecFor(options, error))
-        return QString::fromStdString(error);
-    return {};
-}
-
-QString GrpcGatewayPort::validateTransport(const GrpcPortOptions& options)
-{
-    GrpcPortOptions transport = options;
-    transport.contractFile.clear();
-    transport.contractProfile.clear();
-    return validate(transport);
-}
-
-std::shared_ptr<const wire::WireCodec> GrpcGatewayPort::codecFor(const GrpcPortOptions& options, std::string& error)
-{
-    if (options.contractFile.empty() && options.contractProfile.empty())
-        return wire::WireCodec::compiled();
-    std::shared_ptr<const wire::GatewayContract> contract = wire::GatewayContract::compiled();
-    if (!options.contractFile.empty()) {
-        contract = wire::GatewayContract::fromFile(options.contractFile, error);
-        if (!contract)
-            return nullptr;
-    }
-    const wire::ContractProfile* profile = wire::profileFor(*contract);
-    if (!options.contractProfile.empty()) {
-        profile = wire::findProfile(options.contractProfile);
-        if (!profile) {
-            error = "unknown contract profile '" + options.contractProfile + "' (profiles: " + wire::profileNames() + ")";
-            return nullptr;
-        }
-    }
-    std::string why;
-    auto codec = wire::WireCodec::create(wire::checkContract(contract, *profile), why);
-    if (!codec) {
-        error = why + "; no command is sent to a gateway whose contract does not check (stormwatch "
-                      "--check-contract FILE shows each element)";
-        return nullptr;
-    }
-    // The published gateway's API keys have one form; another is refused before connecting
-    // rather than by the gateway.
-    static const std::regex apiKey(R"(^mxgw_[^_\s]+_\S+$)");
-    if (std::string(profile->name) == "mxaccess-gateway-v1" && !options.tokenFile.empty()) {
-        const auto token = readToken(options.tokenFile, error);
-        if (!token)
-            return nullptr;
-        if (!std::regex_match(*token, apiKey)) {
-            error = "token file '" + options.tokenFile + "' does not hold an MXAccess Gateway API key "
-                    "(mxgw_<key-id>_<secret>)";
-            return nullptr;
-        }
-    }
-    return codec;
-}
-
-GatewayFailure GrpcGatewayPort::explainFailure(const RpcStatus& status, const GrpcPortOptions& options)
-{
-    const std::string said = escapeLogText(status.toString(), 512);
-    const auto has = [&](const char* needle) {
-        return QString::fromStdString(status.message).contains(QLatin1String(needle), Qt::CaseInsensitive);
-    };
-    switch (status.code) {
-    case grpc::StatusCode::UNAUTHENTICATED:
-        return {options.tokenFile.empty()
-                    ? "the gateway needs credentials: give its bearer token with --token-file (" + said + ")"
-                    : "the gateway refused the bearer token from --token-file '" + options.tokenFile + "' (" + said + ")",
-                true};
-    case grpc::StatusCode::PERMISSION_DENIED:
-        return {"the gateway denied these credentials: the key needs the scopes session:open, session:close, "
-                "invoke:read and events:read (" + said + ")",
-                true};
-    case grpc::StatusCode::UNIMPLEMENTED:
-        // Up, but not serving these method paths: another contract (a real gateway asked in
-        // stormwatch's own, say). Retrying cannot help; its own contract file can.
-        return {"the gateway is up but does not serve " +
-                    (options.contractFile.empty() ? std::string("stormwatch's own contract (package mxgateway.v1)")
-                                                  : "the contract in --gateway-contract '" + options.contractFile + "'") +
-                    ": give it its own contract file with --gateway-contract FILE (check it first with "
-                    "--check-contract FILE) (" + said + ")",
-                true};
-    case grpc::StatusCode::UNAVAILABLE: break;
-    default: return {said, false};
-    }
-    if (!options.tls)
-        return {said, false};
-    // gRPC names the handshake's failure in the status text ("Ssl handshake failed: ...
-    // certificate verify failed", "Peer name H is not in peer certificate").
-    if (has("certificate verify failed") || has("CERTIFICATE_VERIFY_FAILED")) {
-        const std::string& ca = options.tls->caFile;
-        return {"TLS: the gateway's certificate is not trusted: it is not signed by " +
-                    (ca.empty() ? std::string("a CA the system trusts (give its CA with --tls-ca FILE)")
-                                : "the CA in --tls-ca '" + ca + "'") +
-                    " (" + said + ")",
-                true};
-    }
-    static const QRegularExpression peerName(QStringLiteral("Peer name (\\S+) is not in peer certificate"));
-    if (const auto m = peerName.match(QString::fromStdString(status.message)); m.hasMatch())
-        return {"TLS: the gateway's certificate is not issued for '" + escapeLogText(m.captured(1).toStdString(), 256) +
-                    "', the host name in --gateway (connect by a name or address the certificate lists)",
-                true};
-    if (has("handshake") || has("ssl"))
-        return {"TLS handshake with the gateway failed (does it serve TLS? does it want a client certificate, "
-                "--tls-cert and --tls-key?): " + said,
-                true};
-    return {said, false};
-}
 
 std::string GrpcGatewayPort::describe() const
 {
-    std::string contract;
+    std::string contract = m_contractOrigin;
     if (!m_options.contractProfile.empty() || !m_options.contractFile.empty())
         contract = m_shared->codec ? ", contract " + std::string(m_shared->codec->check().profile->name) : ", contract unusable";
     return m_options.address + (m_options.tls ? " (TLS" + contract + ")" : contract.empty() ? "" : " (" + contract.substr(2) + ")");
@@ -657,6 +301,10 @@ void GrpcGatewayPort::startUnary(const std::string& path, const std::string& req
         failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, m_setupError}, std::move(complete));
         return;
     }
+    if (!m_shared->codec) {
+        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, kNoContractYet}, std::move(complete));
+        return;
+    }
     if (!encodeError.empty()) {
         failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, "not sent: " + encodeError}, std::move(complete));
         return;
@@ -685,12 +333,17 @@ RpcStatus unreadable(const std::string& what, const std::string& error)
 
 void GrpcGatewayPort::openSession(const OpenSessionRequest& request, OpenDone done)
 {
+    if (holdForContract([this, request, done]() mutable { openSession(request, std::move(done)); },
+                        [done](const RpcStatus& status) { done(status, OpenSessionReply{}); }))
+        return;
     std::string bytes, error;
     if (m_shared->codec)
         m_shared->codec->encodeOpenRequest(request, bytes, error);
     startUnary(m_shared->codec ? m_shared->codec->openPath() : std::string(), bytes, error, m_options.connectTimeout,
-               [codec = m_shared->codec, done = std::move(done)](const RpcStatus& status, Call& call) {
+               [codec = m_shared->codec, note = m_ownContractNote, done = std::move(done)](const RpcStatus& status, Call& call) {
                    OpenSessionReply reply;
+                   if (status.code == grpc::StatusCode::UNIMPLEMENTED && !note.empty())
+                       return done(RpcStatus{status.code, status.message + " (" + note + ")"}, reply);
                    if (!status.ok())
                        return done(status, reply);
                    std::string why;
@@ -702,6 +355,8 @@ void GrpcGatewayPort::openSession(const OpenSessionRequest& request, OpenDone do
 
 void GrpcGatewayPort::closeSession(const CloseSessionRequest& request, CloseDone done)
 {
+    if (holdForContract([this, request, done]() mutable { closeSession(request, std::move(done)); }, done))
+        return;
     std::string bytes, error;
     if (m_shared->codec)
         m_shared->codec->encodeCloseRequest(request, bytes, error);
@@ -711,6 +366,9 @@ void GrpcGatewayPort::closeSession(const CloseSessionRequest& request, CloseDone
 
 void GrpcGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
 {
+    if (holdForContract([this, request, done]() mutable { invoke(request, std::move(done)); },
+                        [done](const RpcStatus& status) { done(status, MxCommandReply{}); }))
+        return;
     std::string bytes, error;
     if (m_shared->codec && !m_shared->codec->encodeInvokeRequest(request, bytes, error))
         qCWarning(lcGrpcPort, "%s: a command not sent: %s", describe().c_str(), error.c_str());
@@ -751,21 +409,35 @@ GatewayPort::StreamId GrpcGatewayPort::resumeEvents(const StreamEventsRequest& r
     handlers->onEvent = std::move(onEvent);
     handlers->onEnd = std::move(onEnd);
     m_streams.emplace(id, handlers);
+    const auto held = [this, id, request, afterSequence] {
+        if (m_streams.count(id)) // not cancelled meanwhile
+            startStream(id, request, afterSequence);
+    };
+    if (!holdForContract(held, [this, id](const RpcStatus& status) { deliverEnd(id, status); }))
+        startStream(id, request, afterSequence);
+    return id;
+}
+
+void GrpcGatewayPort::startStream(StreamId id, const StreamEventsRequest& request, std::uint64_t afterSequence)
+{
+    auto handlers = m_streams.at(id);
     if (!m_setupError.empty()) {
         m_owner.post([shared = m_shared, id,
                       status = RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, m_setupError}] {
             if (shared->port)
                 shared->port->deliverEnd(id, status);
         });
-        return id;
+        return;
     }
     std::string bytes, error;
-    if (!m_shared->codec->encodeStreamRequest(request, afterSequence, bytes, error)) {
+    if (!m_shared->codec)
+        error = kNoContractYet;
+    if (!error.empty() || !m_shared->codec->encodeStreamRequest(request, afterSequence, bytes, error)) {
         m_owner.post([shared = m_shared, id, status = RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, error}] {
             if (shared->port)
                 shared->port->deliverEnd(id, status);
         });
-        return id;
+        return;
     }
     auto call = std::make_shared<StreamCall>(m_shared, id);
     call->self = call;
@@ -774,7 +446,6 @@ GatewayPort::StreamId GrpcGatewayPort::resumeEvents(const StreamEventsRequest& r
     call->key = m_shared->add(call);
     handlers->key = call->key;
     call->start();
-    return id;
 }
 
 void GrpcGatewayPort::stallReader(Duration duration)

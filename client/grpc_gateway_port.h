@@ -15,10 +15,13 @@
 
 #include <QString>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace grpc {
 class ClientContext;
@@ -27,8 +30,10 @@ class ClientContext;
 namespace stormwatch {
 
 namespace wire {
+class GatewayContract;
 class WireCodec;
 }
+struct DiscoveredContract;
 
 // Why a call to the gateway failed, in one line a person can act on (peer text escaped).
 struct GatewayFailure {
@@ -56,6 +61,10 @@ public:
     // with `error` naming why, when the contract cannot be read or does not check: then no
     // call of the port leaves this process.
     static std::shared_ptr<const wire::WireCodec> codecFor(const GrpcPortOptions& options, std::string& error);
+    // The same for a contract already read (a file's, or one a gateway described by server
+    // reflection): checked against its family's profile, and the options' token against it.
+    static std::shared_ptr<const wire::WireCodec> codecFor(std::shared_ptr<const wire::GatewayContract> contract,
+                                                           const GrpcPortOptions& options, std::string& error);
 
     // Names what `status` (a call on a port with these options) means: the gateway's
     // certificate not trusted by --tls-ca (or the system roots), issued for another host
@@ -76,11 +85,20 @@ public:
                           EventFn onEvent, EndFn onEnd) override;
     std::string describe() const override;
 
-    // Why the port could not be set up (a TLS or token file unreadable at construction);
-    // empty when fine. While set, every call fails with FAILED_PRECONDITION and this text.
+    // Why the port could not be set up (a TLS or token file unreadable at construction, or
+    // a contract that does not check, given or read from the gateway); empty when fine.
+    // While set, every call fails with FAILED_PRECONDITION and this text.
     const std::string& setupError() const override { return m_setupError; }
     // gRPC calls started and not yet released by gRPC (streams included). Any thread.
     std::size_t callsInFlight() const;
+
+    // Where the contract in use came from: the options (a file or a profile), the gateway's
+    // server reflection, stormwatch's own because the gateway serves no reflection (or lists
+    // no gateway service there), or not known yet (no OpenSession has been answered).
+    enum class ContractSource { Options, Reflection, OwnWithoutReflection, NotYetKnown };
+    ContractSource contractSource() const;
+    // The codec in use; null until the contract is known (or when it cannot be used).
+    std::shared_ptr<const wire::WireCodec> codec() const;
 
     struct Shared; // state shared with gRPC threads
     struct Call;   // one gRPC call: its ClientContext, request and reply
@@ -93,6 +111,12 @@ private:
         std::uint64_t key = 0; // the stream's call, for TryCancel
     };
 
+    // No contract given: the first call asks the gateway's server reflection for it and
+    // waits (with every call made meanwhile) until it answers. True when `send` was held:
+    // it runs once the contract is known, or `fail` runs with why it could not be read.
+    bool holdForContract(std::function<void()> send, std::function<void(const RpcStatus&)> fail);
+    void discoverContract();
+    void contractDiscovered(DiscoveredContract result);
     void prepare(grpc::ClientContext& context, Duration deadline) const;
     void startUnary(const std::string& path, const std::string& request, const std::string& encodeError,
                     Duration deadline, Complete complete);
@@ -101,6 +125,7 @@ private:
     void completeCall(std::uint64_t key, const RpcStatus& status, Call& call);
     void deliverEvent(StreamId id, const MxEventBatch& event);
     void deliverEnd(StreamId id, const RpcStatus& status);
+    void startStream(StreamId id, const mxgateway::v1::StreamEventsRequest& request, std::uint64_t afterSequence);
 
     Scheduler& m_owner;
     GrpcPortOptions m_options;
@@ -111,6 +136,19 @@ private:
     std::unordered_map<StreamId, std::shared_ptr<StreamHandlers>> m_streams;
     StreamId m_nextStream = 1;
     std::uint64_t m_stallGeneration = 0; // the stall whose end ends it
+
+    bool m_discover = false; // no contract given: read it by server reflection
+    bool m_discovering = false;
+    std::size_t m_reflectionPath = 0; // into wire::reflection::kPaths
+    struct HeldCall {
+        std::function<void()> send;
+        std::function<void(const RpcStatus&)> fail;
+    };
+    std::vector<HeldCall> m_held;
+    // Why stormwatch's own contract is in use though none was given (no server reflection):
+    // said with a failure that another contract would explain.
+    std::string m_ownContractNote;
+    std::string m_contractOrigin; // ", contract … from server reflection" for describe()
 };
 
 } // namespace stormwatch

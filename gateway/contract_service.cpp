@@ -1,5 +1,7 @@
 #include "contract_service.h"
 
+#include "server_reflection_service.h"
+
 #include "grpc_services.h"
 #include "logging.h"
 #include "stream_reactor.h"
@@ -249,13 +251,6 @@ private:
     std::shared_ptr<GatewayModel::EventReader> m_reader = std::make_shared<GatewayModel::EventReader>();
 };
 
-// A call answered at once: a method this gateway does not serve, or a key refused.
-class RefusedReactor final : public grpc::ServerGenericBidiReactor {
-public:
-    explicit RefusedReactor(grpc::Status status) { Finish(std::move(status)); }
-    void OnDone() override { delete this; }
-};
-
 } // namespace
 
 GatewayConfig configForContract(const wire::WireCodec& codec, GatewayConfig config)
@@ -295,9 +290,9 @@ grpc::ServerGenericBidiReactor* ContractGatewayService::CreateReactor(grpc::Gene
                        : method == m_codec->eventsPath() ? "StreamEvents"
                                                          : nullptr;
     if (!name)
-        return new RefusedReactor(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no method " + method + " on this gateway"));
+        return refuseCall(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no method " + method + " on this gateway"));
     if (const CallStatus refusal = authorized(name); !refusal.ok())
-        return new RefusedReactor(toGrpc(refusal));
+        return refuseCall(toGrpc(refusal));
     if (method == m_codec->openPath())
         return new UnaryReactor(*this, UnaryReactor::Method::Open);
     if (method == m_codec->closePath())

@@ -3,16 +3,40 @@
 #include "contract_service.h"
 #include "grpc_services.h"
 #include "logging.h"
+#include "server_reflection_service.h"
 
 #include "client/qt_scheduler.h"
 
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include "wire/contract.h"
+
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
 #include <chrono>
 
 namespace stormwatch::gateway {
+
+// Every method no generated service of the server answers: server reflection, then the
+// run-time contract's methods (when there is one); any other is UNIMPLEMENTED, as gRPC's own.
+class GenericDispatch final : public grpc::CallbackGenericService {
+public:
+    GenericDispatch(const ServerReflectionService* reflection, ContractGatewayService* contract)
+        : m_reflection(reflection), m_contract(contract)
+    {
+    }
+    grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override
+    {
+        if (auto* reactor = m_reflection ? m_reflection->reactorFor(context->method()) : nullptr)
+            return reactor;
+        if (m_contract)
+            return m_contract->CreateReactor(context);
+        return refuseCall(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no method " + context->method() + " on this gateway"));
+    }
+
+private:
+    const ServerReflectionService* m_reflection; // null: not served
+    ContractGatewayService* m_contract;
+};
 
 bool isLoopbackAddress(const std::string& address)
 {
@@ -63,17 +87,26 @@ bool MockGatewayServer::start(const std::string& address)
     }
     m_controlService = std::make_unique<MockGatewayControlService>(*m_scheduler, *m_model);
 
+    m_reflection.reset();
+    if (m_serveReflection) {
+        m_reflection = std::make_unique<ServerReflectionService>();
+        const auto served = m_contract ? m_contract->check().contract : wire::GatewayContract::compiled();
+        for (const auto* service : served->services())
+            m_reflection->addService(service);
+        m_reflection->addService(google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+            mxgateway::mock::v1::MockGatewayControl::service_full_name()));
+    }
+    m_generic = std::make_unique<GenericDispatch>(m_reflection.get(), m_contractService.get());
+
     grpc::EnableDefaultHealthCheckService(true);
-    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
     // A second mock on a taken port must fail, not silently share it (gRPC's Linux default).
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     int port = 0;
     builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
-    if (m_contractService)
-        builder.RegisterCallbackGenericService(m_contractService.get());
-    else
+    if (m_gatewayService)
         builder.RegisterService(m_gatewayService.get());
+    builder.RegisterCallbackGenericService(m_generic.get());
     builder.RegisterService(m_controlService.get());
     m_server = builder.BuildAndStart();
     if (!m_server || port == 0) {
@@ -116,7 +149,9 @@ void MockGatewayServer::teardownThread()
         m_scheduler.reset(); // its timers belong to this thread
     });
     m_gatewayService.reset();
+    m_generic.reset();
     m_contractService.reset();
+    m_reflection.reset();
     m_controlService.reset();
     m_modelThread.join();
 }

@@ -2,7 +2,7 @@
 // The mock gateway served over gRPC: the model runs on its own thread (a ThreadHost, the one
 // way stormwatch starts threads) with a QtScheduler;
 // the MxAccessGateway and MockGatewayControl services (callback API), the gRPC health
-// service (SERVING) and server reflection are on. Embeddable (the console starts one on a
+// service (SERVING) and server reflection (describing the contract served) are on. Embeddable (the console starts one on a
 // free port) and the heart of mxgw-mock.
 
 #include "gateway_model.h"
@@ -33,6 +33,8 @@ namespace stormwatch::gateway {
 class MxAccessGatewayService;
 class MockGatewayControlService;
 class ContractGatewayService;
+class ServerReflectionService;
+class GenericDispatch;
 class ApiKeys;
 
 // "127.0.0.1:N", "localhost:N", "[::1]:N": the only addresses served without --allow-remote.
@@ -51,6 +53,9 @@ public:
     // The contract's calls need one of these keys with the method's scope (ApiKeys); before
     // start(). Stormwatch's own contract and the control service take no keys.
     void setApiKeys(std::shared_ptr<const ApiKeys> keys) { m_apiKeys = std::move(keys); }
+    // Server reflection describes the contract served (the default); off, its calls are
+    // UNIMPLEMENTED, as on a gateway without it. Before start().
+    void setServeReflection(bool serve) { m_serveReflection = serve; }
 
     // Binds `address` (port 0 picks a free one) and starts serving. False (see lastError())
     // when already running, the config is invalid or the port cannot be bound.
@@ -93,6 +98,9 @@ private:
     std::shared_ptr<const wire::WireCodec> m_contract;
     std::shared_ptr<const ApiKeys> m_apiKeys;
     std::unique_ptr<ContractGatewayService> m_contractService;
+    std::unique_ptr<ServerReflectionService> m_reflection; // null when not served
+    bool m_serveReflection = true;
+    std::unique_ptr<GenericDispatch> m_generic; // reflection and the run-time contract's methods
     std::unique_ptr<grpc::Server> m_server;
     int m_port = 0;
     std::string m_hostName;

@@ -7,6 +7,7 @@
 #include <google/protobuf/descriptor_database.h>
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -249,6 +250,20 @@ const gp::EnumDescriptor* GatewayContract::enumType(const std::string& package, 
 std::vector<const gp::FileDescriptor*> GatewayContract::files() const
 {
     return m_files;
+}
+
+bool sameFiles(const GatewayContract& a, const GatewayContract& b)
+{
+    const auto serialized = [](const GatewayContract& c) {
+        std::map<std::string, std::string> out;
+        for (const auto* file : c.files()) {
+            gp::FileDescriptorProto proto;
+            file->CopyTo(&proto);
+            out.emplace(file->name(), proto.SerializeAsString());
+        }
+        return out;
+    };
+    return serialized(a) == serialized(b);
 }
 
 } // namespace stormwatch::wire

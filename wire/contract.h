@@ -66,4 +66,8 @@ private:
     bool m_compiled = false;
 };
 
+// The same own files, byte for byte as FileDescriptorProtos (a gateway that describes the
+// contract this binary was built from, say).
+bool sameFiles(const GatewayContract& a, const GatewayContract& b);
+
 } // namespace stormwatch::wire

@@ -14,6 +14,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <functional>
+#include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/health_check_service_interface.h>
 
 using namespace stormwatch;
@@ -68,9 +69,11 @@ QJsonObject action(double atS, const char* name, QJsonObject params = {})
     return params;
 }
 
-// A gRPC server on loopback with nothing but the health service: an address that answers,
-// but neither as an MXAccess gateway nor with MockGatewayControl.
+// A gRPC server on loopback with the health service and a generic service that answers
+// every other method UNIMPLEMENTED (server reflection too): an address that answers, but
+// neither as an MXAccess gateway nor with MockGatewayControl.
 struct BareGrpcServer {
+    grpc::CallbackGenericService unimplemented;
     std::unique_ptr<grpc::Server> server;
     int port = 0;
     BareGrpcServer()
@@ -78,6 +81,7 @@ struct BareGrpcServer {
         grpc::EnableDefaultHealthCheckService(true);
         grpc::ServerBuilder builder;
         builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+        builder.RegisterCallbackGenericService(&unimplemented);
         server = builder.BuildAndStart();
     }
     ~BareGrpcServer()

@@ -115,7 +115,8 @@ struct Options {
         "gateway-contract",
         "The contract of --gateway (its .proto or .protoset, e.g. a site's mxaccess_gateway.proto): "
         "checked before the first command; one that does not check gets none (see --check-contract). "
-        "Default: stormwatch's own contract.",
+        "Default: read from the gateway's gRPC server reflection and checked the same (stormwatch's own "
+        "contract when it serves none).",
         "FILE"};
     QCommandLineOption allowInsecureToken{
         "allow-insecure-token",

@@ -11,6 +11,7 @@
 
 #include <QLoggingCategory>
 #include <algorithm>
+#include <limits>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/support/proto_buffer_reader.h>
@@ -183,10 +184,18 @@ GrpcGatewayPort::GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options)
 
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
-    // Keepalive notices a dead gateway under a quiet event stream; gRPC sends at most two
-    // pings without data, which stays within a default server's ping policy.
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+    // Keepalive notices a dead or frozen gateway under a quiet event stream. gRPC stops after
+    // two pings without data unless told otherwise: a freeze after a quiet minute would go
+    // unseen. A server must allow the pings (the mock does; a default gRPC C++ server answers
+    // pings more often than every 5 minutes without data with GOAWAY too_many_pings, which
+    // ends the stream, to be resumed).
+    const auto ms = [](Duration d) {
+        return int(std::clamp<std::int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count(), 1,
+                                             std::numeric_limits<int>::max()));
+    };
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, ms(m_options.keepaliveTime));
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, ms(m_options.keepaliveTimeout));
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     // The connection layer has its own reconnect backoff; the channel must not sit in a
     // long transient-failure backoff of its own when the gateway comes back.
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 500);

@@ -92,6 +92,8 @@ QString GrpcGatewayPort::validate(const GrpcPortOptions& options)
         return QStringLiteral("the Invoke deadline must not be negative");
     if (options.connectTimeout.count() < 0)
         return QStringLiteral("the connect timeout must not be negative");
+    if (options.keepaliveTime < std::chrono::milliseconds(100) || options.keepaliveTimeout < std::chrono::milliseconds(100))
+        return QStringLiteral("the keepalive time and timeout must be at least 0.1 s");
     std::string error;
     if (!options.tokenFile.empty() && !readToken(options.tokenFile, error))
         return QString::fromStdString(error);

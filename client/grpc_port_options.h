@@ -24,6 +24,12 @@ struct GrpcPortOptions {
     std::string tokenFile;       // bearer token, sent as "authorization: Bearer …"; empty = none
     Duration invokeDeadline{0};  // gRPC deadline on Invoke; 0 = none (the session timeout rules)
     Duration connectTimeout = std::chrono::seconds(10); // deadline on Open/CloseSession; 0 = none
+    // HTTP/2 keepalive: a ping after this long without a frame from the gateway, and the
+    // transport is closed when its ack takes longer than the timeout. Pings go on while the
+    // event stream is quiet (MXAccess sends on change only), so a frozen gateway ends the
+    // stream within time + timeout, by default 15 s.
+    Duration keepaliveTime = std::chrono::seconds(10);
+    Duration keepaliveTimeout = std::chrono::seconds(5);
     // The gateway's contract (--gateway-contract: a .proto or .protoset); empty = stormwatch's
     // own, compiled in. Checked before any call: one that does not check gets none.
     std::string contractFile;

@@ -102,6 +102,10 @@ bool MockGatewayServer::start(const std::string& address)
     grpc::ServerBuilder builder;
     // A second mock on a taken port must fail, not silently share it (gRPC's Linux default).
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    // A client proves the mock alive with keepalive pings under a quiet event stream: allowed
+    // as often as every 0.1 s, never answered with GOAWAY too_many_pings.
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 100);
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
     int port = 0;
     builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
     if (m_gatewayService)

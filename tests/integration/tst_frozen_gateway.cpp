@@ -1,0 +1,114 @@
+// A frozen gateway at the real boundary: a real mxgw-mock process stopped with SIGSTOP (the
+// kernel still holds its sockets open, so nothing but keepalive can tell) under a quiet event
+// stream. The port's keepalive ends the stream within keepalive time + timeout, and a gateway
+// that is only quiet keeps its stream however long it stays quiet.
+#include "client/grpc_gateway_port.h"
+#include "client/qt_scheduler.h"
+#include "integration/support_mock_process.h"
+
+#include <QElapsedTimer>
+#include <QtTest>
+#include <csignal>
+#include <optional>
+#include <sys/types.h>
+
+#ifndef MXGW_MOCK_PATH
+#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
+#endif
+
+using namespace stormwatch;
+using namespace std::chrono_literals;
+using testsupport::MockProcess;
+
+namespace {
+
+// No data changes: the event stream is quiet unless something is subscribed.
+QStringList quietArgs()
+{
+    return {"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "0"};
+}
+
+GrpcPortOptions keepaliveOptions(const std::string& address)
+{
+    GrpcPortOptions options;
+    options.address = address;
+    options.keepaliveTime = 1s;
+    options.keepaliveTimeout = 1s;
+    return options;
+}
+
+// A session with its event stream open; the stream's end, when it comes, lands in `end`.
+struct OpenStream {
+    std::optional<RpcStatus> end;
+    int events = 0;
+    bool open(GrpcGatewayPort& port)
+    {
+        std::optional<RpcStatus> opened;
+        std::string session;
+        mxgateway::v1::OpenSessionRequest request;
+        request.set_client_name("frozen-gateway-test");
+        port.openSession(request, [&](RpcStatus status, mxgateway::v1::OpenSessionReply reply) {
+            session = reply.session_id();
+            opened = std::move(status);
+        });
+        if (!QTest::qWaitFor([&] { return opened.has_value(); }, 20000) || !opened->ok())
+            return false;
+        mxgateway::v1::StreamEventsRequest stream;
+        stream.set_session_id(session);
+        port.streamEvents(
+            stream, [this](const MxEventBatch&) { ++events; },
+            [this](const RpcStatus& status) { end = status; });
+        return true;
+    }
+};
+
+} // namespace
+
+class TestFrozenGateway : public QObject {
+    Q_OBJECT
+private slots:
+    void aStoppedGatewayEndsTheStreamWithinTheKeepaliveBound()
+    {
+        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), quietArgs());
+        QVERIFY(mock.start());
+        QtScheduler scheduler;
+        GrpcGatewayPort port(scheduler, keepaliveOptions(mock.address()));
+        OpenStream stream;
+        QVERIFY(stream.open(port));
+        QTest::qWait(1500); // the stream is up and quiet
+        QVERIFY(!stream.end);
+
+        const pid_t pid = pid_t(mock.process.processId());
+        QCOMPARE(::kill(pid, SIGSTOP), 0);
+        QElapsedTimer frozen;
+        frozen.start();
+        const bool ended = QTest::qWaitFor([&] { return stream.end.has_value(); }, 15000);
+        const qint64 tookMs = frozen.elapsed();
+        ::kill(pid, SIGCONT);
+        QVERIFY2(ended, "the stream of a stopped gateway did not end within 15 s");
+        QVERIFY2(!stream.end->ok(), stream.end->toString().c_str());
+        // keepalive time + timeout is 2 s; the ping timer runs from the last frame read, and
+        // a loaded machine adds its own delay. A stream that ends only on the OS's TCP timeout
+        // would take minutes.
+        QVERIFY2(tookMs < 8000, qPrintable(QStringLiteral("took %1 ms").arg(tookMs)));
+        qInfo("frozen gateway detected after %lld ms (keepalive 1 s + 1 s)",
+              static_cast<long long>(tookMs));
+    }
+
+    // Pings under a quiet stream are what a frozen gateway is caught by: the mock answers
+    // them however often they come, and the stream stays up.
+    void aQuietGatewayKeepsItsStream()
+    {
+        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), quietArgs());
+        QVERIFY(mock.start());
+        QtScheduler scheduler;
+        GrpcGatewayPort port(scheduler, keepaliveOptions(mock.address()));
+        OpenStream stream;
+        QVERIFY(stream.open(port));
+        QTest::qWait(6000); // several pings past gRPC's default of two without data
+        QVERIFY2(!stream.end, stream.end ? stream.end->toString().c_str() : "");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFrozenGateway)
+#include "tst_frozen_gateway.moc"

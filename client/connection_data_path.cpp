@@ -74,6 +74,7 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
 
 void GatewayConnection::onEvent(const MxEventBatch& event)
 {
+    heard();
     if (event.sequence != 0) {
         const std::uint64_t first = event.firstSequence != 0 ? event.firstSequence : event.sequence;
         if (m_lastSequence != 0 && first > m_lastSequence + 1) {

@@ -116,6 +116,51 @@ void GatewayConnection::setState(ConnectionState state)
         m_stateObserver(state);
 }
 
+void GatewayConnection::heard()
+{
+    m_lastHeard = m_scheduler.now();
+    if (!m_unresponsiveSince)
+        return;
+    log(Severity::Info, "responsive again after " + seconds(m_scheduler.now() - *m_unresponsiveSince) +
+                            ": its tags' last values stand until they change");
+    m_unresponsiveSince.reset();
+    publishLiveness(true);
+}
+
+// A command unanswered past MxCommandTimeoutMs alone is a slow STA; with no event for as long
+// either, nothing proves the gateway alive (MXAccess sends on change only, so a quiet stream
+// alone proves nothing either way).
+void GatewayConnection::checkLiveness()
+{
+    if (m_state != ConnectionState::Connected || m_unresponsiveSince)
+        return;
+    // The shorter of this client's deadline and the session's: either one expiring is a
+    // command the gateway did not run in time.
+    Duration horizon = m_config.commandTimeout;
+    if (m_echoedTimeout && m_echoedTimeout->count() > 0 && (horizon.count() <= 0 || *m_echoedTimeout < horizon))
+        horizon = *m_echoedTimeout;
+    if (horizon.count() <= 0 || m_scheduler.now() - m_lastHeard < horizon)
+        return;
+    m_unresponsiveSince = m_scheduler.now();
+    log(Severity::Warning, "unresponsive: a command went unanswered past its deadline and nothing else was heard for " +
+                               seconds(m_scheduler.now() - m_lastHeard) +
+                               "; the session is kept, its tags are Uncertain (last usable value) until the "
+                               "gateway answers");
+    publishLiveness(false);
+}
+
+void GatewayConnection::publishLiveness(bool responsive)
+{
+    std::vector<SubscriberId> ids;
+    for (const auto& [id, sub] : m_subscribers)
+        ids.push_back(id);
+    for (SubscriberId id : ids) {
+        auto it = m_subscribers.find(id);
+        if (it != m_subscribers.end() && it->second.onLiveness)
+            it->second.onLiveness(responsive);
+    }
+}
+
 void GatewayConnection::publishQuality(bool good)
 {
     std::vector<SubscriberId> ids;
@@ -185,6 +230,8 @@ void GatewayConnection::stop()
 
 std::string GatewayConnection::stateText() const
 {
+    if (m_state == ConnectionState::Connected && m_unresponsiveSince)
+        return "unresponsive";
     if (m_state == ConnectionState::WaitingToReconnect)
         return m_openFailed ? "unreachable" : "reconnecting";
     return toString(m_state);
@@ -317,6 +364,8 @@ void GatewayConnection::onRegistered(std::int32_t serverHandle)
     m_reconnectInterval = m_config.reconnectFloor;
     m_openFailed = false;
     m_lastError.clear();
+    m_lastHeard = m_scheduler.now();
+    m_unresponsiveSince.reset();
     setState(ConnectionState::Connected);
     publishQuality(true);
     if (m_state != ConnectionState::Connected)
@@ -426,6 +475,7 @@ void GatewayConnection::connectionLost(const std::string& why)
     m_running.clear();
     m_held.insert(m_held.begin(), requeue.begin(), requeue.end());
     ++m_stats.reconnects;
+    m_unresponsiveSince.reset(); // the tags go Bad: the session is gone
     publishQuality(false);
     scheduleReconnect();
 }
@@ -487,7 +537,7 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
     auto call = std::make_shared<Call>(Call{std::move(done)});
     const std::uint64_t seq = m_nextCorrelation;
     auto complete = [this, life, epoch, gateUse, seq](const std::shared_ptr<Call>& c, RpcStatus status,
-                                                       MxCommandReply reply) {
+                                                       MxCommandReply reply, bool fromGateway) {
         if (life.expired() || !c->done)
             return;
         InvokeDone done = std::move(c->done);
@@ -496,8 +546,14 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
             m_scheduler.cancel(c->deadline);
         if (epoch != m_epoch)
             return; // the session is gone; its work was re-queued or dropped
-        if (status.code == grpc::StatusCode::DEADLINE_EXCEEDED)
+        // A transport's failure proves nothing alive, and a DEADLINE_EXCEEDED is a command
+        // the gateway did not run in time, whoever said so.
+        if (fromGateway && !status.transient())
+            heard();
+        if (status.code == grpc::StatusCode::DEADLINE_EXCEEDED) {
             ++m_stats.deadlineExceeded;
+            checkLiveness();
+        }
         if (m_gate && gateUse != GateUse::Bypass) {
             if (status.transient())
                 m_gate->recordFailure(status.toString());
@@ -520,14 +576,14 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
                 return;
             c->deadline = kNoTimer;
             ++m_stats.clientDeadlines;
-            complete(c, RpcStatus{grpc::StatusCode::DEADLINE_EXCEEDED,
-                                  "no answer within MxCommandTimeoutMs (" +
-                                      seconds(m_config.commandTimeout) + ")"},
-                     MxCommandReply{});
+            complete(c,
+                     RpcStatus{grpc::StatusCode::DEADLINE_EXCEEDED,
+                               "no answer within MxCommandTimeoutMs (" + seconds(m_config.commandTimeout) + ")"},
+                     MxCommandReply{}, false);
         });
     }
     m_port.invoke(request, [call, complete](RpcStatus status, MxCommandReply reply) {
-        complete(call, std::move(status), std::move(reply));
+        complete(call, std::move(status), std::move(reply), true);
     });
 }
 

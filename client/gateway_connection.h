@@ -64,6 +64,9 @@ const char* toString(Severity severity);
 // OPC quality codes carried by data changes.
 inline constexpr int kQualityGood = 192;
 inline constexpr int kQualityUncertain = 64;
+// Uncertain, Last Usable Value (OPC DA substatus): the value was good when the gateway last
+// answered; it has not answered since.
+inline constexpr int kQualityUncertainLastUsable = 68;
 inline constexpr int kQualityBad = 0;
 
 // One data change for one tag, kept small: at 10,000 changes an event the batch of these
@@ -123,6 +126,8 @@ public:
     using SubscriberId = std::uint64_t;
     using DataFn = std::function<void(const std::vector<TagUpdate>&)>;
     using QualityFn = std::function<void(bool good)>;
+    // The session lives but the gateway stopped answering (false), or answered again (true).
+    using LivenessFn = std::function<void(bool responsive)>;
     using SubscribeDone = std::function<void(const SubscribeOutcome&)>;
     using AlarmDone = std::function<void(bool success, const std::string& error)>;
     using LogFn = std::function<void(Severity, const std::string& message)>;
@@ -146,7 +151,8 @@ public:
     void close(std::function<void()> closed);
 
     // A subscriber owns a fixed tag list (an instance's tags on this connection).
-    SubscriberId addSubscriber(std::vector<std::string> tags, DataFn onData, QualityFn onQuality);
+    SubscriberId addSubscriber(std::vector<std::string> tags, DataFn onData, QualityFn onQuality,
+                               LivenessFn onLiveness = {});
     void removeSubscriber(SubscriberId id);
     // Subscribes all of the subscriber's tags; `done` runs once when the gateway answered
     // (never while not connected: the request is held until the session is up).
@@ -163,10 +169,14 @@ public:
     ConnectionState state() const { return m_state; }
     // Whether the gateway's contract has a SubscribeAlarms command at all.
     bool canSubscribeAlarms() const { return m_port.canSubscribeAlarms(); }
-    // What a person should be told of the state: "connected", "connecting", "reconnecting"
-    // (the session was lost; the gateway answered before) or "unreachable" (the last
-    // attempt to open a session failed), "stopped".
+    // What a person should be told of the state: "connected", "unresponsive" (connected, but
+    // see unresponsiveSince), "connecting", "reconnecting" (the session was lost; the gateway
+    // answered before) or "unreachable" (the last attempt to open a session failed), "stopped".
     std::string stateText() const;
+    // Since when a command went unanswered past MxCommandTimeoutMs with no event for as long:
+    // the session is kept, its tags are Uncertain (last usable value) until the gateway
+    // answers or sends again. nullopt while it answers.
+    std::optional<Time> unresponsiveSince() const { return m_unresponsiveSince; }
     // Why the last session attempt or the last session failed ("" when none did).
     const std::string& lastError() const { return m_lastError; }
     // When the next attempt to open a session is due (nullopt unless waiting to reconnect).
@@ -214,6 +224,7 @@ private:
         std::shared_ptr<const std::string> signature; // identical tag sets coalesce
         DataFn onData;
         QualityFn onQuality;
+        LivenessFn onLiveness;
         std::vector<std::int32_t> handles; // per tag, 0 = none
         std::vector<TagUpdate> batch;      // reused per event: its first batchUsed elements
         std::size_t batchUsed = 0;
@@ -278,6 +289,11 @@ private:
     // session lifecycle (gateway_connection.cpp)
     void openSession();
     void refuse(); // the port's setup error: Refused, said once
+    // Liveness: anything the gateway sends is heard; a client deadline with nothing heard for
+    // as long makes the connection unresponsive.
+    void heard();
+    void checkLiveness();
+    void publishLiveness(bool responsive);
     void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);
     void onRegistered(std::int32_t serverHandle);
     // Opens the session's event stream: fresh (0) or after that sequence.
@@ -360,6 +376,8 @@ private:
     std::string m_lastError;
     bool m_openFailed = false; // the last OpenSession/Register attempt failed
     std::optional<Time> m_nextAttemptAt;
+    Time m_lastHeard{};                      // the last reply or event from the gateway
+    std::optional<Time> m_unresponsiveSince; // see unresponsiveSince()
 
     std::map<SubscriberId, Subscriber> m_subscribers;
     SubscriberId m_nextSubscriber = 1;

@@ -1,6 +1,7 @@
 #include "instance.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace stormwatch {
 
@@ -20,7 +21,7 @@ int normalised(int quality)
     // OPC quality: the top two bits say Good (0xC0), Uncertain (0x40) or Bad (0x00).
     switch (quality & 0xC0) {
     case 0xC0: return kQualityGood;
-    case 0x40: return kQualityUncertain;
+    case 0x40: return quality == kQualityUncertainLastUsable ? quality : kQualityUncertain;
     default: return kQualityBad;
     }
 }
@@ -210,6 +211,10 @@ void Instance::deployGroup(std::size_t g)
         [this, g, life](bool good) {
             if (!life.expired())
                 onQuality(g, good);
+        },
+        [this, g, life](bool responsive) {
+            if (!life.expired())
+                onLiveness(g, responsive);
         });
     GatewayConnection* connection = group.connection;
     const auto subscriber = group.subscriber;
@@ -297,9 +302,32 @@ void Instance::onData(std::size_t g, const std::vector<TagUpdate>& updates)
         m_callbacks.onTagsChanged(*this, changed);
 }
 
+// The session lives, the gateway does not answer: a Good tag's value is only the last usable
+// one. When it answers again, what was Good is Good again (MXAccess sends on change only: an
+// unchanged value is still the value); a tag that changed meanwhile has its new quality.
+void Instance::onLiveness(std::size_t g, bool responsive)
+{
+    GroupState& group = m_groups[g];
+    std::vector<int> changed;
+    if (!responsive) {
+        for (int t : group.tagIndices)
+            if (m_tags[std::size_t(t)].quality == kQualityGood) {
+                setQuality(t, kQualityUncertainLastUsable, changed);
+                group.lastUsable.push_back(t);
+            }
+    } else {
+        for (int t : std::exchange(group.lastUsable, {}))
+            if (m_tags[std::size_t(t)].quality == kQualityUncertainLastUsable)
+                setQuality(t, kQualityGood, changed);
+    }
+    if (!changed.empty() && m_callbacks.onTagsChanged)
+        m_callbacks.onTagsChanged(*this, changed);
+}
+
 void Instance::onQuality(std::size_t g, bool good)
 {
     GroupState& group = m_groups[g];
+    group.lastUsable.clear(); // a new session, or none: no value is the last usable one now
     // A new session may have echoed another command timeout: the ceiling follows it.
     if (good && group.guard)
         group.guard->setTiming(tagTimingFor(g));

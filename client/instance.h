@@ -111,12 +111,14 @@ private:
         GatewayConnection::SubscriberId subscriber = 0;
         std::unique_ptr<TagSubscribeGuard> guard;
         std::int64_t requestsSent = 0;
+        std::vector<int> lastUsable; // tags made Uncertain (last usable value) while unresponsive
     };
 
     void deployGroup(std::size_t g);
     void setQuality(int tag, int quality, std::vector<int>& changed);
     void onData(std::size_t g, const std::vector<TagUpdate>& updates);
     void onQuality(std::size_t g, bool good);
+    void onLiveness(std::size_t g, bool responsive);
     void onSubscribeOutcome(std::size_t g, std::uint64_t id, const SubscribeOutcome& outcome);
     GuardTiming tagTimingFor(std::size_t g) const;
     GuardTiming alarmTimingFor() const;

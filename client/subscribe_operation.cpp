@@ -452,7 +452,8 @@ void GatewayConnection::finishOp(const OpPtr& op)
 }
 
 GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std::string> tags,
-                                                                  DataFn onData, QualityFn onQuality)
+                                                                  DataFn onData, QualityFn onQuality,
+                                                                  LivenessFn onLiveness)
 {
     const SubscriberId id = m_nextSubscriber++;
     Subscriber sub;
@@ -465,6 +466,7 @@ GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std
     sub.tags = std::make_shared<const std::vector<std::string>>(std::move(tags));
     sub.onData = std::move(onData);
     sub.onQuality = std::move(onQuality);
+    sub.onLiveness = std::move(onLiveness);
     m_subscribers.emplace(id, std::move(sub));
     return id;
 }

@@ -1,5 +1,7 @@
 #include "models/tag_table_model.h"
 
+#include "client/gateway_connection.h" // the OPC quality codes
+
 #include <QDateTime>
 
 #include <algorithm>
@@ -78,8 +80,11 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case Tag: return t.tagName;
         case Value: return t.text.isEmpty() ? QString::number(t.value, 'g', 8) : t.text;
         case Quality:
-            return t.orphaned ? QStringLiteral("%1 (%2), orphaned").arg(qualityText(q)).arg(t.quality)
-                              : QStringLiteral("%1 (%2)").arg(qualityText(q)).arg(t.quality);
+            if (t.orphaned)
+                return QStringLiteral("%1 (%2), orphaned").arg(qualityText(q)).arg(t.quality);
+            if (t.quality == kQualityUncertainLastUsable)
+                return QStringLiteral("%1 (%2), last usable value").arg(qualityText(q)).arg(t.quality);
+            return QStringLiteral("%1 (%2)").arg(qualityText(q)).arg(t.quality);
         case SourceTimestamp: return formatTimestamp(t.sourceTimestampUs);
         case ItemHandle: return t.itemHandle != 0 ? QVariant(t.itemHandle) : QVariant(QString());
         case SubscribeResult: return subscribeResultText(t);

@@ -94,7 +94,7 @@ QColor TopologyModel::stateColor(const QString& state)
     if (state == QLatin1String("connecting") || state == QLatin1String("recovering"))
         return QColor(0xd9, 0x8c, 0x00);
     if (state == QLatin1String("unreachable") || state == QLatin1String("refused") ||
-        state == QLatin1String("reconnecting") ||
+        state == QLatin1String("reconnecting") || state == QLatin1String("unresponsive") ||
         state == QLatin1String("waiting to reconnect") || state == QLatin1String("closed"))
         return QColor(0xd6, 0x33, 0x2b);
     return QColor(0x80, 0x80, 0x80);

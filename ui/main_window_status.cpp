@@ -113,11 +113,13 @@ void MainWindow::updateGatewayState()
 {
     // A gateway none of whose connections can open a session is unreachable, whatever the
     // recovery gate says; the banner says so without stopping anything (not modal).
-    QStringList unreachable, refused, refusedWhole;
+    QStringList unreachable, refused, refusedWhole, unresponsive;
     for (const ConnectionInfo& c : m_connections) {
         const QString line = c.error.isEmpty() ? c.name : QStringLiteral("%1: %2").arg(c.name, c.error);
         if (c.state == QLatin1String("unreachable")) {
             unreachable << line;
+        } else if (c.state == QLatin1String("unresponsive")) {
+            unresponsive << c.name;
         } else if (c.state == QLatin1String("refused")) {
             // A contract's check lists what the message has instead: the banner keeps the
             // first words, the tooltip, the topology and the log have it all.
@@ -145,6 +147,14 @@ void MainWindow::updateGatewayState()
                                  "its reconnect backoff.")
                                   .arg(m_gatewayAddress.toHtmlEscaped(),
                                        unreachable.join(QStringLiteral("; ")).toHtmlEscaped()));
+        m_banner->show();
+        m_unreachableBanner = true;
+    } else if (!unresponsive.isEmpty()) {
+        m_bannerText->setToolTip(QString());
+        m_bannerText->setText(tr("<b>%1 not answering</b> — a command went unanswered and nothing else came. "
+                                 "The session is kept; its tags show their last usable values (Uncertain) "
+                                 "until the gateway answers.")
+                                  .arg(unresponsive.join(QStringLiteral(", ")).toHtmlEscaped()));
         m_banner->show();
         m_unreachableBanner = true;
     } else if (m_unreachableBanner) {

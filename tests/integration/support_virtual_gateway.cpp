@@ -30,7 +30,8 @@ GatewayConnection::SubscriberId ConnectionHarness::addSubscriber(std::vector<std
             for (const auto& u : updates)
                 quality[*id][std::size_t(u.index)] = u.quality;
         },
-        [this](bool good) { qualityEvents.push_back(good); });
+        [this](bool good) { qualityEvents.push_back(good); },
+        [this](bool responsive) { livenessEvents.push_back(responsive); });
     quality[*id].assign(n, kQualityUncertain);
     return *id;
 }

@@ -40,6 +40,7 @@ struct ConnectionHarness {
     GatewayConnection connection;
     std::map<GatewayConnection::SubscriberId, std::vector<int>> quality;
     std::vector<bool> qualityEvents;
+    std::vector<bool> livenessEvents; // false: unresponsive, true: answering again
 };
 
 } // namespace stormwatch::testing

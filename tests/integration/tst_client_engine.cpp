@@ -73,6 +73,52 @@ EngineConfig config(const QString& preset, int tags = 10, bool alarms = false)
 class TestClientEngine : public QObject {
     Q_OBJECT
 private slots:
+    // A gateway whose session lives but which answers nothing and sends nothing (its STA
+    // wedged, no data changing): once a command goes past MxCommandTimeoutMs with nothing
+    // heard for as long, the connection is unresponsive and every Good tag is Uncertain, last
+    // usable value, never Good; the first answer makes them Good again on the same session.
+    void anUnansweringGatewayMakesGoodTagsLastUsableUntilItAnswers()
+    {
+        gateway::GatewayConfig gc;
+        gc.dataHz = 0; // on change only, and nothing changes
+        VirtualGateway gw(gc);
+        EngineConfig c = config("lever1+2", 10);
+        c.instances.push_back({"Z28062", "gw1", makeTags("Z28062.Attr", 5), false});
+        ClientEngine engine(gw.sched, gw.port, c);
+        Recorder rec;
+        engine.setObserver(&rec);
+        engine.startConnections();
+        engine.deploy(0);
+        gw.sched.runFor(3s);
+        QCOMPARE(engine.instances()[0]->counts().good, 10);
+        const std::string session = engine.connections()[0]->sessionId();
+
+        gw.model.wedge(120s);
+        engine.deploy(1); // its subscribe waits on the wedged STA
+        // The session's command timeout (shorter than the client's MxCommandTimeoutMs here)
+        // is the first deadline the subscribe passes.
+        QVERIFY(gc.defaultCommandTimeout < engine.connections()[0]->config().commandTimeout);
+        gw.sched.runFor(gc.defaultCommandTimeout - 1s);
+        QCOMPARE(engine.connections()[0]->stateText(), std::string("connected")); // a slow STA, so far
+        QCOMPARE(engine.instances()[0]->counts().good, 10);
+        gw.sched.runFor(2s);
+        QCOMPARE(engine.connections()[0]->stateText(), std::string("unresponsive"));
+        QVERIFY(engine.connections()[0]->unresponsiveSince().has_value());
+        QCOMPARE(engine.instances()[0]->counts().good, 0);
+        QCOMPARE(engine.instances()[0]->counts().uncertain, 10);
+        for (int t = 0; t < 10; ++t)
+            QCOMPARE(engine.instances()[0]->tags()[std::size_t(t)].quality, kQualityUncertainLastUsable);
+        QVERIFY(rec.logged("unresponsive: a command went unanswered past its deadline"));
+
+        gw.sched.runFor(150s); // the wedge ends; the STA answers what it holds
+        QCOMPARE(engine.connections()[0]->stateText(), std::string("connected"));
+        QVERIFY(!engine.connections()[0]->unresponsiveSince());
+        QCOMPARE(engine.connections()[0]->sessionId(), session); // no new session was needed
+        QCOMPARE(engine.instances()[0]->counts().good, 10);
+        QCOMPARE(engine.orphanedTags(), 0);
+        QVERIFY(rec.logged("responsive again after"));
+    }
+
     void rejectsAnInstanceOnAnUnknownConnection()
     {
         EngineConfig c = config("all");

@@ -1,14 +1,20 @@
 // A frozen gateway at the real boundary: a real mxgw-mock process stopped with SIGSTOP (the
 // kernel still holds its sockets open, so nothing but keepalive can tell) under a quiet event
 // stream. The port's keepalive ends the stream within keepalive time + timeout, and a gateway
-// that is only quiet keeps its stream however long it stays quiet.
+// that is only quiet keeps its stream however long it stays quiet. A gateway whose process
+// answers but whose STA does not (wedged, nothing changing) makes the connection unresponsive
+// and its tags last usable values; the same case runs in virtual time in
+// integration.client_engine (anUnansweringGatewayMakesGoodTagsLastUsableUntilItAnswers).
+#include "client/gateway_connection.h"
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
 #include "integration/support_mock_process.h"
+#include "mock_control.grpc.pb.h"
 
 #include <QElapsedTimer>
 #include <QtTest>
 #include <csignal>
+#include <grpcpp/grpcpp.h>
 #include <optional>
 #include <sys/types.h>
 
@@ -107,6 +113,50 @@ private slots:
         QVERIFY(stream.open(port));
         QTest::qWait(6000); // several pings past gRPC's default of two without data
         QVERIFY2(!stream.end, stream.end ? stream.end->toString().c_str() : "");
+    }
+
+    void aWedgedGatewayIsUnresponsiveUntilItAnswers()
+    {
+        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), quietArgs());
+        QVERIFY(mock.start());
+        QtScheduler scheduler;
+        GrpcGatewayPort port(scheduler, keepaliveOptions(mock.address()));
+        ConnectionConfig config;
+        config.sessionCommandTimeout = 2s; // Lever 3: the gateway gives up on a command after 2 s
+        GatewayConnection c(scheduler, port, config, nullptr, [] { return 0.5; });
+        std::vector<bool> liveness;
+        auto subscriber = [&](const std::string& tag, bool record) {
+            GatewayConnection::LivenessFn onLiveness;
+            if (record) // the first subscriber's, whose tag is Good when the gateway stops
+                        // answering
+                onLiveness = [&](bool responsive) { liveness.push_back(responsive); };
+            return c.addSubscriber(
+                {tag}, [](const std::vector<TagUpdate>&) {}, [](bool) {}, onLiveness);
+        };
+        c.start();
+        const auto first = subscriber("Area1.Pump1.Speed", true);
+        bool subscribed = false;
+        c.subscribe(first, [&](const SubscribeOutcome& o) { subscribed = o.success; });
+        QTRY_VERIFY_WITH_TIMEOUT(subscribed, 20000);
+        const std::string session = c.sessionId();
+
+        auto control = mxgateway::mock::v1::MockGatewayControl::NewStub(
+            grpc::CreateChannel(mock.address(), grpc::InsecureChannelCredentials()));
+        {
+            grpc::ClientContext context;
+            mxgateway::mock::v1::FaultRequest wedge;
+            wedge.mutable_wedge()->set_duration_s(6);
+            mxgateway::mock::v1::FaultReply reply;
+            QVERIFY(control->InjectFault(&context, wedge, &reply).ok());
+        }
+        const auto second = subscriber("Area1.Pump2.Speed", false);
+        c.subscribe(second, [](const SubscribeOutcome&) {});
+        QTRY_COMPARE_WITH_TIMEOUT(c.stateText(), std::string("unresponsive"), 10000);
+        QCOMPARE(liveness, std::vector<bool>{false});
+        QTRY_COMPARE_WITH_TIMEOUT(c.stateText(), std::string("connected"), 20000); // the wedge ends
+        QCOMPARE(liveness, (std::vector<bool>{false, true}));
+        QCOMPARE(c.sessionId(), session);
+        c.stop();
     }
 };
 

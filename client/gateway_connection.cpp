@@ -149,28 +149,32 @@ void GatewayConnection::checkLiveness()
     publishLiveness(false);
 }
 
-void GatewayConnection::publishLiveness(bool responsive)
+// Each subscriber present when called and still there when its turn comes: a callback may
+// add or remove subscribers.
+void GatewayConnection::eachSubscriber(const std::function<void(Subscriber&)>& call)
 {
     std::vector<SubscriberId> ids;
     for (const auto& [id, sub] : m_subscribers)
         ids.push_back(id);
-    for (SubscriberId id : ids) {
-        auto it = m_subscribers.find(id);
-        if (it != m_subscribers.end() && it->second.onLiveness)
-            it->second.onLiveness(responsive);
-    }
+    for (SubscriberId id : ids)
+        if (auto it = m_subscribers.find(id); it != m_subscribers.end())
+            call(it->second);
+}
+
+void GatewayConnection::publishLiveness(bool responsive)
+{
+    eachSubscriber([responsive](Subscriber& sub) {
+        if (sub.onLiveness)
+            sub.onLiveness(responsive);
+    });
 }
 
 void GatewayConnection::publishQuality(bool good)
 {
-    std::vector<SubscriberId> ids;
-    for (const auto& [id, sub] : m_subscribers)
-        ids.push_back(id);
-    for (SubscriberId id : ids) {
-        auto it = m_subscribers.find(id);
-        if (it != m_subscribers.end() && it->second.onQuality)
-            it->second.onQuality(good);
-    }
+    eachSubscriber([good](Subscriber& sub) {
+        if (sub.onQuality)
+            sub.onQuality(good);
+    });
 }
 
 bool GatewayConnection::supportsSupervisoryBulk() const

@@ -294,6 +294,7 @@ private:
     void heard();
     void checkLiveness();
     void publishLiveness(bool responsive);
+    void eachSubscriber(const std::function<void(Subscriber&)>& call);
     void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);
     void onRegistered(std::int32_t serverHandle);
     // Opens the session's event stream: fresh (0) or after that sequence.

@@ -15,6 +15,7 @@
 #include <QtTest>
 #include <csignal>
 #include <grpcpp/grpcpp.h>
+#include <memory>
 #include <optional>
 #include <sys/types.h>
 
@@ -68,6 +69,20 @@ struct OpenStream {
     }
 };
 
+// A quiet mxgw-mock process and a port to it with a 1 s + 1 s keepalive.
+struct QuietGateway {
+    MockProcess mock{QStringLiteral(MXGW_MOCK_PATH), quietArgs()};
+    QtScheduler scheduler;
+    std::unique_ptr<GrpcGatewayPort> port;
+    bool start()
+    {
+        if (!mock.start())
+            return false;
+        port = std::make_unique<GrpcGatewayPort>(scheduler, keepaliveOptions(mock.address()));
+        return true;
+    }
+};
+
 } // namespace
 
 class TestFrozenGateway : public QObject {
@@ -75,16 +90,15 @@ class TestFrozenGateway : public QObject {
 private slots:
     void aStoppedGatewayEndsTheStreamWithinTheKeepaliveBound()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), quietArgs());
-        QVERIFY(mock.start());
-        QtScheduler scheduler;
-        GrpcGatewayPort port(scheduler, keepaliveOptions(mock.address()));
+        QuietGateway gw;
+        QVERIFY(gw.start());
+        GrpcGatewayPort& port = *gw.port;
         OpenStream stream;
         QVERIFY(stream.open(port));
         QTest::qWait(1500); // the stream is up and quiet
         QVERIFY(!stream.end);
 
-        const pid_t pid = pid_t(mock.process.processId());
+        const pid_t pid = pid_t(gw.mock.process.processId());
         QCOMPARE(::kill(pid, SIGSTOP), 0);
         QElapsedTimer frozen;
         frozen.start();
@@ -105,10 +119,9 @@ private slots:
     // them however often they come, and the stream stays up.
     void aQuietGatewayKeepsItsStream()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), quietArgs());
-        QVERIFY(mock.start());
-        QtScheduler scheduler;
-        GrpcGatewayPort port(scheduler, keepaliveOptions(mock.address()));
+        QuietGateway gw;
+        QVERIFY(gw.start());
+        GrpcGatewayPort& port = *gw.port;
         OpenStream stream;
         QVERIFY(stream.open(port));
         QTest::qWait(6000); // several pings past gRPC's default of two without data
@@ -117,13 +130,12 @@ private slots:
 
     void aWedgedGatewayIsUnresponsiveUntilItAnswers()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), quietArgs());
-        QVERIFY(mock.start());
-        QtScheduler scheduler;
-        GrpcGatewayPort port(scheduler, keepaliveOptions(mock.address()));
+        QuietGateway gw;
+        QVERIFY(gw.start());
+        GrpcGatewayPort& port = *gw.port;
         ConnectionConfig config;
         config.sessionCommandTimeout = 2s; // Lever 3: the gateway gives up on a command after 2 s
-        GatewayConnection c(scheduler, port, config, nullptr, [] { return 0.5; });
+        GatewayConnection c(gw.scheduler, port, config, nullptr, [] { return 0.5; });
         std::vector<bool> liveness;
         auto subscriber = [&](const std::string& tag, bool record) {
             GatewayConnection::LivenessFn onLiveness;
@@ -141,7 +153,7 @@ private slots:
         const std::string session = c.sessionId();
 
         auto control = mxgateway::mock::v1::MockGatewayControl::NewStub(
-            grpc::CreateChannel(mock.address(), grpc::InsecureChannelCredentials()));
+            grpc::CreateChannel(gw.mock.address(), grpc::InsecureChannelCredentials()));
         {
             grpc::ClientContext context;
             mxgateway::mock::v1::FaultRequest wedge;

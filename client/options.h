@@ -69,6 +69,6 @@ bool setOption(ClientOptions& options, const QString& key, const QString& value,
                OptionError* error);
 
 QJsonObject optionsToJson(const ClientOptions& options);
-QStringList optionKeys(); // in DESIGN.md order
+QStringList optionKeys(); // in the order of the ClientOptions fields above
 
 } // namespace stormwatch

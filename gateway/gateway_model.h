@@ -229,7 +229,7 @@ private:
     // Uniform in [0, 1) from the seeded engine (53 random bits; cheaper than generate_canonical).
     double unitRandom() { return static_cast<double>(m_rng() >> 11) * 0x1.0p-53; }
     // The data source's own generator (SplitMix64, seeded from the same seed): the values
-    // are not pinned anywhere, and mt19937_64 was a fifth of a 2 x 5,000 replay (issue 14).
+    // are not pinned anywhere, and mt19937_64 was a large share of a long replay's time.
     // Kept apart from m_rng, so the drop fault's draws no longer depend on how many values
     // were generated before them.
     static std::uint64_t splitMix64(std::uint64_t& state)

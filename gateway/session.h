@@ -34,8 +34,8 @@ struct Item {
 // A session's items by item handle: an ordered map (stable addresses, batches in handle
 // order) plus a flat list in the same order that the data tick walks. The list holds what
 // a tick reads and writes — handle, server handle, advised, the value — in 24 bytes an item
-// (issue 14: at 5,000 items a session the tick reading each item through its map node was
-// a cache miss or two a change; the list is read in order). The value lives only there.
+// (at thousands of items a session, reading each item through its map node costs a cache
+// miss or two a change; the list is read in order). The value lives only there.
 // New handles are increasing, so adding items appends (an out-of-order one is inserted);
 // an erased item's entry is cleared and the list compacted at the next flat() (a redeploy
 // removes 5,000 items one RemoveItem at a time, between ticks).

@@ -25,8 +25,11 @@ QString portOptions(const ConsoleOptions& o, GrpcPortOptions* port)
 {
     const bool tls = !o.tlsCa.isEmpty() || !o.tlsCert.isEmpty() || !o.tlsKey.isEmpty();
     if (o.gateway.isEmpty()) {
-        if (tls || !o.tokenFile.isEmpty() || !o.gatewayContract.isEmpty())
-            return QStringLiteral("--tls-ca, --tls-cert, --tls-key, --token-file and --gateway-contract need --gateway HOST:PORT");
+        const GrpcPortOptions defaults;
+        if (tls || !o.tokenFile.isEmpty() || !o.gatewayContract.isEmpty() ||
+            o.port.keepaliveTime != defaults.keepaliveTime || o.port.keepaliveTimeout != defaults.keepaliveTimeout)
+            return QStringLiteral("--tls-ca, --tls-cert, --tls-key, --token-file, --gateway-contract and --keepalive-* need "
+                                  "--gateway HOST:PORT");
         return {};
     }
     port->address = o.gateway.toStdString();
@@ -47,7 +50,7 @@ QString portOptions(const ConsoleOptions& o, GrpcPortOptions* port)
 
 int runConsoleWindow(const ConsoleOptions& o)
 {
-    GrpcPortOptions port;
+    GrpcPortOptions port = o.port;
     if (const QString bad = portOptions(o, &port); !bad.isEmpty()) {
         err() << bad << '\n';
         return 2;

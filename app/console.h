@@ -2,6 +2,8 @@
 // The console window's start: the embedded mock gateway (or an external one), the live
 // client, the window and its controller. The headless CLI is in stormwatch_main.cpp.
 
+#include "client/grpc_port_options.h"
+
 #include <QString>
 
 #include <map>
@@ -12,6 +14,7 @@ struct ConsoleOptions {
     QString gateway;   // HOST:PORT of an external gateway; empty = the embedded mock
     QString tlsCa, tlsCert, tlsKey, tokenFile;
     QString gatewayContract; // --gateway-contract: the gateway's .proto or .protoset
+    GrpcPortOptions port;    // --keepalive-*: the rest of it comes from the strings above
     QString site;      // a site file: the live run on its gateways and real tags (docs/sites.md)
     std::map<QString, QString> gatewayEndpoints; // --gateway-endpoint: site gateway -> host:port
     QString scenario;  // preselected (and the live client's connections/instances)

@@ -118,6 +118,14 @@ struct Options {
         "Default: read from the gateway's gRPC server reflection and checked the same (stormwatch's own "
         "contract when it serves none).",
         "FILE"};
+    QCommandLineOption keepaliveS{
+        "keepalive-s",
+        "HTTP/2 keepalive to --gateway: a ping after SECONDS without a frame from it (default 10). A gateway "
+        "that does not acknowledge one within --keepalive-timeout-s is unresponsive: its tags show their last "
+        "usable values (Uncertain) until it answers again.",
+        "SECONDS"};
+    QCommandLineOption keepaliveTimeoutS{
+        "keepalive-timeout-s", "How long --gateway has to acknowledge a keepalive ping (default 5).", "SECONDS"};
     QCommandLineOption allowInsecureToken{
         "allow-insecure-token",
         "Send --token-file's bearer token without TLS, in clear text: only over a network you trust "
@@ -167,7 +175,7 @@ struct Options {
         parser.addVersionOption();
         parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
                            listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
-                           tokenFile, gatewayContract, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter,
+                           tokenFile, gatewayContract, keepaliveS, keepaliveTimeoutS, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter,
                            record, recordingInfo, exportSkeleton, run, openRecording});
     }
 };
@@ -221,6 +229,26 @@ std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
+// --keepalive-s and --keepalive-timeout-s into `port`; *problem names a bad one.
+bool keepaliveFrom(const QCommandLineParser& parser, const Options& o, GrpcPortOptions& port, QString* problem)
+{
+    double seconds[2] = {0, 0};
+    const QCommandLineOption* options[2] = {&o.keepaliveS, &o.keepaliveTimeoutS};
+    for (int i = 0; i < 2; ++i) {
+        if (!parser.isSet(*options[i]))
+            continue;
+        bool ok = false;
+        seconds[i] = parser.value(*options[i]).toDouble(&ok);
+        if (!ok || !(seconds[i] >= 0.1 && seconds[i] <= 3600)) {
+            *problem = "bad --" + options[i]->names().first() + " \"" + parser.value(*options[i]) +
+                       "\": must be a number of seconds from 0.1 to 3600";
+            return false;
+        }
+    }
+    setKeepalive(port, seconds[0], seconds[1]);
+    return true;
+}
+
 int runConsole(const QCommandLineParser& parser, const Options& o)
 {
 #ifdef STORMWATCH_CONSOLE
@@ -231,6 +259,10 @@ int runConsole(const QCommandLineParser& parser, const Options& o)
     c.tlsKey = parser.value(o.tlsKey);
     c.tokenFile = parser.value(o.tokenFile);
     c.gatewayContract = parser.value(o.gatewayContract);
+    if (QString bad; !keepaliveFrom(parser, o, c.port, &bad)) {
+        err() << bad << '\n';
+        return kExitBadInput;
+    }
     c.scenario = parser.value(o.scenario);
     c.site = parser.value(QStringLiteral("site")); // SiteCliOptions (commission_cli.h)
     QString badEndpoint;
@@ -345,8 +377,9 @@ std::optional<LiveOptions> liveOptionsFrom(const QCommandLineParser& parser, con
     live.progress = showLiveProgress;
     const bool tls = parser.isSet(o.tlsCa) || parser.isSet(o.tlsCert) || parser.isSet(o.tlsKey);
     if (!parser.isSet(o.gateway)) {
-        if (tls || parser.isSet(o.tokenFile) || parser.isSet(o.gatewayContract)) {
-            *problem = "--tls-ca, --tls-cert, --tls-key, --token-file and --gateway-contract are for --gateway "
+        if (tls || parser.isSet(o.tokenFile) || parser.isSet(o.gatewayContract) || parser.isSet(o.keepaliveS) ||
+            parser.isSet(o.keepaliveTimeoutS)) {
+            *problem = "--tls-ca, --tls-cert, --tls-key, --token-file, --gateway-contract and --keepalive-* are for --gateway "
                        "(the embedded mock gateway is plain loopback, on stormwatch's own contract)";
             return std::nullopt;
         }
@@ -360,6 +393,8 @@ std::optional<LiveOptions> liveOptionsFrom(const QCommandLineParser& parser, con
                      parser.value(o.tlsKey).toStdString()};
     port.tokenFile = parser.value(o.tokenFile).toStdString();
     port.contractFile = parser.value(o.gatewayContract).toStdString();
+    if (!keepaliveFrom(parser, o, port, problem))
+        return std::nullopt;
     if (const QString bad = GrpcGatewayPort::validate(port); !bad.isEmpty()) {
         *problem = "bad --gateway \"" + parser.value(o.gateway) + "\": " + bad;
         return std::nullopt;
@@ -619,7 +654,8 @@ int main(int argc, char** argv)
     if (parser.isSet(o.exportSkeleton))
         return exportScenarioSkeleton(parser.value(o.exportSkeleton), parser.value(o.run));
     for (const QCommandLineOption* gatewayOnly :
-         {&o.gateway, &o.tlsCa, &o.tlsCert, &o.tlsKey, &o.tokenFile, &o.gatewayContract})
+         {&o.gateway, &o.tlsCa, &o.tlsCert, &o.tlsKey, &o.tokenFile, &o.gatewayContract, &o.keepaliveS,
+          &o.keepaliveTimeoutS})
         if (parser.isSet(*gatewayOnly) && !parser.isSet(o.live) && parser.isSet(o.headless)) {
             err() << "--" << gatewayOnly->names().first() << " is for live runs: add --live\n";
             return kExitBadInput;

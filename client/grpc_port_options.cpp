@@ -83,6 +83,15 @@ bool looksLikeHostPort(const std::string& address)
     return port >= 1 && port <= 65535;
 }
 
+void setKeepalive(GrpcPortOptions& options, double keepaliveS, double keepaliveTimeoutS)
+{
+    const auto from = [](double s) { return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s)); };
+    if (keepaliveS > 0)
+        options.keepaliveTime = from(keepaliveS);
+    if (keepaliveTimeoutS > 0)
+        options.keepaliveTimeout = from(keepaliveTimeoutS);
+}
+
 QString GrpcGatewayPort::validate(const GrpcPortOptions& options)
 {
     if (!looksLikeHostPort(options.address))

@@ -36,4 +36,8 @@ struct GrpcPortOptions {
     std::string contractProfile; // empty = by the contract's package
 };
 
+// Sets the keepalive from seconds as a site file or the command line gives them; 0 (unset)
+// keeps the default.
+void setKeepalive(GrpcPortOptions& options, double keepaliveS, double keepaliveTimeoutS);
+
 } // namespace stormwatch

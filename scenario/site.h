@@ -26,6 +26,8 @@ inline constexpr qsizetype kMaxTagAddressLength = 256;
 inline constexpr qsizetype kMaxKindLength = 32;
 inline constexpr qsizetype kMaxPathLength = 4096;      // TLS, token and CSV file names
 inline constexpr qsizetype kMaxEndpointLength = 300;  // a DNS name (253) and a port
+// keepalive_s, keepalive_timeout_s: gRPC answers pings no more often than every 0.1 s.
+inline constexpr NumberRange kKeepaliveS{0.1, 3600, false, "s"};
 }  // namespace site_limits
 
 struct SiteGateway {
@@ -36,6 +38,9 @@ struct SiteGateway {
     QString tlsCa, tlsCert, tlsKey, tokenFile;
     QString contractFile; // "contract": the gateway's .proto or .protoset; empty = stormwatch's own
     qint64 writeUserId = 0;  // 0 = supervisory advise
+    // HTTP/2 keepalive (GrpcPortOptions): ping after this long without a frame, unresponsive
+    // when the ack takes longer than the timeout; 0 = the port's default.
+    double keepaliveS = 0, keepaliveTimeoutS = 0;
     bool operator==(const SiteGateway&) const = default;
 };
 

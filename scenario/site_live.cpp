@@ -25,6 +25,7 @@ std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<
             o.tls = TlsFiles{g.tlsCa.toStdString(), g.tlsCert.toStdString(), g.tlsKey.toStdString()};
         o.tokenFile = g.tokenFile.toStdString();
         o.contractFile = g.contractFile.toStdString();
+        setKeepalive(o, g.keepaliveS, g.keepaliveTimeoutS);
         if (refusedContracts) {
             if (const QString why = GrpcGatewayPort::validateTransport(o); !why.isEmpty())
                 return fail(QStringLiteral("gateway %1: %2").arg(g.name, why));

@@ -125,7 +125,8 @@ void SiteReader::readGateways(const QJsonArray& a, Site& site) {
         const QString path = indexPath(base, i);
         auto o = asObject(errors_, a.at(i), path);
         if (!o) continue;
-        ObjectReader r(errors_, *o, path, {"name", "endpoint", "tls", "token_file", "allow_insecure_token", "write_user_id", "contract"});
+        ObjectReader r(errors_, *o, path, {"name", "endpoint", "tls", "token_file", "allow_insecure_token", "write_user_id", "contract",
+                                              "keepalive_s", "keepalive_timeout_s"});
         SiteGateway g;
         if (auto s = r.name("name", Need::Required)) {
             if (r.check("name", !gatewayNames_.contains(*s), [&] { return QStringLiteral("duplicate gateway name %1").arg(quoted(*s)); }))
@@ -155,6 +156,8 @@ void SiteReader::readGateways(const QJsonArray& a, Site& site) {
                     QStringLiteral("a bearer token is sent only over TLS: add \"tls\", or \"allow_insecure_token\": true "
                                    "to send it in clear text"));
         if (auto n = r.integer("write_user_id", Need::Optional, scenario_limits::kWriteUserId)) g.writeUserId = *n;
+        if (auto n = r.number("keepalive_s", Need::Optional, slimits::kKeepaliveS)) g.keepaliveS = *n;
+        if (auto n = r.number("keepalive_timeout_s", Need::Optional, slimits::kKeepaliveS)) g.keepaliveTimeoutS = *n;
         r.finish();
         site.gateways.append(g);
     }

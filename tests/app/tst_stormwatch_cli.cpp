@@ -157,6 +157,8 @@ private slots:
                                "deadline_exceeded",
                                "bad_tag_seconds",
                                "orphaned_tag_seconds",
+                               "frozen_tag_seconds",
+                               "unresponsive_seconds",
                                "time_to_all_good_s",
                                "time_to_all_good_from",
                                "connected_after_s",
@@ -280,9 +282,9 @@ private slots:
               "--tls-ca", "--tls-cert", "--tls-key", "--token-file", "--levers", "--settings",
               "--play", "--speed", "--screenshot", "--screenshot-after-s", "--record",
               "--recording-info", "--export-skeleton", "--open-recording", "--site", "--validate-site",
-              "--commission", "--gateway-endpoint"})
+              "--commission", "--gateway-endpoint", "--keepalive-s", "--keepalive-timeout-s"})
             QVERIFY2(text.contains(option), option);
-        QVERIFY(text.contains("default: the scenario's seed"));
+        QVERIFY(text.simplified().contains("default: the scenario's seed")); // wrapped to the terminal
     }
 
     // A two-second live run on the embedded mock gateway over loopback gRPC.
@@ -326,6 +328,16 @@ private slots:
         r = run({"--headless", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("add --live"), qPrintable(r.err));
+        r = run({"--live", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001", "--keepalive-s", "0.01"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("bad --keepalive-s \"0.01\"") && r.err.contains("0.1 to 3600"), qPrintable(r.err));
+        r = run({"--live", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001", "--keepalive-timeout-s",
+                 "soon"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("bad --keepalive-timeout-s"), qPrintable(r.err));
+        r = run({"--live", "--scenario", "live-gate-lever1", "--keepalive-s", "3"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--keepalive-* are for --gateway"), qPrintable(r.err));
     }
 
     // Issue 15, finding 7: a bearer token is not sent in clear text unless asked for.

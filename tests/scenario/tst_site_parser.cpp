@@ -1,6 +1,7 @@
 // Site files: the shipped example validates with its 1,000 CSV tags; every rule names the
 // file, the JSON path (and for CSV rows file:line) and the rule; validation stays linear.
 #include "scenario/site.h"
+#include "scenario/site_live.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -44,6 +45,7 @@ private slots:
     void csvErrorsNameFileAndLine();
     void gatewayRules_data();
     void gatewayRules();
+    void keepaliveReachesThePortOptions();
     void instanceRules_data();
     void instanceRules();
     void strictJsonAndUnknownKeysAreRejected();
@@ -148,6 +150,11 @@ void TestSiteParser::gatewayRules_data()
                                       << "$.gateways[0].tls.cert: cert and key come together";
     QTest::newRow("write user range") << QByteArray(R"({"name": "g", "endpoint": "h:1", "write_user_id": 3000000000})")
                                       << "$.gateways[0].write_user_id: must be <= 2147483647";
+    QTest::newRow("keepalive too short") << QByteArray(R"({"name": "g", "endpoint": "h:1", "keepalive_s": 0.05})")
+                                         << "$.gateways[0].keepalive_s: must be >= 0.1";
+    QTest::newRow("keepalive timeout too long")
+        << QByteArray(R"({"name": "g", "endpoint": "h:1", "keepalive_timeout_s": 7200})")
+        << "$.gateways[0].keepalive_timeout_s: must be <= 3600";
     QTest::newRow("unknown key") << QByteArray(R"({"name": "g", "endpoint": "h:1", "port": 5})")
                                  << "$.gateways[0].port: unknown key";
 }
@@ -162,6 +169,26 @@ void TestSiteParser::gatewayRules()
     QList<ScenarioError> errors;
     QVERIFY(!loadSiteFile(path, &errors));
     QVERIFY2(messages(errors).join('\n').contains(path + ": " + expected), qPrintable(messages(errors).join('\n')));
+}
+
+void TestSiteParser::keepaliveReachesThePortOptions()
+{
+    QList<ScenarioError> errors;
+    const auto site = parseSite(R"({"name": "s", "gateways": [
+        {"name": "gw-a", "endpoint": "127.0.0.1:50061", "keepalive_s": 2, "keepalive_timeout_s": 0.5},
+        {"name": "gw-b", "endpoint": "127.0.0.1:50062"}],
+        "instances": [{"name": "I", "gateway": "gw-a", "tags": ["I.PV"]}]})",
+                                "s.json", &errors);
+    QVERIFY2(site, qPrintable(messages(errors).join('\n')));
+    QString error;
+    const auto ports = sitePortOptions(*site, {}, &error);
+    QVERIFY2(ports, qPrintable(error));
+    using namespace std::chrono_literals;
+    QCOMPARE(ports->at("gw-a").keepaliveTime, Duration(2s));
+    QCOMPARE(ports->at("gw-a").keepaliveTimeout, Duration(500ms));
+    const GrpcPortOptions defaults;
+    QCOMPARE(ports->at("gw-b").keepaliveTime, defaults.keepaliveTime);
+    QCOMPARE(ports->at("gw-b").keepaliveTimeout, defaults.keepaliveTimeout);
 }
 
 void TestSiteParser::instanceRules_data()

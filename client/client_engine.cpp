@@ -210,6 +210,14 @@ std::int64_t ClientEngine::eventsLost() const
     return n;
 }
 
+double ClientEngine::unresponsiveSeconds() const
+{
+    Duration total{0};
+    for (const auto& c : m_connections)
+        total += c->unresponsiveFor();
+    return std::chrono::duration<double>(total).count();
+}
+
 RecoveryGate::State ClientEngine::recoveryState() const
 {
     auto worst = RecoveryGate::State::Normal;

@@ -121,6 +121,8 @@ public:
     std::int64_t suppressedCalls() const;
     // Events numbered by the gateway that never arrived, over every connection.
     std::int64_t eventsLost() const;
+    // Connection-seconds the gateways were unresponsive, summed over the connections.
+    double unresponsiveSeconds() const;
     RecoveryGate::State recoveryState() const;
     // The gate of `gateway` (nullptr when no connection reaches it).
     const RecoveryGate* gate(const std::string& gateway) const

@@ -119,11 +119,13 @@ void GatewayConnection::setState(ConnectionState state)
 void GatewayConnection::heard()
 {
     m_lastHeard = m_scheduler.now();
-    if (!m_unresponsiveSince)
+    // While a new session is set up its tags' last values belong to the old one: onRegistered
+    // subscribes them again instead of calling them Good.
+    if (!m_unresponsiveSince || m_state != ConnectionState::Connected)
         return;
     log(Severity::Info, "responsive again after " + seconds(m_scheduler.now() - *m_unresponsiveSince) +
                             ": its tags' last values stand until they change");
-    m_unresponsiveSince.reset();
+    endUnresponsive();
     publishLiveness(true);
 }
 
@@ -141,11 +143,29 @@ void GatewayConnection::checkLiveness()
         horizon = *m_echoedTimeout;
     if (horizon.count() <= 0 || m_scheduler.now() - m_lastHeard < horizon)
         return;
+    becomeUnresponsive("a command went unanswered past its deadline and nothing else was heard for " +
+                       seconds(m_scheduler.now() - m_lastHeard) + "; the session is kept");
+}
+
+void GatewayConnection::endUnresponsive()
+{
+    if (!m_unresponsiveSince)
+        return;
+    m_unresponsiveBefore += m_scheduler.now() - *m_unresponsiveSince;
+    m_unresponsiveSince.reset();
+}
+
+Duration GatewayConnection::unresponsiveFor() const
+{
+    return m_unresponsiveBefore + (m_unresponsiveSince ? m_scheduler.now() - *m_unresponsiveSince : Duration{0});
+}
+
+void GatewayConnection::becomeUnresponsive(const std::string& why)
+{
+    if (m_unresponsiveSince)
+        return;
     m_unresponsiveSince = m_scheduler.now();
-    log(Severity::Warning, "unresponsive: a command went unanswered past its deadline and nothing else was heard for " +
-                               seconds(m_scheduler.now() - m_lastHeard) +
-                               "; the session is kept, its tags are Uncertain (last usable value) until the "
-                               "gateway answers");
+    log(Severity::Warning, "unresponsive: " + why + "; its tags are Uncertain (last usable value) until the gateway answers");
     publishLiveness(false);
 }
 
@@ -229,12 +249,13 @@ void GatewayConnection::stop()
     m_held.clear();
     m_heldAlarms.clear();
     m_nextAttemptAt.reset();
+    endUnresponsive();
     setState(ConnectionState::Stopped);
 }
 
 std::string GatewayConnection::stateText() const
 {
-    if (m_state == ConnectionState::Connected && m_unresponsiveSince)
+    if (m_unresponsiveSince && m_state != ConnectionState::Stopped && m_state != ConnectionState::Refused)
         return "unresponsive";
     if (m_state == ConnectionState::WaitingToReconnect)
         return m_openFailed ? "unreachable" : "reconnecting";
@@ -321,6 +342,13 @@ void GatewayConnection::openSession()
             m_lastError = escapeLogText("OpenSession failed: " + status.toString());
             m_openFailed = true;
             log(Severity::Warning, m_lastError);
+            if (m_unresponsiveSince && !status.unanswered()) {
+                // Refused or reset, not silent: the gateway is there and refusing, or gone.
+                log(Severity::Warning, "the gateway is unreachable, no longer unresponsive: its tags' last values "
+                                       "are not usable any more");
+                endUnresponsive();
+                publishQuality(false);
+            }
             scheduleReconnect();
             return;
         }
@@ -361,6 +389,9 @@ void GatewayConnection::openSession()
 
 void GatewayConnection::onRegistered(std::int32_t serverHandle)
 {
+    if (m_unresponsiveSince)
+        log(Severity::Info, "the gateway answers again after " + seconds(m_scheduler.now() - *m_unresponsiveSince) +
+                                ": a new session; its tags are subscribed again");
     m_serverHandle = serverHandle;
     m_lastSequence = 0; // a new session numbers its events from its own start
     m_resumedWithoutEvent = false;
@@ -369,7 +400,7 @@ void GatewayConnection::onRegistered(std::int32_t serverHandle)
     m_openFailed = false;
     m_lastError.clear();
     m_lastHeard = m_scheduler.now();
-    m_unresponsiveSince.reset();
+    endUnresponsive();
     setState(ConnectionState::Connected);
     publishQuality(true);
     if (m_state != ConnectionState::Connected)
@@ -406,20 +437,30 @@ void GatewayConnection::openStream(std::uint64_t resumeAfter)
 // A stream that ends while the session is valid is not a lost session: where the gateway
 // keeps its events, the stream is reopened after the last sequence seen and nothing is
 // subscribed again. A session the gateway no longer knows (NOT_FOUND, or one it faulted) is
-// replaced: a new session, subscribed again through the guards.
+// replaced: a new session, subscribed again through the guards. A stream whose transport
+// stopped answering (keepalive) leaves the gateway unresponsive, not gone: its tags keep their
+// last usable values while the session is resumed or replaced.
 void GatewayConnection::onStreamEnd(const RpcStatus& status)
 {
     if (status.code == grpc::StatusCode::NOT_FOUND)
         return connectionLost("the gateway no longer knows session " + m_sessionId + " (" + status.toString() +
                               "): a new session is opened and its tags subscribed again");
+    if (status.unanswered() && m_state == ConnectionState::Connected) {
+        becomeUnresponsive("its event stream's transport stopped answering (" + status.toString() + ")");
+        if (m_state != ConnectionState::Connected)
+            return; // a liveness observer stopped us
+    }
     const bool resumable = m_state == ConnectionState::Connected && m_port.canResumeEvents() && m_lastSequence != 0;
-    if (!resumable || m_resumedWithoutEvent)
-        return connectionLost("event stream ended: " + status.toString());
-    ++m_stats.streamResumes;
-    m_resumedWithoutEvent = true;
-    log(Severity::Info, "event stream ended (" + status.toString() + "): resuming after worker_sequence " +
-                            std::to_string(m_lastSequence) + " on the same session, nothing subscribed again");
-    openStream(m_lastSequence);
+    if (resumable && !m_resumedWithoutEvent) {
+        ++m_stats.streamResumes;
+        m_resumedWithoutEvent = true;
+        log(Severity::Info, "event stream ended (" + status.toString() + "): resuming after worker_sequence " +
+                                std::to_string(m_lastSequence) + " on the same session, nothing subscribed again");
+        return openStream(m_lastSequence);
+    }
+    if (m_unresponsiveSince && status.unanswered())
+        return loseSession("event stream ended: " + status.toString(), SessionLoss::TagsLastUsable);
+    connectionLost("event stream ended: " + status.toString());
 }
 
 void GatewayConnection::dropSession()
@@ -453,10 +494,19 @@ void GatewayConnection::dropSession()
 
 void GatewayConnection::connectionLost(const std::string& why)
 {
+    loseSession(why, SessionLoss::TagsBad);
+}
+
+void GatewayConnection::loseSession(const std::string& why, SessionLoss loss)
+{
     if (m_state == ConnectionState::Stopped)
         return;
-    log(Severity::Warning, "connection lost: " + why);
-    m_lastError = escapeLogText("connection lost: " + why);
+    const bool lastUsable = loss == SessionLoss::TagsLastUsable;
+    log(Severity::Warning, (lastUsable ? "contact lost: " : "connection lost: ") + why +
+                               (lastUsable ? "; the session is given up, its tags keep their last usable values "
+                                             "until a new session is subscribed or the gateway refuses one"
+                                           : ""));
+    m_lastError = escapeLogText((lastUsable ? "contact lost: " : "connection lost: ") + why);
     ++m_epoch;
     dropSession();
     // Subscribes in flight lose their replies with the session; they are held and run
@@ -479,8 +529,10 @@ void GatewayConnection::connectionLost(const std::string& why)
     m_running.clear();
     m_held.insert(m_held.begin(), requeue.begin(), requeue.end());
     ++m_stats.reconnects;
-    m_unresponsiveSince.reset(); // the tags go Bad: the session is gone
-    publishQuality(false);
+    if (!lastUsable) {
+        endUnresponsive(); // the tags go Bad: the session is gone
+        publishQuality(false);
+    }
     scheduleReconnect();
 }
 

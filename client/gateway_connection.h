@@ -169,14 +169,17 @@ public:
     ConnectionState state() const { return m_state; }
     // Whether the gateway's contract has a SubscribeAlarms command at all.
     bool canSubscribeAlarms() const { return m_port.canSubscribeAlarms(); }
-    // What a person should be told of the state: "connected", "unresponsive" (connected, but
-    // see unresponsiveSince), "connecting", "reconnecting" (the session was lost; the gateway
+    // What a person should be told of the state: "connected", "unresponsive" (see
+    // unresponsiveSince; connected, or reconnecting to a gateway that went silent), "connecting", "reconnecting" (the session was lost; the gateway
     // answered before) or "unreachable" (the last attempt to open a session failed), "stopped".
     std::string stateText() const;
-    // Since when a command went unanswered past MxCommandTimeoutMs with no event for as long:
-    // the session is kept, its tags are Uncertain (last usable value) until the gateway
-    // answers or sends again. nullopt while it answers.
+    // Since when the gateway went silent: a command unanswered past MxCommandTimeoutMs with no
+    // event for as long (the session is kept), or an event stream whose keepalive went
+    // unacknowledged (the session is resumed or replaced). Its tags are Uncertain (last usable
+    // value) until it answers or sends again, or refuses a new session. nullopt while it answers.
     std::optional<Time> unresponsiveSince() const { return m_unresponsiveSince; }
+    // How long it was unresponsive in all, the current stretch included.
+    Duration unresponsiveFor() const;
     // Why the last session attempt or the last session failed ("" when none did).
     const std::string& lastError() const { return m_lastError; }
     // When the next attempt to open a session is due (nullopt unless waiting to reconnect).
@@ -293,6 +296,8 @@ private:
     // as long makes the connection unresponsive.
     void heard();
     void checkLiveness();
+    void becomeUnresponsive(const std::string& why); // said once, until heard() or a new session
+    void endUnresponsive();
     void publishLiveness(bool responsive);
     void eachSubscriber(const std::function<void(Subscriber&)>& call);
     void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);
@@ -301,7 +306,13 @@ private:
     void openStream(std::uint64_t resumeAfter);
     void onStreamEnd(const RpcStatus& status);
     void dropSession();
-    void connectionLost(const std::string& why);
+    void connectionLost(const std::string& why); // loseSession(why, TagsBad)
+    // The session is given up and a new one scheduled. TagsLastUsable: the gateway went silent
+    // (unresponsive), so its tags stay Uncertain until a new session re-subscribes them or
+    // an attempt is refused or reset (then they go Bad); TagsBad: the gateway or the transport
+    // said the session is gone.
+    enum class SessionLoss { TagsBad, TagsLastUsable };
+    void loseSession(const std::string& why, SessionLoss loss);
     void scheduleReconnect();
     void setState(ConnectionState state);
     void publishQuality(bool good);
@@ -379,6 +390,7 @@ private:
     std::optional<Time> m_nextAttemptAt;
     Time m_lastHeard{};                      // the last reply or event from the gateway
     std::optional<Time> m_unresponsiveSince; // see unresponsiveSince()
+    Duration m_unresponsiveBefore{0};        // the stretches that ended
 
     std::map<SubscriberId, Subscriber> m_subscribers;
     SubscriberId m_nextSubscriber = 1;

@@ -23,6 +23,10 @@ struct RpcStatus {
     grpc::StatusCode code = grpc::StatusCode::OK;
     std::string message;
     bool suppressed = false; // refused by the recovery gate, never sent
+    // The transport gave up waiting for the gateway: a keepalive ping went unacknowledged, or a
+    // connection attempt timed out before the gateway's first frame (a frozen process or link;
+    // nobody refused or reset it).
+    bool transportTimedOut = false;
 
     bool ok() const { return code == grpc::StatusCode::OK; }
     // Worth a retry later: the gateway is slow, busy, restarting or unreachable.
@@ -32,6 +36,10 @@ struct RpcStatus {
                code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::CANCELLED ||
                code == grpc::StatusCode::RESOURCE_EXHAUSTED;
     }
+    // Nothing answered: a deadline passed or a keepalive ping went unacknowledged. That proves
+    // the gateway neither alive nor gone (a frozen process, a dead link); a refusal, a reset
+    // or any answer of the gateway's proves it there or gone.
+    bool unanswered() const { return code == grpc::StatusCode::DEADLINE_EXCEEDED || transportTimedOut; }
     std::string toString() const;
 };
 

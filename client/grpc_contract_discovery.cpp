@@ -1,4 +1,5 @@
 #include "grpc_contract_discovery.h"
+#include "grpc_port_internal.h"
 
 #include "proto/grpc_bytes.h"
 #include "wire/contract_profile.h"
@@ -104,13 +105,13 @@ public:
             result.status = m_failure;
         } else if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
             result.outcome = DiscoveredContract::Outcome::NoReflection;
-            result.status = RpcStatus{status.error_code(), status.error_message()};
+            result.status = toRpcStatus(status);
         } else if (!status.ok() || (result.outcome != DiscoveredContract::Outcome::Read &&
                                     result.outcome != DiscoveredContract::Outcome::NoGateway)) {
             result.outcome = DiscoveredContract::Outcome::Failed;
             result.status = status.ok() ? RpcStatus{grpc::StatusCode::UNAVAILABLE,
                                                     "server reflection ended before it answered"}
-                                        : RpcStatus{status.error_code(), status.error_message()};
+                                        : toRpcStatus(status);
         }
         Done done = std::move(m_done);
         done(std::move(result)); // may release this call

@@ -351,8 +351,11 @@ void GrpcGatewayPort::openSession(const OpenSessionRequest& request, OpenDone do
     startUnary(m_shared->codec ? m_shared->codec->openPath() : std::string(), bytes, error, m_options.connectTimeout,
                [codec = m_shared->codec, note = m_ownContractNote, done = std::move(done)](const RpcStatus& status, Call& call) {
                    OpenSessionReply reply;
-                   if (status.code == grpc::StatusCode::UNIMPLEMENTED && !note.empty())
-                       return done(RpcStatus{status.code, status.message + " (" + note + ")"}, reply);
+                   if (status.code == grpc::StatusCode::UNIMPLEMENTED && !note.empty()) {
+                       RpcStatus noted = status;
+                       noted.message += " (" + note + ")";
+                       return done(noted, reply);
+                   }
                    if (!status.ok())
                        return done(status, reply);
                    std::string why;

@@ -8,6 +8,8 @@
 #include "wire/wire_codec.h"
 
 #include <QLoggingCategory>
+#include <algorithm>
+#include <cctype>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -30,9 +32,21 @@ struct GrpcGatewayPort::Call {
     grpc::ClientContext context;
 };
 
+// gRPC fails the calls of a transport that timed out waiting for the gateway (an unacknowledged
+// keepalive ping: "keepalive watchdog timeout"; a connection attempt: "timed out before
+// receiving SETTINGS frame", also inside a channel's "last error") UNAVAILABLE, like those of a
+// refused or reset one; only the message tells them apart.
 inline RpcStatus toRpcStatus(const grpc::Status& status)
 {
-    return RpcStatus{status.error_code(), status.error_message()};
+    RpcStatus rpc{status.error_code(), status.error_message()};
+    if (rpc.code == grpc::StatusCode::UNAVAILABLE) {
+        std::string lower = rpc.message;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+        rpc.transportTimedOut = lower.find("keepalive") != std::string::npos ||
+                                lower.find("timed out") != std::string::npos ||
+                                lower.find("deadline exceeded") != std::string::npos;
+    }
+    return rpc;
 }
 
 // The options' files, read for a check or for the channel; an error sentence names the file

@@ -128,6 +128,18 @@ int Instance::orphanedTags(std::size_t group) const
     return orphaned;
 }
 
+int Instance::frozenTags(std::size_t group) const
+{
+    const GroupState& g = m_groups[group];
+    if (!m_deployed || !g.connection->unresponsiveSince())
+        return 0;
+    int frozen = 0;
+    for (int t : g.tagIndices)
+        if (m_tags[std::size_t(t)].quality == kQualityGood)
+            ++frozen;
+    return frozen;
+}
+
 QualityCounts Instance::counts(std::size_t group) const
 {
     QualityCounts c;

@@ -96,6 +96,9 @@ public:
     // Tags of the group that nobody will ever fix: deployed, not Good, no live route, not
     // rejected by the gateway, and nothing in flight or scheduled that would subscribe them.
     int orphanedTags(std::size_t group) const;
+    // Deployed tags of the group that show Good while its connection is unresponsive: frozen,
+    // a value shown as current that the gateway may have changed long ago (0 while it answers).
+    int frozenTags(std::size_t group) const;
     // Whether anything (guard, held or running subscribe, reconnect) will still subscribe.
     bool subscribePending(std::size_t group) const;
     // The same test for one tag (an index into tags()).

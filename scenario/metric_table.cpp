@@ -141,6 +141,26 @@ const QList<MetricDescriptor>& metricTable() {
          .better = Better::Lower,
          .format = MetricFormat::OneDecimal,
          .value = [](const VariantMetrics& v) { return some(v.orphanedTagSeconds); }},
+        {.key = "frozen_tag_seconds",
+         .label = "Frozen tag-seconds",
+         .unit = "tag-s",
+         .description = "Tag-seconds a deployed tag showed Good while its gateway was unresponsive — a value shown as "
+                        "current that the gateway may have changed long ago.",
+         .howToRead = "Must be 0 everywhere: a silent gateway's tags are Uncertain (last usable value), never Good; "
+                      "above 0 the console showed a frozen plant as healthy.",
+         .better = Better::Lower,
+         .format = MetricFormat::OneDecimal,
+         .value = [](const VariantMetrics& v) { return some(v.frozenTagSeconds); }},
+        {.key = "unresponsive_seconds",
+         .label = "Unresponsive",
+         .unit = "connection-s",
+         .description = "Seconds, summed over connections, that a gateway was silent without being known gone: a "
+                        "command past its deadline with nothing heard for as long, or a keepalive ping unanswered.",
+         .howToRead = "Time the tags could only show last usable values; a freeze fault's length shows here, a "
+                      "killed gateway's does not (it refuses, and is unreachable).",
+         .better = Better::Lower,
+         .format = MetricFormat::OneDecimal,
+         .value = [](const VariantMetrics& v) { return some(v.unresponsiveSeconds); }},
         {.key = "time_to_all_good_s",
          .label = "Time to all Good",
          .unit = "s",

@@ -66,6 +66,11 @@ struct VariantMetrics {
     // Sum over deployed tags of the seconds each was orphaned: not Good, no live route, no
     // subscribe in flight and no retry scheduled (the "no orphaned tags" invariant).
     double orphanedTagSeconds = 0;
+    // Sum over deployed tags of the seconds each showed Good while its gateway was
+    // unresponsive (Instance::frozenTags): a value shown as current that may be long gone.
+    double frozenTagSeconds = 0;
+    // Connection-seconds the gateways were unresponsive (silent while not known gone).
+    double unresponsiveSeconds = 0;
     // The gateway's own count: the most subscribes (subscribe_bulk / add_item_bulk) for one
     // tag set on one session outstanding at once; nullopt when the gateway has no counters.
     std::optional<qint64> maxGatewayOutstandingSubscribes;

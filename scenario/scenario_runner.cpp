@@ -146,6 +146,8 @@ VariantRun ScenarioRunner::finish()
     countOrphans();
     m_orphanUs += std::int64_t(m_orphaned) * (end() - m_lastOrphanChange).count();
     m_lastOrphanChange = end();
+    m_frozenUs += std::int64_t(m_frozen) * (end() - m_lastFrozenChange).count();
+    m_lastFrozenChange = end();
 
     VariantMetrics& m = result.metrics;
     m.name = m_variant.name;
@@ -178,6 +180,8 @@ VariantRun ScenarioRunner::finish()
     reportQueueGaps(m);
     m.badTagSeconds = double(m_badTagUs) / 1e6;
     m.orphanedTagSeconds = double(m_orphanUs) / 1e6;
+    m.frozenTagSeconds = double(m_frozenUs) / 1e6;
+    m.unresponsiveSeconds = m_engine->unresponsiveSeconds();
     m.connectedAfterS = m_connectedAfterS;
     // Measured from the faults that happened: a fault the gateway could not apply (a real
     // gateway has no control service) disturbed nothing.

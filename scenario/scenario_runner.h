@@ -297,6 +297,11 @@ private:
     std::shared_ptr<int> m_life = std::make_shared<int>(0); // posted checks outlive nothing
     Time m_lastOrphanChange{0};
     std::int64_t m_orphanUs = 0; // tag·µs orphaned before m_lastOrphanChange
+    // Frozen tags (Instance::frozenTags), counted with the orphans and the same way.
+    std::vector<int> m_frozens;
+    int m_frozen = 0;
+    Time m_lastFrozenChange{0};
+    std::int64_t m_frozenUs = 0;
     std::vector<const GatewayConnection*> m_connected; // connections that had a session
     std::optional<double> m_connectedAfterS;
 

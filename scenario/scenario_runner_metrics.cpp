@@ -1,8 +1,8 @@
 #include "scenario/scenario_runner.h"
 
 // The tag metrics as things happen: tags not Good (bad_tag_seconds, time_to_all_good_s and
-// the per-subscription quality series), orphaned tags (checked once the step that raised the
-// event is over) and when every connection first had a session.
+// the per-subscription quality series), orphaned and frozen tags (checked once the step that
+// raised the event is over) and when every connection first had a session.
 
 #include "scenario/run_time.h"
 
@@ -50,13 +50,18 @@ void ScenarioRunner::countOrphans()
     m_orphanCheckAll = false;
     const auto& instances = m_engine->instances();
     int orphaned = m_orphaned;
+    int frozen = m_frozen;
     const auto one = [&](std::size_t i) {
         const Instance& in = *instances[i];
-        int n = 0;
-        for (std::size_t g = 0; g < in.groupCount(); ++g)
+        int n = 0, f = 0;
+        for (std::size_t g = 0; g < in.groupCount(); ++g) {
             n += in.orphanedTags(g);
+            f += in.frozenTags(g);
+        }
         orphaned += n - m_orphans[i];
         m_orphans[i] = n;
+        frozen += f - m_frozens[i];
+        m_frozens[i] = f;
     };
     if (all) {
         for (std::size_t i = 0; i < instances.size(); ++i)
@@ -67,9 +72,14 @@ void ScenarioRunner::countOrphans()
         for (int i : dirty)
             one(std::size_t(i));
     }
+    const Time now = relNow();
+    if (frozen != m_frozen) {
+        m_frozenUs += std::int64_t(m_frozen) * (now - m_lastFrozenChange).count();
+        m_lastFrozenChange = now;
+        m_frozen = frozen;
+    }
     if (orphaned == m_orphaned)
         return;
-    const Time now = relNow();
     m_orphanUs += std::int64_t(m_orphaned) * (now - m_lastOrphanChange).count();
     m_lastOrphanChange = now;
     m_orphaned = orphaned;

@@ -365,6 +365,7 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
             g.suppressedPerS = m_series.indexOf(subject, QStringLiteral("suppressed_calls_per_s"));
         }
     m_orphans.assign(instances.size(), 0);
+    m_frozens.assign(instances.size(), 0);
     m_series.endS = m_scenario.durationS;
 
     m_observer = std::make_unique<Observer>(*this);

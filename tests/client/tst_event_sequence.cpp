@@ -5,8 +5,8 @@
 // session with nothing subscribed again; a session the gateway no longer knows is replaced,
 // named. Driven through a scripted port on the VirtualScheduler.
 #include "client/gateway_connection.h"
-#include "client/gateway_port.h"
 #include "client/virtual_scheduler.h"
+#include "client/support_scripted_port.h"
 
 #include <QTest>
 
@@ -15,81 +15,9 @@
 using namespace stormwatch;
 using namespace mxgateway::v1;
 using namespace std::chrono_literals;
+using testsupport::ScriptedPort;
 
 namespace {
-
-// Opens sessions, answers Register, and keeps the event stream's callbacks for the test.
-class ScriptedPort final : public GatewayPort {
-public:
-    explicit ScriptedPort(Scheduler& s) : m_s(s) {}
-
-    void openSession(const OpenSessionRequest&, OpenDone done) override
-    {
-        m_s.post([this, done] {
-            OpenSessionReply r;
-            r.set_session_id("s-" + std::to_string(++sessions));
-            done(RpcStatus{}, r);
-        });
-    }
-    void closeSession(const CloseSessionRequest&, CloseDone done) override
-    {
-        m_s.post([done] { done(RpcStatus{}); });
-    }
-    void invoke(const MxCommandRequest&, InvokeDone done) override
-    {
-        ++invokes;
-        m_s.post([done] {
-            MxCommandReply r;
-            r.set_success(true);
-            r.mutable_register_()->set_server_handle(1);
-            done(RpcStatus{}, r);
-        });
-    }
-    StreamId streamEvents(const StreamEventsRequest&, EventFn onEvent, EndFn onEnd) override
-    {
-        event = std::move(onEvent);
-        end = std::move(onEnd);
-        return ++streams;
-    }
-    void cancelStream(StreamId) override {}
-    bool canResumeEvents() const override { return resumable; }
-    StreamId resumeEvents(const StreamEventsRequest& r, std::uint64_t after, EventFn onEvent, EndFn onEnd) override
-    {
-        resumedAfter.push_back(after);
-        return streamEvents(r, std::move(onEvent), std::move(onEnd));
-    }
-    std::string describe() const override { return "scripted"; }
-
-    void send(std::uint64_t sequence)
-    {
-        MxEventBatch b;
-        b.kind = MxEventBatch::Kind::DataChanges;
-        b.sequence = sequence;
-        MxChange c;
-        c.serverHandle = 1;
-        c.itemHandle = 99;
-        b.changes.push_back(c);
-        event(b);
-    }
-
-    // Ends the stream (through a copy: the end may open the next stream, which replaces it).
-    void finish(RpcStatus status)
-    {
-        EndFn e = end;
-        e(std::move(status));
-    }
-
-    int sessions = 0;
-    int invokes = 0;
-    bool resumable = false;
-    std::vector<std::uint64_t> resumedAfter;
-    StreamId streams = 0;
-    EventFn event;
-    EndFn end;
-
-private:
-    Scheduler& m_s;
-};
 
 // A connection over the scripted port, started and connected, its log kept.
 struct Harness {

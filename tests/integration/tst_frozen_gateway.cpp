@@ -41,6 +41,7 @@ GrpcPortOptions keepaliveOptions(const std::string& address)
     options.address = address;
     options.keepaliveTime = 1s;
     options.keepaliveTimeout = 1s;
+    options.connectTimeout = 2s;
     return options;
 }
 
@@ -107,12 +108,59 @@ private slots:
         ::kill(pid, SIGCONT);
         QVERIFY2(ended, "the stream of a stopped gateway did not end within 15 s");
         QVERIFY2(!stream.end->ok(), stream.end->toString().c_str());
+        // Told apart from a reset or refused transport: the gateway is silent, not gone.
+        QVERIFY2(stream.end->transportTimedOut, stream.end->toString().c_str());
         // keepalive time + timeout is 2 s; the ping timer runs from the last frame read, and
         // a loaded machine adds its own delay. A stream that ends only on the OS's TCP timeout
         // would take minutes.
         QVERIFY2(tookMs < 8000, qPrintable(QStringLiteral("took %1 ms").arg(tookMs)));
         qInfo("frozen gateway detected after %lld ms (keepalive 1 s + 1 s)",
               static_cast<long long>(tookMs));
+    }
+
+    // The connection over it: a stopped gateway's connection is unresponsive within the
+    // keepalive bound and its Good tag Uncertain, never Bad, however many attempts go
+    // unanswered; after SIGCONT a new session subscribes the tag again, without a restart.
+    void aStoppedGatewaysTagsAreLastUsableAndGoodAgainAfterItContinues()
+    {
+        QuietGateway gw;
+        QVERIFY(gw.start());
+        GatewayConnection c(gw.scheduler, *gw.port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        std::vector<bool> quality, liveness;
+        int changes = 0;
+        c.start();
+        const auto sub = c.addSubscriber(
+            {"Area1.Pump1.Speed"}, [&](const std::vector<TagUpdate>& u) { changes += int(u.size()); },
+            [&](bool good) { quality.push_back(good); }, [&](bool responsive) { liveness.push_back(responsive); });
+        bool subscribed = false;
+        c.subscribe(sub, [&](const SubscribeOutcome& o) { subscribed = o.success; });
+        QTRY_VERIFY_WITH_TIMEOUT(subscribed && changes > 0, 20000);
+        quality.clear();
+        const std::string session = c.sessionId();
+
+        const pid_t pid = pid_t(gw.mock.process.processId());
+        QCOMPARE(::kill(pid, SIGSTOP), 0);
+        QElapsedTimer frozen;
+        frozen.start();
+        const bool unresponsive = QTest::qWaitFor([&] { return c.stateText() == "unresponsive"; }, 15000);
+        const qint64 tookMs = frozen.elapsed();
+        if (!unresponsive)
+            ::kill(pid, SIGCONT);
+        QVERIFY2(unresponsive, c.stateText().c_str());
+        QCOMPARE(liveness, std::vector<bool>{false});
+        QTest::qWait(6000); // several attempts at a new session, each unanswered
+        const std::string during = c.stateText();
+        const auto qualityDuring = quality;
+        ::kill(pid, SIGCONT);
+        QCOMPARE(during, std::string("unresponsive"));
+        QVERIFY(qualityDuring.empty()); // never Bad
+        qInfo("unresponsive %lld ms after SIGSTOP (keepalive 1 s + 1 s)", static_cast<long long>(tookMs));
+
+        QTRY_VERIFY_WITH_TIMEOUT(c.stateText() == "connected" && c.routed(sub, 0), 30000);
+        QVERIFY(c.sessionId() != session);
+        QCOMPARE(quality, std::vector<bool>{true});
+        QCOMPARE(liveness, std::vector<bool>{false}); // subscribed anew, not declared Good
+        c.stop();
     }
 
     // Pings under a quiet stream are what a frozen gateway is caught by: the mock answers

@@ -487,7 +487,10 @@ void GatewayConnection::dropSession()
     m_answeredSeq = 0;
     m_unretired.clear();
     m_removedTags.clear(); // handles die with the session (m_reusesHandles is the gateway's)
+    m_removedSignatures.clear();
     m_toReadvise.clear();
+    m_readviseQueue.clear();
+    m_readvisesInFlight = 0; // their answers are dropped with the session
     for (auto& [id, sub] : m_subscribers)
         std::fill(sub.handles.begin(), sub.handles.end(), 0);
 }

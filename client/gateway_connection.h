@@ -118,6 +118,7 @@ struct ConnectionStats {
     std::int64_t streamResumes = 0;
     int maxAdviseInFlight = 0;
     std::int64_t readvises = 0; // items advised again: a reused handle's first value was unknown
+    int maxReadvisesInFlight = 0;
 
 };
 
@@ -128,6 +129,9 @@ public:
     using QualityFn = std::function<void(bool good)>;
     // The session lives but the gateway stopped answering (false), or answered again (true).
     using LivenessFn = std::function<void(bool responsive)>;
+    // Tags (indices into the subscriber's list) whose item stopped being advised while the
+    // session lives: they are no longer routed and must be subscribed again.
+    using LostFn = std::function<void(const std::vector<int>& indices, const std::string& why)>;
     using SubscribeDone = std::function<void(const SubscribeOutcome&)>;
     using AlarmDone = std::function<void(bool success, const std::string& error)>;
     using LogFn = std::function<void(Severity, const std::string& message)>;
@@ -152,7 +156,7 @@ public:
 
     // A subscriber owns a fixed tag list (an instance's tags on this connection).
     SubscriberId addSubscriber(std::vector<std::string> tags, DataFn onData, QualityFn onQuality,
-                               LivenessFn onLiveness = {});
+                               LivenessFn onLiveness = {}, LostFn onLost = {});
     void removeSubscriber(SubscriberId id);
     // Subscribes all of the subscriber's tags; `done` runs once when the gateway answered
     // (never while not connected: the request is held until the session is up).
@@ -228,6 +232,7 @@ private:
         DataFn onData;
         QualityFn onQuality;
         LivenessFn onLiveness;
+        LostFn onLost;
         std::vector<std::int32_t> handles; // per tag, 0 = none
         std::vector<TagUpdate> batch;      // reused per event: its first batchUsed elements
         std::size_t batchUsed = 0;
@@ -285,6 +290,7 @@ private:
         std::deque<int> toAdvise; // fan-out: indices still to advise
         int advisesInFlight = 0;
         std::uint64_t sentAfter = 0; // m_nextCorrelation when it started: its calls come later
+        bool started = false;
     };
     using OpPtr = std::shared_ptr<SubscribeOp>;
     using InvokeDone = GatewayPort::InvokeDone;
@@ -354,6 +360,9 @@ private:
     void pumpAdvises(const OpPtr& op);
     void finishOp(const OpPtr& op);
     void applyResult(SubscriberId id, TagResult& result, std::uint64_t sentAfter);
+    void failItemsRemovedAfter(SubscribeOp& op);
+    // Whether the items of a tag list with this signature were removed after `sentAfter`.
+    bool removedSince(const std::string& signature, std::uint64_t sentAfter) const;
     void keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit);
     // Hands the kept values of items that have a route now to their subscribers.
     void deliverKeptValues();
@@ -472,13 +481,21 @@ private:
     // Each removed handle, while a reply could hand it out again: pruned when no subscribe
     // runs to those no longer retired.
     std::unordered_map<std::int32_t, RemovedItem> m_removedTags;
-    std::vector<std::int32_t> m_toReadvise; // by applyResult, sent by finishOp
+    std::vector<std::int32_t> m_toReadvise; // by applyResult, queued by finishOp
+    std::deque<std::int32_t> m_readviseQueue;
+    int m_readvisesInFlight = 0;
+    // Signature hash -> the last RemoveItem number sent for its items while a subscribe ran:
+    // no subscriber joins an op that started before (see removedSince).
+    std::unordered_map<std::size_t, std::uint64_t> m_removedSignatures;
     // `handle` is routed to `tag` now by an op sent after `sentAfter`: whether it was a removed
     // item's and what to do.
     void onHandedOut(std::int32_t handle, const std::string& tag, std::uint64_t sentAfter);
     bool hasKeptValue(std::int32_t handle) const;
     void dropKeptValue(std::int32_t handle);
     void readvise(std::int32_t handle);
+    void pumpReadvises(); // from m_readviseQueue, at most adviseParallelism in flight
+    // The item's advise was refused after a re-advise: its routes go, their subscribers are told.
+    void loseItem(std::int32_t handle, const std::string& why);
     void pruneRemovedTags();
     std::size_t m_retiredValues = 0; // entries of m_retiring with hasValue set
     std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)

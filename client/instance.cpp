@@ -227,6 +227,10 @@ void Instance::deployGroup(std::size_t g)
         [this, g, life](bool responsive) {
             if (!life.expired())
                 onLiveness(g, responsive);
+        },
+        [this, g, life](const std::vector<int>& indices, const std::string& why) {
+            if (!life.expired())
+                onLost(g, indices, why);
         });
     GatewayConnection* connection = group.connection;
     const auto subscriber = group.subscriber;
@@ -334,6 +338,21 @@ void Instance::onLiveness(std::size_t g, bool responsive)
     }
     if (!changed.empty() && m_callbacks.onTagsChanged)
         m_callbacks.onTagsChanged(*this, changed);
+}
+
+// Tags whose item stopped being advised on a live session have no value coming: Bad until
+// their guard has subscribed them again.
+void Instance::onLost(std::size_t g, const std::vector<int>& indices, const std::string& why)
+{
+    GroupState& group = m_groups[g];
+    log(Severity::Warning, std::to_string(indices.size()) + " tag(s) lost their item: " + why);
+    std::vector<int> changed;
+    for (int i : indices)
+        setQuality(group.tagIndices[std::size_t(i)], kQualityBad, changed);
+    if (!changed.empty() && m_callbacks.onTagsChanged)
+        m_callbacks.onTagsChanged(*this, changed);
+    if (group.guard)
+        group.guard->onSubscriptionLost();
 }
 
 void Instance::onQuality(std::size_t g, bool good)

@@ -122,6 +122,7 @@ private:
     void onData(std::size_t g, const std::vector<TagUpdate>& updates);
     void onQuality(std::size_t g, bool good);
     void onLiveness(std::size_t g, bool responsive);
+    void onLost(std::size_t g, const std::vector<int>& indices, const std::string& why);
     void onSubscribeOutcome(std::size_t g, std::uint64_t id, const SubscribeOutcome& outcome);
     GuardTiming tagTimingFor(std::size_t g) const;
     GuardTiming alarmTimingFor() const;

@@ -28,6 +28,8 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
             for (auto& op : ops) {
                 if (op->aborted || (op->signature != signature && *op->signature != *signature))
                     continue;
+                if (op->started && removedSince(*signature, op->sentAfter))
+                    continue; // it may be answered with the items being removed: a fresh op
                 if (std::find(op->subscribers.begin(), op->subscribers.end(), id) ==
                     op->subscribers.end())
                     op->subscribers.push_back(id);
@@ -156,6 +158,7 @@ void GatewayConnection::startOp(const OpPtr& op)
         t.definitive = false;
     }
     op->sentAfter = m_nextCorrelation;
+    op->started = true;
     m_running.push_back(op);
     ++m_stats.subscribeOperations;
     if (m_config.writeUserId != 0)
@@ -337,6 +340,40 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result, std::uin
     }
 }
 
+bool GatewayConnection::removedSince(const std::string& signature, std::uint64_t sentAfter) const
+{
+    const auto it = m_removedSignatures.find(std::hash<std::string>{}(signature));
+    return it != m_removedSignatures.end() && it->second > sentAfter;
+}
+
+// A subscribe sent before a RemoveItem of one of its items is answered with that item's
+// handle (a gateway adds a tag once per server handle), and the item is deleted right after:
+// routed there, the tag would wait for data that never comes. Such a tag failed, and not for
+// good: its guard subscribes it again, after the remove.
+void GatewayConnection::failItemsRemovedAfter(SubscribeOp& op)
+{
+    if (m_retiring.empty() && m_removedTags.empty())
+        return;
+    const auto removedAfter = [&](std::int32_t handle) {
+        if (const auto r = m_retiring.find(handle); r != m_retiring.end() && r->second.removeSeq > op.sentAfter)
+            return true;
+        const auto m = m_removedTags.find(handle);
+        return m != m_removedTags.end() && m->second.removeSeq > op.sentAfter;
+    };
+    for (TagResult& t : op.results) {
+        if (t.itemHandle == 0 || !removedAfter(t.itemHandle))
+            continue;
+        t.error = "item " + std::to_string(t.itemHandle) +
+                  " is being removed: its RemoveItem was sent after this subscribe; subscribed again after it";
+        t.ok = false;
+        t.definitive = false;
+        t.itemHandle = 0;
+        op.transientFailure = true;
+        if (op.error.empty())
+            op.error = t.error;
+    }
+}
+
 void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag, std::uint64_t sentAfter)
 {
     auto removed = m_removedTags.find(handle);
@@ -375,18 +412,39 @@ void GatewayConnection::dropKeptValue(std::int32_t handle)
     }
 }
 
+// When reuse is first learned every item removed before may need it at once: they go at
+// most adviseParallelism at a time (each is two commands on the STA), like a fan-out's advises.
+void GatewayConnection::pumpReadvises()
+{
+    const int parallel = std::max(1, m_config.adviseParallelism);
+    while (m_readvisesInFlight < parallel && !m_readviseQueue.empty()) {
+        const std::int32_t handle = m_readviseQueue.front();
+        m_readviseQueue.pop_front();
+        if (!m_routes.count(handle))
+            continue; // removed or lost meanwhile: nothing to restore
+        ++m_readvisesInFlight;
+        m_stats.maxReadvisesInFlight = std::max(m_stats.maxReadvisesInFlight, m_readvisesInFlight);
+        readvise(handle);
+    }
+}
+
 void GatewayConnection::readvise(std::int32_t handle)
 {
     ++m_stats.readvises;
     MxCommand unadvise;
     unadvise.mutable_un_advise()->set_server_handle(m_serverHandle);
     unadvise.mutable_un_advise()->set_item_handle(handle);
+    const auto finished = [this] {
+        --m_readvisesInFlight;
+        pumpReadvises();
+    };
     // The advise goes once the UnAdvise is answered: two calls can reach the STA in either
     // order, and an UnAdvise run after the advise would leave the item silent. Neither is
     // refused by a recovering gate (they only feed it): they restore a value, not load.
+    // A session lost meanwhile answers neither (dropSession forgets the count).
     invoke(
         std::move(unadvise),
-        [this, handle](RpcStatus, MxCommandReply) {
+        [this, handle, finished](RpcStatus, MxCommandReply) {
             MxCommand advise; // as the subscribe advised it
             if (m_config.writeUserId == 0) {
                 advise.mutable_advise_supervisory()->set_server_handle(m_serverHandle);
@@ -397,16 +455,36 @@ void GatewayConnection::readvise(std::int32_t handle)
             }
             invoke(
                 std::move(advise),
-                [this, handle](RpcStatus status, MxCommandReply reply) {
-                    if (status.ok() && reply.success())
-                        return;
-                    log(Severity::Warning, "advising item " + std::to_string(handle) + " again failed (" +
-                                               (status.ok() ? reply.error_message() : status.toString()) +
-                                               "): its tag may have no value until the value changes");
+                [this, handle, finished](RpcStatus status, MxCommandReply reply) {
+                    if (!status.ok() || !reply.success()) {
+                        const std::string why = "advising item " + std::to_string(handle) + " again failed (" +
+                                                (status.ok() ? reply.error_message() : status.toString()) + ")";
+                        log(Severity::Warning, why + ": its tag is subscribed again");
+                        loseItem(handle, why);
+                    }
+                    finished();
                 },
                 GateUse::RecordOnly);
         },
         GateUse::RecordOnly);
+}
+
+void GatewayConnection::loseItem(std::int32_t handle, const std::string& why)
+{
+    const auto routes = m_routes.find(handle);
+    if (routes == m_routes.end())
+        return; // no longer routed (removed, or the session is gone): nothing to repair
+    std::map<SubscriberId, std::vector<int>> lost;
+    for (const Route& r : routes->second)
+        lost[r.subscriber].push_back(r.index);
+    for (const auto& [id, indices] : lost)
+        for (int index : indices) {
+            eraseRoute(handle, id, index);
+            m_subscribers.at(id).handles[std::size_t(index)] = 0;
+        }
+    for (const auto& [id, indices] : lost)
+        if (auto sub = m_subscribers.find(id); sub != m_subscribers.end() && sub->second.onLost)
+            sub->second.onLost(indices, why);
 }
 
 void GatewayConnection::pruneRemovedTags()
@@ -419,6 +497,10 @@ void GatewayConnection::finishOp(const OpPtr& op)
     std::erase(m_running, op);
     if (op->aborted)
         return;
+    if (!op->failed)
+        failItemsRemovedAfter(*op);
+    if (m_running.empty())
+        m_removedSignatures.clear(); // no op left that started before those removes
     SubscribeOutcome outcome;
     outcome.success = !op->failed && !op->transientFailure;
     outcome.suppressed = op->suppressed;
@@ -438,9 +520,9 @@ void GatewayConnection::finishOp(const OpPtr& op)
         if (outcome.success)
             m_everSubscribed[id] = true;
     }
-    for (std::int32_t handle : m_toReadvise)
-        readvise(handle);
+    m_readviseQueue.insert(m_readviseQueue.end(), m_toReadvise.begin(), m_toReadvise.end());
     m_toReadvise.clear();
+    pumpReadvises();
     deliverKeptValues(); // an item's initial value may have come before this reply
     outcome.tags = std::move(op->results);
     if (!outcome.success)
@@ -453,7 +535,7 @@ void GatewayConnection::finishOp(const OpPtr& op)
 
 GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std::string> tags,
                                                                   DataFn onData, QualityFn onQuality,
-                                                                  LivenessFn onLiveness)
+                                                                  LivenessFn onLiveness, LostFn onLost)
 {
     const SubscriberId id = m_nextSubscriber++;
     Subscriber sub;
@@ -467,6 +549,7 @@ GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std
     sub.onData = std::move(onData);
     sub.onQuality = std::move(onQuality);
     sub.onLiveness = std::move(onLiveness);
+    sub.onLost = std::move(onLost);
     m_subscribers.emplace(id, std::move(sub));
     return id;
 }
@@ -495,6 +578,8 @@ void GatewayConnection::removeItems(SubscriberId id)
     if (it == m_subscribers.end())
         return;
     m_everSubscribed.erase(id);
+    if (connected() && !m_running.empty())
+        m_removedSignatures[std::hash<std::string>{}(*it->second.signature)] = m_nextCorrelation + 1;
     const std::vector<std::string>& tags = *it->second.tags;
     if (m_removedTags.size() + tags.size() > kMaxRetiring)
         pruneRemovedTags(); // once, not per handle: what is left may all be retiring

@@ -193,6 +193,14 @@ void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string
     }
 }
 
+void TagSubscribeGuard::onSubscriptionLost()
+{
+    if (!m_running || !m_confirmed)
+        return; // unconfirmed: a request is in flight or a retry armed, and it covers them
+    m_confirmed = false;
+    sendOrSkip();
+}
+
 void TagSubscribeGuard::onConnectionQuality(bool good)
 {
     if (!good || !m_running)

@@ -98,6 +98,10 @@ public:
     // interval would only delay the first retry after the recovery period.
     void onRefused(std::uint64_t correlationId, const std::string& why);
     void onConnectionQuality(bool good);
+    // Some of a confirmed subscription's tags lost their item's data on a live session (an
+    // advise refused after the connection advised the item again): subscribed again through
+    // this guard, as after a failure, whatever the policy — nothing else would.
+    void onSubscriptionLost();
     // The request never reached the gateway and never will: the connection dropped it from
     // its held queue because this guard superseded it (lever drop_superseded). It only
     // leaves the outstanding set; the latest request governs.

@@ -85,6 +85,31 @@ private slots:
         QCOMPARE(h.guard->outstanding(), 1);
     }
 
+    // Tags lost on a live session (an advise refused after a re-advise) are subscribed again
+    // by a confirmed guard, whatever its policy; an unconfirmed one already has a request in
+    // flight or a retry armed, and sends nothing extra.
+    void aConfirmedGuardSubscribesAgainWhenItsTagsAreLost()
+    {
+        GuardPolicy preFix;
+        preFix.inflightGuard = preFix.backoff = preFix.confirmedFlag = preFix.resubscribeOnRestore = false;
+        for (const GuardPolicy& policy : {GuardPolicy{}, preFix}) {
+            Harness h(timing(200, 200, 2000), policy);
+            h.guard->start();
+            h.guard->onSubscriptionLost(); // in flight: covered by it
+            QCOMPARE(h.sent.size(), std::size_t(1));
+            h.reply(h.lastId(), true);
+            QVERIFY(h.guard->confirmed());
+            h.guard->onSubscriptionLost();
+            QCOMPARE(h.sent.size(), std::size_t(2));
+            QVERIFY(!h.guard->confirmed());
+            h.reply(h.lastId(), true);
+            QVERIFY(h.guard->confirmed());
+            h.guard->stop();
+            h.guard->onSubscriptionLost(); // a stopped guard stays stopped
+            QCOMPARE(h.sent.size(), std::size_t(2));
+        }
+    }
+
     // Task 3: ticks every 200 ms, but an unanswered request blocks a duplicate for 2 s.
     void slowSubscribeDoesNotStackDuplicatesWhileInFlight()
     {

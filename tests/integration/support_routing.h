@@ -33,6 +33,7 @@ struct Received {
     std::map<int, double> value;
     std::map<int, std::string> text; // a string value's text, the latest
     std::map<int, std::int64_t> oldestStampUs; // the oldest source timestamp it was given
+    std::vector<int> lost; // indices the connection said lost their item (LostFn)
     int batches = 0;
     int updates() const
     {
@@ -61,7 +62,10 @@ inline GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, std::ve
                     into->text[u.index] = *u.text;
             }
         },
-        [](bool) {});
+        [](bool) {}, {},
+        [into](const std::vector<int>& indices, const std::string&) {
+            into->lost.insert(into->lost.end(), indices.begin(), indices.end());
+        });
 }
 
 // The gateway's item for `tag` on the connection's session: its handle and current value.
@@ -213,7 +217,43 @@ private:
 // Tag A is subscribed, then removed while the STA is slow: the RemoveItem times out on the
 // client (the STA still runs it). Then tag B is subscribed; the gateway hands it A's freed
 // handle, and B's only value arrives before the subscribe's reply.
-// Port: LateReplyPort, or TextPort for string values.
+// The late-reply port refusing every AdviseSupervisory (success=false), as a gateway refuses an
+// item it cannot advise; the subscribes (SubscribeBulk) pass.
+class RefusingAdvisePort final : public LateReplyPort {
+public:
+    using LateReplyPort::LateReplyPort;
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
+    {
+        if (!r.command().has_advise_supervisory())
+            return LateReplyPort::invoke(r, std::move(d));
+        ++refused;
+        mxgateway::v1::MxCommandReply reply;
+        reply.set_success(false);
+        reply.set_error_message("item cannot be advised");
+        d(RpcStatus{}, reply);
+    }
+    int refused = 0;
+};
+
+// The late-reply port counting the re-advise commands (UnAdvise, AdviseSupervisory) in flight.
+class ReadviseCountingPort final : public LateReplyPort {
+public:
+    using LateReplyPort::LateReplyPort;
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
+    {
+        if (!r.command().has_un_advise() && !r.command().has_advise_supervisory())
+            return LateReplyPort::invoke(r, std::move(d));
+        maxInFlight = std::max(maxInFlight, ++inFlight);
+        LateReplyPort::invoke(r, [this, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
+            --inFlight;
+            d(std::move(status), std::move(reply));
+        });
+    }
+    int inFlight = 0;
+    int maxInFlight = 0;
+};
+
+// Port: LateReplyPort, TextPort for string values, RefusingAdvisePort or ReadviseCountingPort.
 template <class Port>
 struct ReusedHandleRunOver {
     explicit ReusedHandleRunOver(bool reuse)
@@ -266,6 +306,7 @@ struct ReusedHandleRunOver {
         slow.commandMs = commandMs;
         gw.model.setConfig(slow);
         const auto subNew = addRecorded(c, {newTag}, newGot);
+        lastNew = subNew;
         c.subscribe(subNew, [&newDone](const SubscribeOutcome& o) { newDone = o.success; });
         gw.sched.runFor(2s);
         return oldHandle;
@@ -280,6 +321,7 @@ struct ReusedHandleRunOver {
     std::size_t retiredAfterTimeout = 0;
     bool bDone = false;
     Time removeSentAt{};
+    GatewayConnection::SubscriberId lastNew = 0; // the new tag's subscriber of the last round
 };
 using ReusedHandleRun = ReusedHandleRunOver<LateReplyPort>;
 

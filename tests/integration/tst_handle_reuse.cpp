@@ -175,6 +175,43 @@ private slots:
         QCOMPARE(r.c.stats().readvises, std::int64_t(3));
     }
 
+    // Learning reuse after a redeploy of 40 items re-advises all 40 (80 commands on the STA):
+    // they go at most adviseParallelism at a time, like a fan-out's advises, and every item
+    // gets its value.
+    void reAdvisesArePacedAtTheAdviseParallelism()
+    {
+        ReusedHandleRunOver<ReadviseCountingPort> r(true);
+        r.c.start();
+        const auto tags = makeTags("T", 40);
+        auto before = std::make_shared<Received>();
+        const auto subOld = addRecorded(r.c, tags, before);
+        r.c.subscribe(subOld, [](const SubscribeOutcome&) {});
+        r.gw.sched.runFor(1s);
+        gateway::GatewayConfig slow = r.gw.model.config();
+        const double commandMs = slow.commandMs;
+        slow.commandMs = 2000; // the first RemoveItem holds the STA for 2 s: every remove times out
+        r.gw.model.setConfig(slow);
+        r.c.removeItems(subOld);
+        r.c.removeSubscriber(subOld);
+        r.gw.sched.runFor(1500ms);
+        slow.commandMs = commandMs;
+        r.gw.model.setConfig(slow);
+        auto after = std::make_shared<Received>();
+        const auto subNew = addRecorded(r.c, tags, after);
+        bool done = false;
+        r.c.subscribe(subNew, [&done](const SubscribeOutcome& o) { done = o.success; });
+        r.gw.sched.runFor(10s);
+        QVERIFY(done);
+        QVERIFY(r.c.reusesHandles());
+        QCOMPARE(r.c.stats().readvises, std::int64_t(40));
+        const int parallel = r.c.config().adviseParallelism;
+        QVERIFY2(r.port.maxInFlight <= parallel, qPrintable(QString("%1 in flight").arg(r.port.maxInFlight)));
+        QCOMPARE(r.port.maxInFlight, parallel); // and not slower than that
+        QCOMPARE(r.c.stats().maxReadvisesInFlight, parallel);
+        for (int i = 0; i < 40; ++i)
+            QCOMPARE(after->count[i], 1);
+    }
+
     // Review finding on bac130a: the advise goes only once its UnAdvise is answered (two
     // calls can reach the STA in either order; an UnAdvise run after the advise would leave
     // the item silent for good).
@@ -191,11 +228,35 @@ private slots:
         QCOMPARE(r.b->count[0], 1);
     }
 
-    // Review finding on bac130a: a subscribe sent before a remove, which the gateway answers
-    // with the item's own handle (a coalesced caller joined it after the remove was sent),
-    // is not a reuse: a gateway that never reuses handles is not taken for one (that would
-    // bring back keeping every removed item's values) and nothing is advised again.
-    void aHandleFromASubscribeSentBeforeItsRemoveIsNotAReuse()
+    // The re-advise of a reused handle refused outright: the tag is routed to an item that
+    // sends nothing, and without a word it would stay without a value for ever. Its route goes
+    // and its subscriber is told (its guard subscribes it again); subscribing again brings
+    // the value.
+    void aRefusedReadviseLosesTheItemSoItIsSubscribedAgain()
+    {
+        ReusedHandleRunOver<RefusingAdvisePort> r(true);
+        r.run();
+        QCOMPARE(r.c.stats().readvises, std::int64_t(1));
+        QCOMPARE(r.port.refused, 1);
+        QCOMPARE(r.b->lost, std::vector<int>{0});
+        QVERIFY(!r.c.routed(r.lastNew, 0));
+        QCOMPARE(r.b->count[0], 0); // its first value was dropped before reuse was known
+
+        bool again = false;
+        r.c.subscribe(r.lastNew, [&](const SubscribeOutcome& o) { again = o.success; });
+        r.gw.sched.runFor(2s);
+        QVERIFY(again);
+        QVERIFY(r.c.routed(r.lastNew, 0));
+        QCOMPARE(r.b->count[0], 1);
+        QCOMPARE(r.b->value[0], gatewayItem(r.gw, r.c, "B")->second);
+    }
+
+    // A subscribe sent before a remove is answered with the item's own handle (the gateway
+    // adds a tag once per server handle), and the remove deletes that item next. No caller
+    // may join it after the remove was sent: a new subscriber of the same tags gets an op of
+    // its own, run after the remove, and a live item. Nor is the old handle taken for a reuse
+    // (that would bring back keeping every removed item's values) and nothing is advised again.
+    void aSubscriberDoesNotJoinASubscribeSentBeforeARemoveOfItsTags()
     {
         gateway::GatewayConfig g = config(true);
         g.dataHz = 0;
@@ -218,13 +279,60 @@ private slots:
         auto second = std::make_shared<Received>();
         const auto subNew = addRecorded(c, {"X"}, second);
         bool done = false;
-        c.subscribe(subNew, [&done](const SubscribeOutcome& o) { done = o.success; }); // joins the first
+        c.subscribe(subNew, [&done](const SubscribeOutcome& o) { done = o.success; });
         gw.sched.runFor(3s);
         QVERIFY(done);
-        QCOMPARE(c.stats().coalescedSubscribes, std::int64_t(1));
-        QCOMPARE(second->handle.count(0) ? second->handle[0] : handle, handle); // the item's own handle
+        QCOMPARE(c.stats().coalescedSubscribes, std::int64_t(0));
+        const auto item = gatewayItem(gw, c, "X");
+        QVERIFY(item);
+        QVERIFY(item->first != handle); // a new item: the old one was removed
+        QVERIFY(c.routed(subNew, 0));
+        QCOMPARE(second->handle[0], item->first);
         QVERIFY(!c.reusesHandles());
         QCOMPARE(c.stats().readvises, std::int64_t(0));
+    }
+
+    // The subscriber's own subscribe sent before the remove of its item (a guard's request in
+    // flight when an instance is redeployed) is answered with the item being removed. Confirmed,
+    // the tag would be routed to a deleted item and never get a value: it fails, not for good,
+    // and subscribing again (what its guard does) gets a live item.
+    void aSubscribeAnsweredWithAnItemBeingRemovedFailsTransiently()
+    {
+        gateway::GatewayConfig g = config(true);
+        g.dataHz = 0;
+        VirtualGateway gw(g);
+        GatewayConnection c(gw.sched, gw.port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        c.start();
+        auto got = std::make_shared<Received>();
+        const auto sub = addRecorded(c, {"X"}, got);
+        c.subscribe(sub, [](const SubscribeOutcome&) {});
+        gw.sched.runFor(1s);
+        const std::int32_t handle = got->handle[0];
+        gateway::GatewayConfig slow = gw.model.config();
+        slow.commandMs = 500;
+        gw.model.setConfig(slow);
+        std::optional<SubscribeOutcome> outcome;
+        c.subscribe(sub, [&](const SubscribeOutcome& o) { outcome = o; }); // runs first on the STA
+        c.removeItems(sub);                                                 // then removes its item
+        gw.sched.runFor(3s);
+        QVERIFY(outcome);
+        QVERIFY(!outcome->success);
+        QCOMPARE(outcome->tags.size(), std::size_t(1));
+        QVERIFY(!outcome->tags[0].ok);
+        QVERIFY(!outcome->tags[0].definitive); // a guard retries it
+        QVERIFY2(outcome->tags[0].error.find("item " + std::to_string(handle) + " is being removed") != std::string::npos,
+                 outcome->tags[0].error.c_str());
+        QVERIFY(!gatewayItem(gw, c, "X")); // the remove ran
+        QVERIFY(!c.routed(sub, 0));         // so nothing is routed to it
+
+        bool again = false;
+        c.subscribe(sub, [&](const SubscribeOutcome& o) { again = o.success; });
+        gw.sched.runFor(3s);
+        QVERIFY(again);
+        const auto item = gatewayItem(gw, c, "X");
+        QVERIFY(item);
+        QVERIFY(c.routed(sub, 0));
+        QCOMPARE(got->handle[0], item->first);
     }
 };
 

@@ -280,6 +280,9 @@ void RunHost::Worker::sendStep()
                                       c.state == QLatin1String("refused")
                                           ? QStringLiteral("nothing is sent to this gateway: %1").arg(c.error)
                                           : QStringLiteral("connection %1").arg(c.state)});
+        // A silent gateway is what a plot of tags turning Uncertain should name.
+        if (before != c.state && c.state == QLatin1String("unresponsive"))
+            step->markers.push_back(Marker{m_virtualS, QStringLiteral("%1 unresponsive").arg(c.name)});
         m_connectionStates.insert(c.name, c.state);
     }
     // Events the gateway numbered and this client never got: a marker where it was seen (the

@@ -154,7 +154,7 @@ private:
 
 // An item's identity within a session: its server handle and tag address. Looked up with
 // an ItemKeyView (no copy of the tag): a subscribe storm asks once per tag per command, and
-// building a key string each time was a tenth of a levers-off replay (issue 14).
+// building a key string each time was a tenth of a levers-off replay.
 struct ItemKey {
     std::int32_t serverHandle = 0;
     std::string tag;

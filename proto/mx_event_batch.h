@@ -5,7 +5,7 @@
 // MxEvent into this on its reader thread, and the in-process port passes the model's batch
 // straight through.
 //
-// Why not MxEvent itself (issue 14): a protobuf DataChange with its MxValue and Timestamp is
+// Why not MxEvent itself: a protobuf DataChange with its MxValue and Timestamp is
 // ~128 bytes spread over three messages; a 10,000-change tick was ~1.3 MB written whole
 // before the client read it, more than this machine's 1 MB L2. A change here is 32 bytes,
 // flat, in one vector reused tick to tick.

@@ -122,8 +122,8 @@ public:
 
     // What a run keeps of its own recorded series (VariantRun::series): the whole run, but
     // an open-ended run only its last kOpenEndedSeriesWindowS (the plots' default retention;
-    // they keep their own copy, a recorder writes every point): its memory stays flat
-    // (issue 14). Metrics never come from the series. setSeriesLimits applies other limits
+    // they keep their own copy, a recorder writes every point): its memory stays flat.
+    // Metrics never come from the series. setSeriesLimits applies other limits
     // to every run started after it (nullopt: this rule).
     static constexpr double kOpenEndedSeriesWindowS = 3600;
     static SeriesLimits seriesLimitsFor(const Scenario& scenario);

@@ -13,7 +13,7 @@
 // A windowed series (SeriesLimits::window) keeps only its last windowS seconds instead: an
 // open-ended run (the console's live run) has no end for a report to span, its plots keep
 // their own retention and a recorder writes every point to disk, so the run's own copy need
-// not grow with it (issue 14). Points before the window go (the one in force at its start is
+// not grow with it. Points before the window go (the one in force at its start is
 // kept), and a window holding `cap` points drops its older half; nothing is thinned, so the
 // points a consumer reads as they come keep their times. A consumer must read more often
 // than the window (and than cap / 2 new points): the run host reads every step.
@@ -101,7 +101,7 @@ public:
 
     // The series (subject, metric), created empty when new. The index stays valid; use it
     // on hot paths instead of looking the series up again. A hash lookup: a run with 50,000
-    // instances sets up 150,000 series, and a scan made that quadratic (issue 15).
+    // instances sets up 150,000 series, and a scan made that quadratic.
     std::size_t indexOf(const QString& subject, const QString& metric);
     Series& at(std::size_t index) { return m_series[index]; }
     const Series& at(std::size_t index) const { return m_series[index]; }

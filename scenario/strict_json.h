@@ -1,6 +1,6 @@
 #pragma once
 
-// A strict pass over a JSON text that Qt's reader has already accepted (issue 15).
+// A strict pass over a JSON text that Qt's reader has already accepted.
 //
 // QJsonDocument stays the parser of record: Qt is the dependency, and its reader builds the
 // values every rule is checked on. But it is lenient where a strict parser is not: it takes

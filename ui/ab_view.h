@@ -4,7 +4,7 @@
 // variant and levers, on one time axis — a zoom or pan on one moves the other in lock-step —
 // with one y-scale per plot for both and the scenario's timeline as markers. The finished
 // runs reach the panels a slice per event-loop turn (each side's series, scale, view), so a
-// live run beside the view stays fluid (issue 14).
+// live run beside the view stays fluid.
 
 #include "client/thread_host.h"
 #include "models/series_store.h"

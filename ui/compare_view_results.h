@@ -4,7 +4,7 @@
 // of each row) and the overlaid plot lines, already reduced to what a plot can draw. The UI
 // thread only copies them into its widgets, a slice per event-loop turn (compare_view.cpp):
 // computing and filling it all at once on the UI thread stalled the console for up to
-// 210 ms beside a live run (issue 14).
+// 210 ms beside a live run.
 
 #include "scenario/report.h"
 #include "scenario/series.h"

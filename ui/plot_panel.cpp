@@ -142,7 +142,7 @@ void PlotPanel::buildPlots()
     m_plot->setPlottingHint(QCP::phFastPolylines, true);
     // A queued replot asks for a paint instead of painting at once: QCustomPlot's default
     // (repaint) painted every dirty widget of the window inside the replot, one UI event of
-    // 20-35 ms beside a busy tag table (issue 14). rpImmediateRefresh still paints at once.
+    // 20-35 ms beside a busy tag table. rpImmediateRefresh still paints at once.
     m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
     m_plot->setAutoAddPlottableToLegend(false);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);

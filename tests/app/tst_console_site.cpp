@@ -1,4 +1,4 @@
-// `stormwatch --site FILE` opens the console live on a site (issue 13): the built console
+// `stormwatch --site FILE` opens the console live on a site: the built console
 // against two built mxgw-mock processes serving the example site's two gateways (their
 // endpoints given by --gateway-endpoint). It starts, shows (a screenshot), exits 0, and the
 // recording of its live run holds both gateways' connections and every tag Good; a bad site

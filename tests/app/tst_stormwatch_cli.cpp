@@ -340,7 +340,7 @@ private slots:
         QVERIFY2(r.err.contains("--keepalive-* are for --gateway"), qPrintable(r.err));
     }
 
-    // Issue 15, finding 7: a bearer token is not sent in clear text unless asked for.
+    // A bearer token is not sent in clear text unless asked for.
     void tokenFileWithoutTlsIsRefusedUnlessAllowed()
     {
         QTemporaryDir dir;
@@ -374,7 +374,7 @@ private slots:
         QVERIFY(problemLines(r.err).isEmpty());
     }
 
-    // Issue 15, finding 7: a TLS failure or a refused token is named in one stderr line
+    // A TLS failure or a refused token is named in one stderr line
     // without --verbose, and the run exits 1 (it printed nothing and exited 0 before).
     void tlsFailuresAndARefusedTokenAreNamedAndExitOne()
     {

@@ -2,7 +2,7 @@
 // wedge every hour (at 600 s past each hour), replayed in virtual time for 1, 2 and 4
 // virtual hours. Each duration runs in a process of its own (this executable started again
 // with --hours H) so that each peak (VmHWM in /proc/self/status) is that run's alone.
-// Prints figures; not a pass/fail test. Issue 14's target: < 150 MB for 4 virtual hours.
+// Prints figures; not a pass/fail test. Target: < 150 MB for 4 virtual hours.
 //
 //   bench_memory [--hours H[,H...]] [--variant PRESET] [--instances N] [--tags N]
 //

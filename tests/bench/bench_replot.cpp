@@ -1,6 +1,6 @@
 // Replot cost of the PlotPanel at the issue's load: 20 subscriptions × 3 changing series
 // (outstanding, interval, good tags) × 1 h at 1 Hz, plus the gateway series — about a
-// quarter million points — on a 1600×900 plot, offscreen. Target (issue 14): median < 20 ms.
+// quarter million points — on a 1600×900 plot, offscreen. Target: median < 20 ms.
 //   bench_replot [--png out.png] [--runs N]
 #include "ui/plot_panel.h"
 

@@ -6,7 +6,7 @@
 // received them (class, object name, event type), to tell where a stall comes from. With
 // --compare SCENARIO, a playback at max speed runs at the same time:
 // the console's compare view plays SCENARIO's variants in virtual time on its own thread and
-// fills its tables and plots, started again each time it finishes (issue 14, finding 5), in
+// fills its tables and plots, started again each time it finishes, in
 // the same window as Compare again does; --new-window closes that window and opens a new one
 // each time instead (what Compare did before, for comparison).
 //   bench_ui_stall [--seconds N] [--levers PRESET] [--compare SCENARIO [--new-window]]

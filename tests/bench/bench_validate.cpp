@@ -4,7 +4,7 @@
 //     one error: every entry and every reference to a connection is still checked),
 //   - 20,000 instances naming a connection that does not exist (every one an error: the
 //     time and the size of the error text, which must not grow with the names it could list).
-// Target: each well under 1 s in the release build (issue 15, finding 3).
+// Target: each well under 1 s in the release build.
 //
 //   bench_validate [--repeat N]
 

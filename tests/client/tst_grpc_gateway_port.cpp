@@ -31,7 +31,7 @@ namespace {
 
 constexpr int kWaitMs = 5000;
 const char* const kToken = "s3cret-token-123";
-// A peer's text that would forge a second log line and colour the terminal (issue 15).
+// A peer's text that would forge a second log line and colour the terminal.
 const char* const kForgedText = "x\nstormwatch.client: forged line\x1b[31mRED";
 
 // ---- the scripted gateway -----------------------------------------------------------------
@@ -989,7 +989,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(port.callsInFlight(), std::size_t(0), kWaitMs);
     }
 
-    // Issue 15, finding 1: a gateway echoing a Duration outside google.protobuf.Duration's
+    // A gateway echoing a Duration outside google.protobuf.Duration's
     // range (INT64_MAX seconds) is read clamped to that range, never by an overflowing product.
     void hostileEchoedCommandTimeoutIsClampedNotWrapped()
     {
@@ -1023,7 +1023,7 @@ private slots:
         }
     }
 
-    // Issue 15, finding 6: a gateway's error text reaches the log and the connection's logger
+    // A gateway's error text reaches the log and the connection's logger
     // as one line with its control characters escaped.
     void peerTextInLogLinesIsEscaped()
     {
@@ -1067,7 +1067,7 @@ private slots:
                      message.c_str());
     }
 
-    // Issue 15, finding 7: why a session does not open, in one line a person can act on —
+    // Why a session does not open, in one line a person can act on —
     // the TLS failures (untrusted certificate, wrong host name, no TLS at the other end) and a
     // refused token are named; anything else is the status itself. Real handshakes.
     void failuresAreExplainedInOneLine()

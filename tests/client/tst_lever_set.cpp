@@ -203,7 +203,7 @@ private slots:
                                               << "unknown recovery key 'seconds'";
         QTest::newRow("enabled not bool") << R"({"recovery": {"enabled": 1}})"
                                           << "recovery.enabled";
-        // issue 15: every number has a ceiling, so a backoff step never overflows
+        // Every number has a ceiling, so a backoff step never overflows
         QTest::newRow("recovery 1e308") << R"({"recovery": {"recovery_seconds": 1e308}})"
                                         << "recovery.recovery_seconds must be > 0 and <= 86400 (got 1e+308)";
         QTest::newRow("initial above a day") << R"({"recovery": {"initial_seconds": 86401, "max_seconds": 86401}})"

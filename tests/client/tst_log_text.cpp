@@ -17,7 +17,7 @@ private slots:
         QCOMPARE(escapeLogText(std::string_view()), std::string());
     }
 
-    // The forged-line attack of issue 15: one line, the ESC visible.
+    // The forged-line attack: one line, the ESC visible.
     void newlinesAndEscapesAreEscaped()
     {
         const std::string attack = "x\nstormwatch.gateway: fault: STA wedged for 999999 ms\x1b[31mRED";

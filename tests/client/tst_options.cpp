@@ -34,7 +34,7 @@ private slots:
         QTest::newRow("interval -1") << "TagSubscribeRetryIntervalMs"
                                      << "-1"
                                      << "must be 10..3600000";
-        // issue 15: a 1 ms retry floods the gateway's queue faster than a run can record it
+        // A 1 ms retry floods the gateway's queue faster than a run can record it
         QTest::newRow("interval 9") << "TagSubscribeRetryIntervalMs"
                                     << "9"
                                     << "must be 10..3600000";
@@ -152,7 +152,7 @@ private slots:
         QVERIFY2(errors.isEmpty(), qPrintable(errors.value(0).message()));
     }
 
-    // issue 15: an interval above an hour breaks its own range, and the backoff max, which
+    // An interval above an hour breaks its own range, and the backoff max, which
     // must lie between the interval and an hour, cannot follow it there.
     void intervalAboveAnHourBreaksBothRules()
     {

@@ -449,7 +449,7 @@ void TestGrpcServer::secondServerOnATakenPortFails()
     second.stop();
 }
 
-// Issue 14, finding 3: a client that opens StreamEvents and never reads, with 1,000 items
+// A client that opens StreamEvents and never reads, with 1,000 items
 // advised at 100 Hz. The mock's backlog stays within its caps (messages waiting, one held
 // value per item), the overflow is counted in GatewayStats, and it is all freed when the
 // stream ends. The only waits are bounded wall waits at the gRPC boundary (flow control has

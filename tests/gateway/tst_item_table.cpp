@@ -1,5 +1,4 @@
-// ItemTable: a session's items by handle, with the flat list the data tick walks (issue 14,
-// finding 4). The list must always be the live items in handle order, whatever order they
+// ItemTable: a session's items by handle, with the flat list the data tick walks. The list must always be the live items in handle order, whatever order they
 // were added or removed in, and the tick batch must follow it.
 #include "support_model.h"
 

@@ -814,7 +814,7 @@ void TestModelCommands::outstandingSubscribeEndsWithItsDeadlineOrAFailure()
     QCOMPARE(c->status.code, StatusCode::UNAVAILABLE);
 }
 
-// Issue 14, finding 1: a storm's stacked subscribes hold one tag list between them, not one
+// A storm's stacked subscribes hold one tag list between them, not one
 // each; a different kind, server handle, supervisory flag or tag list is a payload of its own,
 // and nothing is held once the jobs are done.
 void TestModelCommands::queuedBulkCommandsShareOnePayload()

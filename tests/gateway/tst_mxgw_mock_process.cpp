@@ -219,7 +219,7 @@ void TestMxgwMockProcess::reuseHandlesHandsARemovedHandleOutAgain()
     }
 }
 
-// Issue 15, finding 6: a client name chosen to forge a "fault" line and colour the terminal
+// A client name chosen to forge a "fault" line and colour the terminal
 // is logged as one line, its newline and ESC escaped.
 void TestMxgwMockProcess::forgedClientNameLogsOneEscapedLine()
 {

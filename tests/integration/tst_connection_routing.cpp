@@ -1,4 +1,4 @@
-// GatewayConnection's data routing and its reused subscribe request (issue 14, finding 4):
+// GatewayConnection's data routing and its reused subscribe request:
 // each change reaches the tag that owns its item tick after tick, an item shared by two
 // subscribers reaches both and, once one is removed, only the other; routes follow a
 // reconnect; and the reused bulk request follows a lever switch between SubscribeBulk and

@@ -447,7 +447,7 @@ private slots:
         QCOMPARE(h.connection.state(), ConnectionState::Stopped);
     }
 
-    // Issue 15, finding 5: a close (or stop) while OpenSession is in flight used to drop
+    // A close (or stop) while OpenSession is in flight used to drop
     // the late reply, so the session the gateway had just opened stayed open until its own
     // timeout (the client worker's stop raced its first connect). The late reply now closes
     // it, and close() answers once that is done.

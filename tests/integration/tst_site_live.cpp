@@ -1,4 +1,4 @@
-// A live run of a scenario on a site's shape reaches every gateway of the site (issue 13):
+// A live run of a scenario on a site's shape reaches every gateway of the site:
 // the runner opens one gRPC port per site gateway (endpoint, TLS and token as the site says,
 // built by the same sitePortOptions as commissioning) and one engine over them. At the real
 // boundary: two mxgw-mock processes serve the site's two gateways.

@@ -1,5 +1,5 @@
 // EventLogModel shows peer-chosen text (a gateway's error or notice, a tag address) as one
-// line: control characters and terminal escapes are escaped on the way in (issue 15).
+// line: control characters and terminal escapes are escaped on the way in.
 #include "models/event_log_model.h"
 
 #include <QtTest>

@@ -156,7 +156,7 @@ private slots:
         const QStringList lines = tsv.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);
         QCOMPARE(lines[0], QStringLiteral("t (s)\tWall clock\tSubject\tSeverity\tMessage"));
-        // The model escapes control characters on the way in (issue 15): no tab or newline
+        // The model escapes control characters on the way in: no tab or newline
         // reaches a cell; the TSV writer's own replacement is the second line of defence.
         QCOMPARE(lines[1], QStringLiteral("0.000\t14:00:00.000\tgw1\tinfo\ta\\tb"));
         QCOMPARE(lines[2], QStringLiteral("2.000\t14:00:02.000\tZ28061\tinfo\tc"));

@@ -1,4 +1,4 @@
-// The tag table's per-tag results (issue 13): the subscribe's per-item outcome (ok, the
+// The tag table's per-tag results: the subscribe's per-item outcome (ok, the
 // gateway's error text, pending), the first value's time kept as the first, and the
 // "failed to add" / "never received a value" counts and filters, kept incrementally.
 // "Failed to add" is what the gateway refused (a per-item error), never a call that failed.

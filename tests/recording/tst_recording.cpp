@@ -407,7 +407,7 @@ private slots:
         QVERIFY(rec->runs().first().endS > 0);        // but what was committed is there
     }
 
-    // A run on two gateways (issue 13): each gateway's own series (gateway:NAME) and a fault
+    // A run on two gateways: each gateway's own series (gateway:NAME) and a fault
     // aimed at one of them come back from the file as the run made them, beside the sums.
     void aRunOnTwoGatewaysKeepsEachGatewaysSeriesAndFaults()
     {

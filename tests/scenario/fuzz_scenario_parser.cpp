@@ -1,4 +1,4 @@
-// libFuzzer harness for the scenario parser (issue 15). Built only where the compiler takes
+// libFuzzer harness for the scenario parser. Built only where the compiler takes
 // -fsanitize=fuzzer (clang; see tests/bench/fuzz.cmake): every input goes through
 // parseScenario() and the promises in parser_fuzz_checks.h; a broken one aborts, which
 // libFuzzer reports with the input. For example, in a clang build (instrumenting the

@@ -1,5 +1,5 @@
 #pragma once
-// What parseScenario() promises for any input whatsoever (issue 15), shared by the ctest
+// What parseScenario() promises for any input whatsoever, shared by the ctest
 // replay (tst_parser_fuzz.cpp) and the libFuzzer harness (fuzz_scenario_parser.cpp):
 //   - it returns a Scenario or errors, never both and never neither;
 //   - every error names the file and a JSON path that starts with "$", as one line of

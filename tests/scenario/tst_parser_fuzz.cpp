@@ -1,4 +1,4 @@
-// The scenario parser under hostile input (issue 15), in every build: the checked-in corpus
+// The scenario parser under hostile input, in every build: the checked-in corpus
 // (tests/scenario/corpus/: the bundled scenarios and the hostile cases found so far) and a
 // few thousand deterministic mutations of it (fixed seed) go through parseScenario(), which
 // must never crash, must return a Scenario or errors with a "$" path

@@ -1,4 +1,4 @@
-// Scenario files from a hostile hand (issue 15): ranges, the run budget, strict JSON, what
+// Scenario files from a hostile hand: ranges, the run budget, strict JSON, what
 // an error may echo, and caps on errors, file size and validation time.
 
 #include "scenario/gateway_access.h"
@@ -365,7 +365,7 @@ void TestScenarioParserHostile::validationScalesLinearly() {
     QVERIFY2(big < 8 * small + 50, qPrintable(QString("%1 ms vs %2 ms").arg(big).arg(small)));
 }
 
-// issue 15's figures: well under a second in the release build (bench_validate prints
+// Figures: well under a second in the release build (bench_validate prints
 // them); the bound here leaves room for a sanitizer build.
 void TestScenarioParserHostile::bigFilesValidateQuickly() {
     QJsonArray timeline;

@@ -274,7 +274,7 @@ private slots:
         QCOMPARE(set.subjects(), (QStringList{"i1/gw1", "gateway"}));
     }
 
-    // issue 15 (3b): a run sets up three series per subscription; with 50,000 instances a
+    // A run sets up three series per subscription; with 50,000 instances a
     // linear indexOf made set-up quadratic. Four times the series take about four times as
     // long (a scan takes sixteen), and every lookup still finds its own series.
     void manySeriesSetUpInLinearTime()

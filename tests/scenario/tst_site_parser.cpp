@@ -237,7 +237,7 @@ void TestSiteParser::strictJsonAndUnknownKeysAreRejected()
              qPrintable(all));
 }
 
-// Issue 15: validation is linear. 20,000 CSV rows over 200 instances.
+// Validation is linear. 20,000 CSV rows over 200 instances.
 void TestSiteParser::twentyThousandRowsValidateInWellUnderASecond()
 {
     QTemporaryDir dir;

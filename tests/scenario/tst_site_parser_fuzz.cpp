@@ -1,4 +1,4 @@
-// The site-file parser under hostile input (issue 15, for issue 13's new parser), in every
+// The site-file parser under hostile input, in every
 // build: its checked-in corpus (tests/scenario/corpus-site/: valid sites, the tag CSV and
 // hostile cases) and deterministic mutations of the site files and of the CSV (the same
 // mutator and seed as the scenario parser's replay, parser_fuzz_checks.h) go through

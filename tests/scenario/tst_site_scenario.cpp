@@ -1,4 +1,4 @@
-// A scenario on a site's real shape (issue 13): "site": FILE takes the site's gateways as
+// A scenario on a site's real shape: "site": FILE takes the site's gateways as
 // connections and its instances with their real tag addresses (and its client options unless
 // the scenario has its own), so an incident can be replayed on the site's real tags; the
 // written-out form ("tag_addresses") round-trips; its rules name the path.

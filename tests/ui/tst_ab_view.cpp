@@ -1,4 +1,4 @@
-// A/B side by side in the main window (issue 12, beyond the anchors): two variants of one
+// A/B side by side in the main window: two variants of one
 // scenario, each panel labelled, one time axis in lock-step, one y-scale for both.
 #include "ui/ab_view.h"
 #include "ui/main_window.h"

@@ -416,7 +416,7 @@ private slots:
         QVERIFY2(error.contains("no-such-scenario"), qPrintable(error));
     }
 
-    // Issue 11's walk: live → play the incident at max → finished → back to live. At each
+    // The walk: live → play the incident at max → finished → back to live. At each
     // step the levers, speed, topology, status bar and fault controls describe the shown run.
     void everyPanelDescribesTheShownRun()
     {

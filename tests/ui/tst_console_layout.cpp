@@ -1,4 +1,4 @@
-// The console in front of a room (issue 12): usable at 1024×700 (defect 6), presenter mode
+// The console in front of a room: usable at 1024×700 (defect 6), presenter mode
 // (F5 / Esc), scenario files dropped on the window, an invalid file not listed (defect 11),
 // and exports with a title, a chosen size and range, rounded numbers (defect 10).
 #include "models/series_store.h"

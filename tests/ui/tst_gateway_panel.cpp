@@ -1,4 +1,4 @@
-// The Gateway dock's gateway chooser (issue 13): shown only for a run on several gateways,
+// The Gateway dock's gateway chooser: shown only for a run on several gateways,
 // picked with the mouse or the keys like any combo, and carried by every fault button into
 // the fault it requests ("" = every gateway); the capability checkbox follows it too.
 // Driven with real events, offscreen.

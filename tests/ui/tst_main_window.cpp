@@ -607,7 +607,7 @@ private slots:
         QCOMPARE(w.tagsPanel()->filterEdit()->text(), QStringLiteral("f"));
     }
 
-    // Issue 12, defect 2: Space is play / pause everywhere but in a text field. After a
+    // Space is play / pause everywhere but in a text field. After a
     // click on a fault button, Space pauses; it does not fire the fault again.
     void spaceIsPlayPauseEvenOnAFocusedButton()
     {
@@ -642,7 +642,7 @@ private slots:
         QCOMPARE(play.count(), 2);
     }
 
-    // Issue 12, defect 1: scrolling over the Levers dock must not move a combo or spin box
+    // Scrolling over the Levers dock must not move a combo or spin box
     // a person has not focused; once focused (a deliberate choice), the wheel changes it.
     void wheelOverAnUnfocusedLeverControlChangesNothing()
     {
@@ -726,7 +726,7 @@ private slots:
         QCOMPARE(again.store()->retentionSeconds(), 900.0);
     }
 
-    // Issue 12, defect 5: W (and the plot toolbar's Fit whole run, and View › Fit whole run)
+    // W (and the plot toolbar's Fit whole run, and View › Fit whole run)
     // shows the whole recorded run, follow-live off; Home goes back to following.
     void fitWholeRunShowsEveryRecordedSecond()
     {
@@ -775,7 +775,7 @@ private slots:
         QVERIFY(inMenu);
     }
 
-    // Issue 12, defect 5: a playback that finishes is shown whole (the controller asks the
+    // A playback that finishes is shown whole (the controller asks the
     // view), not through the follow window's last 300 s.
     void finishedPlaybackIsShownWhole()
     {
@@ -798,7 +798,7 @@ private slots:
         QVERIFY(w.store()->earliestTime() < 1);
     }
 
-    // Issue 12, defect 8: the lines the console writes itself (playback finished, a fault
+    // The lines the console writes itself (playback finished, a fault
     // the panel could not apply, an error) carry the shown run's time, not 0.000, so the
     // t (s) column stays in order.
     void consoleLinesCarryTheShownRunsTime()
@@ -862,7 +862,7 @@ private slots:
                  qPrintable(QStringLiteral("%1 vs %2").arg(stopped.tS).arg(w.store()->latestTime())));
     }
 
-    // Issue 12, defect 11: About names the version main() sets from the CMake project.
+    // About names the version main() sets from the CMake project.
     void aboutNamesTheVersion()
     {
         const QString before = QCoreApplication::applicationVersion();

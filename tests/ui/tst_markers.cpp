@@ -1,4 +1,4 @@
-// Markers on the time axis (issue 12, defect 9): the run host publishes faults, redeploys
+// Markers on the time axis: the run host publishes faults, redeploys
 // and lever changes as the run passes them; the plots draw a line and a short label, the
 // labels of close markers do not overlap; the report PNGs and the compare view take the
 // scenario's timeline.

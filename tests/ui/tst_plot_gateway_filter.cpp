@@ -1,4 +1,4 @@
-// The plots filtered per gateway (issue 13): the toolbar's Gateway chooser, shown when the
+// The plots filtered per gateway: the toolbar's Gateway chooser, shown when the
 // run has several gateways, plots one gateway's subscriptions and its own gateway series
 // (subject "gateway:NAME"); All is the unfiltered view. The choice holds through replots,
 // zooms, themes and presenter mode, exports say it, and the wheel does not change it
@@ -482,7 +482,7 @@ private slots:
         QCOMPARE(store->gatewaySeries(GatewayMetric::StaQueueDepth, "B"), queueB);
     }
 
-    // Done-when of issue 13: two mxgw-mock processes as a site's two gateways, the console
+    // Done-when of two mxgw-mock processes as a site's two gateways, the console
     // live on the site; A is killed (SIGKILL). Filtered to B, every series shown is
     // undisturbed from the deploy on: Good constant at B's tag count, nothing Bad, nothing
     // in flight. Filtered to A, the plots show A's tags falling.

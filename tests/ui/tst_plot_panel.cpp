@@ -301,7 +301,7 @@ private slots:
         QVERIFY(box->text().contains(QStringLiteral("Z28062 × gw1: outstanding 0")));
     }
 
-    // Issue 12, defect 4: with 20 subscriptions the readout stays compact (the busiest
+    // With 20 subscriptions the readout stays compact (the busiest
     // kCrosshairSubscriptions and "… and N more"), and near any edge it stays inside the plot.
     void crosshairIsCompactAndClampedInsideThePlot()
     {
@@ -348,7 +348,7 @@ private slots:
         }
     }
 
-    // Issue 12, defect 4: while following live the view moves under a still mouse; the
+    // While following live the view moves under a still mouse; the
     // readout shows the time now under the cursor, not the one it was first drawn for.
     void crosshairTimeMovesWithTheFollowWindow()
     {
@@ -376,7 +376,7 @@ private slots:
         QVERIFY(panel.followLive());
     }
 
-    // Issue 12, defect 3: 20 subscriptions named like a site's ("site-01 × gw1"): no two
+    // 20 subscriptions named like a site's ("site-01 × gw1"): no two
     // share a colour, every legend name is drawn whole at 1600 and at 600 px wide, and the
     // quality and gateway legends sit beside their plots, not over the data or tick labels.
     void legendsStayOutOfTheDataWithWholeNamesAndDistinctColours()
@@ -446,7 +446,7 @@ private slots:
         }
     }
 
-    // Issue 12, defect 11: the retry interval is 0 until the guard arms its first retry;
+    // The retry interval is 0 until the guard arms its first retry;
     // that is not drawn (it was a vertical line up from 0 at the start of every run).
     void retryIntervalStartsWhereTheGuardArmed()
     {
@@ -602,7 +602,7 @@ private slots:
         QVERIFY(t - 100 > replotted.count()); // more batches than replots
     }
 
-    // Behind the A/B view, in a closed dock or minimized, nobody sees a replot (issue 14: a
+    // Behind the A/B view, in a closed dock or minimized, nobody sees a replot (a
     // hidden panel replotted 20 times a second): new samples wait, and the panel replots
     // once when it is seen again.
     void hiddenOrMinimizedPlotsReplotOnceWhenSeenAgain()

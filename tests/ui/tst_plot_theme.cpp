@@ -1,5 +1,5 @@
 // The dark theme reaches what QCustomPlot paints itself: plot background, axes, tick
-// labels, legends, the crosshair readout and the exported images (issue 12, defect 7).
+// labels, legends, the crosshair readout and the exported images.
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
 #include "ui/plot_panel.h"

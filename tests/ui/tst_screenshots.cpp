@@ -87,7 +87,7 @@ private slots:
 
     // The example site (1,000 tags on two gateways, each an embedded mock here) live in the
     // console; gw-packaging goes away and the plots are filtered to gw-utilities, whose
-    // tags stay Good: the picture of issue 13's "its plot shows no disturbance".
+    // tags stay Good: the picture of "its plot shows no disturbance".
     void siteFilteredToOneGateway()
     {
         QFETCH(int, theme);

@@ -1,5 +1,5 @@
 // The Tags dock's table repaints for changed tags at most five times a second, and only
-// when a changed row is in sight (issue 14: 20 repaints a second of ~9 ms each beside a
+// when a changed row is in sight (20 repaints a second of ~9 ms each beside a
 // live run). Driven by the model's own change signals on the real panel, offscreen; the
 // repaints are counted as the viewport's paint events.
 #include "ui/tag_table_view.h"

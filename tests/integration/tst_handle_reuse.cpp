@@ -12,6 +12,37 @@ using namespace stormwatch::testing;
 using namespace stormwatch::testing::routing;
 using namespace std::chrono_literals;
 
+namespace {
+
+// Tag "X" subscribed on a gateway sending first values only, then the STA slowed to 500 ms a
+// command, so what the test sends next queues in order.
+struct SubscribedThenSlow {
+    explicit SubscribedThenSlow(const ConnectionConfig& cc)
+        : gw([] {
+              gateway::GatewayConfig g = config(true);
+              g.dataHz = 0;
+              return g;
+          }())
+        , c(gw.sched, gw.port, cc, nullptr, [] { return 0.5; })
+    {
+        c.start();
+        sub = addRecorded(c, {"X"}, got);
+        c.subscribe(sub, [](const SubscribeOutcome&) {});
+        gw.sched.runFor(1s);
+        handle = got->handle[0];
+        gateway::GatewayConfig slow = gw.model.config();
+        slow.commandMs = 500;
+        gw.model.setConfig(slow);
+    }
+    VirtualGateway gw;
+    GatewayConnection c;
+    std::shared_ptr<Received> got = std::make_shared<Received>();
+    GatewayConnection::SubscriberId sub = 0;
+    std::int32_t handle = 0;
+};
+
+} // namespace
+
 class TestHandleReuse : public QObject {
     Q_OBJECT
 private slots:
@@ -258,21 +289,10 @@ private slots:
     // (that would bring back keeping every removed item's values) and nothing is advised again.
     void aSubscriberDoesNotJoinASubscribeSentBeforeARemoveOfItsTags()
     {
-        gateway::GatewayConfig g = config(true);
-        g.dataHz = 0;
-        VirtualGateway gw(g);
         ConnectionConfig cc;
         cc.coalesce = true;
-        GatewayConnection c(gw.sched, gw.port, cc, nullptr, [] { return 0.5; });
-        c.start();
-        auto first = std::make_shared<Received>();
-        const auto subOld = addRecorded(c, {"X"}, first);
-        c.subscribe(subOld, [](const SubscribeOutcome&) {});
-        gw.sched.runFor(1s);
-        const std::int32_t handle = first->handle[0];
-        gateway::GatewayConfig slow = gw.model.config();
-        slow.commandMs = 500;
-        gw.model.setConfig(slow);
+        SubscribedThenSlow r(cc);
+        auto& [gw, c, first, subOld, handle] = r;
         c.subscribe(subOld, [](const SubscribeOutcome&) {}); // runs first on the STA
         c.removeItems(subOld);                                // then this remove
         c.removeSubscriber(subOld);
@@ -298,19 +318,8 @@ private slots:
     // and subscribing again (what its guard does) gets a live item.
     void aSubscribeAnsweredWithAnItemBeingRemovedFailsTransiently()
     {
-        gateway::GatewayConfig g = config(true);
-        g.dataHz = 0;
-        VirtualGateway gw(g);
-        GatewayConnection c(gw.sched, gw.port, ConnectionConfig{}, nullptr, [] { return 0.5; });
-        c.start();
-        auto got = std::make_shared<Received>();
-        const auto sub = addRecorded(c, {"X"}, got);
-        c.subscribe(sub, [](const SubscribeOutcome&) {});
-        gw.sched.runFor(1s);
-        const std::int32_t handle = got->handle[0];
-        gateway::GatewayConfig slow = gw.model.config();
-        slow.commandMs = 500;
-        gw.model.setConfig(slow);
+        SubscribedThenSlow r{ConnectionConfig{}};
+        auto& [gw, c, got, sub, handle] = r;
         std::optional<SubscribeOutcome> outcome;
         c.subscribe(sub, [&](const SubscribeOutcome& o) { outcome = o; }); // runs first on the STA
         c.removeItems(sub);                                                 // then removes its item

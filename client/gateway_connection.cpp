@@ -116,6 +116,14 @@ void GatewayConnection::setState(ConnectionState state)
         m_stateObserver(state);
 }
 
+// stateText() changed while state() did not (unresponsive, or answering again): observers
+// re-read it.
+void GatewayConnection::notifyStateText()
+{
+    if (m_stateObserver)
+        m_stateObserver(m_state);
+}
+
 void GatewayConnection::heard()
 {
     m_lastHeard = m_scheduler.now();
@@ -126,6 +134,7 @@ void GatewayConnection::heard()
     log(Severity::Info, "responsive again after " + seconds(m_scheduler.now() - *m_unresponsiveSince) +
                             ": its tags' last values stand until they change");
     endUnresponsive();
+    notifyStateText();
     publishLiveness(true);
 }
 
@@ -166,6 +175,7 @@ void GatewayConnection::becomeUnresponsive(const std::string& why)
         return;
     m_unresponsiveSince = m_scheduler.now();
     log(Severity::Warning, "unresponsive: " + why + "; its tags are Uncertain (last usable value) until the gateway answers");
+    notifyStateText();
     publishLiveness(false);
 }
 

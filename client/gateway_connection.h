@@ -135,6 +135,8 @@ public:
     using SubscribeDone = std::function<void(const SubscribeOutcome&)>;
     using AlarmDone = std::function<void(bool success, const std::string& error)>;
     using LogFn = std::function<void(Severity, const std::string& message)>;
+    // Called on every state change, and when stateText() changes within a state (a connected
+    // gateway turning unresponsive and back).
     using StateFn = std::function<void(ConnectionState)>;
     using JitterFn = std::function<double()>;
 
@@ -304,6 +306,7 @@ private:
     void checkLiveness();
     void becomeUnresponsive(const std::string& why); // said once, until heard() or a new session
     void endUnresponsive();
+    void notifyStateText();
     void publishLiveness(bool responsive);
     void eachSubscriber(const std::function<void(Subscriber&)>& call);
     void onSessionOpened(const mxgateway::v1::OpenSessionReply& reply);

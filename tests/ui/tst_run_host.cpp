@@ -540,6 +540,41 @@ private slots:
         QVERIFY(anyLog(log, QString(), QStringLiteral("events this client never received")));
     }
 
+    // A gateway that stops answering while its session lives (a wedged STA, nothing changing,
+    // a redeploy's subscribe past the session's command timeout): a plot marker names the
+    // connection where it turned unresponsive, and the report counts the seconds.
+    void anUnresponsiveGatewayIsMarkedOnThePlots()
+    {
+        Scenario s = twoGateways();
+        s.durationS = 100;
+        s.gateway.dataHz = 0;
+        TimelineEvent wedge;
+        wedge.action = TimelineAction::Wedge;
+        wedge.atS = 10;
+        wedge.durationS = 80;
+        wedge.gateway = "gw-b";
+        TimelineEvent redeploy;
+        redeploy.action = TimelineAction::Redeploy;
+        redeploy.atS = 11;
+        redeploy.instance = "B";
+        s.timeline = {wedge, redeploy};
+        RunHost host;
+        QVector<RunHost::Marker> markers;
+        connect(&host, &RunHost::markersAdded, this, [&](const auto& m) { markers += m; });
+        QSignalSpy finished(&host, &RunHost::finished);
+        QString error;
+        QVERIFY2(host.start(s, QString(), RunHost::kMaxSpeed, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, kTimeoutMs);
+        const auto silent = std::find_if(markers.begin(), markers.end(),
+                                         [](const RunHost::Marker& m) { return m.label.endsWith(" unresponsive"); });
+        QVERIFY(silent != markers.end());
+        QCOMPARE(silent->label, QStringLiteral("gw-b unresponsive"));
+        QVERIFY2(silent->tS > 11 && silent->tS <= 90, qPrintable(QString::number(silent->tS)));
+        QCOMPARE(std::count_if(markers.begin(), markers.end(),
+                               [](const RunHost::Marker& m) { return m.label.endsWith(" unresponsive"); }),
+                 1);
+    }
+
     // One unnamed gateway (every scenario without a site): nothing per gateway.
     void aRunOnOneGatewayHasNoGatewayNames()
     {

@@ -50,7 +50,7 @@ enum class GatewayMetric {
 };
 inline constexpr int kGatewayMetricCount = 5;
 
-// The DESIGN.md metric names, used as CSV column names.
+// The series' metric names (as the recorder names them), used as CSV column names.
 QString metricName(SubMetric m);
 QString metricName(GatewayMetric m);
 
@@ -71,7 +71,7 @@ public:
     void appendSamples(const QVector<stormwatch::SubscriptionSample>& samples);
     void appendGateway(const GatewayPoint& point);
     void appendGatewaySample(const stormwatch::GatewaySample& sample);
-    // A run's own recorded series (scenario/series.h), by DESIGN.md name: the plots then
+    // A run's own recorded series (scenario/series.h), by metric name: the plots then
     // show exactly the points the report is made of. interval_ms is shown in seconds; names
     // the plots do not draw are ignored. A gateway update (instance < 0) labelled
     // "gateway:NAME" (or NAME) is that gateway's own series; unlabelled or "gateway", the

@@ -1,8 +1,7 @@
 #pragma once
 
-// The one metric table: every per-variant metric of a report (DESIGN.md "Metrics",
-// "Second round: One metric table") is one descriptor here, in the order every output
-// lists them. report.json, report.csv, report.md's table and definitions, the command
+// The one metric table: every per-variant metric of a report is one descriptor here, in
+// the order every output lists them (docs/ARCHITECTURE.md describes the metrics). report.json, report.csv, report.md's table and definitions, the command
 // line's table, the compare view's rows and the console's metrics log line all iterate
 // metricTable(); adding a metric is one entry in metric_table.cpp.
 

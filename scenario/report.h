@@ -1,7 +1,7 @@
 #pragma once
 
-// The outcome of running one scenario: per variant, the metrics named in DESIGN.md
-// "Metrics". Plain data plus its JSON form; CSV, Markdown and the report directory are
+// The outcome of running one scenario: per variant, the metrics of the metric table
+// (metric_table.h). Plain data plus its JSON form; CSV, Markdown and the report directory are
 // in report_writers.h.
 
 #include <QByteArray>

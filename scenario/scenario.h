@@ -173,7 +173,7 @@ struct Scenario {
     quint64 seed = 1;
     GatewaySpec gateway;
     ScenarioClientModel clientModel;
-    QJsonObject options;  // client option overrides (DESIGN.md "Options"), checked by the client
+    QJsonObject options;  // client option overrides (client/options.h), checked by the client
     QList<ScenarioConnection> connections;
     QList<ScenarioInstance> instances;
     QList<TimelineEvent> timeline;  // stable-sorted by atS (file order among equal times)

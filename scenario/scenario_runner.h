@@ -15,7 +15,7 @@
 // at their at_s, and the run covers the half-open interval [0, duration): "for 110 s" is
 // every instant before 110 s. Times are measured from start() (live: the wall clock then).
 //
-// Metrics (DESIGN.md "Metrics") are gathered through the engine's observer as things
+// Metrics are gathered through the engine's observer as things
 // happen — no polling — and the gateway's counters (GatewayAccess::stats(), or the
 // client's own counts when the gateway exposes none) are sampled every second and read
 // at the end. A few series are recorded for plots (series.h).

@@ -119,7 +119,7 @@ public:
                       const GuardEvent& event, bool alarm) override
     {
         if (alarm)
-            return; // alarm subscriptions are not tag subscribes (DESIGN.md "Metrics")
+            return; // alarm subscriptions are not tag subscribes
         const auto it = m_index.find(&instance);
         if (it == m_index.end())
             return;

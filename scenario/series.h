@@ -1,6 +1,6 @@
 #pragma once
 
-// Time series a run records for plots and reports (DESIGN.md "Metrics" names). Every
+// Time series a run records for plots and reports (the metric names the plots and reports share). Every
 // series is a step series: a point's value holds until the next point, the last one until
 // SeriesSet::endS. Points are recorded on change: a point at the same instant as the last
 // one replaces it, and a value equal to the last one is not stored.
@@ -59,7 +59,7 @@ class Series {
 public:
     // subject: "<instance>/<connection>" for a subscription, "gateway" for the run's gateway
     // sum, "gateway:NAME" for one gateway's own; SeriesSubject::of says which, and its label.
-    // metric: the DESIGN.md name ("outstanding", "sta_queue_depth", ...).
+    // metric: its name ("outstanding", "sta_queue_depth", ...).
     Series(QString subject, QString metric, SeriesLimits limits);
 
     void add(double tS, double value);

@@ -1,6 +1,6 @@
 #pragma once
 // Runs every variant of a scenario in virtual time on a worker thread (progress shown,
-// cancelled by closing), then shows the DESIGN.md metrics side by side — rows = metrics,
+// cancelled by closing), then shows the report metrics side by side — rows = metrics,
 // columns = variants, the best value of a row highlighted — and the variants' runs
 // overlaid (outstanding, tags not Good, gateway Invoke RPCs/s; one colour per variant).
 // The report (report.json/.csv/.md + the plots as PNG) is exported to a chosen folder.

@@ -1,6 +1,6 @@
 #pragma once
 // The Levers dock: a preset combo (levers-off / lever1 / lever1+2 / all, "custom" once edited)
-// and one control per lever of DESIGN.md "Levers", recovery gate parameters included. Any
+// and one control per lever, recovery gate parameters included. Any
 // edit by the user emits the whole LeverSet; setLevers() only reflects a set.
 
 #include "client/lever_set.h"

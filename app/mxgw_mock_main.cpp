@@ -17,6 +17,9 @@
 #include <optional>
 #include <unordered_set>
 #include <sys/socket.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace stormwatch;
@@ -95,6 +98,28 @@ std::unordered_set<std::string> readUnknownTags(const QString& path)
 }
 
 } // namespace
+
+// A freeze stops this process as SIGSTOP does, so the client's transport meets exactly what
+// a frozen gateway gives it (its keepalive pings unanswered, the TCP connection open). A stopped
+// process cannot wake itself: a detached shell, orphaned at once, sends SIGCONT after the
+// duration. The stop waits a moment so that this fault's reply leaves first.
+static CallStatus freezeThisProcess(double seconds, std::string& description)
+{
+    static constexpr double kReplyLeavesS = 0.1;
+    const std::string waker = "(sleep " + std::to_string(seconds + kReplyLeavesS) + "; kill -CONT " +
+                              std::to_string(::getpid()) + ") >/dev/null 2>&1 &";
+    const char* argv[] = {"/bin/sh", "-c", waker.c_str(), nullptr};
+    pid_t shell = 0;
+    if (::posix_spawn(&shell, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0)
+        return CallStatus::error(grpc::StatusCode::INTERNAL, "freeze: could not start the shell that wakes the gateway");
+    ::waitpid(shell, nullptr, 0); // the shell returns at once; its background waker lives on
+    std::thread([] {
+        std::this_thread::sleep_for(std::chrono::duration<double>(kReplyLeavesS));
+        ::kill(::getpid(), SIGSTOP);
+    }).detach();
+    description = "gateway process stopped (SIGSTOP) for " + std::to_string(seconds) + " s";
+    return {};
+}
 
 int main(int argc, char** argv)
 {
@@ -285,6 +310,7 @@ int main(int argc, char** argv)
     MockGatewayServer server(config, contract);
     server.setApiKeys(apiKeys);
     server.setServeReflection(!parser.isSet("no-reflection"));
+    server.setFreezeProcess(freezeThisProcess);
     if (!server.start(listen.toStdString())) {
         std::fprintf(stderr, "mxgw-mock: %s\n", server.lastError().c_str());
         return 1;

@@ -178,7 +178,7 @@ void GatewayModel::onDataTick()
     const auto period = Duration(std::max<std::int64_t>(1, std::llround(1e6 / m_config.dataHz)));
     m_nextTick += period;
     armDataTick();
-    if (m_down)
+    if (m_down || silent()) // a stopped or hung gateway sees no change
         return;
     // Snapshot: a stream callback may open or close sessions while we emit.
     std::vector<std::shared_ptr<Session>> sessions;

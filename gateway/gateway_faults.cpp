@@ -29,7 +29,74 @@ void GatewayModel::wedge(Duration duration)
 {
     qCInfo(lcGateway) << "fault: STA wedged for" << duration.count() / 1000 << "ms";
     setWindow(m_wedge, duration, nullptr);
-    m_sta.wedgeUntil(m_wedge.until);
+    m_sta.wedgeUntil(std::max(m_wedge.until, m_silence.until));
+}
+
+void GatewayModel::silence(Duration duration, bool transportAnswers)
+{
+    qCInfo(lcGateway) << "fault:" << (transportAnswers ? "half-open" : "frozen") << "for"
+                      << duration.count() / 1000 << "ms";
+    m_silenceAnswersPings = transportAnswers;
+    setWindow(m_silence, duration, [this] { endSilence(); });
+    m_sta.wedgeUntil(std::max(m_wedge.until, m_silence.until));
+    for (const auto& [id, listener] : std::map(m_silenceListeners))
+        listener();
+}
+
+void GatewayModel::endSilence()
+{
+    if (!m_heldWhileSilent.empty())
+        qCInfo(lcGateway) << "silence over:" << m_heldWhileSilent.size() << "held answers and events go";
+    std::vector<std::function<void()>> held;
+    held.swap(m_heldWhileSilent);
+    for (auto& task : held)
+        m_scheduler.post(std::move(task));
+    for (const auto& [id, listener] : std::map(m_silenceListeners))
+        listener();
+}
+
+void GatewayModel::post(std::function<void()> task)
+{
+    if (silent())
+        m_heldWhileSilent.push_back(std::move(task));
+    else
+        m_scheduler.post(std::move(task));
+}
+
+int GatewayModel::addSilenceListener(SilenceListener listener)
+{
+    const int id = m_nextSilenceListener++;
+    m_silenceListeners.emplace(id, std::move(listener));
+    return id;
+}
+
+void GatewayModel::removeSilenceListener(int id)
+{
+    m_silenceListeners.erase(id);
+}
+
+void GatewayModel::resetPeer()
+{
+    if (m_down)
+        return;
+    qCInfo(lcGateway) << "fault: every connection reset;" << m_sessions.size() << "sessions stay";
+    const CallStatus why = CallStatus::error(StatusCode::UNAVAILABLE, "connection reset by peer");
+    // As the client's transport sees it: the streams break first, then each call in flight.
+    std::vector<StreamId> streams;
+    streams.reserve(m_streams.size());
+    for (auto& [id, stream] : m_streams)
+        streams.push_back(id);
+    std::sort(streams.begin(), streams.end());
+    endStreams(streams, why);
+    std::vector<StaJobPtr> inFlight;
+    for (auto& [timeout, queue] : m_deadlines)
+        for (const auto& job : queue.jobs)
+            if (job->done)
+                inFlight.push_back(job);
+    std::stable_sort(inFlight.begin(), inFlight.end(),
+                     [](const StaJobPtr& a, const StaJobPtr& b) { return a->arrived < b->arrived; });
+    for (const auto& job : inFlight)
+        post([done = takeDone(job), why] { done(why, {}); });
 }
 
 void GatewayModel::slow(double factor, Duration duration)
@@ -111,10 +178,15 @@ void GatewayModel::goDown(Duration downtime, const CallStatus& why, EndOrder ord
     m_down = true;
     // A restarted process has no wedge, slowness or reply loss left.
     setWindow(m_wedge, Duration::zero(), nullptr);
+    const bool wasSilent = silent();
+    m_scheduler.cancel(m_silence.timer);
+    m_silence = Window{};
     m_sta.wedgeUntil(m_wedge.until);
     m_sta.setSlowFactor(1.0);
     setWindow(m_slow, Duration::zero(), nullptr);
     setWindow(m_drop, Duration::zero(), nullptr);
+    if (wasSilent)
+        endSilence(); // what it held was sent before the process went
     dropEverything(why, order);
     m_scheduler.cancel(m_downTimer);
     m_downTimer = m_scheduler.callAfter(std::max(downtime, Duration::zero()), [this] {

@@ -363,6 +363,12 @@ std::int64_t GatewayModel::outstandingSubscribes() const
 void GatewayModel::answer(const StaJobPtr& job, CallStatus status, MxCommandReply reply)
 {
     auto done = takeDone(job);
+    if (silent()) { // sent when the silence ends, in order with everything else held
+        m_heldWhileSilent.push_back([done = std::move(done), status = std::move(status), reply = std::move(reply)]() mutable {
+            done(std::move(status), std::move(reply));
+        });
+        return;
+    }
     // Answered in order (the usual case): drop it from the front of its deadline queue now,
     // so queues stay short; otherwise it is skipped when it reaches the front.
     auto& queue = m_deadlines[job->timeout];

@@ -126,6 +126,23 @@ public:
     // had dropped them: a numbering client counts the gap as events lost.
     void loseEvents(Duration duration);
     void setAdvertiseBulkSupervisory(bool advertise); // applies to sessions opened later
+    // Nothing leaves the gateway for `duration`: no reply, no event, no session answer, no
+    // command run, no value change; what it would have sent goes, in order, when it ends.
+    // `transportAnswers`: the connection still answers keepalive pings (half-open, an
+    // application hang behind a live transport); otherwise the process is stopped (freeze:
+    // SIGSTOP, then SIGCONT) and its pings go unanswered too.
+    void silence(Duration duration, bool transportAnswers);
+    bool silent() const { return active(m_silence); }
+    bool frozen() const { return silent() && !m_silenceAnswersPings; }
+    // Told when a silence starts or ends: a transport in front of the model (the in-process
+    // port) decides by it what its keepalive sees.
+    using SilenceListener = std::function<void()>;
+    int addSilenceListener(SilenceListener listener);
+    void removeSilenceListener(int id);
+    // Every connection to the gateway is reset: each event stream ends and each invoke in
+    // flight fails UNAVAILABLE "connection reset by peer". The process stays: its sessions
+    // stay valid and its STA still runs what it queued (those answers reach nobody).
+    void resetPeer();
 
     // Final stop (server shutdown): like a restart that never comes back.
     void shutdown();
@@ -225,7 +242,9 @@ private:
 
     static std::size_t index(CommandKind k) { return static_cast<std::size_t>(k); }
     Session* findSession(const std::string& id);
-    void post(std::function<void()> task) { m_scheduler.post(std::move(task)); }
+    // What the gateway sends or does next: held while it is silent.
+    void post(std::function<void()> task);
+    void endSilence();
     // Uniform in [0, 1) from the seeded engine (53 random bits; cheaper than generate_canonical).
     double unitRandom() { return static_cast<double>(m_rng() >> 11) * 0x1.0p-53; }
     // The data source's own generator (SplitMix64, seeded from the same seed): the values
@@ -294,7 +313,11 @@ private:
     bool m_shutdown = false;
     TimerId m_downTimer = kNoTimer;
     Time m_upSince{0};
-    Window m_wedge, m_slow, m_drop, m_refuse, m_lose;
+    Window m_wedge, m_slow, m_drop, m_refuse, m_lose, m_silence;
+    bool m_silenceAnswersPings = false;
+    std::vector<std::function<void()>> m_heldWhileSilent;
+    std::map<int, SilenceListener> m_silenceListeners;
+    int m_nextSilenceListener = 1;
     double m_dropProbability = 0;
     bool m_sourceOutage = false;
 

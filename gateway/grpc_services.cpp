@@ -152,7 +152,7 @@ grpc::ServerUnaryReactor* MockGatewayControlService::InjectFault(grpc::CallbackS
     auto* reactor = context->DefaultReactor();
     m_scheduler.post([this, request, reply, reactor] {
         std::string description;
-        const auto st = injectFault(m_model, *request, description);
+        const auto st = injectFault(m_model, *request, description, m_freezeProcess ? m_freezeProcess : FreezeProcessFn(refuseFreeze));
         reply->set_description(description);
         reactor->Finish(toGrpc(st));
     });

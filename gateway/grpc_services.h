@@ -3,6 +3,7 @@
 // work onto the model's scheduler thread and finish the call from there.
 
 #include "gateway_model.h"
+#include "mock_control.h"
 
 #include "mock_control.grpc.pb.h"
 #include "mxaccess_gateway.grpc.pb.h"
@@ -39,7 +40,10 @@ private:
 
 class MockGatewayControlService final : public mxgateway::mock::v1::MockGatewayControl::CallbackService {
 public:
-    MockGatewayControlService(Scheduler& scheduler, GatewayModel& model) : m_scheduler(scheduler), m_model(model) {}
+    MockGatewayControlService(Scheduler& scheduler, GatewayModel& model, FreezeProcessFn freezeProcess)
+        : m_scheduler(scheduler), m_model(model), m_freezeProcess(std::move(freezeProcess))
+    {
+    }
 
     grpc::ServerUnaryReactor* GetConfig(grpc::CallbackServerContext* context,
                                         const mxgateway::mock::v1::GetConfigRequest* request,
@@ -56,6 +60,7 @@ public:
 private:
     Scheduler& m_scheduler;
     GatewayModel& m_model;
+    FreezeProcessFn m_freezeProcess; // null: refused (refuseFreeze)
 };
 
 } // namespace stormwatch::gateway

@@ -63,7 +63,15 @@ std::string fmt(double v)
 }
 } // namespace
 
-CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& description)
+CallStatus refuseFreeze(double, std::string&)
+{
+    return CallStatus::error(StatusCode::FAILED_PRECONDITION,
+                             "freeze stops the gateway's process: only a gateway running as its own process "
+                             "(mxgw-mock) can be frozen; this one runs inside another program");
+}
+
+CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& description,
+                       const FreezeProcessFn& freezeProcess)
 {
     switch (r.kind_case()) {
     case FaultRequest::kWedge:
@@ -121,6 +129,24 @@ CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& 
         model.loseEvents(secondsToDuration(r.lose_events().duration_s()));
         description = "events lost for " + fmt(r.lose_events().duration_s()) + " s" +
                       (model.config().numberEvents ? "" : " (this gateway does not number its events: no gap is seen)");
+        return {};
+    case FaultRequest::kFreeze:
+        if (!validDuration(r.freeze().duration_s()))
+            return invalid("freeze.duration_s", r.freeze().duration_s(), "must be >= 0 s");
+        if (freezeProcess)
+            return freezeProcess(r.freeze().duration_s(), description);
+        model.silence(secondsToDuration(r.freeze().duration_s()), false);
+        description = "gateway frozen for " + fmt(r.freeze().duration_s()) + " s";
+        return {};
+    case FaultRequest::kHalfOpen:
+        if (!validDuration(r.half_open().duration_s()))
+            return invalid("half_open.duration_s", r.half_open().duration_s(), "must be >= 0 s");
+        model.silence(secondsToDuration(r.half_open().duration_s()), true);
+        description = "connection half-open (nothing answered or sent) for " + fmt(r.half_open().duration_s()) + " s";
+        return {};
+    case FaultRequest::kResetPeer:
+        description = "reset every connection (" + std::to_string(model.streamCount()) + " event streams)";
+        model.resetPeer();
         return {};
     case FaultRequest::KIND_NOT_SET: break;
     }

@@ -85,7 +85,7 @@ bool MockGatewayServer::start(const std::string& address)
     } else {
         m_gatewayService = std::make_unique<MxAccessGatewayService>(*m_scheduler, *m_model);
     }
-    m_controlService = std::make_unique<MockGatewayControlService>(*m_scheduler, *m_model);
+    m_controlService = std::make_unique<MockGatewayControlService>(*m_scheduler, *m_model, m_freezeProcess);
 
     m_reflection.reset();
     if (m_serveReflection) {

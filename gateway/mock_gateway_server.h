@@ -6,6 +6,7 @@
 // free port) and the heart of mxgw-mock.
 
 #include "gateway_model.h"
+#include "mock_control.h"
 
 #include "client/thread_host.h"
 
@@ -56,6 +57,9 @@ public:
     // Server reflection describes the contract served (the default); off, its calls are
     // UNIMPLEMENTED, as on a gateway without it. Before start().
     void setServeReflection(bool serve) { m_serveReflection = serve; }
+    // How a freeze fault stops this gateway's process (mxgw-mock sets one); unset, a freeze
+    // is refused: a server inside another program cannot stop its process. Before start().
+    void setFreezeProcess(FreezeProcessFn freeze) { m_freezeProcess = std::move(freeze); }
 
     // Binds `address` (port 0 picks a free one) and starts serving. False (see lastError())
     // when already running, the config is invalid or the port cannot be bound.
@@ -100,6 +104,7 @@ private:
     std::unique_ptr<ContractGatewayService> m_contractService;
     std::unique_ptr<ServerReflectionService> m_reflection; // null when not served
     bool m_serveReflection = true;
+    FreezeProcessFn m_freezeProcess;
     std::unique_ptr<GenericDispatch> m_generic; // reflection and the run-time contract's methods
     std::unique_ptr<grpc::Server> m_server;
     int m_port = 0;

@@ -36,6 +36,9 @@ std::optional<mock::FaultRequest> faultRequestFor(const TimelineEvent& e)
     case TimelineAction::SourceOutage: f.mutable_source_outage()->set_active(true); break;
     case TimelineAction::RefuseSessions: f.mutable_refuse_sessions()->set_duration_s(e.durationS); break;
     case TimelineAction::LoseEvents: f.mutable_lose_events()->set_duration_s(e.durationS); break;
+    case TimelineAction::Freeze: f.mutable_freeze()->set_duration_s(e.durationS); break;
+    case TimelineAction::HalfOpen: f.mutable_half_open()->set_duration_s(e.durationS); break;
+    case TimelineAction::ResetPeer: f.mutable_reset_peer(); break;
     case TimelineAction::StallReader: // the client's side: the run's port stalls its reader
     case TimelineAction::Redeploy:
     case TimelineAction::SetLevers:
@@ -53,10 +56,11 @@ mock::FaultRequest sourceOutageRequest(bool active)
 
 namespace {
 
-bool injectInto(gateway::GatewayModel& model, const mock::FaultRequest& fault, QString* outcome)
+bool injectInto(gateway::GatewayModel& model, const mock::FaultRequest& fault, QString* outcome,
+                const gateway::FreezeProcessFn& freezeProcess = nullptr)
 {
     std::string description;
-    const gateway::CallStatus status = gateway::injectFault(model, fault, description);
+    const gateway::CallStatus status = gateway::injectFault(model, fault, description, freezeProcess);
     if (outcome)
         *outcome = QString::fromStdString(status.ok() ? description : status.message);
     return status.ok();
@@ -94,7 +98,9 @@ public:
     {
         if (!m_server.running())
             return fail(outcome);
-        return m_server.runOnModel([&](gateway::GatewayModel& m) { return injectInto(m, fault, outcome); });
+        // Freezing this process would freeze the program that embeds the gateway.
+        return m_server.runOnModel(
+            [&](gateway::GatewayModel& m) { return injectInto(m, fault, outcome, gateway::refuseFreeze); });
     }
     bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) override
     {

@@ -41,14 +41,35 @@ gateway::GatewayModel::SharedCommand InProcessGatewayPort::share(const MxCommand
     return shared;
 }
 
+namespace {
+// gRPC's connection attempt deadline with the live port's reconnect backoff: a frozen
+// process's kernel accepts the TCP connection, and the attempt ends without a first frame.
+constexpr Duration kConnectAttempt = std::chrono::seconds(1);
+
+RpcStatus transportTimedOut(const char* why)
+{
+    RpcStatus s{grpc::StatusCode::UNAVAILABLE, why};
+    s.transportTimedOut = true;
+    return s;
+}
+} // namespace
+
 InProcessGatewayPort::InProcessGatewayPort(Scheduler& scheduler, gateway::GatewayModel& model,
                                            Duration latency)
-    : m_scheduler(scheduler), m_model(model), m_latency(latency)
+    : m_scheduler(scheduler), m_model(model), m_latency(latency), m_lastFrame(scheduler.now())
 {
+    m_silenceListener = m_model.addSilenceListener([this] { onSilenceChanged(); });
+}
+
+void InProcessGatewayPort::setKeepalive(Duration time, Duration timeout)
+{
+    m_keepaliveTime = std::max(time, Duration(1));
+    m_keepaliveTimeout = std::max(timeout, Duration(1));
 }
 
 InProcessGatewayPort::~InProcessGatewayPort()
 {
+    m_model.removeSilenceListener(m_silenceListener);
     for (auto& [id, stream] : m_streams)
         if (stream.modelId && !stream.cancelled)
             m_model.cancelStream(stream.modelId);
@@ -67,38 +88,139 @@ void InProcessGatewayPort::afterLatency(std::function<void()> task)
         m_scheduler.post(std::move(guarded));
 }
 
+void InProcessGatewayPort::onSilenceChanged()
+{
+    if (!m_model.frozen()) {
+        m_transportDead = false; // the next call connects again
+        return;
+    }
+    // The next ping goes a keepalive time after the last frame (or after the last ping, on
+    // a connection quiet for longer); it is given up on after the timeout.
+    const std::uint64_t freeze = ++m_freeze;
+    Time pingAt = m_lastFrame + m_keepaliveTime;
+    const Time now = m_scheduler.now();
+    if (pingAt < now)
+        pingAt += ((now - pingAt) / m_keepaliveTime + 1) * m_keepaliveTime;
+    std::weak_ptr<int> life = m_life;
+    m_scheduler.callAt(pingAt + m_keepaliveTimeout, [this, life, freeze] {
+        if (!life.expired())
+            keepaliveUnanswered(freeze);
+    });
+}
+
+void InProcessGatewayPort::keepaliveUnanswered(std::uint64_t freeze)
+{
+    if (freeze != m_freeze || !m_model.frozen() || m_transportDead)
+        return;
+    m_transportDead = true;
+    const RpcStatus why = transportTimedOut("keepalive watchdog timeout");
+    std::vector<StreamId> streams;
+    for (const auto& [id, stream] : m_streams)
+        if (!stream.cancelled)
+            streams.push_back(id);
+    std::sort(streams.begin(), streams.end());
+    for (StreamId id : streams)
+        endStream(id, why);
+    auto calls = std::move(m_calls);
+    m_calls.clear();
+    std::vector<std::uint64_t> ids;
+    for (const auto& [id, fail] : calls)
+        ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    for (std::uint64_t id : ids)
+        calls[id](why);
+}
+
+// A call on a closed transport to a gateway still frozen: its connection attempt times out.
+bool InProcessGatewayPort::unreachable(std::uint64_t call)
+{
+    if (!m_transportDead || !m_model.frozen())
+        return false;
+    std::weak_ptr<int> life = m_life;
+    m_scheduler.callAfter(kConnectAttempt, [this, life, call] {
+        if (life.expired())
+            return;
+        auto it = m_calls.find(call);
+        if (it == m_calls.end())
+            return;
+        auto fail = std::move(it->second);
+        m_calls.erase(it);
+        fail(transportTimedOut("connection attempt timed out before receiving SETTINGS frame"));
+    });
+    return true;
+}
+
+std::uint64_t InProcessGatewayPort::track(std::function<void(const RpcStatus&)> fail)
+{
+    const std::uint64_t id = m_nextCall++;
+    m_calls.emplace(id, std::move(fail));
+    return id;
+}
+
+bool InProcessGatewayPort::settle(std::uint64_t call)
+{
+    if (m_calls.erase(call) == 0)
+        return false; // the transport failed it already: the gateway's late answer reaches nobody
+    m_lastFrame = m_scheduler.now();
+    return true;
+}
+
 void InProcessGatewayPort::openSession(const OpenSessionRequest& request, OpenDone done)
 {
-    afterLatency([this, request, done = std::move(done)]() mutable {
-        m_model.openSession(request, [this, done = std::move(done)](gateway::CallStatus status,
-                                                                    OpenSessionReply reply) mutable {
-            afterLatency([done = std::move(done), status = convert(status),
-                          reply = std::move(reply)] { done(status, reply); });
+    auto shared = std::make_shared<OpenDone>(std::move(done));
+    const std::uint64_t call = track([shared](const RpcStatus& s) { (*shared)(s, {}); });
+    if (unreachable(call))
+        return;
+    afterLatency([this, request, call, shared] {
+        if (!m_calls.count(call))
+            return; // sent on a connection that closed before it arrived
+        m_model.openSession(request, [this, call, shared](gateway::CallStatus status, OpenSessionReply reply) {
+            afterLatency([this, call, shared, status = convert(status), reply = std::move(reply)] {
+                if (settle(call))
+                    (*shared)(status, reply);
+            });
         });
     });
 }
 
 void InProcessGatewayPort::closeSession(const CloseSessionRequest& request, CloseDone done)
 {
-    afterLatency([this, request, done = std::move(done)]() mutable {
-        m_model.closeSession(request, [this, done = std::move(done)](gateway::CallStatus status) mutable {
-            afterLatency([done = std::move(done), status = convert(status)] { done(status); });
+    auto shared = std::make_shared<CloseDone>(std::move(done));
+    const std::uint64_t call = track([shared](const RpcStatus& s) { (*shared)(s); });
+    if (unreachable(call))
+        return;
+    afterLatency([this, request, call, shared] {
+        if (!m_calls.count(call))
+            return;
+        m_model.closeSession(request, [this, call, shared](gateway::CallStatus status) {
+            afterLatency([this, call, shared, status = convert(status)] {
+                if (settle(call))
+                    (*shared)(status);
+            });
         });
     });
 }
 
 void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
 {
+    auto shared = std::make_shared<InvokeDone>(std::move(done));
+    const std::uint64_t call = track([shared](const RpcStatus& s) { (*shared)(s, {}); });
+    if (unreachable(call))
+        return;
     // The command is shared with the model now, not copied into the delayed call: a storm
     // re-sends one tag list thousands of times, and every copy in flight or queued on the STA
     // is then the same immutable payload (GatewayModel::shareCommand). The lambda is mutable
     // so that its captures move on (a const capture would turn std::move into a copy).
     afterLatency([this, command = share(request.command()), sessionId = request.session_id(),
-                  correlationId = request.client_correlation_id(), done = std::move(done)]() mutable {
+                  correlationId = request.client_correlation_id(), call, shared]() mutable {
+        if (!m_calls.count(call))
+            return;
         m_model.invoke(sessionId, std::move(correlationId), std::move(command),
-                       [this, done = std::move(done)](gateway::CallStatus status, MxCommandReply reply) mutable {
-                           afterLatency([done = std::move(done), status = convert(status),
-                                         reply = std::move(reply)] { done(status, reply); });
+                       [this, call, shared](gateway::CallStatus status, MxCommandReply reply) mutable {
+                           afterLatency([this, call, shared, status = convert(status), reply = std::move(reply)] {
+                               if (settle(call))
+                                   (*shared)(status, reply);
+                           });
                        });
     });
 }
@@ -119,6 +241,25 @@ GatewayPort::StreamId InProcessGatewayPort::resumeEvents(const StreamEventsReque
     // The gateway bounds how far this reader may fall behind only where it has an event queue.
     if (m_model.config().eventQueueCapacity > 0)
         stream.reader = std::make_shared<gateway::GatewayModel::EventReader>();
+    if (m_transportDead && m_model.frozen()) {
+        // Never reaches the gateway: the connection attempt times out.
+        std::weak_ptr<int> life = m_life;
+        m_scheduler.callAfter(kConnectAttempt, [this, life, id] {
+            if (life.expired())
+                return;
+            auto it = m_streams.find(id);
+            if (it == m_streams.end())
+                return;
+            if (it->second.cancelled) {
+                m_streams.erase(it);
+                return;
+            }
+            EndFn onEnd = std::move(it->second.onEnd);
+            m_streams.erase(it);
+            onEnd(transportTimedOut("connection attempt timed out before receiving SETTINGS frame"));
+        });
+        return id;
+    }
     afterLatency([this, id, request, afterSequence]() mutable {
         auto it = m_streams.find(id);
         if (it == m_streams.end() || it->second.cancelled) {
@@ -143,11 +284,27 @@ GatewayPort::StreamId InProcessGatewayPort::resumeEvents(const StreamEventsReque
 
 // An event reaches the client's side of the connection: its reader takes it, unless it is
 // stalled (or still has older ones to take), in which case it waits, in order.
+void InProcessGatewayPort::endStream(StreamId id, const RpcStatus& status)
+{
+    auto it = m_streams.find(id);
+    if (it == m_streams.end() || it->second.cancelled)
+        return;
+    EndFn onEnd = std::move(it->second.onEnd);
+    if (it->second.modelId) {
+        m_model.cancelStream(it->second.modelId);
+        m_streams.erase(it);
+    } else {
+        it->second.cancelled = true; // erased when the delayed open arrives
+    }
+    onEnd(status);
+}
+
 void InProcessGatewayPort::arrive(StreamId id, const std::shared_ptr<const MxEventBatch>& event)
 {
     auto s = m_streams.find(id);
     if (s == m_streams.end() || s->second.cancelled)
         return;
+    m_lastFrame = m_scheduler.now();
     if (m_scheduler.now() < m_readerStalledUntil || !s->second.held.empty()) {
         s->second.held.push_back(event);
         return;

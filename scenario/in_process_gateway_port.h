@@ -32,6 +32,9 @@ public:
     std::string describe() const override { return "in-process mock"; }
 
     void setLatency(Duration latency) { m_latency = latency; }
+    // The HTTP/2 keepalive the live transport uses (GrpcPortOptions): a ping this long after
+    // the last frame from the gateway, given up on after the timeout.
+    void setKeepalive(Duration time, Duration timeout);
 
 private:
     struct Stream {
@@ -44,6 +47,15 @@ private:
         std::deque<std::shared_ptr<const MxEventBatch>> held;
         std::optional<RpcStatus> heldEnd;
     };
+    // The transport's side of a frozen gateway: a keepalive ping unanswered past its timeout
+    // closes the connection, failing every call and stream on it; while the gateway stays
+    // frozen a new connection attempt times out before its first frame.
+    void onSilenceChanged();
+    void keepaliveUnanswered(std::uint64_t freeze);
+    bool unreachable(std::uint64_t call);
+    std::uint64_t track(std::function<void(const RpcStatus&)> fail);
+    bool settle(std::uint64_t call); // true: it was still in flight, and the frame is heard
+    void endStream(StreamId id, const RpcStatus& status);
     void arrive(StreamId id, const std::shared_ptr<const MxEventBatch>& event);
     void arriveEnd(StreamId id, const RpcStatus& status);
     void take(Stream& stream, const MxEventBatch& event);
@@ -60,6 +72,14 @@ private:
     Time m_readerStalledUntil{0};
     std::array<std::weak_ptr<const mxgateway::v1::MxCommand>, 8> m_recent; // bulk payloads shared last
     std::size_t m_nextRecent = 0;
+    Duration m_keepaliveTime = std::chrono::seconds(10);
+    Duration m_keepaliveTimeout = std::chrono::seconds(5);
+    Time m_lastFrame{0};
+    std::uint64_t m_freeze = 0; // counts the freezes begun, so a check knows its own
+    bool m_transportDead = false;
+    std::uint64_t m_nextCall = 1;
+    std::unordered_map<std::uint64_t, std::function<void(const RpcStatus&)>> m_calls; // in flight
+    int m_silenceListener = 0;
     std::shared_ptr<int> m_life = std::make_shared<int>(0);
 };
 

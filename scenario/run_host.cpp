@@ -20,11 +20,6 @@ QString speedLabel(double speed)
     return speed <= 0 ? QStringLiteral("max speed") : QStringLiteral("%1×").arg(speed);
 }
 
-QString shortSeconds(double s)
-{
-    return QString::number(s, 'g', 6) + QStringLiteral(" s");
-}
-
 } // namespace
 
 QString RunHost::markerLabel(const TimelineEvent& e)
@@ -36,22 +31,7 @@ QString RunHost::markerLabel(const TimelineEvent& e)
 
 QString RunHost::actionLabel(const TimelineEvent& e)
 {
-    switch (e.action) {
-    case TimelineAction::Wedge: return QStringLiteral("wedge %1").arg(shortSeconds(e.durationS));
-    case TimelineAction::Slow:
-        return QStringLiteral("slow ×%1 %2").arg(e.factor).arg(shortSeconds(e.durationS));
-    case TimelineAction::DropReplies:
-        return QStringLiteral("drop %1 % %2").arg(e.probability * 100).arg(shortSeconds(e.durationS));
-    case TimelineAction::SourceOutage: return QStringLiteral("outage %1").arg(shortSeconds(e.durationS));
-    case TimelineAction::RefuseSessions: return QStringLiteral("refuse %1").arg(shortSeconds(e.durationS));
-    case TimelineAction::LoseEvents: return QStringLiteral("lose events %1").arg(shortSeconds(e.durationS));
-    case TimelineAction::StallReader: return QStringLiteral("stall reader %1").arg(shortSeconds(e.durationS));
-    case TimelineAction::RestartGateway: return QStringLiteral("restart (down %1)").arg(shortSeconds(e.downtimeS));
-    case TimelineAction::KillGateway: return QStringLiteral("kill (down %1)").arg(shortSeconds(e.downtimeS));
-    case TimelineAction::Redeploy: return QStringLiteral("redeploy %1").arg(e.instance);
-    case TimelineAction::SetCapability:
-        return QStringLiteral("bulk-supervisory %1").arg(e.advertiseBulkSupervisory ? "on" : "off");
-    case TimelineAction::SetLevers:
+    if (e.action == TimelineAction::SetLevers) {
         if (e.levers.isString())
             return QStringLiteral("%1 on").arg(e.levers.toString());
         // An inline set starts from levers-off: what it turns on is what it says.
@@ -60,9 +40,8 @@ QString RunHost::actionLabel(const TimelineEvent& e)
                 if (const QString label = leverChangeLabel(*off, *set); !label.isEmpty())
                     return label;
         return QStringLiteral("levers changed");
-    case TimelineAction::EndEventStreams: break;
     }
-    return timelineActionName(e.action);
+    return e.describe(true);
 }
 
 QString RunHost::leverChangeLabel(const LeverSet& before, const LeverSet& after)

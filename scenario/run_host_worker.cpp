@@ -17,34 +17,10 @@ namespace stormwatch {
 
 namespace {
 
-QString describeAction(const TimelineEvent& e)
-{
-    const QString name = timelineActionName(e.action);
-    switch (e.action) {
-    case TimelineAction::Wedge:
-    case TimelineAction::RefuseSessions:
-    case TimelineAction::LoseEvents:
-    case TimelineAction::StallReader:
-    case TimelineAction::SourceOutage: return QStringLiteral("%1 for %2 s").arg(name).arg(e.durationS);
-    case TimelineAction::Slow: return QStringLiteral("slow ×%1 for %2 s").arg(e.factor).arg(e.durationS);
-    case TimelineAction::DropReplies:
-        return QStringLiteral("drop_replies p=%1 for %2 s").arg(e.probability).arg(e.durationS);
-    case TimelineAction::RestartGateway: return QStringLiteral("restart_gateway, down %1 s").arg(e.downtimeS);
-    case TimelineAction::KillGateway: return QStringLiteral("kill_gateway, down %1 s").arg(e.downtimeS);
-    case TimelineAction::Redeploy: return QStringLiteral("redeploy %1").arg(e.instance);
-    case TimelineAction::SetCapability:
-        return QStringLiteral("set_capability bulk-subscribe-supervisory %1")
-            .arg(e.advertiseBulkSupervisory ? "on" : "off");
-    case TimelineAction::SetLevers:
-    case TimelineAction::EndEventStreams: break;
-    }
-    return name;
-}
-
 // A timeline event as the event log says it ("wedge for 90 s on gateway B").
 QString describeTimeline(const TimelineEvent& e)
 {
-    const QString what = describeAction(e);
+    const QString what = e.describe(false);
     return e.atGateway() && !e.gateway.isEmpty() ? QStringLiteral("%1 on gateway %2").arg(what, e.gateway) : what;
 }
 

@@ -112,20 +112,52 @@ struct ScenarioInstance {
 };
 
 enum class TimelineAction {
-    Wedge,            // STA stops running commands for duration_s
-    Slow,             // command cost × factor for duration_s
-    DropReplies,      // each reply lost with probability for duration_s
-    RestartGateway,   // gateway down for downtime_s, sessions lost
-    EndEventStreams,  // graceful end of every event stream (the da0bfe2b failure mode)
-    SourceOutage,     // tags report Bad for duration_s
-    RefuseSessions,   // OpenSession is refused for duration_s
-    Redeploy,         // instance is torn down and deployed again (re-subscribes)
-    SetLevers,        // switch every instance's levers at run time
-    SetCapability,    // gateway starts / stops advertising bulk-subscribe-supervisory
-    KillGateway,      // gateway process killed: streams break, calls reset, down for downtime_s
-    LoseEvents,       // events numbered but never sent for duration_s (a gap in worker_sequence)
-    StallReader,      // the client stops reading its event streams for duration_s
+    Wedge,
+    Slow,
+    DropReplies,
+    RestartGateway,
+    EndEventStreams,
+    SourceOutage,
+    RefuseSessions,
+    Redeploy,
+    SetLevers,
+    SetCapability,
+    KillGateway,
+    LoseEvents,
+    StallReader,
+    Freeze,
+    HalfOpen,
+    ResetPeer,
 };
+
+// The parameters a timeline action takes, each a key of its file entry.
+enum ActionParam : unsigned {
+    kParamDuration = 1u << 0,     // duration_s
+    kParamFactor = 1u << 1,       // factor
+    kParamProbability = 1u << 2,  // probability
+    kParamDowntime = 1u << 3,     // downtime_s
+    kParamInstance = 1u << 4,     // instance
+    kParamLevers = 1u << 5,       // levers
+    kParamCapability = 1u << 6,   // advertise_bulk_supervisory
+};
+
+// Every timeline action once. What names, reads, writes, labels, ends or offers an action
+// iterates this table; what an action does is the model's and the mock's.
+struct TimelineActionInfo {
+    TimelineAction action;
+    const char* name;         // file spelling: "drop_replies"
+    const char* marker;       // a plot marker's word: "drop"
+    const char* title;        // the console's button: "Drop replies"
+    const char* description;  // what it does, in plain words
+    unsigned params;          // ActionParam bits
+    bool fault;               // disturbs the system: its end is what time_to_all_good_s counts from
+    bool atGateway;           // happens at a gateway, so may name one of a site's
+    bool inConsole;           // the console's Gateway dock has a button for it
+    double consoleDefault;    // that button's default duration or downtime
+};
+// In enum order.
+const QList<TimelineActionInfo>& timelineActions();
+const TimelineActionInfo& timelineActionInfo(TimelineAction action);
 
 // File spelling of each action ("wedge", "drop_replies", ...), in enum order.
 QStringList timelineActionNames();
@@ -147,14 +179,14 @@ struct TimelineEvent {
     // every gateway of the run (a scenario without named gateways has one).
     QString gateway;
 
-    // Whether the action happens at the gateway (and so may name one): every fault but a
-    // redeploy, and set_capability.
+    // The table's answers for this event's action.
     bool atGateway() const;
-    // A fault disturbs the system (everything except set_levers / set_capability); its
-    // end is what time_to_all_good_s is measured from.
     bool isFault() const;
     // When the event's effect ends, clipped to the scenario's duration.
     double endS(double scenarioDurationS) const;
+    // Its action and parameters in words. Brief, for a plot marker ("slow ×20 3 s",
+    // "restart (down 5 s)"); else for the log ("slow ×20 for 3 s", "restart_gateway, down 5 s").
+    QString describe(bool brief) const;
     bool operator==(const TimelineEvent&) const = default;
 };
 

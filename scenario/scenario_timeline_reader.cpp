@@ -15,22 +15,16 @@ using namespace json_schema;
 // timed fault, so a fault's end — what time_to_all_good_s is measured from — is always on
 // the event itself.
 QStringList actionParams(TimelineAction a) {
-    switch (a) {
-    case TimelineAction::Wedge:
-    case TimelineAction::SourceOutage:
-    case TimelineAction::RefuseSessions:
-    case TimelineAction::LoseEvents:
-    case TimelineAction::StallReader: return {"duration_s"};
-    case TimelineAction::Slow: return {"factor", "duration_s"};
-    case TimelineAction::DropReplies: return {"probability", "duration_s"};
-    case TimelineAction::RestartGateway:
-    case TimelineAction::KillGateway: return {"downtime_s"};
-    case TimelineAction::EndEventStreams: return {};
-    case TimelineAction::Redeploy: return {"instance"};
-    case TimelineAction::SetLevers: return {"levers"};
-    case TimelineAction::SetCapability: return {"advertise_bulk_supervisory"};
-    }
-    return {};
+    const unsigned params = timelineActionInfo(a).params;
+    QStringList keys;
+    if (params & kParamFactor) keys << QStringLiteral("factor");
+    if (params & kParamProbability) keys << QStringLiteral("probability");
+    if (params & kParamDuration) keys << QStringLiteral("duration_s");
+    if (params & kParamDowntime) keys << QStringLiteral("downtime_s");
+    if (params & kParamInstance) keys << QStringLiteral("instance");
+    if (params & kParamLevers) keys << QStringLiteral("levers");
+    if (params & kParamCapability) keys << QStringLiteral("advertise_bulk_supervisory");
+    return keys;
 }
 
 namespace {
@@ -84,26 +78,16 @@ std::optional<TimelineEvent> readEvent(Errors& errors, const QJsonObject& o, con
     }
     if (!action) return std::nullopt;  // unknown keys cannot be judged without a known action
     e.action = *action;
-    switch (*action) {
-    case TimelineAction::Slow:
+    const unsigned params = timelineActionInfo(*action).params;
+    if (params & kParamFactor)
         if (auto d = r.number("factor", Need::Required, limits::kSlowFactor)) e.factor = *d;
-        [[fallthrough]];
-    case TimelineAction::Wedge:
-    case TimelineAction::SourceOutage:
-    case TimelineAction::RefuseSessions:
-    case TimelineAction::LoseEvents:
-    case TimelineAction::StallReader:
-        if (auto d = r.number("duration_s", Need::Required, limits::kDurationS)) e.durationS = *d;
-        break;
-    case TimelineAction::DropReplies:
+    if (params & kParamProbability)
         if (auto d = r.number("probability", Need::Required, limits::kProbability)) e.probability = *d;
+    if (params & kParamDuration)
         if (auto d = r.number("duration_s", Need::Required, limits::kDurationS)) e.durationS = *d;
-        break;
-    case TimelineAction::RestartGateway:
-    case TimelineAction::KillGateway:
+    if (params & kParamDowntime)
         if (auto d = r.number("downtime_s", Need::Optional, limits::kDowntimeS)) e.downtimeS = *d;
-        break;
-    case TimelineAction::Redeploy:
+    if (params & kParamInstance) {
         if (auto s = r.string("instance", Need::Required)) {
             if (known)
                 r.check("instance", known->contains(*s), [&] {
@@ -111,19 +95,16 @@ std::optional<TimelineEvent> readEvent(Errors& errors, const QJsonObject& o, con
                 });
             e.instance = *s;
         }
-        break;
-    case TimelineAction::SetLevers:
+    }
+    if (params & kParamLevers) {
         if (!r.has("levers"))
             errors.add(r.pathOf("levers"), QStringLiteral("required key missing"));
         else
             checkLevers(errors, r.raw("levers"), r.pathOf("levers"));
         e.levers = r.raw("levers");
-        break;
-    case TimelineAction::SetCapability:
-        if (auto b = r.boolean("advertise_bulk_supervisory", Need::Required)) e.advertiseBulkSupervisory = *b;
-        break;
-    case TimelineAction::EndEventStreams: break;
     }
+    if (params & kParamCapability)
+        if (auto b = r.boolean("advertise_bulk_supervisory", Need::Required)) e.advertiseBulkSupervisory = *b;
     if (e.atGateway() && r.has("gateway")) {
         if (auto g = r.name("gateway", Need::Optional)) {
             if (gateways.names)

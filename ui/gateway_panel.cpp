@@ -67,30 +67,9 @@ GatewayPanel::GatewayPanel(QWidget* parent) : QWidget(parent)
     m_faults = new QGroupBox(tr("Faults"));
     auto* grid = new QGridLayout(m_faults);
     grid->setColumnStretch(0, 1);
-    addFault(grid, TimelineAction::Wedge, tr("Wedge STA"),
-             tr("The STA stops running commands for the duration"), true, 60);
-    addFault(grid, TimelineAction::Slow, tr("Slow STA"),
-             tr("Every command costs factor × its normal cost for the duration"), true, 120,
-             spin(QStringLiteral("slow_factor"), 1, 1000, 20, 1, QStringLiteral("× "), {}));
-    addFault(grid, TimelineAction::DropReplies, tr("Drop replies"),
-             tr("Each reply is lost with the probability for the duration"), true, 60,
-             spin(QStringLiteral("drop_replies_probability"), 0, 1, 0.5, 2, QStringLiteral("p "),
-                  {}));
-    addFault(grid, TimelineAction::RestartGateway, tr("Restart gateway"),
-             tr("The gateway is down for the downtime; every session is lost"), true, 5);
-    addFault(grid, TimelineAction::EndEventStreams, tr("End event streams"),
-             tr("Every event stream ends gracefully (the da0bfe2b failure mode)"), false, 0);
-    addFault(grid, TimelineAction::SourceOutage, tr("Source outage"),
-             tr("Tags report Bad quality for the duration"), true, 30);
-    addFault(grid, TimelineAction::RefuseSessions, tr("Refuse sessions"),
-             tr("OpenSession is refused for the duration"), true, 30);
-    addFault(grid, TimelineAction::LoseEvents, tr("Lose events"),
-             tr("Events are numbered but never sent for the duration: a gap in worker_sequence"), true, 10);
-    addFault(grid, TimelineAction::StallReader, tr("Stall reader"),
-             tr("This client stops reading its event streams for the duration: the gateway's event "
-                "queue for it grows (past its bound the gateway faults the session or disconnects the "
-                "stream)"),
-             true, 10);
+    for (const TimelineActionInfo& info : timelineActions())
+        if (info.inConsole)
+            addFault(grid, info);
 
     auto* content = new QWidget;
     auto* column = new QVBoxLayout(content);
@@ -108,29 +87,32 @@ GatewayPanel::GatewayPanel(QWidget* parent) : QWidget(parent)
     outer->addWidget(scroll);
 }
 
-void GatewayPanel::addFault(QGridLayout* grid, TimelineAction action, const QString& text,
-                            const QString& tip, bool hasDuration, double defaultDuration,
-                            QDoubleSpinBox* parameter)
+void GatewayPanel::addFault(QGridLayout* grid, const TimelineActionInfo& info)
 {
-    const QString name = timelineActionName(action);
+    const QString name = QString::fromLatin1(info.name);
+    const TimelineAction action = info.action;
     FaultRow row{action};
-    row.button = new QPushButton(text);
+    row.button = new QPushButton(tr(info.title));
     row.button->setObjectName(QStringLiteral("fault_") + name);
-    row.button->setToolTip(tip);
+    row.button->setToolTip(tr(info.description));
     const int r = grid->rowCount();
     grid->addWidget(row.button, r, 0);
-    if (hasDuration) {
-        const bool restart = action == TimelineAction::RestartGateway;
-        row.duration = spin(name + (restart ? QStringLiteral("_downtime") : QStringLiteral("_duration")),
-                            0.1, 3600, defaultDuration, 1, restart ? tr("down ") : QString(),
+    if (info.params & (kParamDuration | kParamDowntime)) {
+        const bool downtime = info.params & kParamDowntime;
+        row.duration = spin(name + (downtime ? QStringLiteral("_downtime") : QStringLiteral("_duration")),
+                            0.1, 3600, info.consoleDefault, 1, downtime ? tr("down ") : QString(),
                             QStringLiteral(" s"));
-        row.duration->setToolTip(restart ? tr("Downtime") : tr("Duration"));
+        row.duration->setToolTip(downtime ? tr("Downtime") : tr("Duration"));
         grid->addWidget(row.duration, r, 1);
     }
-    if (parameter) {
-        row.parameter = parameter;
-        grid->addWidget(parameter, r, 2);
-    }
+    if (info.params & kParamFactor)
+        row.parameter = spin(name + QStringLiteral("_factor"), scenario_limits::kSlowFactor.min,
+                             scenario_limits::kSlowFactor.max, 20, 1, QStringLiteral("× "), {});
+    else if (info.params & kParamProbability)
+        row.parameter = spin(name + QStringLiteral("_probability"), scenario_limits::kProbability.min,
+                             scenario_limits::kProbability.max, 0.5, 2, QStringLiteral("p "), {});
+    if (row.parameter)
+        grid->addWidget(row.parameter, r, 2);
     m_rows.push_back(row);
     connect(row.button, &QPushButton::clicked, this,
             [this, action] { emit faultRequested(faultFor(action)); });
@@ -226,13 +208,14 @@ TimelineEvent GatewayPanel::faultFor(TimelineAction action) const
     for (const FaultRow& row : m_rows) {
         if (row.action != action)
             continue;
-        if (action == TimelineAction::RestartGateway)
+        const unsigned params = timelineActionInfo(action).params;
+        if (params & kParamDowntime)
             e.downtimeS = row.duration->value();
-        else if (row.duration)
+        else if (params & kParamDuration)
             e.durationS = row.duration->value();
-        if (action == TimelineAction::Slow)
+        if (params & kParamFactor)
             e.factor = row.parameter->value();
-        else if (action == TimelineAction::DropReplies)
+        else if (params & kParamProbability)
             e.probability = row.parameter->value();
     }
     return e;

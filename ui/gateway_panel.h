@@ -54,9 +54,7 @@ private:
         QDoubleSpinBox* duration = nullptr;  // duration_s, or downtime_s for a restart
         QDoubleSpinBox* parameter = nullptr; // slow factor / drop probability
     };
-    void addFault(QGridLayout* grid, TimelineAction action, const QString& text,
-                  const QString& tip, bool hasDuration, double defaultDuration,
-                  QDoubleSpinBox* parameter = nullptr);
+    void addFault(QGridLayout* grid, const TimelineActionInfo& info);
     void capabilityClicked();
     void showChosenCapability(); // the checkbox shows the chosen gateway's (or all) state
 

@@ -43,6 +43,7 @@ private slots:
     void everyBundledScenarioParses();
     void bundledLiveGateMatchesTheSeed();
     void actionNamesMapBothWays();
+    void everyActionIsDocumented();
     void killGatewayTakesADowntimeLikeRestart();
     void clientModelSettingsHaveDefaultsAndRules();
     void validateVariantAcceptsPresetsAndInlineObjects();
@@ -275,8 +276,8 @@ void TestScenarioFile::bundledLiveGateMatchesTheSeed() {
 
 void TestScenarioFile::actionNamesMapBothWays() {
     const QStringList names = timelineActionNames();
-    QCOMPARE(names.size(), 13);
-    QCOMPARE(names.last(), QString("stall_reader")); // appended: earlier values keep their numbers
+    QCOMPARE(names.size(), 16);
+    QCOMPARE(names.last(), QString("reset_peer")); // appended: earlier values keep their numbers
     for (int i = 0; i < names.size(); ++i) {
         const auto a = timelineActionFromName(names[i]);
         QVERIFY(a);
@@ -284,6 +285,29 @@ void TestScenarioFile::actionNamesMapBothWays() {
         QCOMPARE(timelineActionName(*a), names[i]);
     }
     QCOMPARE(timelineActionFromName("Wedge"), std::nullopt);
+}
+
+// docs/scenario-format.md names every action of the table, in its order, and says what each
+// does in the table's words: a new action cannot land undocumented.
+void TestScenarioFile::everyActionIsDocumented() {
+    const QString docPath = QFINDTESTDATA("../../docs/scenario-format.md");
+    QVERIFY2(!docPath.isEmpty(), "docs/scenario-format.md not found");
+    QFile doc(docPath);
+    QVERIFY(doc.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(doc.readAll()).split('\n');
+    const auto row = [&](const QString& start) {
+        const auto it = std::find_if(lines.begin(), lines.end(), [&](const QString& l) { return l.startsWith(start); });
+        return it == lines.end() ? QString() : *it;
+    };
+    QStringList quoted;
+    for (const TimelineActionInfo& a : timelineActions()) quoted << "`" + QString::fromUtf8(a.name) + "`";
+    const QString fieldRow = row("| `$.timeline[i].action` |");
+    QVERIFY2(fieldRow.contains(quoted.join(", ")), qPrintable(fieldRow));
+    for (const TimelineActionInfo& a : timelineActions()) {
+        const QString actionRow = row("| `" + QString::fromUtf8(a.name) + "` |");
+        QVERIFY2(!actionRow.isEmpty(), a.name);
+        QVERIFY2(actionRow.contains(QString::fromUtf8(a.description)), qPrintable(actionRow));
+    }
 }
 
 void TestScenarioFile::killGatewayTakesADowntimeLikeRestart() {

@@ -143,7 +143,7 @@ void TestScenarioParser::validationRule_data() {
     row("action known", set("timeline/1/action", "wedgee"), "$.timeline[1].action",
         "unknown action \"wedgee\" (valid: wedge, slow, drop_replies, restart_gateway, end_event_streams, "
         "source_outage, refuse_sessions, redeploy, set_levers, set_capability, kill_gateway, lose_events, "
-        "stall_reader)");
+        "stall_reader, freeze, half_open, reset_peer)");
     row("wedge duration required", removed("timeline/0/duration_s"), "$.timeline[0].duration_s",
         "required key missing");
     row("wedge duration > 0", set("timeline/0/duration_s", -5), "$.timeline[0].duration_s", "must be > 0 s (got -5)");

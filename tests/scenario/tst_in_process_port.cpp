@@ -1,0 +1,142 @@
+// The in-process port as the transport in front of a frozen gateway: its keepalive ping goes
+// unanswered, so every stream and call on the connection ends UNAVAILABLE "timed out" (what
+// gRPC gives over a real socket), and a new connection attempt times out until the gateway
+// continues. A half-open gateway answers the pings: nothing ends.
+#include "client/virtual_scheduler.h"
+#include "gateway/gateway_model.h"
+#include "scenario/in_process_gateway_port.h"
+
+#include <QTest>
+
+using namespace stormwatch;
+using namespace std::chrono_literals;
+using namespace mxgateway::v1;
+
+namespace {
+struct Rig {
+    VirtualScheduler sched;
+    gateway::GatewayModel model{sched, quiet()};
+    InProcessGatewayPort port{sched, model, 1ms};
+    std::string session;
+
+    static gateway::GatewayConfig quiet()
+    {
+        gateway::GatewayConfig c;
+        c.dataHz = 0; // nothing but pings would prove the gateway there
+        return c;
+    }
+    void openSession()
+    {
+        port.openSession(OpenSessionRequest{}, [this](RpcStatus st, OpenSessionReply r) {
+            QVERIFY(st.ok());
+            session = r.session_id();
+        });
+        sched.runUntil(sched.now() + 1s);
+    }
+};
+
+struct Ended {
+    bool ended = false;
+    RpcStatus status;
+    Time at{-1};
+};
+} // namespace
+
+class TestInProcessPort : public QObject {
+    Q_OBJECT
+private slots:
+    void aFrozenGatewaysStreamEndsWhenItsKeepaliveGoesUnanswered();
+    void aCallToAGatewayStillFrozenTimesOutConnecting();
+    void aHalfOpenGatewayKeepsTheStreamOpen();
+};
+
+void TestInProcessPort::aFrozenGatewaysStreamEndsWhenItsKeepaliveGoesUnanswered()
+{
+    Rig rig;
+    rig.port.setKeepalive(10s, 5s);
+    rig.openSession();
+    StreamEventsRequest request;
+    request.set_session_id(rig.session);
+    auto ended = std::make_shared<Ended>();
+    rig.port.streamEvents(request, [](const MxEventBatch&) {}, [&, ended](RpcStatus st) {
+        ended->ended = true;
+        ended->status = st;
+        ended->at = rig.sched.now();
+    });
+    rig.sched.runUntil(rig.sched.now() + 1s);
+    const Time frozeAt = rig.sched.now();
+    rig.model.silence(60s, false);
+    // An invoke in flight on the connection: failed with it, not answered later.
+    RpcStatus invokeStatus;
+    int invokeAnswers = 0;
+    MxCommandRequest invoke;
+    invoke.set_session_id(rig.session);
+    invoke.mutable_command()->mutable_register_();
+    rig.port.invoke(invoke, [&](RpcStatus st, MxCommandReply) {
+        invokeStatus = st;
+        ++invokeAnswers;
+    });
+    rig.sched.runUntil(frozeAt + 60s + 5s);
+    QVERIFY(ended->ended);
+    QCOMPARE(ended->status.code, grpc::StatusCode::UNAVAILABLE);
+    QVERIFY(ended->status.transportTimedOut && ended->status.unanswered());
+    // The last frame came at the session's open (about 1 s before the freeze): its ping 10 s
+    // later, given up 5 s after that.
+    QVERIFY2(ended->at > frozeAt && ended->at <= frozeAt + 15s,
+             qPrintable(QString::number(std::chrono::duration<double>(ended->at - frozeAt).count())));
+    QCOMPARE(invokeAnswers, 1); // the gateway's late answer after it continued reaches nobody
+    QVERIFY(invokeStatus.transportTimedOut);
+}
+
+void TestInProcessPort::aCallToAGatewayStillFrozenTimesOutConnecting()
+{
+    Rig rig;
+    rig.port.setKeepalive(1s, 1s);
+    rig.openSession();
+    const Time frozeAt = rig.sched.now();
+    rig.model.silence(20s, false);
+    StreamEventsRequest request;
+    request.set_session_id(rig.session);
+    rig.port.streamEvents(request, [](const MxEventBatch&) {}, [](RpcStatus) {});
+    rig.sched.runUntil(frozeAt + 5s); // the keepalive has closed the transport
+    const std::int64_t rpcsBefore = rig.model.invokeRpcs();
+    RpcStatus status;
+    Time at{-1};
+    MxCommandRequest invoke;
+    invoke.set_session_id(rig.session);
+    invoke.mutable_command()->mutable_register_();
+    const Time sent = rig.sched.now();
+    rig.port.invoke(invoke, [&](RpcStatus st, MxCommandReply) {
+        status = st;
+        at = rig.sched.now();
+    });
+    rig.sched.runUntil(sent + 3s);
+    QVERIFY(at > sent && at <= sent + 2s);
+    QVERIFY(status.transportTimedOut);
+    QVERIFY(QString::fromStdString(status.message).contains("SETTINGS"));
+    QCOMPARE(rig.model.invokeRpcs(), rpcsBefore); // it never reached the gateway
+
+    // Once the gateway continues, a new connection carries calls again.
+    rig.sched.runUntil(frozeAt + 21s);
+    bool answered = false;
+    rig.port.invoke(invoke, [&](RpcStatus st, MxCommandReply) { answered = st.ok(); });
+    rig.sched.runUntil(rig.sched.now() + 1s);
+    QVERIFY(answered);
+}
+
+void TestInProcessPort::aHalfOpenGatewayKeepsTheStreamOpen()
+{
+    Rig rig;
+    rig.port.setKeepalive(1s, 1s);
+    rig.openSession();
+    StreamEventsRequest request;
+    request.set_session_id(rig.session);
+    bool ended = false;
+    rig.port.streamEvents(request, [](const MxEventBatch&) {}, [&](RpcStatus) { ended = true; });
+    rig.model.silence(30s, true);
+    rig.sched.runUntil(rig.sched.now() + 29s);
+    QVERIFY(!ended);
+}
+
+QTEST_GUILESS_MAIN(TestInProcessPort)
+#include "tst_in_process_port.moc"

@@ -147,13 +147,19 @@ void GatewayConnection::checkLiveness()
         return;
     // The shorter of this client's deadline and the session's: either one expiring is a
     // command the gateway did not run in time.
-    Duration horizon = m_config.commandTimeout;
-    if (m_echoedTimeout && m_echoedTimeout->count() > 0 && (horizon.count() <= 0 || *m_echoedTimeout < horizon))
-        horizon = *m_echoedTimeout;
+    const Duration horizon = livenessHorizon();
     if (horizon.count() <= 0 || m_scheduler.now() - m_lastHeard < horizon)
         return;
     becomeUnresponsive("a command went unanswered past its deadline and nothing else was heard for " +
                        seconds(m_scheduler.now() - m_lastHeard) + "; the session is kept");
+}
+
+Duration GatewayConnection::livenessHorizon() const
+{
+    Duration horizon = m_config.commandTimeout;
+    if (m_echoedTimeout && m_echoedTimeout->count() > 0 && (horizon.count() <= 0 || *m_echoedTimeout < horizon))
+        horizon = *m_echoedTimeout;
+    return horizon;
 }
 
 void GatewayConnection::endUnresponsive()
@@ -403,6 +409,12 @@ void GatewayConnection::onRegistered(std::int32_t serverHandle)
         log(Severity::Info, "the gateway answers again after " + seconds(m_scheduler.now() - *m_unresponsiveSince) +
                                 ": a new session; its tags are subscribed again");
     m_serverHandle = serverHandle;
+    for (const std::string& id : std::exchange(m_abandonedSessions, {})) {
+        log(Severity::Info, "closing session " + id + ", given up while the gateway was silent");
+        CloseSessionRequest request;
+        request.set_session_id(id);
+        m_port.closeSession(request, [](RpcStatus) {});
+    }
     m_lastSequence = 0; // a new session numbers its events from its own start
     m_resumedWithoutEvent = false;
     openStream(0);
@@ -481,7 +493,14 @@ void GatewayConnection::dropSession()
     if (!m_sessionId.empty()) {
         CloseSessionRequest request; // best effort: the session may already be gone
         request.set_session_id(m_sessionId);
-        m_port.closeSession(request, [](RpcStatus) {});
+        // A silent gateway cannot hear it now; once it answers again (a new session is
+        // registered) it is told, or the session would hold its items and queue until it
+        // times out at the gateway.
+        std::weak_ptr<int> life = m_life;
+        m_port.closeSession(request, [this, life, id = m_sessionId](RpcStatus status) {
+            if (!life.expired() && status.unanswered())
+                m_abandonedSessions.push_back(id);
+        });
     }
     m_sessionId.clear();
     m_routes.clear(); // item handles die with the session
@@ -602,6 +621,7 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
     struct Call {
         InvokeDone done;
         TimerId deadline = kNoTimer;
+        TimerId liveness = kNoTimer;
     };
     auto call = std::make_shared<Call>(Call{std::move(done)});
     const std::uint64_t seq = m_nextCorrelation;
@@ -613,6 +633,8 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
         c->done = nullptr;
         if (c->deadline != kNoTimer)
             m_scheduler.cancel(c->deadline);
+        if (c->liveness != kNoTimer)
+            m_scheduler.cancel(c->liveness);
         if (epoch != m_epoch)
             return; // the session is gone; its work was re-queued or dropped
         // A transport's failure proves nothing alive, and a DEADLINE_EXCEEDED is a command
@@ -650,6 +672,31 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
                                "no answer within MxCommandTimeoutMs (" + seconds(m_config.commandTimeout) + ")"},
                      MxCommandReply{}, false);
         });
+    }
+    // The session's deadline is the gateway's to answer, and a silent gateway never does: the
+    // liveness rule is checked when it passes, answered or not. (This client's own deadline,
+    // when it comes first, checks it by its DEADLINE_EXCEEDED.)
+    const Duration horizon = livenessHorizon();
+    if (horizon.count() > 0 && (m_config.commandTimeout.count() <= 0 || horizon < m_config.commandTimeout)) {
+        // Something heard meanwhile moves the check on: silence counts from the last of it.
+        auto check = std::make_shared<std::function<void()>>();
+        std::weak_ptr<Call> weak = call;
+        *check = [this, life, weak, epoch, horizon, next = std::weak_ptr<std::function<void()>>(check)] {
+            auto c = weak.lock();
+            if (!c || life.expired())
+                return;
+            c->liveness = kNoTimer;
+            if (!c->done || epoch != m_epoch || m_unresponsiveSince)
+                return;
+            const Duration quiet = m_scheduler.now() - m_lastHeard;
+            if (quiet >= horizon) {
+                checkLiveness();
+                return;
+            }
+            if (auto again = next.lock())
+                c->liveness = m_scheduler.callAfter(horizon - quiet, [again] { (*again)(); });
+        };
+        call->liveness = m_scheduler.callAfter(horizon, [check] { (*check)(); });
     }
     m_port.invoke(request, [call, complete](RpcStatus status, MxCommandReply reply) {
         complete(call, std::move(status), std::move(reply), true);

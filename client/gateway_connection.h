@@ -304,6 +304,9 @@ private:
     // as long makes the connection unresponsive.
     void heard();
     void checkLiveness();
+    // How long a command may go unanswered before silence counts: the shorter of this
+    // client's deadline and the session's command timeout (0: neither is set).
+    Duration livenessHorizon() const;
     void becomeUnresponsive(const std::string& why); // said once, until heard() or a new session
     void endUnresponsive();
     void notifyStateText();
@@ -384,6 +387,7 @@ private:
 
     ConnectionState m_state = ConnectionState::Stopped;
     std::uint64_t m_epoch = 0; // bumps on every session loss: stale completions are dropped
+    std::vector<std::string> m_abandonedSessions; // given up unanswered: closed once it answers
     std::string m_sessionId;
     std::int32_t m_serverHandle = 0;
     std::uint64_t m_lastSequence = 0; // the last worker_sequence of the session; 0 = none yet

@@ -123,6 +123,19 @@ private slots:
             {"redeploy in a wedge",
              {action(20, "wedge", {{"duration_s", 40}}), action(25, "redeploy", {{"instance", "inst-a"}})},
              120},
+            // The process stopped: keepalive closes the transport, the tags stay last-usable,
+            // a new session subscribes them after it continues.
+            {"freeze", {action(20, "freeze", {{"duration_s", 30}})}, 60},
+            // Pings answered, nothing else: only an unanswered command tells (the redeploy's,
+            // past the longest command timeout of the presets, Lever 3's 60 s).
+            {"half-open",
+             {action(20, "half_open", {{"duration_s", 90}}), action(22, "redeploy", {{"instance", "inst-a"}})},
+             120},
+            // Streams and calls reset while inst-b's subscribe is queued on the wedged STA:
+            // the STA still runs it after the reset.
+            {"reset peer",
+             {action(4, "wedge", {{"duration_s", 20}}), action(10, "reset_peer")},
+             60},
         };
         for (const Fault& f : faults)
             for (const char* v : {"levers-off", "lever1", "lever1+2", "all"})
@@ -139,17 +152,23 @@ private slots:
         QVERIFY(!scenario.name.isEmpty());
         const CaseResult r = runCase(scenario, variant);
         const VariantMetrics& m = r.metrics;
-        qInfo("%s: good after %s s, orphaned %.1f tag·s, gateway max outstanding %lld, %lld "
-              "subscribe requests",
+        qInfo("%s: good after %s s, orphaned %.1f tag·s, frozen %.1f tag·s, unresponsive %.1f s, "
+              "gateway max outstanding %lld, %lld subscribe requests",
               qPrintable(variant),
               m.timeToAllGoodS ? qPrintable(QString::number(*m.timeToAllGoodS, 'f', 1)) : "never",
-              m.orphanedTagSeconds,
+              m.orphanedTagSeconds, m.frozenTagSeconds, m.unresponsiveSeconds,
               static_cast<long long>(m.maxGatewayOutstandingSubscribes.value_or(-1)),
               static_cast<long long>(m.subscribeRequests));
         QCOMPARE(r.sessionsLeft, std::size_t(0)); // every variant closes what it opened
+        // A silent gateway is named: unresponsive while it is, its tags never Good meanwhile
+        // (a slow or wedged one may be too, when nothing else proves it alive).
+        const QString first = timeline.first().toObject()["action"].toString();
+        if (first == "freeze" || first == "half_open")
+            QVERIFY2(m.unresponsiveSeconds > 0, "the silent gateway was never unresponsive");
         if (!guarded(variant))
             return;
         QCOMPARE(m.orphanedTagSeconds, 0.0);
+        QCOMPARE(m.frozenTagSeconds, 0.0);
         QVERIFY2(m.timeToAllGoodS && *m.timeToAllGoodS <= boundS,
                  qPrintable(QString::number(m.timeToAllGoodS.value_or(-1))));
         QVERIFY(m.maxGatewayOutstandingSubscribes.has_value());

@@ -269,7 +269,15 @@ public:
     void awaitFirstRead(std::chrono::milliseconds bound) override
     {
         std::unique_lock lock(m_mutex);
-        m_firstRead.wait_for(lock, bound, [this] { return m_tried; });
+        m_readDone.wait_for(lock, bound, [this] { return m_tried; });
+    }
+    void awaitFreshRead(std::chrono::milliseconds bound) override
+    {
+        std::unique_lock lock(m_mutex);
+        const std::uint64_t wanted = m_readsStarted + 1;
+        m_hurry = true;
+        m_wake.notify_all();
+        m_readDone.wait_for(lock, bound, [&] { return m_readsFinished >= wanted || m_stop; });
     }
 
 private:
@@ -277,17 +285,18 @@ private:
     {
         std::unique_lock lock(m_mutex);
         while (!m_stop) {
+            const std::uint64_t read = ++m_readsStarted;
+            m_hurry = false;
             lock.unlock();
-            std::optional<mock::GatewayStats> read = m_inner->stats(); // may block: unlocked
+            std::optional<mock::GatewayStats> answer = m_inner->stats(); // may block: unlocked
             lock.lock();
-            m_current = read.has_value();
-            if (read) // one that stopped answering: what it said last
-                m_latest = std::move(read);
-            if (!m_tried) {
-                m_tried = true;
-                m_firstRead.notify_all();
-            }
-            m_wake.wait_for(lock, m_period, [this] { return m_stop; });
+            m_current = answer.has_value();
+            if (answer) // one that stopped answering: what it said last
+                m_latest = std::move(answer);
+            m_tried = true;
+            m_readsFinished = read;
+            m_readDone.notify_all();
+            m_wake.wait_for(lock, m_period, [this] { return m_stop || m_hurry; });
         }
     }
 
@@ -295,9 +304,12 @@ private:
     const std::chrono::milliseconds m_period;
     std::mutex m_mutex;
     std::condition_variable m_wake;
-    std::condition_variable m_firstRead;
+    std::condition_variable m_readDone;
     bool m_tried = false; // the first read returned
     bool m_stop = false;
+    bool m_hurry = false;               // someone awaits a fresh read: read now
+    std::uint64_t m_readsStarted = 0;   // reads are numbered from 1
+    std::uint64_t m_readsFinished = 0;  // the number of the latest read that returned
     std::optional<mock::GatewayStats> m_latest;
     bool m_current = false; // the latest read answered m_latest
     std::thread m_thread; // last: started once the members above exist

@@ -43,6 +43,9 @@ public:
     // access reads on a thread of its own, and a run's first sample must not race that read
     // (it would count the gateway unread at the start). The others read when asked.
     virtual void awaitFirstRead(std::chrono::milliseconds bound) { (void)bound; }
+    // Returns once a read started after this call has finished, or after `bound`: a run's
+    // last counters must be the gateway's at its end, not a poll's from up to a period ago.
+    virtual void awaitFreshRead(std::chrono::milliseconds bound) { (void)bound; }
 };
 
 // The fault a timeline action asks of the gateway (nullopt for client-side actions:

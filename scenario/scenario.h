@@ -85,6 +85,10 @@ struct GatewaySpec {
 struct ScenarioClientModel {
     QString redeployTeardown = QStringLiteral("per_item_remove"); // or "none"
     bool teardownGated = true;
+    // HTTP/2 keepalive toward every gateway of the run, in both modes: a ping after this
+    // long without a frame, the transport dead when it is not acknowledged in time. Unset:
+    // the transport's defaults (GrpcPortOptions; live, --keepalive-s may set them).
+    std::optional<double> keepaliveS, keepaliveTimeoutS;
     bool operator==(const ScenarioClientModel&) const = default;
 };
 

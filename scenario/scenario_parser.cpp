@@ -67,12 +67,14 @@ void readGateway(Errors& errors, const QJsonObject& o, GatewaySpec* g) {
 }
 
 void readClientModel(Errors& errors, const QJsonObject& o, ScenarioClientModel* m) {
-    ObjectReader r(errors, o, QStringLiteral("$.client_model"), {"redeploy_teardown", "teardown_gated"});
+    ObjectReader r(errors, o, QStringLiteral("$.client_model"), {"redeploy_teardown", "teardown_gated", "keepalive_s", "keepalive_timeout_s"});
     if (auto t = r.string("redeploy_teardown", Need::Optional);
         t && r.check("redeploy_teardown", teardownFromString(t->toStdString()).has_value(),
                      QStringLiteral("must be \"per_item_remove\" or \"none\" (got %1)").arg(quoted(*t))))
         m->redeployTeardown = *t;
     if (auto b = r.boolean("teardown_gated", Need::Optional)) m->teardownGated = *b;
+    m->keepaliveS = r.number("keepalive_s", Need::Optional, site_limits::kKeepaliveS);
+    m->keepaliveTimeoutS = r.number("keepalive_timeout_s", Need::Optional, site_limits::kKeepaliveS);
     r.finish();
 }
 
@@ -484,11 +486,14 @@ QJsonObject scenarioToJson(const Scenario& s) {
         else
             variants.append(QJsonObject{{"name", v.name}, {"levers", v.levers}});
     }
+    QJsonObject clientModel{{"redeploy_teardown", s.clientModel.redeployTeardown},
+                            {"teardown_gated", s.clientModel.teardownGated}};
+    if (s.clientModel.keepaliveS) clientModel.insert("keepalive_s", *s.clientModel.keepaliveS);
+    if (s.clientModel.keepaliveTimeoutS) clientModel.insert("keepalive_timeout_s", *s.clientModel.keepaliveTimeoutS);
     return QJsonObject{{"name", s.name},       {"description", s.description},
                        {"duration_s", s.durationS}, {"seed", double(s.seed)},
                        {"gateway", gateway},
-                       {"client_model", QJsonObject{{"redeploy_teardown", s.clientModel.redeployTeardown},
-                                                    {"teardown_gated", s.clientModel.teardownGated}}},
+                       {"client_model", clientModel},
                        {"options", s.options},
                        {"connections", connections}, {"instances", instances},
                        {"timeline", timeline}, {"variants", variants}};

@@ -27,6 +27,16 @@ namespace {
 
 constexpr int kProgressSteps = 50;
 
+// How long a run waits, for all its gateways together, for their counters to be read: one
+// read's deadline.
+constexpr std::chrono::milliseconds kReadBound{2500};
+
+std::chrono::milliseconds untilThen(std::chrono::steady_clock::time_point then)
+{
+    return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                      then - std::chrono::steady_clock::now()));
+}
+
 } // namespace
 
 Time ScenarioRunner::end() const
@@ -58,11 +68,9 @@ void ScenarioRunner::start()
     // waits for that first read, bounded by a read's deadline (one for all of them), rather
     // than racing it and counting the gateway's queue unread at 0 s. The run starts after
     // that wait, so it takes nothing from the run's time.
-    const auto readBy = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
+    const auto readBy = std::chrono::steady_clock::now() + kReadBound;
     for (Gateway& g : m_gateways)
-        g.access->awaitFirstRead(std::max(std::chrono::milliseconds(0),
-                                          std::chrono::duration_cast<std::chrono::milliseconds>(
-                                              readBy - std::chrono::steady_clock::now())));
+        g.access->awaitFirstRead(untilThen(readBy));
     m_t0 = m_scheduler->now();
     m_countersFromGateway = !m_sharedGateways &&
                             std::all_of(m_gateways.begin(), m_gateways.end(),
@@ -154,6 +162,10 @@ VariantRun ScenarioRunner::finish()
     m.levers = leverSetToJson(m_levers);
     m.subscribeRequests = m_subscribeRequests;
     m.maxOutstanding = m_maxOutstanding;
+    // The counters as the run ends, not as a polled gateway last told them.
+    const auto readBy = std::chrono::steady_clock::now() + kReadBound;
+    for (Gateway& g : m_gateways)
+        g.access->awaitFreshRead(untilThen(readBy));
     const GatewayCounters counters = gatewayCounters();
     m.gatewayRpcs = counters.rpcs - m_baseline.rpcs;
     for (auto it = counters.byKind.begin(); it != counters.byKind.end(); ++it)

@@ -214,6 +214,8 @@ private:
     void setUp(const EngineConfig& config);
     // Starts an embedded mock gateway (m_servers); nullptr with m_error set when it cannot.
     gateway::MockGatewayServer* startEmbeddedServer(const QString& name, quint64 seed);
+    // `options` with the scenario's client_model keepalive where it gives one.
+    GrpcPortOptions withScenarioKeepalive(GrpcPortOptions options) const;
     // The gateways a timeline event hits: the named one, or every one (nullopt: the run
     // has no gateway of that name).
     std::optional<std::vector<Gateway*>> targetsOf(const TimelineEvent& event);

@@ -30,6 +30,11 @@ Q_DECLARE_LOGGING_CATEGORY(lcScenario) // scenario_runner.cpp
 using run_time::fromSeconds;
 using run_time::toSeconds;
 
+namespace {
+// A live mxgw-mock's counters are read once a second, on a thread of their own.
+constexpr std::chrono::milliseconds kStatsPollPeriod{1000};
+} // namespace
+
 std::vector<std::string> tagNamesFor(const ScenarioInstance& instance)
 {
     std::vector<std::string> tags;
@@ -161,6 +166,13 @@ private:
     std::unordered_map<const Instance*, int> m_index;
 };
 
+GrpcPortOptions ScenarioRunner::withScenarioKeepalive(GrpcPortOptions options) const
+{
+    setKeepalive(options, m_scenario.clientModel.keepaliveS.value_or(0),
+                 m_scenario.clientModel.keepaliveTimeoutS.value_or(0));
+    return options;
+}
+
 ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& variant,
                                std::optional<quint64> seedOverride, SeriesLimits seriesLimits)
     : m_scenario(scenario), m_variant(variant), m_seed(seedOverride.value_or(scenario.seed)),
@@ -190,8 +202,11 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
         own.seed = gatewaySeedFor(m_seed, int(m_gateways.size()));
         g.model = std::make_unique<gateway::GatewayModel>(*m_scheduler, own);
         g.access = modelAccess(*g.model);
-        g.port = std::make_unique<InProcessGatewayPort>(
+        auto port = std::make_unique<InProcessGatewayPort>(
             *m_virtualScheduler, *g.model, Duration(std::llround(m_scenario.gateway.networkLatencyMs * 1000)));
+        const GrpcPortOptions transport = withScenarioKeepalive(GrpcPortOptions{});
+        port->setKeepalive(transport.keepaliveTime, transport.keepaliveTimeout);
+        g.port = std::move(port);
         if (!name.isEmpty())
             m_gatewayPorts.emplace(name.toStdString(), g.port.get());
         m_gateways.push_back(std::move(g));
@@ -215,6 +230,8 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     // embedded mock per gateway, each its own process in all but name, as the virtual run
     // models each one; they are then reached exactly as a site's own gateways are.
     std::map<std::string, GrpcPortOptions> gateways = live.gateways;
+    for (auto& [name, options] : gateways)
+        options = withScenarioKeepalive(options);
     std::map<std::string, gateway::MockGatewayServer*> embedded;
     if (gateways.empty() && !live.gateway && !m_scenario.gatewayNames().isEmpty()) {
         for (const ConnectionSpec& c : config.connections) {
@@ -225,6 +242,7 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
                 startEmbeddedServer(QString::fromStdString(name), gatewaySeedFor(m_seed, int(embedded.size())));
             if (!server)
                 return;
+            gateways[name] = withScenarioKeepalive(GrpcPortOptions{});
             gateways[name].address = server->address();
             embedded[name] = server;
         }
@@ -258,11 +276,8 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
                 g.server = server->second;
                 g.access = embeddedServerAccess(*server->second);
             }
-            else if (m_sharedGateways) // only its STA queue is read, and it may hang: polled
-                g.access = polledStatsAccess(remoteControlAccess(it->second.address),
-                                             std::chrono::seconds(1));
-            else
-                g.access = remoteControlAccess(it->second.address);
+            else // a frozen gateway's control service hangs too: read on a thread of its own
+                g.access = polledStatsAccess(remoteControlAccess(it->second.address), kStatsPollPeriod);
             m_gatewayPorts.emplace(c.gateway, port.get());
             g.port = std::move(port);
             m_gateways.push_back(std::move(g));
@@ -275,10 +290,10 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
         return;
     }
     // One gateway (embedded or external) serves every connection: one gate, as any scenario.
-    GrpcPortOptions portOptions;
+    GrpcPortOptions portOptions = withScenarioKeepalive(GrpcPortOptions{});
     gateway::MockGatewayServer* server = nullptr;
     if (live.gateway) {
-        portOptions = *live.gateway;
+        portOptions = withScenarioKeepalive(*live.gateway);
         if (const QString bad = GrpcGatewayPort::validateTransport(portOptions); !bad.isEmpty()) {
             m_error = QStringLiteral("gateway: %1").arg(bad);
             return;
@@ -291,7 +306,8 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     for (ConnectionSpec& c : config.connections)
         c.gateway.clear();
     Gateway g;
-    g.access = server ? embeddedServerAccess(*server) : remoteControlAccess(portOptions.address);
+    g.access = server ? embeddedServerAccess(*server)
+                      : polledStatsAccess(remoteControlAccess(portOptions.address), kStatsPollPeriod);
     auto port = std::make_unique<GrpcGatewayPort>(*m_scheduler, portOptions); // refused connections say why
     g.port = std::move(port);
     m_gateways.push_back(std::move(g));

@@ -46,6 +46,7 @@ private slots:
     void everyActionIsDocumented();
     void killGatewayTakesADowntimeLikeRestart();
     void clientModelSettingsHaveDefaultsAndRules();
+    void clientModelKeepaliveIsOptionalAndBounded();
     void validateVariantAcceptsPresetsAndInlineObjects();
     void validateVariantRejectsUnknownLeverAndWrongType();
 };
@@ -357,6 +358,29 @@ void TestScenarioFile::clientModelSettingsHaveDefaultsAndRules() {
     const QString all = joined(errors);
     QVERIFY2(all.contains("$.client_model.redeploy_teardown") && all.contains("per_item_remove"), qPrintable(all));
     QVERIFY2(all.contains("$.client_model.gated"), qPrintable(all));
+}
+
+// The keepalive a scenario gives reaches the transport in both modes; unset, it is the
+// transport's own default and is not written back.
+void TestScenarioFile::clientModelKeepaliveIsOptionalAndBounded() {
+    QList<ScenarioError> errors;
+    const auto plain = parseScenario(set("timeline", QJsonArray{}), "m.json", &errors);
+    QVERIFY2(plain, qPrintable(joined(errors)));
+    QVERIFY(!plain->clientModel.keepaliveS && !plain->clientModel.keepaliveTimeoutS);
+    QVERIFY(!scenarioToJson(*plain).value("client_model").toObject().contains("keepalive_s"));
+
+    const auto quick =
+        parseScenario(set("client_model", QJsonObject{{"keepalive_s", 1}, {"keepalive_timeout_s", 0.5}}), "m.json", &errors);
+    QVERIFY2(quick, qPrintable(joined(errors)));
+    QCOMPARE(quick->clientModel.keepaliveS.value_or(0), 1.0);
+    QCOMPARE(quick->clientModel.keepaliveTimeoutS.value_or(0), 0.5);
+    const QJsonObject written = scenarioToJson(*quick).value("client_model").toObject();
+    QCOMPARE(written.value("keepalive_s").toDouble(), 1.0);
+    QCOMPARE(written.value("keepalive_timeout_s").toDouble(), 0.5);
+
+    errors.clear();
+    QVERIFY(!parseScenario(set("client_model", QJsonObject{{"keepalive_s", 0.01}}), "m.json", &errors));
+    QVERIFY2(joined(errors).contains("$.client_model.keepalive_s"), qPrintable(joined(errors)));
 }
 
 void TestScenarioFile::validateVariantAcceptsPresetsAndInlineObjects() {

@@ -42,9 +42,10 @@ gateway::GatewayModel::SharedCommand InProcessGatewayPort::share(const MxCommand
 }
 
 namespace {
-// gRPC's connection attempt deadline with the live port's reconnect backoff: a frozen
-// process's kernel accepts the TCP connection, and the attempt ends without a first frame.
-constexpr Duration kConnectAttempt = std::chrono::seconds(1);
+// gRPC's first connection attempt deadline under the live port's channel arguments (its
+// minimum reconnect backoff, 500 ms, bounds it): a frozen process's kernel accepts the TCP
+// connection, and the attempt ends without a first frame unless the process continues first.
+constexpr Duration kConnectAttempt = std::chrono::milliseconds(500);
 
 RpcStatus transportTimedOut(const char* why)
 {
@@ -91,7 +92,12 @@ void InProcessGatewayPort::afterLatency(std::function<void()> task)
 void InProcessGatewayPort::onSilenceChanged()
 {
     if (!m_model.frozen()) {
-        m_transportDead = false; // the next call connects again
+        // The attempts under way get their first frame now and go on, in the order made.
+        m_transportDead = false;
+        auto connecting = std::move(m_connecting);
+        m_connecting.clear();
+        for (auto& [id, attempt] : connecting)
+            afterLatency(std::move(attempt.send));
         return;
     }
     // The next ping goes a keepalive time after the last frame (or after the last ping, on
@@ -131,23 +137,36 @@ void InProcessGatewayPort::keepaliveUnanswered(std::uint64_t freeze)
         calls[id](why);
 }
 
-// A call on a closed transport to a gateway still frozen: its connection attempt times out.
-bool InProcessGatewayPort::unreachable(std::uint64_t call)
+// A call goes out after the network's latency; on a closed transport to a gateway still
+// frozen it waits for the connection first: sent when the gateway continues, failed when the
+// attempt times out before that.
+void InProcessGatewayPort::whenConnected(std::function<void()> send, std::function<void(const RpcStatus&)> timedOut)
 {
     if (!m_transportDead || !m_model.frozen())
-        return false;
+        return afterLatency(std::move(send));
+    const std::uint64_t id = m_nextConnect++;
+    m_connecting.emplace(id, Connecting{std::move(send), std::move(timedOut)});
     std::weak_ptr<int> life = m_life;
-    m_scheduler.callAfter(kConnectAttempt, [this, life, call] {
+    m_scheduler.callAfter(kConnectAttempt, [this, life, id] {
         if (life.expired())
             return;
-        auto it = m_calls.find(call);
-        if (it == m_calls.end())
+        auto it = m_connecting.find(id);
+        if (it == m_connecting.end())
             return;
-        auto fail = std::move(it->second);
-        m_calls.erase(it);
-        fail(transportTimedOut("connection attempt timed out before receiving SETTINGS frame"));
+        auto timedOut = std::move(it->second.timedOut);
+        m_connecting.erase(it);
+        timedOut(transportTimedOut("connection attempt timed out before receiving SETTINGS frame"));
     });
-    return true;
+}
+
+void InProcessGatewayPort::failCall(std::uint64_t call, const RpcStatus& status)
+{
+    auto it = m_calls.find(call);
+    if (it == m_calls.end())
+        return;
+    auto fail = std::move(it->second);
+    m_calls.erase(it);
+    fail(status);
 }
 
 std::uint64_t InProcessGatewayPort::track(std::function<void(const RpcStatus&)> fail)
@@ -169,9 +188,7 @@ void InProcessGatewayPort::openSession(const OpenSessionRequest& request, OpenDo
 {
     auto shared = std::make_shared<OpenDone>(std::move(done));
     const std::uint64_t call = track([shared](const RpcStatus& s) { (*shared)(s, {}); });
-    if (unreachable(call))
-        return;
-    afterLatency([this, request, call, shared] {
+    std::function<void()> send = [this, request, call, shared] {
         if (!m_calls.count(call))
             return; // sent on a connection that closed before it arrived
         m_model.openSession(request, [this, call, shared](gateway::CallStatus status, OpenSessionReply reply) {
@@ -180,16 +197,15 @@ void InProcessGatewayPort::openSession(const OpenSessionRequest& request, OpenDo
                     (*shared)(status, reply);
             });
         });
-    });
+    };
+    whenConnected(std::move(send), [this, call](const RpcStatus& status) { failCall(call, status); });
 }
 
 void InProcessGatewayPort::closeSession(const CloseSessionRequest& request, CloseDone done)
 {
     auto shared = std::make_shared<CloseDone>(std::move(done));
     const std::uint64_t call = track([shared](const RpcStatus& s) { (*shared)(s); });
-    if (unreachable(call))
-        return;
-    afterLatency([this, request, call, shared] {
+    std::function<void()> send = [this, request, call, shared] {
         if (!m_calls.count(call))
             return;
         m_model.closeSession(request, [this, call, shared](gateway::CallStatus status) {
@@ -198,20 +214,19 @@ void InProcessGatewayPort::closeSession(const CloseSessionRequest& request, Clos
                     (*shared)(status);
             });
         });
-    });
+    };
+    whenConnected(std::move(send), [this, call](const RpcStatus& status) { failCall(call, status); });
 }
 
 void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
 {
     auto shared = std::make_shared<InvokeDone>(std::move(done));
     const std::uint64_t call = track([shared](const RpcStatus& s) { (*shared)(s, {}); });
-    if (unreachable(call))
-        return;
     // The command is shared with the model now, not copied into the delayed call: a storm
     // re-sends one tag list thousands of times, and every copy in flight or queued on the STA
     // is then the same immutable payload (GatewayModel::shareCommand). The lambda is mutable
     // so that its captures move on (a const capture would turn std::move into a copy).
-    afterLatency([this, command = share(request.command()), sessionId = request.session_id(),
+    std::function<void()> send = [this, command = share(request.command()), sessionId = request.session_id(),
                   correlationId = request.client_correlation_id(), call, shared]() mutable {
         if (!m_calls.count(call))
             return;
@@ -222,7 +237,8 @@ void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone do
                                    (*shared)(status, reply);
                            });
                        });
-    });
+    };
+    whenConnected(std::move(send), [this, call](const RpcStatus& status) { failCall(call, status); });
 }
 
 GatewayPort::StreamId InProcessGatewayPort::streamEvents(const StreamEventsRequest& request,
@@ -241,26 +257,7 @@ GatewayPort::StreamId InProcessGatewayPort::resumeEvents(const StreamEventsReque
     // The gateway bounds how far this reader may fall behind only where it has an event queue.
     if (m_model.config().eventQueueCapacity > 0)
         stream.reader = std::make_shared<gateway::GatewayModel::EventReader>();
-    if (m_transportDead && m_model.frozen()) {
-        // Never reaches the gateway: the connection attempt times out.
-        std::weak_ptr<int> life = m_life;
-        m_scheduler.callAfter(kConnectAttempt, [this, life, id] {
-            if (life.expired())
-                return;
-            auto it = m_streams.find(id);
-            if (it == m_streams.end())
-                return;
-            if (it->second.cancelled) {
-                m_streams.erase(it);
-                return;
-            }
-            EndFn onEnd = std::move(it->second.onEnd);
-            m_streams.erase(it);
-            onEnd(transportTimedOut("connection attempt timed out before receiving SETTINGS frame"));
-        });
-        return id;
-    }
-    afterLatency([this, id, request, afterSequence]() mutable {
+    std::function<void()> open = [this, id, request, afterSequence]() mutable {
         auto it = m_streams.find(id);
         if (it == m_streams.end() || it->second.cancelled) {
             m_streams.erase(id);
@@ -278,6 +275,18 @@ GatewayPort::StreamId InProcessGatewayPort::resumeEvents(const StreamEventsReque
                 afterLatency([this, id, status = convert(status)] { arriveEnd(id, status); });
             },
             gateway::GatewayModel::StreamOptions{afterSequence, it->second.reader});
+    };
+    whenConnected(std::move(open), [this, id](const RpcStatus& status) {
+        auto it = m_streams.find(id);
+        if (it == m_streams.end())
+            return;
+        if (it->second.cancelled) {
+            m_streams.erase(it);
+            return;
+        }
+        EndFn onEnd = std::move(it->second.onEnd);
+        m_streams.erase(it);
+        onEnd(status);
     });
     return id;
 }

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <deque>
+#include <map>
 #include <optional>
 #include <memory>
 #include <unordered_map>
@@ -48,11 +49,13 @@ private:
         std::optional<RpcStatus> heldEnd;
     };
     // The transport's side of a frozen gateway: a keepalive ping unanswered past its timeout
-    // closes the connection, failing every call and stream on it; while the gateway stays
-    // frozen a new connection attempt times out before its first frame.
+    // closes the connection, failing every call and stream on it. A new connection attempt
+    // meanwhile waits for the gateway's first frame: it goes on when the gateway continues,
+    // or times out first.
     void onSilenceChanged();
     void keepaliveUnanswered(std::uint64_t freeze);
-    bool unreachable(std::uint64_t call);
+    void whenConnected(std::function<void()> send, std::function<void(const RpcStatus&)> timedOut);
+    void failCall(std::uint64_t call, const RpcStatus& status);
     std::uint64_t track(std::function<void(const RpcStatus&)> fail);
     bool settle(std::uint64_t call); // true: it was still in flight, and the frame is heard
     void endStream(StreamId id, const RpcStatus& status);
@@ -79,6 +82,12 @@ private:
     bool m_transportDead = false;
     std::uint64_t m_nextCall = 1;
     std::unordered_map<std::uint64_t, std::function<void(const RpcStatus&)>> m_calls; // in flight
+    struct Connecting {
+        std::function<void()> send;
+        std::function<void(const RpcStatus&)> timedOut;
+    };
+    std::uint64_t m_nextConnect = 1;
+    std::map<std::uint64_t, Connecting> m_connecting; // attempts waiting for a frozen gateway
     int m_silenceListener = 0;
     std::shared_ptr<int> m_life = std::make_shared<int>(0);
 };

@@ -12,6 +12,7 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 
+#include "integration/support_live_matrix.h"
 #include "integration/support_mock_process.h"
 #include "wire/support_contracts.h"
 
@@ -31,15 +32,10 @@
 
 using namespace stormwatch;
 using testsupport::MockProcess;
+using testsupport::action;
+using testsupport::parse;
 
 namespace {
-
-QJsonObject action(double atS, const char* name, QJsonObject params = {})
-{
-    params.insert("at_s", atS);
-    params.insert("action", name);
-    return params;
-}
 
 // inst-a is subscribed before the wedge; inst-b's subscribe waits on the wedged STA when
 // the gateway dies at kill_s.
@@ -107,21 +103,10 @@ QStringList mockArgs(const QString& family, double dataHz)
 
 LiveOptions liveOptions(const MockProcess& mock, const QString& family)
 {
-    LiveOptions live;
-    live.gateway = GrpcPortOptions{};
-    live.gateway->address = mock.address();
+    LiveOptions live = testsupport::liveOptions(mock);
     if (family == kPublished)
         live.gateway->contractFile = contracts::kV1.toStdString();
     return live;
-}
-
-Scenario parse(const QJsonObject& o)
-{
-    QList<ScenarioError> errors;
-    auto s = parseScenario(QJsonDocument(o).toJson(), QStringLiteral("killed.json"), &errors);
-    for (const auto& e : errors)
-        qWarning() << e.toString();
-    return s.value_or(Scenario{});
 }
 
 } // namespace

@@ -11,12 +11,9 @@ namespace stormwatch {
 
 namespace {
 
-// Lever ranges (docs/scenario-format.md, "Levers"): a session command timeout of at most a
-// day (it travels as a Duration and comes back as the session's ceiling), recovery periods
-// of at most a day, and a backoff multiplier of at most 100.
-constexpr int kMaxSessionCommandTimeoutMs = 86'400'000;
-constexpr double kMaxRecoverySeconds = 86400;
-constexpr double kMaxMultiplier = 100;
+using lever_limits::kMaxMultiplier;
+using lever_limits::kMaxRecoverySeconds;
+using lever_limits::kMaxSessionCommandTimeoutMs;
 
 LeverSet leversOff()
 {
@@ -47,13 +44,27 @@ std::vector<std::pair<QString, LeverSet>> presets()
     return {{"levers-off", leversOff()}, {"lever1", lever1}, {"lever1+2", lever12}, {"all", {}}};
 }
 
-// Bool-valued levers: JSON key and member.
-const std::pair<const char*, bool LeverSet::*> kBoolLevers[] = {
-    {"inflight_guard", &LeverSet::inflightGuard}, {"backoff", &LeverSet::backoff},
-    {"confirmed_flag", &LeverSet::confirmedFlag}, {"bulk_supervisory", &LeverSet::bulkSupervisory},
-    {"alarm_guard", &LeverSet::alarmGuard},       {"coalesce", &LeverSet::coalesce},
-    {"resubscribe_guard", &LeverSet::resubscribeGuard},
-    {"drop_superseded", &LeverSet::dropSuperseded},
+const std::vector<SwitchLever> kSwitchLevers = {
+    {"inflight_guard", &LeverSet::inflightGuard, LeverGroup::Lever1, "In-flight guard",
+     "Lever 1: one outstanding subscribe per (instance, connection) until the in-flight ceiling; off = re-send "
+     "on every tick"},
+    {"backoff", &LeverSet::backoff, LeverGroup::Lever1, "Exponential backoff + jitter",
+     "Lever 1: ×2 with ±20 % jitter up to the max interval; off = fixed TagSubscribeRetryIntervalMs"},
+    {"confirmed_flag", &LeverSet::confirmedFlag, LeverGroup::Lever1, "Confirmed flag",
+     "Closes the cancel race: a tick queued when Success arrived does nothing"},
+    {"bulk_supervisory", &LeverSet::bulkSupervisory, LeverGroup::Lever2, "Bulk supervisory subscribe",
+     "Lever 2: one SubscribeBulk{supervisory} when the gateway advertises bulk-subscribe-supervisory; off = "
+     "AddItemBulk + N × AdviseSupervisory"},
+    {"alarm_guard", &LeverSet::alarmGuard, LeverGroup::FollowUps, "Alarm subscription guard",
+     "Guard + backoff on the alarm subscription too; off = pre-fix alarm retry"},
+    {"coalesce", &LeverSet::coalesce, LeverGroup::FollowUps, "Coalesce identical subscribes",
+     "The connection layer merges identical concurrent subscribes across instances; off = each forwarded"},
+    {"resubscribe_guard", &LeverSet::resubscribeGuard, LeverGroup::FollowUps, "Guarded re-subscribe",
+     "After a reconnect the guard re-subscribes and retries until confirmed; off = the connection's one-shot "
+     "re-subscribe, whose failure nobody retries"},
+    {"drop_superseded", &LeverSet::dropSuperseded, LeverGroup::FollowUps, "Drop superseded subscribes",
+     "A subscribe held while disconnected is dropped once its guard supersedes it, so only the latest goes out "
+     "on reconnect"},
 };
 
 QString jsonText(const QJsonValue& v)
@@ -172,6 +183,8 @@ void applyRecovery(const QJsonObject& obj, RecoveryConfig& cfg, QStringList& err
 
 } // namespace
 
+const std::vector<SwitchLever>& switchLevers() { return kSwitchLevers; }
+
 QStringList leverPresetNames()
 {
     QStringList names;
@@ -245,12 +258,12 @@ std::optional<LeverSet> leverSetFromJson(const QJsonValue& json, QString* error)
         if (key == "preset")
             continue;
         bool known = false;
-        for (const auto& [name, member] : kBoolLevers) {
-            if (key != QLatin1String(name))
+        for (const SwitchLever& lever : kSwitchLevers) {
+            if (key != QLatin1String(lever.key))
                 continue;
             known = true;
             if (v.isBool())
-                set.*member = v.toBool();
+                set.*lever.member = v.toBool();
             else
                 errors << QString("%1 must be true or false (got %2)").arg(key, jsonText(v));
         }
@@ -291,8 +304,8 @@ std::optional<LeverSet> leverSetFromJson(const QJsonValue& json, QString* error)
 QJsonObject leverSetToJson(const LeverSet& levers)
 {
     QJsonObject json;
-    for (const auto& [name, member] : kBoolLevers)
-        json.insert(name, levers.*member);
+    for (const SwitchLever& lever : kSwitchLevers)
+        json.insert(lever.key, levers.*lever.member);
     json.insert("session_command_timeout_ms", levers.sessionCommandTimeoutMs);
     const RecoveryConfig& r = levers.recovery;
     if (r == RecoveryConfig{}) {

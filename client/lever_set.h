@@ -20,6 +20,7 @@
 #include <QString>
 #include <QStringList>
 #include <optional>
+#include <vector>
 
 namespace stormwatch {
 
@@ -45,6 +46,28 @@ struct LeverSet {
 
     bool operator==(const LeverSet&) const = default;
 };
+
+// Lever ranges (docs/scenario-format.md, "Levers"), for the file and the Levers dock alike: a
+// session command timeout of at most a day (it travels as a Duration and comes back as the
+// session's ceiling), recovery periods of at most a day, a backoff multiplier of at most 100.
+namespace lever_limits {
+inline constexpr int kMaxSessionCommandTimeoutMs = 86'400'000;
+inline constexpr double kMaxRecoverySeconds = 86400;
+inline constexpr double kMaxMultiplier = 100;
+} // namespace lever_limits
+
+// The on/off levers, one row each: the JSON key, the member, where the Levers dock groups
+// it, its label and what it does in plain words. The reader, the writer and the dock iterate
+// this table, so a new switch needs one row here.
+enum class LeverGroup { Lever1, Lever2, FollowUps };
+struct SwitchLever {
+    const char* key;          // "inflight_guard"
+    bool LeverSet::*member;
+    LeverGroup group;
+    const char* label;        // "In-flight guard"
+    const char* description;  // the dock's tooltip
+};
+const std::vector<SwitchLever>& switchLevers();
 
 QStringList leverPresetNames(); // levers-off, lever1, lever1+2, all
 // Unknown name ⇒ nullopt and an error listing the valid names.

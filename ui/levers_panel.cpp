@@ -55,25 +55,14 @@ void LeversPanel::build()
     m_preset->addItem(kCustom);
     m_preset->setToolTip(tr("Lever presets; shows \"custom\" once a lever is edited"));
 
-    m_inflightGuard = check(QStringLiteral("inflightGuard"), tr("In-flight guard"),
-                            tr("Lever 1: one outstanding subscribe per (instance, connection) "
-                               "until the in-flight ceiling; off = re-send on every tick"));
-    m_backoff = check(QStringLiteral("backoff"), tr("Exponential backoff + jitter"),
-                      tr("Lever 1: ×2 with ±20 % jitter up to the max interval; off = fixed "
-                         "TagSubscribeRetryIntervalMs"));
-    m_confirmedFlag = check(QStringLiteral("confirmedFlag"), tr("Confirmed flag"),
-                            tr("Closes the cancel race: a tick queued when Success arrived does "
-                               "nothing"));
-    m_bulkSupervisory =
-        check(QStringLiteral("bulkSupervisory"), tr("Bulk supervisory subscribe"),
-              tr("Lever 2: one SubscribeBulk{supervisory} when the gateway advertises "
-                 "bulk-subscribe-supervisory; off = AddItemBulk + N × AdviseSupervisory"));
+    for (const SwitchLever& lever : switchLevers())
+        m_switches.push_back(check(QString::fromLatin1(lever.key), tr(lever.label), tr(lever.description)));
     m_sendTimeout = check(QStringLiteral("sendCommandTimeout"), tr("Send command timeout"),
                           tr("Lever 3: command_timeout sent at OpenSession; off = the "
                              "gateway's default (30 s)"));
     m_timeoutMs = new QSpinBox;
     m_timeoutMs->setObjectName(QStringLiteral("sessionCommandTimeoutMs"));
-    m_timeoutMs->setRange(1000, 600'000);
+    m_timeoutMs->setRange(1, lever_limits::kMaxSessionCommandTimeoutMs);
     m_timeoutMs->setSingleStep(5000);
     m_timeoutMs->setSuffix(QStringLiteral(" ms"));
     m_timeoutMs->setKeyboardTracking(false);
@@ -96,15 +85,15 @@ void LeversPanel::build()
         m_failHandler->addItem(QString::fromLatin1(toString(h)), int(h));
     m_failHandler->setToolTip(tr("simple: every failure counts; windowed: K failures inside "
                                  "the window enter recovery"));
-    m_recoverySeconds = seconds(QStringLiteral("recoverySeconds"), 0.1, 86400,
+    m_recoverySeconds = seconds(QStringLiteral("recoverySeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
                                 tr("simple: recovery lasts this long after the last failure"));
-    m_initialSeconds = seconds(QStringLiteral("recoveryInitialSeconds"), 0.1, 3600,
+    m_initialSeconds = seconds(QStringLiteral("recoveryInitialSeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
                                tr("exponential: first period"));
-    m_maxSeconds = seconds(QStringLiteral("recoveryMaxSeconds"), 0.1, 86400,
+    m_maxSeconds = seconds(QStringLiteral("recoveryMaxSeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
                            tr("exponential: longest period (≥ initial)"));
     m_multiplier = new QDoubleSpinBox;
     m_multiplier->setObjectName(QStringLiteral("recoveryMultiplier"));
-    m_multiplier->setRange(1, 10);
+    m_multiplier->setRange(1, lever_limits::kMaxMultiplier);
     m_multiplier->setSingleStep(0.5);
     m_multiplier->setPrefix(QStringLiteral("× "));
     m_multiplier->setKeyboardTracking(false);
@@ -113,24 +102,22 @@ void LeversPanel::build()
     m_failures->setRange(1, 1000);
     m_failures->setKeyboardTracking(false);
     m_failures->setToolTip(tr("windowed: failures inside the window that enter recovery"));
-    m_windowSeconds = seconds(QStringLiteral("failuresWindowSeconds"), 0.1, 86400,
+    m_windowSeconds = seconds(QStringLiteral("failuresWindowSeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
                               tr("windowed: the window length"));
-
-    m_alarmGuard = check(QStringLiteral("alarmGuard"), tr("Alarm subscription guard"),
-                         tr("Guard + backoff on the alarm subscription too; off = pre-fix "
-                            "alarm retry"));
-    m_coalesce = check(QStringLiteral("coalesce"), tr("Coalesce identical subscribes"),
-                       tr("The connection layer merges identical concurrent subscribes across "
-                          "instances; off = each forwarded"));
 
     auto* lever1 = new QGroupBox(tr("Lever 1 — subscribe guard"));
     auto* l1 = new QVBoxLayout(lever1);
-    l1->addWidget(m_inflightGuard);
-    l1->addWidget(m_backoff);
-    l1->addWidget(m_confirmedFlag);
     auto* lever2 = new QGroupBox(tr("Lever 2 — load"));
     auto* l2 = new QVBoxLayout(lever2);
-    l2->addWidget(m_bulkSupervisory);
+    auto* other = new QGroupBox(tr("Follow-ups"));
+    auto* o = new QVBoxLayout(other);
+    for (std::size_t i = 0; i < m_switches.size(); ++i) {
+        switch (switchLevers()[i].group) {
+        case LeverGroup::Lever1: l1->addWidget(m_switches[i]); break;
+        case LeverGroup::Lever2: l2->addWidget(m_switches[i]); break;
+        case LeverGroup::FollowUps: o->addWidget(m_switches[i]); break;
+        }
+    }
     auto* lever3 = new QGroupBox(tr("Lever 3 — session command timeout"));
     auto* l3 = new QFormLayout(lever3);
     l3->addRow(m_sendTimeout, m_timeoutMs);
@@ -146,10 +133,6 @@ void LeversPanel::build()
     r->addRow(tr("Fail handler"), m_failHandler);
     r->addRow(tr("Failures (K)"), m_failures);
     r->addRow(tr("Window"), m_windowSeconds);
-    auto* other = new QGroupBox(tr("Follow-ups"));
-    auto* o = new QVBoxLayout(other);
-    o->addWidget(m_alarmGuard);
-    o->addWidget(m_coalesce);
 
     auto* content = new QWidget;
     auto* column = new QVBoxLayout(content);
@@ -168,8 +151,9 @@ void LeversPanel::build()
     outer->addWidget(scroll);
 
     connect(m_preset, &QComboBox::activated, this, &LeversPanel::onPresetChosen);
-    for (QCheckBox* box : {m_inflightGuard, m_backoff, m_confirmedFlag, m_bulkSupervisory,
-                           m_sendTimeout, m_recovery, m_alarmGuard, m_coalesce})
+    for (QCheckBox* box : m_switches)
+        connect(box, &QCheckBox::toggled, this, &LeversPanel::onEdited);
+    for (QCheckBox* box : {m_sendTimeout, m_recovery})
         connect(box, &QCheckBox::toggled, this, &LeversPanel::onEdited);
     for (QComboBox* combo : {m_strategy, m_failHandler})
         connect(combo, &QComboBox::currentIndexChanged, this, &LeversPanel::onEdited);
@@ -198,10 +182,8 @@ void LeversPanel::setLevers(const LeverSet& levers)
 void LeversPanel::showLevers(const LeverSet& levers)
 {
     m_updating = true;
-    m_inflightGuard->setChecked(levers.inflightGuard);
-    m_backoff->setChecked(levers.backoff);
-    m_confirmedFlag->setChecked(levers.confirmedFlag);
-    m_bulkSupervisory->setChecked(levers.bulkSupervisory);
+    for (std::size_t i = 0; i < m_switches.size(); ++i)
+        m_switches[i]->setChecked(levers.*switchLevers()[i].member);
     m_sendTimeout->setChecked(levers.sessionCommandTimeoutMs > 0);
     if (levers.sessionCommandTimeoutMs > 0)
         m_timeoutMs->setValue(levers.sessionCommandTimeoutMs);
@@ -217,8 +199,6 @@ void LeversPanel::showLevers(const LeverSet& levers)
     m_multiplier->setValue(rc.multiplier);
     m_failures->setValue(rc.failuresToEnterRecovery);
     m_windowSeconds->setValue(rc.failuresWindowSeconds);
-    m_alarmGuard->setChecked(levers.alarmGuard);
-    m_coalesce->setChecked(levers.coalesce);
     const auto preset = presetNameOf(levers);
     m_preset->setCurrentIndex(m_preset->findText(preset ? *preset : kCustom));
     updateEnabled();
@@ -227,11 +207,9 @@ void LeversPanel::showLevers(const LeverSet& levers)
 
 LeverSet LeversPanel::readWidgets() const
 {
-    LeverSet s;
-    s.inflightGuard = m_inflightGuard->isChecked();
-    s.backoff = m_backoff->isChecked();
-    s.confirmedFlag = m_confirmedFlag->isChecked();
-    s.bulkSupervisory = m_bulkSupervisory->isChecked();
+    LeverSet s = m_levers; // the set shown: what no control here stands for stays as it is
+    for (std::size_t i = 0; i < m_switches.size(); ++i)
+        s.*switchLevers()[i].member = m_switches[i]->isChecked();
     s.sessionCommandTimeoutMs = m_sendTimeout->isChecked() ? m_timeoutMs->value() : 0;
     RecoveryConfig& rc = s.recovery;
     rc.enabled = m_recovery->isChecked();
@@ -251,8 +229,6 @@ LeverSet LeversPanel::readWidgets() const
     rc.multiplier = keep(m_multiplier, old.multiplier);
     rc.failuresToEnterRecovery = m_failures->value();
     rc.failuresWindowSeconds = keep(m_windowSeconds, old.failuresWindowSeconds);
-    s.alarmGuard = m_alarmGuard->isChecked();
-    s.coalesce = m_coalesce->isChecked();
     return s;
 }
 

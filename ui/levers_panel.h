@@ -1,11 +1,14 @@
 #pragma once
 // The Levers dock: a preset combo (levers-off / lever1 / lever1+2 / all, "custom" once edited)
-// and one control per lever, recovery gate parameters included. Any
-// edit by the user emits the whole LeverSet; setLevers() only reflects a set.
+// and one control per lever, recovery gate parameters included; the switches come from the
+// lever table (switchLevers). An edit changes that one lever of the set shown and emits the
+// whole LeverSet; setLevers() only reflects a set.
 
 #include "client/lever_set.h"
 
 #include <QWidget>
+
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -37,10 +40,8 @@ private:
     LeverSet m_levers;
     bool m_updating = false;
     QComboBox* m_preset = nullptr;
-    QCheckBox* m_inflightGuard = nullptr;
-    QCheckBox* m_backoff = nullptr;
-    QCheckBox* m_confirmedFlag = nullptr;
-    QCheckBox* m_bulkSupervisory = nullptr;
+    // One check box per switchLevers() row, in its order (object name: the lever's key).
+    std::vector<QCheckBox*> m_switches;
     QCheckBox* m_sendTimeout = nullptr;
     QSpinBox* m_timeoutMs = nullptr;
     QCheckBox* m_recovery = nullptr;
@@ -52,8 +53,6 @@ private:
     QDoubleSpinBox* m_multiplier = nullptr;
     QSpinBox* m_failures = nullptr;
     QDoubleSpinBox* m_windowSeconds = nullptr;
-    QCheckBox* m_alarmGuard = nullptr;
-    QCheckBox* m_coalesce = nullptr;
 };
 
 } // namespace stormwatch

@@ -193,7 +193,7 @@ private slots:
         emit combo->activated(combo->findText("lever1+2"));
         QCOMPARE(spy.count(), 1);
         QCOMPARE(spy.at(0).at(0).value<LeverSet>(), preset("lever1+2"));
-        QVERIFY(child<QCheckBox>(w, "bulkSupervisory")->isChecked());
+        QVERIFY(child<QCheckBox>(w, "bulk_supervisory")->isChecked());
         QVERIFY(!child<QCheckBox>(w, "recoveryEnabled")->isChecked());
     }
 
@@ -247,7 +247,7 @@ private slots:
         w.setLevers(preset("levers-off"));
         w.setLevers(preset("all"));
         QCOMPARE(spy.count(), 0);
-        QVERIFY(child<QCheckBox>(w, "inflightGuard")->isChecked());
+        QVERIFY(child<QCheckBox>(w, "inflight_guard")->isChecked());
         QCOMPARE(w.leversPanel()->presetText(), QStringLiteral("all"));
     }
 
@@ -628,7 +628,7 @@ private slots:
         QCOMPARE(faults.count(), 1); // one click, one wedge
         QCOMPARE(play.count(), 1);   // Space was play
         // A focused lever check box does not take Space either.
-        auto* guard = child<QCheckBox>(w, "inflightGuard");
+        auto* guard = child<QCheckBox>(w, "inflight_guard");
         const bool before = guard->isChecked();
         guard->setFocus();
         QTest::keyClick(guard, Qt::Key_Space);

@@ -34,6 +34,28 @@ struct Rig {
         });
         sched.runUntil(sched.now() + 1s);
     }
+    // Opens a session and its stream, freezes the gateway for `freezeFor` and runs until
+    // `runFor` after the freeze (past the 1 s + 1 s keepalive: the transport is closed).
+    // Returns when the freeze began.
+    Time freezeUntilTheTransportCloses(Duration freezeFor, Duration runFor)
+    {
+        port.setKeepalive(1s, 1s);
+        openSession();
+        const Time frozeAt = sched.now();
+        model.silence(freezeFor, false);
+        StreamEventsRequest request;
+        request.set_session_id(session);
+        port.streamEvents(request, [](const MxEventBatch&) {}, [](RpcStatus) {});
+        sched.runUntil(frozeAt + runFor);
+        return frozeAt;
+    }
+    MxCommandRequest registerCommand() const
+    {
+        MxCommandRequest invoke;
+        invoke.set_session_id(session);
+        invoke.mutable_command()->mutable_register_();
+        return invoke;
+    }
 };
 
 struct Ended {
@@ -93,20 +115,11 @@ void TestInProcessPort::aFrozenGatewaysStreamEndsWhenItsKeepaliveGoesUnanswered(
 void TestInProcessPort::aCallToAGatewayStillFrozenTimesOutConnecting()
 {
     Rig rig;
-    rig.port.setKeepalive(1s, 1s);
-    rig.openSession();
-    const Time frozeAt = rig.sched.now();
-    rig.model.silence(20s, false);
-    StreamEventsRequest request;
-    request.set_session_id(rig.session);
-    rig.port.streamEvents(request, [](const MxEventBatch&) {}, [](RpcStatus) {});
-    rig.sched.runUntil(frozeAt + 5s); // the keepalive has closed the transport
+    const Time frozeAt = rig.freezeUntilTheTransportCloses(20s, 5s);
     const std::int64_t rpcsBefore = rig.model.invokeRpcs();
     RpcStatus status;
     Time at{-1};
-    MxCommandRequest invoke;
-    invoke.set_session_id(rig.session);
-    invoke.mutable_command()->mutable_register_();
+    const MxCommandRequest invoke = rig.registerCommand();
     const Time sent = rig.sched.now();
     rig.port.invoke(invoke, [&](RpcStatus st, MxCommandReply) {
         status = st;
@@ -129,19 +142,10 @@ void TestInProcessPort::aCallToAGatewayStillFrozenTimesOutConnecting()
 void TestInProcessPort::aConnectionAttemptGoesOnWhenTheGatewayContinues()
 {
     Rig rig;
-    rig.port.setKeepalive(1s, 1s);
-    rig.openSession();
-    const Time frozeAt = rig.sched.now();
-    rig.model.silence(5s, false);
-    StreamEventsRequest request;
-    request.set_session_id(rig.session);
-    rig.port.streamEvents(request, [](const MxEventBatch&) {}, [](RpcStatus) {});
-    rig.sched.runUntil(frozeAt + 4700ms); // the keepalive has closed the transport
+    const Time frozeAt = rig.freezeUntilTheTransportCloses(5s, 4700ms);
     RpcStatus status;
     Time at{-1};
-    MxCommandRequest invoke;
-    invoke.set_session_id(rig.session);
-    invoke.mutable_command()->mutable_register_();
+    const MxCommandRequest invoke = rig.registerCommand();
     const std::int64_t rpcsBefore = rig.model.invokeRpcs();
     rig.port.invoke(invoke, [&](RpcStatus st, MxCommandReply) {
         status = st;

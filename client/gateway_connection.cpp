@@ -154,6 +154,30 @@ void GatewayConnection::checkLiveness()
                        seconds(m_scheduler.now() - m_lastHeard) + "; the session is kept");
 }
 
+// One watch for every command awaiting its answer: it fires a horizon after the oldest was
+// sent, or after the last thing heard if that came later, and checks the liveness rule then;
+// otherwise it waits for the next such moment.
+void GatewayConnection::watchLiveness()
+{
+    if (m_livenessWatch != kNoTimer || m_unanswered.empty() || m_unresponsiveSince)
+        return;
+    const Duration horizon = livenessHorizon();
+    if (horizon.count() <= 0)
+        return;
+    const Time due = std::max(m_unanswered.begin()->second, m_lastHeard) + horizon;
+    std::weak_ptr<int> life = m_life;
+    m_livenessWatch = m_scheduler.callAt(std::max(due, m_scheduler.now()), [this, life] {
+        if (life.expired())
+            return;
+        m_livenessWatch = kNoTimer;
+        if (m_unanswered.empty() || m_unresponsiveSince)
+            return;
+        if (m_scheduler.now() >= std::max(m_unanswered.begin()->second, m_lastHeard) + livenessHorizon())
+            return checkLiveness();
+        watchLiveness();
+    });
+}
+
 Duration GatewayConnection::livenessHorizon() const
 {
     Duration horizon = m_config.commandTimeout;
@@ -487,6 +511,10 @@ void GatewayConnection::onStreamEnd(const RpcStatus& status)
 
 void GatewayConnection::dropSession()
 {
+    m_unanswered.clear(); // their answers, if any come, belong to the session dropped
+    if (m_livenessWatch != kNoTimer)
+        m_scheduler.cancel(m_livenessWatch);
+    m_livenessWatch = kNoTimer;
     if (m_stream)
         m_port.cancelStream(*m_stream);
     m_stream.reset();
@@ -621,7 +649,6 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
     struct Call {
         InvokeDone done;
         TimerId deadline = kNoTimer;
-        TimerId liveness = kNoTimer;
     };
     auto call = std::make_shared<Call>(Call{std::move(done)});
     const std::uint64_t seq = m_nextCorrelation;
@@ -633,8 +660,7 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
         c->done = nullptr;
         if (c->deadline != kNoTimer)
             m_scheduler.cancel(c->deadline);
-        if (c->liveness != kNoTimer)
-            m_scheduler.cancel(c->liveness);
+        m_unanswered.erase(seq);
         if (epoch != m_epoch)
             return; // the session is gone; its work was re-queued or dropped
         // A transport's failure proves nothing alive, and a DEADLINE_EXCEEDED is a command
@@ -678,25 +704,8 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
     // when it comes first, checks it by its DEADLINE_EXCEEDED.)
     const Duration horizon = livenessHorizon();
     if (horizon.count() > 0 && (m_config.commandTimeout.count() <= 0 || horizon < m_config.commandTimeout)) {
-        // Something heard meanwhile moves the check on: silence counts from the last of it.
-        auto check = std::make_shared<std::function<void()>>();
-        std::weak_ptr<Call> weak = call;
-        *check = [this, life, weak, epoch, horizon, next = std::weak_ptr<std::function<void()>>(check)] {
-            auto c = weak.lock();
-            if (!c || life.expired())
-                return;
-            c->liveness = kNoTimer;
-            if (!c->done || epoch != m_epoch || m_unresponsiveSince)
-                return;
-            const Duration quiet = m_scheduler.now() - m_lastHeard;
-            if (quiet >= horizon) {
-                checkLiveness();
-                return;
-            }
-            if (auto again = next.lock())
-                c->liveness = m_scheduler.callAfter(horizon - quiet, [again] { (*again)(); });
-        };
-        call->liveness = m_scheduler.callAfter(horizon, [check] { (*check)(); });
+        m_unanswered.emplace(seq, m_scheduler.now());
+        watchLiveness();
     }
     m_port.invoke(request, [call, complete](RpcStatus status, MxCommandReply reply) {
         complete(call, std::move(status), std::move(reply), true);

@@ -307,6 +307,7 @@ private:
     // How long a command may go unanswered before silence counts: the shorter of this
     // client's deadline and the session's command timeout (0: neither is set).
     Duration livenessHorizon() const;
+    void watchLiveness(); // arms the one liveness watch over m_unanswered
     void becomeUnresponsive(const std::string& why); // said once, until heard() or a new session
     void endUnresponsive();
     void notifyStateText();
@@ -388,6 +389,10 @@ private:
     ConnectionState m_state = ConnectionState::Stopped;
     std::uint64_t m_epoch = 0; // bumps on every session loss: stale completions are dropped
     std::vector<std::string> m_abandonedSessions; // given up unanswered: closed once it answers
+    // Commands awaiting the gateway's answer whose session deadline comes before this client's
+    // own, by correlation number (so the oldest first), with when each was sent.
+    std::map<std::uint64_t, Time> m_unanswered;
+    TimerId m_livenessWatch = kNoTimer;
     std::string m_sessionId;
     std::int32_t m_serverHandle = 0;
     std::uint64_t m_lastSequence = 0; // the last worker_sequence of the session; 0 = none yet

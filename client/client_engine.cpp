@@ -1,6 +1,7 @@
 #include "client_engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace stormwatch {
@@ -157,9 +158,13 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfi
         std::vector<Instance::Group> groups;
         if (connection)
             groups.push_back(Instance::Group{connection, std::move(indices)});
+        std::vector<Duration> staleLimits;
+        staleLimits.reserve(spec.staleAfterS.size());
+        for (double s : spec.staleAfterS)
+            staleLimits.push_back(Duration(std::llround(s * 1e6)));
         m_instances.push_back(std::make_unique<Instance>(
             m_scheduler, spec.name, spec.tags, std::move(groups), spec.alarms, settings,
-            [this] { return jitter(); }, callbacks));
+            [this] { return jitter(); }, callbacks, std::move(staleLimits)));
         m_indexOf.emplace(m_instances.back().get(), int(m_instances.size()) - 1);
     }
 }
@@ -332,6 +337,7 @@ QualityCounts ClientEngine::deployedCounts() const
         total.good += c.good;
         total.uncertain += c.uncertain;
         total.bad += c.bad;
+        total.stale += c.stale;
     }
     return total;
 }

@@ -33,6 +33,9 @@ struct InstanceSpec {
     std::string connection;
     std::vector<std::string> tags;
     bool alarms = false;
+    // Per tag, seconds without an update after which a Good tag is stale (0: never); empty:
+    // none is. A site sets it from each tag kind's expected update period and stale factor.
+    std::vector<double> staleAfterS = {};
 };
 
 // What the seeds leave open about the bridge, as named settings (scenario "client_model").

@@ -99,6 +99,7 @@ SubscriptionSample EngineBatcher::sample(int index, bool alarm) const
         s.good = c.good;
         s.uncertain = c.uncertain;
         s.bad = c.bad;
+        s.stale = c.stale;
         s.requestsSent = instance.requestsSent(0);
     }
     return s;
@@ -108,10 +109,22 @@ TagChange EngineBatcher::tagChange(int i, int t) const
 {
     const Instance& instance = *m_engine.instances()[std::size_t(i)];
     const TagState& tag = instance.tags()[std::size_t(t)];
-    return TagChange{i,           t,         qs(instance.name()), qs(instance.tagNames()[std::size_t(t)]),
-                     tag.value,   qs(tag.text), tag.quality,      tag.sourceTimestampUs,
-                     tag.itemHandle, qs(tag.error), instance.tagOrphaned(t),
-                     tag.itemHandle != 0 ? qs(instance.connectionOf(t).adviseKind()) : QString(), tag.rejected};
+    return TagChange{i,
+                     t,
+                     qs(instance.name()),
+                     qs(instance.tagNames()[std::size_t(t)]),
+                     tag.value,
+                     qs(tag.text),
+                     tag.quality,
+                     tag.sourceTimestampUs,
+                     tag.itemHandle,
+                     qs(tag.error),
+                     instance.tagOrphaned(t),
+                     tag.itemHandle != 0 ? qs(instance.connectionOf(t).adviseKind()) : QString(),
+                     tag.rejected,
+                     tag.receivedUs,
+                     instance.ages().stale(t),
+                     double(instance.ages().limit(t).count()) / 1e6};
 }
 
 QVector<ConnectionInfo> EngineBatcher::connectionInfos() const

@@ -24,6 +24,7 @@ struct SubscriptionSample {
     int good = 0;
     int uncertain = 0;
     int bad = 0;
+    int stale = 0; // of the Good ones: older than their kind allows
     qint64 requestsSent = 0;
     bool confirmed = false;
     double ceilingMs = 0; // the effective in-flight ceiling (follows the session's timeout)
@@ -44,6 +45,9 @@ struct TagChange {
     bool orphaned = false; // not Good, no live item, nothing in flight, no retry scheduled
     QString advise; // the advise registered for its live item (GatewayConnection::adviseKind); "" without one
     bool rejected = false; // the gateway answered and refused the item (a per-item error), not a failed call
+    qint64 receivedUs = -1; // scheduler time its last value arrived (-1: none yet)
+    bool stale = false;     // no update for longer than its kind allows
+    double staleAfterS = 0; // that limit (0: none, the tag sends on change only)
 };
 
 // "Failed to add": refused by the gateway itself and not Good since. A call that failed

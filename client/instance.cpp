@@ -30,10 +30,12 @@ int normalised(int quality)
 
 Instance::Instance(Scheduler& scheduler, std::string name, std::vector<std::string> tags,
                    std::vector<Group> groups, bool alarms, InstanceSettings settings,
-                   std::function<double()> jitter, InstanceCallbacks callbacks)
+                   std::function<double()> jitter, InstanceCallbacks callbacks,
+                   std::vector<Duration> staleLimits)
     : m_scheduler(scheduler), m_name(std::move(name)), m_tagNames(std::move(tags)),
       m_tags(m_tagNames.size()), m_alarms(alarms), m_settings(settings),
-      m_jitter(std::move(jitter)), m_callbacks(std::move(callbacks))
+      m_jitter(std::move(jitter)), m_callbacks(std::move(callbacks)),
+      m_ages(scheduler, std::move(staleLimits), [this](const std::vector<int>& t) { onStale(t); })
 {
     for (auto& g : groups)
     {
@@ -143,8 +145,11 @@ int Instance::frozenTags(std::size_t group) const
 QualityCounts Instance::counts(std::size_t group) const
 {
     QualityCounts c;
-    for (int t : m_groups[group].tagIndices)
-        ++bucket(c, m_tags[std::size_t(t)].quality);
+    for (int t : m_groups[group].tagIndices) {
+        const int quality = m_tags[std::size_t(t)].quality;
+        ++bucket(c, quality);
+        c.stale += int(quality == kQualityGood && m_ages.stale(t));
+    }
     return c;
 }
 
@@ -155,9 +160,21 @@ void Instance::setQuality(int tag, int quality, std::vector<int>& changed)
     if (state.quality != quality) {
         --bucket(m_counts, state.quality);
         ++bucket(m_counts, quality);
+        if (m_ages.stale(tag)) // a stale tag counts as stale while it shows Good
+            m_counts.stale += int(quality == kQualityGood) - int(state.quality == kQualityGood);
         state.quality = quality;
     }
     changed.push_back(tag);
+}
+
+// A Good value that is older than its kind allows is suspect: counted and shown as stale until
+// the tag's next update.
+void Instance::onStale(const std::vector<int>& tags)
+{
+    for (int t : tags)
+        m_counts.stale += int(m_tags[std::size_t(t)].quality == kQualityGood);
+    if (m_callbacks.onTagsChanged)
+        m_callbacks.onTagsChanged(*this, tags);
 }
 
 void Instance::start()
@@ -169,6 +186,7 @@ void Instance::start()
     for (auto& tag : m_tags)
         tag = TagState{};
     m_counts = QualityCounts{0, int(m_tags.size()), 0};
+    m_ages.start();
     log(Severity::Info, "deployed with " + std::to_string(m_tags.size()) + " tags");
     if (m_callbacks.onTagsChanged) { // every tag starts over, waiting for its first value
         std::vector<int> all(m_tags.size());
@@ -298,9 +316,13 @@ void Instance::onData(std::size_t g, const std::vector<TagUpdate>& updates)
     const GroupState& group = m_groups[g];
     std::vector<int> changed;
     changed.reserve(updates.size());
+    const std::int64_t now = m_scheduler.now().count();
     for (const TagUpdate& u : updates) {
         const int tag = group.tagIndices[std::size_t(u.index)];
         TagState& state = m_tags[std::size_t(tag)];
+        if (m_ages.updated(tag) && state.quality == kQualityGood)
+            --m_counts.stale;
+        state.receivedUs = now;
         state.value = u.value;
         if (u.text)
             state.text = *u.text;
@@ -383,6 +405,8 @@ void Instance::stop(bool teardown)
         return;
     m_deployed = false;
     m_deployment.reset();
+    m_ages.stop();
+    m_counts.stale = 0;
     for (auto& group : m_groups) {
         if (group.guard)
             group.guard->stop();

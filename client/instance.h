@@ -5,6 +5,7 @@
 // fresh guard, removing and then re-adding its items.
 
 #include "gateway_connection.h"
+#include "tag_age_watch.h"
 #include "tag_subscribe_guard.h"
 
 #include <functional>
@@ -14,7 +15,7 @@
 
 namespace stormwatch {
 
-// What each data change reads and writes comes first, in 56 bytes (the text's std::string
+// What each data change reads and writes comes first, in 64 bytes (the text's std::string
 // included), and a state starts a cache line (at site scale an instance's states outgrow the
 // cache; unaligned, a change could touch two lines of its tag).
 struct alignas(64) TagState {
@@ -22,6 +23,7 @@ struct alignas(64) TagState {
     std::int32_t itemHandle = 0;
     double value = 0;
     std::int64_t sourceTimestampUs = 0;
+    std::int64_t receivedUs = -1; // scheduler time its last value arrived; -1: none yet
     std::string text;
     std::string error; // the last per-tag subscribe error, if any
     bool rejected = false; // the gateway itself refused the tag (e.g. unknown address)
@@ -31,6 +33,7 @@ struct QualityCounts {
     int good = 0;
     int uncertain = 0;
     int bad = 0;
+    int stale = 0; // of the Good ones: no update for longer than their limit (TagAgeWatch)
     int notGood() const { return uncertain + bad; }
     bool operator==(const QualityCounts&) const = default;
 };
@@ -66,7 +69,8 @@ public:
 
     Instance(Scheduler& scheduler, std::string name, std::vector<std::string> tags,
              std::vector<Group> groups, bool alarms, InstanceSettings settings,
-             std::function<double()> jitter, InstanceCallbacks callbacks);
+             std::function<double()> jitter, InstanceCallbacks callbacks,
+             std::vector<Duration> staleLimits = {});
     ~Instance();
     Instance(const Instance&) = delete;
     Instance& operator=(const Instance&) = delete;
@@ -82,6 +86,8 @@ public:
     bool deployed() const { return m_deployed; }
     const std::vector<std::string>& tagNames() const { return m_tagNames; }
     const std::vector<TagState>& tags() const { return m_tags; }
+    // Which tags are stale, and each one's limit.
+    const TagAgeWatch& ages() const { return m_ages; }
     QualityCounts counts() const { return m_counts; }
     QualityCounts counts(std::size_t group) const;
     std::size_t groupCount() const { return m_groups.size(); }
@@ -119,6 +125,7 @@ private:
 
     void deployGroup(std::size_t g);
     void setQuality(int tag, int quality, std::vector<int>& changed);
+    void onStale(const std::vector<int>& tags);
     void onData(std::size_t g, const std::vector<TagUpdate>& updates);
     void onQuality(std::size_t g, bool good);
     void onLiveness(std::size_t g, bool responsive);
@@ -143,6 +150,7 @@ private:
     std::unique_ptr<TagSubscribeGuard> m_alarmGuard;
     std::int64_t m_alarmRequestsSent = 0;
     std::shared_ptr<int> m_deployment; // replies from an earlier deployment are dropped
+    TagAgeWatch m_ages;
 };
 
 } // namespace stormwatch

@@ -44,6 +44,7 @@ QString metricName(SubMetric m)
     case SubMetric::Uncertain: return QStringLiteral("tags_uncertain");
     case SubMetric::Bad: return QStringLiteral("tags_bad");
     case SubMetric::RequestsSent: return QStringLiteral("requests_sent");
+    case SubMetric::Stale: return QStringLiteral("tags_stale");
     }
     return {};
 }
@@ -124,6 +125,7 @@ void SeriesStore::appendSamples(const QVector<SubscriptionSample>& samples)
         appendStep(series[int(SubMetric::Uncertain)], s.tS, s.uncertain);
         appendStep(series[int(SubMetric::Bad)], s.tS, s.bad);
         appendStep(series[int(SubMetric::RequestsSent)], s.tS, double(s.requestsSent));
+        appendStep(series[int(SubMetric::Stale)], s.tS, s.stale);
         noteTime(s.tS);
     }
     pruneIfDue();

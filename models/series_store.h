@@ -39,8 +39,9 @@ inline size_t qHash(const SubscriptionKey& k, size_t seed = 0) noexcept
     return ::qHash((qint64(k.instance) << 1) | (k.alarm ? 1 : 0), seed);
 }
 
-enum class SubMetric { Outstanding, IntervalS, Good, Uncertain, Bad, RequestsSent };
-inline constexpr int kSubMetricCount = 6;
+// Stale: of the Good tags, those whose last update is older than their kind allows.
+enum class SubMetric { Outstanding, IntervalS, Good, Uncertain, Bad, RequestsSent, Stale };
+inline constexpr int kSubMetricCount = 7;
 enum class GatewayMetric {
     StaQueueDepth,
     InvokeRps,

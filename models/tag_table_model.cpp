@@ -4,7 +4,11 @@
 
 #include <QDateTime>
 
+#include <QRegularExpression>
+
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace stormwatch {
@@ -39,7 +43,54 @@ QColor qualityColor(QualityClass quality)
     return {};
 }
 
+namespace {
+// A stale Good value: neither Good's green nor Uncertain's amber (the plots' stale band).
+const QColor kStaleColor(0x80, 0x64, 0xaa);
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+} // namespace
+
 TagTableModel::TagTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void TagTableModel::setNow(double runS, qint64 wallMs)
+{
+    const bool tick = std::floor(runS) != std::floor(m_nowS) || wallMs / 1000 != m_wallMs / 1000;
+    m_nowS = runS;
+    m_wallMs = wallMs;
+    if (tick)
+        emit clockAdvanced();
+}
+
+double TagTableModel::ageS(int r) const
+{
+    const qint64 received = m_rows[r].receivedUs;
+    return received < 0 ? kNaN : std::max(0.0, m_nowS - double(received) / 1e6);
+}
+
+double TagTableModel::sourceAgeS(int r) const
+{
+    const qint64 source = m_rows[r].sourceTimestampUs;
+    if (source <= 0)
+        return kNaN;
+    if (source < kEpochThresholdUs) // a modelled gateway's scheduler time: the run's clock
+        return std::max(0.0, m_nowS - double(source) / 1e6);
+    if (m_wallMs <= 0)
+        return kNaN;
+    return std::max(0.0, double(m_wallMs) / 1e3 - double(source) / 1e6);
+}
+
+QString TagTableModel::formatAge(double seconds)
+{
+    if (!(seconds >= 0))
+        return {};
+    const qint64 s = qint64(seconds);
+    if (s < 60)
+        return QStringLiteral("%1 s").arg(s);
+    if (s < 3600)
+        return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60);
+    if (s < 86400)
+        return QStringLiteral("%1 h %2 min").arg(s / 3600).arg(s % 3600 / 60);
+    return QStringLiteral("%1 d %2 h").arg(s / 86400).arg(s % 86400 / 3600);
+}
 
 int TagTableModel::rowCount(const QModelIndex& parent) const
 {
@@ -82,10 +133,14 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case Quality:
             if (t.orphaned)
                 return QStringLiteral("%1 (%2), orphaned").arg(qualityText(q)).arg(t.quality);
+            if (staleGood(t))
+                return QStringLiteral("%1 (%2), stale").arg(qualityText(q)).arg(t.quality);
             if (t.quality == kQualityUncertainLastUsable)
                 return QStringLiteral("%1 (%2), last usable value").arg(qualityText(q)).arg(t.quality);
             return QStringLiteral("%1 (%2)").arg(qualityText(q)).arg(t.quality);
         case SourceTimestamp: return formatTimestamp(t.sourceTimestampUs);
+        case Age: return formatAge(ageS(index.row()));
+        case SourceAge: return formatAge(sourceAgeS(index.row()));
         case ItemHandle: return t.itemHandle != 0 ? QVariant(t.itemHandle) : QVariant(QString());
         case SubscribeResult: return subscribeResultText(t);
         case Advise: return t.advise;
@@ -100,6 +155,12 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case Value: return t.text.isEmpty() ? QVariant(t.value) : QVariant(t.text);
         case Quality: return t.quality;
         case SourceTimestamp: return t.sourceTimestampUs;
+        case Age:
+        case SourceAge: {
+            // No age yet sorts as the oldest.
+            const double age = index.column() == Age ? ageS(index.row()) : sourceAgeS(index.row());
+            return std::isnan(age) ? std::numeric_limits<double>::infinity() : age;
+        }
         case ItemHandle: return t.itemHandle;
         case SubscribeResult: return subscribeResultText(t);
         case Advise: return t.advise;
@@ -113,12 +174,16 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
             return QVariant(qualityColor(QualityClass::Bad));
         if (index.column() == SubscribeResult && failedToAdd(t))
             return QVariant(qualityColor(QualityClass::Bad));
+        if (staleGood(t) && (index.column() == Quality || index.column() == Age))
+            return QVariant(kStaleColor);
         return index.column() == Quality ? QVariant(qualityColor(q)) : QVariant();
     case Qt::ToolTipRole:
         if (t.orphaned)
             return tr("Orphaned: not Good, no live item on the gateway, no subscribe in flight "
                       "and no retry scheduled - nothing will ever bring this tag back. The "
                       "resubscribe_guard and drop_superseded levers cure the known causes.");
+        if (index.column() == Age || index.column() == SourceAge || (index.column() == Quality && t.stale))
+            return ageToolTip(index.row());
         return (index.column() == LastError || index.column() == SubscribeResult) && !t.error.isEmpty()
                    ? QVariant(t.error)
                    : QVariant();
@@ -131,6 +196,8 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
     case OrphanedRole: return t.orphaned;
     case FailedToAddRole: return failedToAdd(t);
     case NeverReceivedRole: return m_firstValueUs[index.row()] == 0;
+    case StaleRole: return staleGood(t);
+    case AgeRole: return ageS(index.row());
     }
     return {};
 }
@@ -145,6 +212,8 @@ QVariant TagTableModel::headerData(int section, Qt::Orientation orientation, int
     case Value: return tr("Value");
     case Quality: return tr("Quality");
     case SourceTimestamp: return tr("Source timestamp");
+    case Age: return tr("Age");
+    case SourceAge: return tr("Source age");
     case ItemHandle: return tr("Item handle");
     case SubscribeResult: return tr("Subscribe");
     case Advise: return tr("Advise");
@@ -154,8 +223,26 @@ QVariant TagTableModel::headerData(int section, Qt::Orientation orientation, int
     return {};
 }
 
+QString TagTableModel::ageToolTip(int r) const
+{
+    const TagChange& t = m_rows[r];
+    QStringList lines;
+    const double age = ageS(r);
+    lines << (std::isnan(age) ? tr("No value has arrived yet.")
+                              : tr("Last value arrived %1 ago.").arg(formatAge(age)));
+    if (const double source = sourceAgeS(r); !std::isnan(source))
+        lines << tr("Its source timestamp is %1 old.").arg(formatAge(source));
+    if (t.staleAfterS > 0)
+        lines << tr("Stale after %1 without an update (its kind's expected period × the stale factor)%2.")
+                     .arg(formatAge(t.staleAfterS), t.stale ? tr(": it is stale now") : QString());
+    else
+        lines << tr("No expected update period: the tag sends on change only and is never stale.");
+    return lines.join(QLatin1Char(' '));
+}
+
 void TagTableModel::count(const TagChange& row, qint64 firstValueUs, int sign)
 {
+    m_stale += sign * int(staleGood(row));
     m_counts[std::size_t(qualityClassOf(row.quality))] += sign;
     m_failedToAdd += sign * int(failedToAdd(row));
     m_neverReceived += sign * int(firstValueUs == 0);
@@ -165,7 +252,7 @@ void TagTableModel::applyChanges(const QVector<TagChange>& changes)
 {
     if (changes.isEmpty())
         return;
-    const auto before = std::make_tuple(m_counts, m_failedToAdd, m_neverReceived);
+    const auto before = std::make_tuple(m_counts, m_failedToAdd, m_neverReceived, m_stale);
     QVector<int> updated;
     updated.reserve(changes.size());
     QVector<TagChange> added;
@@ -209,7 +296,7 @@ void TagTableModel::applyChanges(const QVector<TagChange>& changes)
         }
         endInsertRows();
     }
-    if (std::make_tuple(m_counts, m_failedToAdd, m_neverReceived) != before)
+    if (std::make_tuple(m_counts, m_failedToAdd, m_neverReceived, m_stale) != before)
         emit qualityCountsChanged();
 }
 
@@ -244,7 +331,7 @@ void TagTableModel::clear()
     m_firstValueUs.clear();
     m_rowByKey.clear();
     m_counts = {};
-    m_failedToAdd = m_neverReceived = 0;
+    m_failedToAdd = m_neverReceived = m_stale = 0;
     endResetModel();
     emit qualityCountsChanged();
 }
@@ -255,6 +342,51 @@ TagFilterProxy::TagFilterProxy(QObject* parent) : QSortFilterProxyModel(parent)
     setSortCaseSensitivity(Qt::CaseInsensitive);
     // Rows change quality in place: re-filter and re-sort on dataChanged.
     setDynamicSortFilter(true);
+}
+
+void TagFilterProxy::setSourceModel(QAbstractItemModel* model)
+{
+    disconnect(m_clock);
+    QSortFilterProxyModel::setSourceModel(model);
+    if (auto* tags = qobject_cast<TagTableModel*>(model))
+        m_clock = connect(tags, &TagTableModel::clockAdvanced, this, &TagFilterProxy::onClockAdvanced);
+}
+
+// Ages moved with the clock: only a filter or an order that reads them is redone.
+void TagFilterProxy::onClockAdvanced()
+{
+    if (m_olderThanS > 0)
+        invalidateRowsFilter();
+    if (sortColumn() == TagTableModel::Age || sortColumn() == TagTableModel::SourceAge)
+        invalidate();
+}
+
+void TagFilterProxy::setOlderThan(double seconds)
+{
+    if (m_olderThanS == seconds)
+        return;
+    m_olderThanS = seconds;
+    invalidateRowsFilter();
+}
+
+std::optional<double> TagFilterProxy::parseAge(const QString& text)
+{
+    const QString t = text.trimmed();
+    if (t.isEmpty())
+        return 0.0;
+    static const QRegularExpression form(
+        QStringLiteral("^(\\d+(?:\\.\\d+)?)\\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?$"),
+        QRegularExpression::CaseInsensitiveOption);
+    const QRegularExpressionMatch m = form.match(t);
+    if (!m.hasMatch())
+        return std::nullopt;
+    const double n = m.captured(1).toDouble();
+    const QString unit = m.captured(2).toLower();
+    if (unit.startsWith(QLatin1Char('h')))
+        return n * 3600;
+    if (unit.startsWith(QLatin1Char('m')))
+        return n * 60;
+    return n;
 }
 
 void TagFilterProxy::setQualityShown(QualityClass quality, bool shown)
@@ -291,6 +423,10 @@ bool TagFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePa
     if (m_outcome == Outcome::FailedToAdd && !m->data(first, TagTableModel::FailedToAddRole).toBool())
         return false;
     if (m_outcome == Outcome::NeverReceived && !m->data(first, TagTableModel::NeverReceivedRole).toBool())
+        return false;
+    if (m_outcome == Outcome::Stale && !m->data(first, TagTableModel::StaleRole).toBool())
+        return false;
+    if (m_olderThanS > 0 && !(m->data(first, TagTableModel::AgeRole).toDouble() >= m_olderThanS))
         return false;
     if (m_text.isEmpty())
         return true;

@@ -1,6 +1,6 @@
 #pragma once
 // Every deployed tag as a row, the way UaExpert's data-access view shows it: instance, tag,
-// value, quality, source timestamp, item handle, the subscribe's per-item result (ok or the
+// value, quality, source timestamp, age and source age, item handle, the subscribe's per-item result (ok or the
 // gateway's error text), when its first value came, last error. Fed in batches of TagChange
 // (the worker's ≤ 20 Hz flushes): known rows update in place, new rows are appended with
 // one insert per batch, and changed rows are announced in coalesced ranges, so 488 tags at
@@ -15,6 +15,7 @@
 #include <QVector>
 
 #include <array>
+#include <optional>
 
 namespace stormwatch {
 
@@ -29,9 +30,10 @@ class TagTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
-        Instance, Tag, Value, Quality, SourceTimestamp, ItemHandle, SubscribeResult, Advise, FirstValue, LastError
+        Instance, Tag, Value, Quality, SourceTimestamp, Age, SourceAge, ItemHandle, SubscribeResult, Advise,
+        FirstValue, LastError
     };
-    static constexpr int kColumnCount = 10;
+    static constexpr int kColumnCount = 12;
     enum Role {
         SortRole = Qt::UserRole + 1, // raw value for sorting (numbers sort as numbers)
         QualityClassRole,            // int(QualityClass) of the row, on every column
@@ -39,6 +41,8 @@ public:
         OrphanedRole,                // bool: nobody will ever re-subscribe this tag
         FailedToAddRole,             // bool: the gateway refused the item (stormwatch::failedToAdd)
         NeverReceivedRole,           // bool: no value has arrived since the row appeared
+        StaleRole,                   // bool: Good, and older than its kind allows
+        AgeRole,                     // double: seconds since its last value arrived; NaN: none yet
     };
 
     explicit TagTableModel(QObject* parent = nullptr);
@@ -60,6 +64,23 @@ public:
     // is retried and not counted), and rows that never received a value.
     int failedToAddCount() const { return m_failedToAdd; }
     int neverReceivedCount() const { return m_neverReceived; }
+    // Good tags older than their kind allows (TagChange::stale).
+    int staleCount() const { return m_stale; }
+    static bool staleGood(const TagChange& t) { return t.stale && (t.quality & 0xC0) == 0xC0; }
+
+    // The run's clock, for the ages: run seconds (TagChange::receivedUs's clock) and, when
+    // known, the wall clock at that moment (ms since the epoch) for a real gateway's source
+    // timestamps. Ages change without any tag changing, so no dataChanged is sent for them:
+    // clockAdvanced() fires once per shown second, and views repaint, re-filter and re-sort
+    // on it (TagFilterProxy does the last two).
+    void setNow(double runS, qint64 wallMs = 0);
+    double nowS() const { return m_nowS; }
+    // Seconds since the row's last value arrived; NaN before its first.
+    double ageS(int r) const;
+    // Seconds since its source timestamp, in that timestamp's clock; NaN when unknown.
+    double sourceAgeS(int r) const;
+    // "42 s", "3 min 4 s", "2 h 5 min", "3 d 4 h"; empty for a negative age.
+    static QString formatAge(double seconds);
     // The source timestamp of the row's first value (0: none yet).
     qint64 firstValueUs(int r) const { return m_firstValueUs[r]; }
     static bool failedToAdd(const TagChange& t) { return stormwatch::failedToAdd(t.rejected, t.quality); }
@@ -74,15 +95,17 @@ public:
     static QString formatTimestamp(qint64 sourceTimestampUs);
 
 signals:
-    // Counts per quality class, or the failed-to-add / never-received counts, changed (for
-    // the filter buttons' labels).
+    // Counts per quality class, or the failed-to-add / never-received / stale counts, changed
+    // (for the filter buttons' labels).
     void qualityCountsChanged();
+    void clockAdvanced();
 
 private:
     static qint64 key(int instance, int tag) { return (qint64(instance) << 32) | quint32(tag); }
     void emitChangedRanges(QVector<int>& rows);
 
     void count(const TagChange& row, qint64 firstValueUs, int sign);
+    QString ageToolTip(int r) const;
 
     QVector<TagChange> m_rows;
     QVector<qint64> m_firstValueUs; // per row: the first value's source timestamp (0: none yet)
@@ -90,6 +113,9 @@ private:
     std::array<int, kQualityClassCount> m_counts{};
     int m_failedToAdd = 0;
     int m_neverReceived = 0;
+    int m_stale = 0;
+    double m_nowS = 0;
+    qint64 m_wallMs = 0;
 };
 
 // Filters by a set of quality classes, by the subscribe's outcome and by free text
@@ -97,7 +123,7 @@ private:
 class TagFilterProxy : public QSortFilterProxyModel {
     Q_OBJECT
 public:
-    enum class Outcome { All, FailedToAdd, NeverReceived };
+    enum class Outcome { All, FailedToAdd, NeverReceived, Stale };
     explicit TagFilterProxy(QObject* parent = nullptr);
 
     void setOutcome(Outcome outcome);
@@ -107,14 +133,26 @@ public:
     bool isQualityShown(QualityClass quality) const { return m_shown[std::size_t(quality)]; }
     void setText(const QString& text);
     QString text() const { return m_text; }
+    // Only rows whose last value is at least this many seconds old (0: off); a row that
+    // never received a value has no age and is not shown.
+    void setOlderThan(double seconds);
+    double olderThan() const { return m_olderThanS; }
+    // "30", "30 s", "5m", "5 min", "1.5h": seconds; "" = 0 (off); nullopt when unreadable.
+    static std::optional<double> parseAge(const QString& text);
+
+    void setSourceModel(QAbstractItemModel* model) override;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 
 private:
     std::array<bool, kQualityClassCount> m_shown{true, true, true};
+    void onClockAdvanced();
+
     Outcome m_outcome = Outcome::All;
     QString m_text;
+    double m_olderThanS = 0;
+    QMetaObject::Connection m_clock;
 };
 
 } // namespace stormwatch

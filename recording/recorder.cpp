@@ -64,11 +64,11 @@ struct Recorder::Statements {
                    "INSERT INTO logs(run, t, wall_ms, severity, subject, message) VALUES(?,?,?,?,?,?)")) &&
                tag.prepare(QStringLiteral(
                    "INSERT OR REPLACE INTO tags(run, instance, tag, instance_name, tag_name, value, text, quality, "
-                   "source_ts_us, item_handle, error, orphaned, first_good_s, advise, rejected) "
-                   "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) &&
+                   "source_ts_us, item_handle, error, orphaned, first_good_s, advise, rejected, received_s, stale, "
+                   "stale_after_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) &&
                tagEvent.prepare(QStringLiteral(
-                   "INSERT INTO tag_events(run, t, instance, tag, quality, item_handle, error, orphaned, rejected) "
-                   "VALUES(?,?,?,?,?,?,?,?,?)")) &&
+                   "INSERT INTO tag_events(run, t, instance, tag, quality, item_handle, error, orphaned, rejected, "
+                   "stale) VALUES(?,?,?,?,?,?,?,?,?,?)")) &&
                connection.prepare(QStringLiteral(
                    "INSERT INTO connections(run, t, name, state, error, address, session_id, capabilities, "
                    "protocol_version, echoed_timeout_s, ceiling_s, bulk_supervisory) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) &&
@@ -351,8 +351,9 @@ void Recorder::onTags(const QVector<TagChange>& changes)
             s.firstGoodS = t;
         // Values change every second; what a review needs is when a tag's state changed.
         if (c.quality == s.quality && c.itemHandle == s.itemHandle && c.error == s.error && c.orphaned == s.orphaned &&
-            c.rejected == s.rejected)
+            c.rejected == s.rejected && c.stale == s.stale)
             continue;
+        s.stale = c.stale;
         s.quality = c.quality;
         s.itemHandle = c.itemHandle;
         s.error = c.error;
@@ -367,6 +368,7 @@ void Recorder::onTags(const QVector<TagChange>& changes)
         q.addBindValue(c.error);
         q.addBindValue(c.orphaned ? 1 : 0);
         q.addBindValue(c.rejected ? 1 : 0);
+        q.addBindValue(c.stale ? 1 : 0);
         if (!exec(q))
             return;
     }
@@ -399,6 +401,9 @@ void Recorder::writeTags()
         q.addBindValue(s.firstGoodS >= 0 ? QVariant(s.firstGoodS) : QVariant());
         q.addBindValue(c.advise);
         q.addBindValue(c.rejected ? 1 : 0);
+        q.addBindValue(c.receivedUs >= 0 ? QVariant(double(c.receivedUs) / 1e6) : QVariant());
+        q.addBindValue(c.stale ? 1 : 0);
+        q.addBindValue(c.staleAfterS);
         if (!exec(q))
             return;
     }

@@ -63,6 +63,7 @@ private:
         QString error;
         bool orphaned = false;
         bool rejected = false;
+        bool stale = false;
         double firstGoodS = -1;
         bool dirty = false;
         TagChange last;

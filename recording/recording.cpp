@@ -13,6 +13,7 @@
 #include <QSqlError>
 #include <QSqlQuery>
 
+#include <cmath>
 #include <limits>
 
 namespace stormwatch {
@@ -232,10 +233,13 @@ std::optional<RunData> Recording::load(qint64 runId, QString* error)
                                       q.value(2).toInt(), q.value(3).toString(), q.value(4).toString()});
 
     // Schema 1 did not record the advise kind nor whether the gateway refused the tag: unknown
-    // (empty, not refused) when reopened.
+    // (empty, not refused) when reopened. Before schema 3 there was no age: none, never stale.
     q.prepare(QStringLiteral("SELECT instance, tag, instance_name, tag_name, value, text, quality, source_ts_us, "
-                             "item_handle, error, orphaned, first_good_s, %1 FROM tags WHERE run = ? ORDER BY instance, tag")
-                  .arg(m_schemaVersion >= 2 ? QStringLiteral("advise, rejected") : QStringLiteral("NULL, NULL")));
+                             "item_handle, error, orphaned, first_good_s, %1, %2 FROM tags WHERE run = ? "
+                             "ORDER BY instance, tag")
+                  .arg(m_schemaVersion >= 2 ? QStringLiteral("advise, rejected") : QStringLiteral("NULL, NULL"),
+                       m_schemaVersion >= 3 ? QStringLiteral("received_s, stale, stale_after_s")
+                                            : QStringLiteral("NULL, NULL, NULL")));
     q.addBindValue(runId);
     if (query(q, QStringLiteral("the tag table")))
         while (q.next()) {
@@ -246,6 +250,9 @@ std::optional<RunData> Recording::load(qint64 runId, QString* error)
                                 q.value(9).toString(),   q.value(10).toInt() != 0,
                                 q.value(12).toString(),  q.value(13).toInt() != 0};
             t.firstGoodS = q.value(11).isNull() ? -1 : q.value(11).toDouble();
+            t.state.receivedUs = q.value(14).isNull() ? -1 : qint64(std::llround(q.value(14).toDouble() * 1e6));
+            t.state.stale = q.value(15).toInt() != 0;
+            t.state.staleAfterS = q.value(16).toDouble();
             d.tags.push_back(t);
         }
 
@@ -328,6 +335,7 @@ bool Recording::loadInto(qint64 runId, SeriesStore* store, EventLogModel* log, T
         for (const RecordedTag& t : data->tags)
             states.push_back(t.state);
         tags->applyChanges(states);
+        tags->setNow(endS);
     }
     return true;
 }

@@ -25,9 +25,11 @@ QString createSchema(QSqlDatabase& db)
         QStringLiteral("CREATE TABLE tags(run INTEGER, instance INTEGER, tag INTEGER, instance_name TEXT, "
                        "tag_name TEXT, value REAL, text TEXT, quality INTEGER, source_ts_us INTEGER, "
                        "item_handle INTEGER, error TEXT, orphaned INTEGER, first_good_s REAL, advise TEXT, "
-                       "rejected INTEGER, PRIMARY KEY(run, instance, tag))"),
+                       "rejected INTEGER, received_s REAL, stale INTEGER, stale_after_s REAL, "
+                       "PRIMARY KEY(run, instance, tag))"),
         QStringLiteral("CREATE TABLE tag_events(run INTEGER, t REAL, instance INTEGER, tag INTEGER, "
-                       "quality INTEGER, item_handle INTEGER, error TEXT, orphaned INTEGER, rejected INTEGER)"),
+                       "quality INTEGER, item_handle INTEGER, error TEXT, orphaned INTEGER, rejected INTEGER, "
+                       "stale INTEGER)"),
         QStringLiteral("CREATE TABLE connections(run INTEGER, t REAL, name TEXT, state TEXT, error TEXT, "
                        "address TEXT, session_id TEXT, capabilities TEXT, protocol_version INTEGER, "
                        "echoed_timeout_s REAL, ceiling_s REAL, bulk_supervisory INTEGER)"),

@@ -151,6 +151,16 @@ const QList<MetricDescriptor>& metricTable() {
          .better = Better::Lower,
          .format = MetricFormat::OneDecimal,
          .value = [](const VariantMetrics& v) { return some(v.frozenTagSeconds); }},
+        {.key = "stale_tag_seconds",
+         .label = "Stale tag-seconds",
+         .unit = "tag-s",
+         .description = "Tag-seconds a deployed tag showed Good while its last update was older than its kind allows "
+                        "(expected_update_s × stale_factor).",
+         .howToRead = "A value that stopped changing while its connection looked fine: a silent item or a data "
+                      "source gone quiet. Always 0 for tags without an expected update period (on change only).",
+         .better = Better::Lower,
+         .format = MetricFormat::OneDecimal,
+         .value = [](const VariantMetrics& v) { return some(v.staleTagSeconds); }},
         {.key = "unresponsive_seconds",
          .label = "Unresponsive",
          .unit = "connection-s",

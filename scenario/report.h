@@ -69,6 +69,9 @@ struct VariantMetrics {
     // Sum over deployed tags of the seconds each showed Good while its gateway was
     // unresponsive (Instance::frozenTags): a value shown as current that may be long gone.
     double frozenTagSeconds = 0;
+    // Sum over deployed tags of the seconds each showed Good while its last update was older
+    // than its kind allows (expected_update_s × stale_factor): a value that stopped changing.
+    double staleTagSeconds = 0;
     // Connection-seconds the gateways were unresponsive (silent while not known gone).
     double unresponsiveSeconds = 0;
     // The gateway's own count: the most subscribes (subscribe_bulk / add_item_bulk) for one

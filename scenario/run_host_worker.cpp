@@ -225,6 +225,9 @@ void RunHost::Worker::sendStep()
         sample.tS -= t0;
     for (LogEntry& line : b.logs)
         line.tS -= t0;
+    for (TagChange& c : b.tags)
+        if (c.receivedUs >= 0)
+            c.receivedUs = std::max<qint64>(0, c.receivedUs - m_t0.count());
     b.gateway.tS -= t0;
 
     const QDateTime wall = QDateTime::currentDateTime();

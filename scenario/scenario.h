@@ -47,6 +47,11 @@ inline constexpr NumberRange kWriteUserId{0, 2147483647, false, ""};  // int32 u
 // Integers travel as JSON numbers (doubles): above 2^53 - 1 they are no longer exact.
 inline constexpr double kMaxSafeInteger = 9007199254740991.0;
 inline constexpr NumberRange kSeed{0, kMaxSafeInteger, false, ""};
+// expected_update_s (0: the tag sends on change only, never stale) and stale_factor: a Good
+// tag is stale once expected_update_s × stale_factor passed without an update.
+inline constexpr NumberRange kExpectedUpdateS{0, kMaxRunS, false, "s"};
+inline constexpr NumberRange kStaleFactor{1, 1000, false, ""};
+inline constexpr double kDefaultStaleFactor = 5;
 
 inline constexpr qsizetype kMaxNameLength = 128;  // scenario, connection, instance, variant names
 // tag_prefix: room for the default, "<name>.Attr", of the longest name.
@@ -112,6 +117,9 @@ struct ScenarioInstance {
     QStringList tagAddresses;
     bool alarms = false;
     double startAtS = 0;  // deploy time
+    // Per tag, how often its value is expected to change, in seconds (0: on change only, never
+    // stale); empty: no tag has an expectation. A site's come from each tag's kind.
+    QList<double> expectedUpdateS;
     bool operator==(const ScenarioInstance&) const = default;
 };
 
@@ -214,6 +222,8 @@ struct Scenario {
     QList<ScenarioInstance> instances;
     QList<TimelineEvent> timeline;  // stable-sorted by atS (file order among equal times)
     QList<VariantSpec> variants;
+    // A Good tag is stale once expected_update_s × this passed without an update.
+    double staleFactor = scenario_limits::kDefaultStaleFactor;
     bool operator==(const Scenario&) const = default;
 
     // End of the last fault on the timeline (clipped), or nullopt when there is none.

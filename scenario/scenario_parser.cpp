@@ -122,11 +122,45 @@ std::optional<KnownNames> readConnections(Errors& errors, const QJsonArray& a, Q
     return names;
 }
 
+// "expected_update_s": one number for every tag of the instance, or one per tag.
+void readExpectedUpdates(Errors& errors, ObjectReader& r, ScenarioInstance& inst) {
+    const QString key = QStringLiteral("expected_update_s");
+    if (!r.has(key)) return;
+    if (r.raw(key).isArray()) {
+        const QJsonArray list = r.raw(key).toArray();
+        const QString listPath = r.pathOf(key);
+        if (list.size() != inst.tags) {
+            errors.add(listPath, QStringLiteral("must list one period per tag (%1) (got %2)").arg(inst.tags).arg(list.size()));
+            return;
+        }
+        QList<double> periods;
+        periods.reserve(list.size());
+        for (qsizetype t = 0; t < list.size(); ++t) {
+            const QJsonValue v = list.at(t);
+            const QString tagPath = indexPath(listPath, t);
+            if (!v.isDouble()) {
+                errors.add(tagPath, QStringLiteral("expected number, got %1").arg(typeName(v)));
+                return;
+            }
+            if (v.toDouble() < limits::kExpectedUpdateS.min || v.toDouble() > limits::kExpectedUpdateS.max) {
+                errors.add(tagPath, QStringLiteral("must be %1 … %2 s (got %3)")
+                                        .arg(num(limits::kExpectedUpdateS.min), num(limits::kExpectedUpdateS.max), num(v.toDouble())));
+                return;
+            }
+            periods << v.toDouble();
+        }
+        inst.expectedUpdateS = std::move(periods);
+    } else if (auto d = r.number(key, Need::Optional, limits::kExpectedUpdateS); d && *d > 0) {
+        inst.expectedUpdateS = QList<double>(inst.tags, *d);
+    }
+}
+
 // `known` lists the connection names, or is nullopt when the connections themselves had
 // errors: then a reference cannot be judged and would only echo the first error.
 std::optional<KnownNames> readInstances(Errors& errors, const QJsonArray& a, const std::optional<KnownNames>& known,
                                         std::optional<double> durationS, QList<ScenarioInstance>* out) {
-    static const QStringList kKeys = {"name", "connection", "tags", "tag_prefix", "tag_addresses", "alarms", "start_at_s"};
+    static const QStringList kKeys = {"name",   "connection", "tags", "tag_prefix", "tag_addresses",
+                                      "alarms", "start_at_s", "expected_update_s"};
     const QString base = QStringLiteral("$.instances");
     // Too many entries is one error; their names can still be judged by other sections.
     checkCount(errors, base, a.size(), limits::kMaxInstances, "instances");
@@ -195,6 +229,7 @@ std::optional<KnownNames> readInstances(Errors& errors, const QJsonArray& a, con
             inst.tagPrefix = *s;
         }
         if (auto b = r.boolean("alarms", Need::Optional)) inst.alarms = *b;
+        readExpectedUpdates(errors, r, inst);
         if (auto d = r.number("start_at_s", Need::Optional, limits::kAtS)) {
             if (!durationS || r.atMost("start_at_s", *d, *durationS, QStringLiteral("duration_s")))
                 inst.startAtS = *d;
@@ -304,6 +339,7 @@ SiteShape readSite(Errors& errors, ObjectReader& r, const QString& scenarioFile,
     for (const ScenarioInstance& i : shaped.instances) instances.add(i.name);
     s.connections = std::move(shaped.connections);
     s.instances = std::move(shaped.instances);
+    s.staleFactor = shaped.staleFactor; // the scenario's own stale_factor, read later, wins
     if (s.options.isEmpty() && !site->options.isEmpty()) {
         s.options = site->options;
         if (auto parsed = optionsFromJson(s.options, nullptr)) options = *parsed;
@@ -341,7 +377,7 @@ std::optional<Scenario> parse(const QByteArray& json, const QString& fileName, E
     Scenario s;
     ObjectReader r(errors, doc.object(), QStringLiteral("$"),
                    {"name", "description", "duration_s", "seed", "gateway", "client_model", "options",
-                    "site", "connections", "instances", "timeline", "variants"});
+                    "site", "connections", "instances", "timeline", "variants", "stale_factor"});
     if (auto v = r.name("name", Need::Required)) s.name = *v;
     if (auto v = r.string("description", Need::Required);
         v && r.check("description", !v->trimmed().isEmpty(), QStringLiteral("must not be empty")) &&
@@ -380,6 +416,7 @@ std::optional<Scenario> parse(const QByteArray& json, const QString& fileName, E
         for (const QString& g : s.gatewayNames()) gateways.names->add(g);
         gateways.any = !s.gatewayNames().isEmpty();
     }
+    if (auto f = r.number("stale_factor", Need::Optional, limits::kStaleFactor)) s.staleFactor = *f;
     if (auto a = r.array("timeline", Need::Optional))
         readTimeline(errors, *a, duration, instanceNames, gateways, &s.timeline);
     if (r.has("variants")) {
@@ -462,6 +499,15 @@ QJsonObject scenarioToJson(const Scenario& s) {
         // Real addresses name the tags themselves (a site's, written out in full).
         if (i.tagAddresses.isEmpty()) o.insert("tag_prefix", i.tagPrefix);
         else o.insert("tag_addresses", QJsonArray::fromStringList(i.tagAddresses));
+        if (!i.expectedUpdateS.isEmpty()) {
+            if (i.expectedUpdateS.count(i.expectedUpdateS.first()) == i.expectedUpdateS.size())
+                o.insert("expected_update_s", i.expectedUpdateS.first());
+            else {
+                QJsonArray periods;
+                for (double d : i.expectedUpdateS) periods.append(d);
+                o.insert("expected_update_s", periods);
+            }
+        }
         instances.append(o);
     }
     QJsonArray timeline;
@@ -490,13 +536,15 @@ QJsonObject scenarioToJson(const Scenario& s) {
                             {"teardown_gated", s.clientModel.teardownGated}};
     if (s.clientModel.keepaliveS) clientModel.insert("keepalive_s", *s.clientModel.keepaliveS);
     if (s.clientModel.keepaliveTimeoutS) clientModel.insert("keepalive_timeout_s", *s.clientModel.keepaliveTimeoutS);
-    return QJsonObject{{"name", s.name},       {"description", s.description},
-                       {"duration_s", s.durationS}, {"seed", double(s.seed)},
-                       {"gateway", gateway},
-                       {"client_model", clientModel},
-                       {"options", s.options},
-                       {"connections", connections}, {"instances", instances},
-                       {"timeline", timeline}, {"variants", variants}};
+    QJsonObject out{{"name", s.name},       {"description", s.description},
+                    {"duration_s", s.durationS}, {"seed", double(s.seed)},
+                    {"gateway", gateway},
+                    {"client_model", clientModel},
+                    {"options", s.options},
+                    {"connections", connections}, {"instances", instances},
+                    {"timeline", timeline}, {"variants", variants}};
+    if (s.staleFactor != limits::kDefaultStaleFactor) out.insert("stale_factor", s.staleFactor);
+    return out;
 }
 
 }  // namespace stormwatch

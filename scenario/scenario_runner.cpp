@@ -156,6 +156,8 @@ VariantRun ScenarioRunner::finish()
     m_lastOrphanChange = end();
     m_frozenUs += std::int64_t(m_frozen) * (end() - m_lastFrozenChange).count();
     m_lastFrozenChange = end();
+    m_staleUs += std::int64_t(m_stale) * (end() - m_lastStaleChange).count();
+    m_lastStaleChange = end();
 
     VariantMetrics& m = result.metrics;
     m.name = m_variant.name;
@@ -193,6 +195,7 @@ VariantRun ScenarioRunner::finish()
     m.badTagSeconds = double(m_badTagUs) / 1e6;
     m.orphanedTagSeconds = double(m_orphanUs) / 1e6;
     m.frozenTagSeconds = double(m_frozenUs) / 1e6;
+    m.staleTagSeconds = double(m_staleUs) / 1e6;
     m.unresponsiveSeconds = m_engine->unresponsiveSeconds();
     m.connectedAfterS = m_connectedAfterS;
     // Measured from the faults that happened: a fault the gateway could not apply (a real

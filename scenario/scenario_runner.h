@@ -288,6 +288,9 @@ private:
     Time m_lastChange{0};                        // when m_notGood last changed
     std::int64_t m_badTagUs = 0;                 // tag·µs not Good before m_lastChange
     std::optional<Time> m_allGoodSince{Time{0}}; // since when every deployed tag is Good
+    int m_stale = 0;                             // Good tags older than their limit
+    Time m_lastStaleChange{0};
+    std::int64_t m_staleUs = 0;                  // tag·µs stale before m_lastStaleChange
     std::vector<QualityCounts> m_counts;         // per instance, as last seen (deployed only)
     qint64 m_subscribeRequests = 0;
     int m_maxOutstanding = 0;
@@ -310,7 +313,7 @@ private:
     // Series.
     SeriesSet m_series;
     struct SubscriptionSeries {
-        std::size_t outstanding, intervalMs, good, uncertain, bad, requestsSent;
+        std::size_t outstanding, intervalMs, good, uncertain, bad, requestsSent, stale;
         qint64 sent = 0;
     };
     std::vector<std::vector<SubscriptionSeries>> m_subscriptionSeries; // [instance][group]

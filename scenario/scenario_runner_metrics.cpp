@@ -1,7 +1,7 @@
 #include "scenario/scenario_runner.h"
 
 // The tag metrics as things happen: tags not Good (bad_tag_seconds, time_to_all_good_s and
-// the per-subscription quality series), orphaned and frozen tags (checked once the step that
+// the per-subscription quality series), Good tags gone stale (stale_tag_seconds), orphaned and frozen tags (checked once the step that
 // raised the event is over) and when every connection first had a session.
 
 #include "scenario/run_time.h"
@@ -117,9 +117,16 @@ void ScenarioRunner::onInstanceCounts(int index)
     if (now == last)
         return;
     const int delta = now.notGood() - last.notGood();
+    const int staleDelta = now.stale - last.stale;
     last = now;
     if (delta != 0)
         setNotGood(m_notGood + delta);
+    if (staleDelta != 0) {
+        const Time at = relNow();
+        m_staleUs += std::int64_t(m_stale) * (at - m_lastStaleChange).count();
+        m_lastStaleChange = at;
+        m_stale += staleDelta;
+    }
 
     const double t = toSeconds(relNow());
     auto& groups = m_subscriptionSeries[std::size_t(index)];
@@ -129,6 +136,7 @@ void ScenarioRunner::onInstanceCounts(int index)
         m_series.at(groups[g].good).add(t, c.good);
         m_series.at(groups[g].uncertain).add(t, c.uncertain);
         m_series.at(groups[g].bad).add(t, c.bad);
+        m_series.at(groups[g].stale).add(t, c.stale);
     }
     checkOrphans(index);
 }

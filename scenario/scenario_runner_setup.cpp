@@ -67,9 +67,13 @@ EngineConfig engineConfigFor(const Scenario& scenario, const VariantSpec& varian
         problem = QStringLiteral("variant \"%1\": %2").arg(variant.name, leverError);
     for (const ScenarioConnection& c : scenario.connections)
         config.connections.push_back(ConnectionSpec{c.name.toStdString(), int(c.writeUserId), c.gateway.toStdString()});
-    for (const ScenarioInstance& i : scenario.instances)
-        config.instances.push_back(InstanceSpec{i.name.toStdString(), i.connection.toStdString(),
-                                                tagNamesFor(i), i.alarms});
+    for (const ScenarioInstance& i : scenario.instances) {
+        InstanceSpec spec{i.name.toStdString(), i.connection.toStdString(), tagNamesFor(i), i.alarms};
+        spec.staleAfterS.reserve(std::size_t(i.expectedUpdateS.size()));
+        for (double period : i.expectedUpdateS)
+            spec.staleAfterS.push_back(period * scenario.staleFactor);
+        config.instances.push_back(std::move(spec));
+    }
     config.model.redeployTeardown =
         teardownFromString(scenario.clientModel.redeployTeardown.toStdString()).value_or(Teardown::PerItemRemove);
     config.model.teardownGated = scenario.clientModel.teardownGated;
@@ -358,7 +362,8 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
                                    m_series.indexOf(subject, QStringLiteral("tags_good")),
                                    m_series.indexOf(subject, QStringLiteral("tags_uncertain")),
                                    m_series.indexOf(subject, QStringLiteral("tags_bad")),
-                                   m_series.indexOf(subject, QStringLiteral("requests_sent"))});
+                                   m_series.indexOf(subject, QStringLiteral("requests_sent")),
+                                   m_series.indexOf(subject, QStringLiteral("tags_stale"))});
         }
     }
     const QString gw = SeriesSubject::gatewaySubject();

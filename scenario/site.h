@@ -9,6 +9,7 @@
 
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -64,6 +65,10 @@ struct Site {
     QString file;     // the site file as given
     QString tagsCsv;  // the CSV's absolute path, or empty
     QJsonObject options;  // client options, as in a scenario (checked by optionsFromJson)
+    // How often a tag of each kind is expected to change (seconds, by CSV kind); a Good tag is
+    // stale once staleFactor times that passed without an update. Kinds not listed: never stale.
+    QMap<QString, double> expectedUpdateS;
+    double staleFactor = 5;
     QList<SiteGateway> gateways;
     QList<SiteInstance> instances;
     qsizetype tagCount() const;

@@ -71,11 +71,20 @@ Scenario siteScenario(const Site& site)
         inst.tags = int(i.tags.size());
         inst.tagPrefix = i.name + QStringLiteral(".Attr");
         inst.tagAddresses.reserve(i.tags.size());
-        for (const SiteTag& t : i.tags)
+        bool expected = false;
+        for (const SiteTag& t : i.tags) {
             inst.tagAddresses << t.address;
+            expected = expected || site.expectedUpdateS.contains(t.kind);
+        }
+        if (expected) {
+            inst.expectedUpdateS.reserve(i.tags.size());
+            for (const SiteTag& t : i.tags)
+                inst.expectedUpdateS << site.expectedUpdateS.value(t.kind, 0);
+        }
         inst.alarms = i.alarms;
         s.instances.append(std::move(inst));
     }
+    s.staleFactor = site.staleFactor;
     s.variants = {VariantSpec{QStringLiteral("live"), QJsonValue(QStringLiteral("lever1+2"))}};
     return s;
 }

@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QSet>
 
 #include <functional>
 
@@ -106,6 +107,7 @@ private:
     void readGateways(const QJsonArray& a, Site& site);
     void readInstances(const QJsonArray& a, Site& site);
     void readCsv(const QString& display, const QString& path);
+    void readExpectedUpdates(const QString& path, const QJsonObject& periods, Site& site);
     void addTag(Building& b, const SiteTag& tag, const QString& where, const std::function<void(const QString&)>& fail);
 
     Errors& errors_;
@@ -180,6 +182,40 @@ void SiteReader::addTag(Building& b, const SiteTag& tag, const QString& where,
     b.seen.insert(tag.address, where);
     b.instance->tags.append(tag);
     ++totalTags_;
+}
+
+// A period per tag kind; a kind no tag has is refused, since a misspelt one would silently
+// leave its tags unwatched.
+void SiteReader::readExpectedUpdates(const QString& path, const QJsonObject& periods, Site& site) {
+    QSet<QString> kinds;
+    for (const SiteInstance& inst : site.instances)
+        for (const SiteTag& t : inst.tags)
+            if (!t.kind.isEmpty()) kinds.insert(t.kind);
+    QStringList known(kinds.begin(), kinds.end());
+    known.sort();
+    const NumberRange& range = scenario_limits::kExpectedUpdateS;
+    for (auto it = periods.begin(); it != periods.end(); ++it) {
+        const QString at = path + QLatin1Char('.') + quotedText(it.key(), kMaxQuotedChars);
+        if (const QString rule = kindRule(it.key()); !rule.isEmpty()) {
+            errors_.add(at, rule);
+            continue;
+        }
+        if (!kinds.contains(it.key())) {
+            errors_.add(at, known.isEmpty() ? QStringLiteral("no tag has a kind (give it in the CSV's third column)")
+                                            : QStringLiteral("no tag has this kind (kinds: %1)").arg(known.join(QStringLiteral(", "))));
+            continue;
+        }
+        if (!it.value().isDouble()) {
+            errors_.add(at, QStringLiteral("expected number, got %1").arg(typeName(it.value())));
+            continue;
+        }
+        const double d = it.value().toDouble();
+        if (d < range.min || d > range.max) {
+            errors_.add(at, QStringLiteral("must be %1 … %2 s (got %3)").arg(num(range.min), num(range.max), num(d)));
+            continue;
+        }
+        site.expectedUpdateS.insert(it.key(), d);
+    }
 }
 
 void SiteReader::readInstances(const QJsonArray& a, Site& site) {
@@ -341,7 +377,8 @@ std::optional<Site> SiteReader::read(const QByteArray& json) {
     }
     Site site;
     site.file = file_;
-    ObjectReader r(errors_, doc.object(), QStringLiteral("$"), {"name", "description", "options", "gateways", "instances", "tags_csv"});
+    ObjectReader r(errors_, doc.object(), QStringLiteral("$"), {"name", "description", "options", "gateways", "instances", "tags_csv",
+                                                                       "expected_update_s", "stale_factor"});
     if (auto v = r.name("name", Need::Required)) site.name = *v;
     if (auto v = r.string("description", Need::Optional); v && r.shorterThan("description", *v, scenario_limits::kMaxDescriptionLength))
         site.description = *v;
@@ -362,6 +399,8 @@ std::optional<Site> SiteReader::read(const QByteArray& json) {
         site.tagsCsv = QFileInfo(path).absoluteFilePath();
         readCsv(QFileInfo(*csv).isAbsolute() ? *csv : display, path);
     }
+    if (auto f = r.number("stale_factor", Need::Optional, scenario_limits::kStaleFactor)) site.staleFactor = *f;
+    if (auto o = r.object("expected_update_s", Need::Optional)) readExpectedUpdates(r.pathOf("expected_update_s"), *o, site);
     for (qsizetype i = 0; i < site.instances.size(); ++i) {
         const SiteInstance& inst = site.instances[i];
         if (building_[i].instance && inst.tags.isEmpty())

@@ -435,6 +435,7 @@ void ConsoleController::connectHost()
     });
     connect(m_host, &RunHost::progress, this, [this](double t) {
         m_view->store()->advanceTo(t);
+        m_view->setTagClock(t, m_host->live() ? QDateTime::currentMSecsSinceEpoch() : 0);
         refresh();
     });
     connect(m_host, &RunHost::stateChanged, this, [this] { refresh(); });

@@ -97,6 +97,10 @@ bool ConsoleController::openRecording(const QString& path, QString* error)
     for (const RecordedTag& tag : data->tags)
         tags << tag.state;
     m_view->applyTagChanges(tags);
+    // Ages as the run ended; a live run's wall clock then, for a real gateway's timestamps.
+    m_view->setTagClock(run.endS, run.live && run.startedUtc.isValid()
+                                      ? run.startedUtc.toMSecsSinceEpoch() + qint64(run.endS * 1000)
+                                      : 0);
     m_view->appendLog(data->logs);
     m_connections = data->connections;
     m_view->setConnectionInfo(m_connections);

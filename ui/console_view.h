@@ -85,6 +85,9 @@ public:
 
     virtual void applyTagChanges(const QVector<TagChange>& changes) = 0;
     virtual void clearTags() = 0; // a playback or a fresh live run starts the table over
+    // The run's clock for the tags' ages: run seconds, and the wall clock then (ms since the
+    // epoch; 0 when unknown, as for a virtual run).
+    virtual void setTagClock(double runS, qint64 wallMs) = 0;
     virtual void appendLog(const QVector<LogEntry>& entries) = 0;
 
     virtual void setConnectionInfo(const QVector<ConnectionInfo>& infos) = 0;

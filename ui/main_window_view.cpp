@@ -38,6 +38,10 @@ void MainWindowView::clearTags()
 {
     m_window.tagModel()->clear();
 }
+void MainWindowView::setTagClock(double runS, qint64 wallMs)
+{
+    m_window.tagModel()->setNow(runS, wallMs);
+}
 void MainWindowView::appendLog(const QVector<LogEntry>& entries)
 {
     m_window.logModel()->append(entries);

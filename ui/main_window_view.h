@@ -17,6 +17,7 @@ public:
     SeriesStore* store() override;
     void applyTagChanges(const QVector<TagChange>& changes) override;
     void clearTags() override;
+    void setTagClock(double runS, qint64 wallMs) override;
     void appendLog(const QVector<LogEntry>& entries) override;
     void setConnectionInfo(const QVector<ConnectionInfo>& infos) override;
     void setGatewaySummary(const QString& address, const QString& recoveryState) override;

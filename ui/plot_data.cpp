@@ -142,9 +142,14 @@ void QualityStack::reset()
         l.clear();
 }
 
+std::array<double, kQualityBandCount> qualityBands(double good, double stale, double uncertain, double bad)
+{
+    return {good - stale, stale, uncertain, bad};
+}
+
 void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>& keys)
 {
-    static constexpr std::array kMetrics{SubMetric::Good, SubMetric::Uncertain, SubMetric::Bad};
+    static constexpr std::array kMetrics{SubMetric::Good, SubMetric::Stale, SubMetric::Uncertain, SubMetric::Bad};
     if (keys.isEmpty()) {
         reset();
         return;
@@ -169,7 +174,7 @@ void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>
         while (!l.isEmpty() && l.last().x() >= from)
             l.removeLast();
     for (double t : times) {
-        std::array<double, 3> sums{0, 0, 0};
+        std::array<double, kMetrics.size()> sums{};
         bool any = false;
         for (std::size_t i = 0; i < kMetrics.size(); ++i)
             for (const SubscriptionKey& k : keys)
@@ -178,9 +183,10 @@ void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>
                     any = true;
                 }
         if (any) {
-            m_levels[0].push_back(QPointF(t, sums[0]));
-            m_levels[1].push_back(QPointF(t, sums[0] + sums[1]));
-            m_levels[2].push_back(QPointF(t, sums[0] + sums[1] + sums[2]));
+            double top = 0;
+            const auto bands = qualityBands(sums[0], sums[1], sums[2], sums[3]);
+            for (std::size_t b = 0; b < bands.size(); ++b)
+                m_levels[b].push_back(QPointF(t, top += bands[b]));
         }
     }
     // Bounded like the store: drop rows before its window, keeping the one in force there.

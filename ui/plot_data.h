@@ -43,9 +43,16 @@ private:
     std::array<double, 4> m_view{kNaN, kNaN, kNaN, kNaN}; // end, lower, upper, columns
 };
 
-// Tag quality of a set of subscriptions, summed and stacked: level 0 = good,
-// 1 = good + uncertain, 2 = good + uncertain + bad, a point per distinct change time.
-// Kept up to date incrementally (only rows from the last one on are recomputed).
+// The quality bands, bottom up; every tag is in one. Stale: Good, but its last update is
+// older than its kind allows (the Good series counts it, the Good band does not).
+enum class QualityBand { Good, Stale, Uncertain, Bad };
+inline constexpr int kQualityBandCount = 4;
+// The bands' heights from summed series values (good includes stale).
+std::array<double, kQualityBandCount> qualityBands(double good, double stale, double uncertain, double bad);
+
+// Tag quality of a set of subscriptions, summed and stacked: level i is the top of band i
+// (level 0 = fresh good, 1 = good, 2 = good + uncertain, 3 = all), a point per distinct
+// change time. Kept up to date incrementally (only rows from the last one on are recomputed).
 class QualityStack {
 public:
     void reset();
@@ -53,7 +60,7 @@ public:
     const QVector<QPointF>& level(int i) const { return m_levels[std::size_t(i)]; }
 
 private:
-    std::array<QVector<QPointF>, 3> m_levels;
+    std::array<QVector<QPointF>, kQualityBandCount> m_levels;
 };
 
 // 1 where the step series equals code, 0 elsewhere (the recovery-state bands).

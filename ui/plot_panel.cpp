@@ -23,11 +23,12 @@ namespace stormwatch {
 
 using plot::kBadColour;
 using plot::kGoodColour;
+using plot::kStaleColour;
 using plot::kUncertainColour;
 
 PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
     : QWidget(parent), m_store(store),
-      m_qualityFeeds(3, plot::ViewFeed(plot::ViewFeed::Reduce::Mean)),
+      m_qualityFeeds(plot::kQualityBandCount, plot::ViewFeed(plot::ViewFeed::Reduce::Mean)),
       m_qualityStack(std::make_unique<plot::QualityStack>())
 {
     auto* layout = new QVBoxLayout(this);
@@ -212,9 +213,9 @@ void PlotPanel::buildPlots()
     // third of the cost of channel fills between the levels.
     QCPAxisRect* q = axisRect(Plot::Quality);
     auto* qualityLegend = plot::sideLegend(q);
-    const std::array<std::pair<QString, QColor>, 3> levels{
-        std::pair{tr("good"), kGoodColour}, std::pair{tr("uncertain"), kUncertainColour},
-        std::pair{tr("bad"), kBadColour}};
+    const std::array<std::pair<QString, QColor>, plot::kQualityBandCount> levels{
+        std::pair{tr("good"), kGoodColour}, std::pair{tr("stale"), kStaleColour},
+        std::pair{tr("uncertain"), kUncertainColour}, std::pair{tr("bad"), kBadColour}};
     for (int i = int(levels.size()) - 1; i >= 0; --i) {
         QCPGraph* g = m_plot->addGraph(q->axis(QCPAxis::atBottom), q->axis(QCPAxis::atLeft));
         plot::styleStep(g, levels[std::size_t(i)].second, levels[std::size_t(i)].first);
@@ -537,9 +538,10 @@ QCPGraph* PlotPanel::subscriptionGraph(SubscriptionKey key, SubMetric metric) co
 QCPGraph* PlotPanel::qualityGraph(SubMetric metric) const
 {
     switch (metric) {
-    case SubMetric::Good: return m_quality[0];
-    case SubMetric::Uncertain: return m_quality[1];
-    case SubMetric::Bad: return m_quality[2];
+    case SubMetric::Good: return m_quality[std::size_t(plot::QualityBand::Good)];
+    case SubMetric::Stale: return m_quality[std::size_t(plot::QualityBand::Stale)];
+    case SubMetric::Uncertain: return m_quality[std::size_t(plot::QualityBand::Uncertain)];
+    case SubMetric::Bad: return m_quality[std::size_t(plot::QualityBand::Bad)];
     default: return nullptr;
     }
 }

@@ -15,6 +15,7 @@
 // series or the view changed — replot cost follows the pixels, not the retained hour.
 
 #include "models/series_store.h"
+#include "ui/plot_data.h"
 #include "ui/theme.h"
 
 #include <QHash>
@@ -249,7 +250,7 @@ private:
     std::array<QCPAxisRect*, 4> m_rects{};
     QCPLegend* m_subLegend = nullptr;
     QHash<SubscriptionKey, std::shared_ptr<SubscriptionGraphs>> m_subGraphs;
-    std::array<QCPGraph*, 3> m_quality{};
+    std::array<QCPGraph*, plot::kQualityBandCount> m_quality{};
     std::vector<plot::ViewFeed> m_qualityFeeds;
     std::unique_ptr<plot::QualityStack> m_qualityStack;
     std::vector<std::unique_ptr<GatewayGraph>> m_gatewayGraphs;

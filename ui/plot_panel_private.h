@@ -30,6 +30,7 @@ namespace plot {
 inline const QColor kGoodColour(46, 160, 67);
 inline const QColor kUncertainColour(230, 160, 0);
 inline const QColor kBadColour(214, 39, 40);
+inline const QColor kStaleColour(128, 100, 170); // a Good value gone quiet: apart from both
 
 // An opaque light shade of colour (what colour at 45 % alpha looks like over white).
 inline QColor tint(const QColor& colour)

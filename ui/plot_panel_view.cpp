@@ -351,20 +351,25 @@ QString PlotPanel::crosshairText(double x) const
                       ? tr("… and 1 more subscription")
                       : tr("… and %1 more subscriptions").arg(rows.size() - shown));
     QStringList quality;
-    const std::array<std::pair<SubMetric, QString>, 3> levels{
-        std::pair{SubMetric::Good, tr("good")}, std::pair{SubMetric::Uncertain, tr("uncertain")},
-        std::pair{SubMetric::Bad, tr("bad")}};
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-        if (!m_quality[i]->visible() || visible.isEmpty())
-            continue;
-        double sum = 0;
-        bool any = false;
-        for (const SubscriptionKey& k : visible)
-            if (const double v = m_store->valueAt(k, levels[i].first, x); !std::isnan(v)) {
-                sum += v;
-                any = true;
-            }
-        quality << levels[i].second + QLatin1Char(' ') + number(any ? sum : NAN);
+    if (!visible.isEmpty()) {
+        std::array<double, 4> sums{};
+        std::array<bool, 4> any{};
+        const std::array metrics{SubMetric::Good, SubMetric::Stale, SubMetric::Uncertain, SubMetric::Bad};
+        for (std::size_t m = 0; m < metrics.size(); ++m)
+            for (const SubscriptionKey& k : visible)
+                if (const double v = m_store->valueAt(k, metrics[m], x); !std::isnan(v)) {
+                    sums[m] += v;
+                    any[m] = true;
+                }
+        const auto bands = plot::qualityBands(sums[0], sums[1], sums[2], sums[3]);
+        const std::array<QString, plot::kQualityBandCount> names{tr("good"), tr("stale"), tr("uncertain"), tr("bad")};
+        const std::array<bool, plot::kQualityBandCount> known{any[0], any[0], any[2], any[3]};
+        for (std::size_t b = 0; b < bands.size(); ++b) {
+            // A run without expected update periods has no stale tags: not worth a word.
+            if (!m_quality[b]->visible() || (b == std::size_t(plot::QualityBand::Stale) && bands[b] == 0))
+                continue;
+            quality << names[b] + QLatin1Char(' ') + number(known[b] ? bands[b] : NAN);
+        }
     }
     if (!quality.isEmpty())
         lines << tr("tags: %1").arg(quality.join(QStringLiteral(", ")));

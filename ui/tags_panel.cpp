@@ -51,14 +51,30 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     m_neverReceived = outcomeButton(QStringLiteral("outcomeNeverReceived"),
                                     tr("Show only tags that never received a value"),
                                     TagFilterProxy::Outcome::NeverReceived);
+    m_stale = outcomeButton(QStringLiteral("outcomeStale"),
+                            tr("Show only Good tags with no update for longer than their kind allows (the site's "
+                               "expected_update_s × stale_factor): a value that stopped changing"),
+                            TagFilterProxy::Outcome::Stale);
+    m_olderThan = new QLineEdit;
+    m_olderThan->setObjectName(QStringLiteral("olderThan"));
+    m_olderThan->setPlaceholderText(tr("Older than…"));
+    m_olderThan->setToolTip(tr("Show only tags whose last value arrived at least this long ago: 30, 30 s, 5 min, "
+                               "1.5 h. Tags without a value have no age and are not shown. Empty: off."));
+    m_olderThan->setClearButtonEnabled(true);
+    m_olderThan->setFixedWidth(m_olderThan->fontMetrics().horizontalAdvance(QStringLiteral("Older than… 00 min")) + 30);
+    // The fields get a row of their own: beside seven buttons a docked panel squeezes them
+    // to a few pixels.
+    bar->addStretch(1);
+    auto* fields = new QHBoxLayout;
+    fields->addWidget(m_olderThan);
     m_filter = new QLineEdit;
     m_filter->setObjectName(QStringLiteral("tagFilter"));
     m_filter->setPlaceholderText(tr("Filter tags (instance, tag, value, subscribe result, error)"));
     m_filter->setClearButtonEnabled(true);
-    bar->addWidget(m_filter, 1);
+    fields->addWidget(m_filter, 1);
     m_shown = new QLabel;
     m_shown->setObjectName(QStringLiteral("tagsShown"));
-    bar->addWidget(m_shown);
+    fields->addWidget(m_shown);
 
     m_view = new TagTableView;
     m_view->setObjectName(QStringLiteral("tagView"));
@@ -77,8 +93,10 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     m_view->setColumnWidth(TagTableModel::Instance, 80);
     m_view->setColumnWidth(TagTableModel::Tag, 140);
     m_view->setColumnWidth(TagTableModel::Value, 80);
-    m_view->setColumnWidth(TagTableModel::Quality, 100);
+    m_view->setColumnWidth(TagTableModel::Quality, 140);
     m_view->setColumnWidth(TagTableModel::SourceTimestamp, 150);
+    m_view->setColumnWidth(TagTableModel::Age, 80);
+    m_view->setColumnWidth(TagTableModel::SourceAge, 90);
     m_view->setColumnWidth(TagTableModel::ItemHandle, 90);
     m_view->setColumnWidth(TagTableModel::SubscribeResult, 160);
     m_view->setColumnWidth(TagTableModel::FirstValue, 110);
@@ -86,9 +104,14 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(2, 2, 2, 2);
     column->addLayout(bar);
+    column->addLayout(fields);
     column->addWidget(m_view, 1);
 
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &TagFilterProxy::setText);
+    connect(m_olderThan, &QLineEdit::textChanged, this, &TagsPanel::applyOlderThan);
+    // Ages move with the clock, not with the rows: repaint what is shown (the proxy re-filters
+    // and re-sorts itself when an age decides).
+    connect(model, &TagTableModel::clockAdvanced, m_view->viewport(), qOverload<>(&QWidget::update));
     connect(model, &TagTableModel::qualityCountsChanged, this, &TagsPanel::updateCounts);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &TagsPanel::updateCounts);
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &TagsPanel::updateCounts);
@@ -97,13 +120,33 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     updateCounts();
 }
 
+// An unreadable age leaves the filter as it was and says so in the field's colour and tip.
+void TagsPanel::applyOlderThan()
+{
+    const std::optional<double> seconds = TagFilterProxy::parseAge(m_olderThan->text());
+    QPalette p = m_olderThan->palette();
+    p.setColor(QPalette::Text, seconds ? palette().color(QPalette::Text) : qualityColor(QualityClass::Bad));
+    m_olderThan->setPalette(p);
+    m_olderThan->setProperty("invalid", !seconds);
+    if (seconds)
+        m_proxy->setOlderThan(*seconds);
+    updateCounts();
+}
+
 void TagsPanel::showOutcome(TagFilterProxy::Outcome outcome, bool shown)
 {
     if (shown) {
-        // The other outcome button lets go (without its toggled() undoing this one).
-        QToolButton* other = outcome == TagFilterProxy::Outcome::FailedToAdd ? m_neverReceived : m_failedToAdd;
-        const QSignalBlocker block(other);
-        other->setChecked(false);
+        // The other outcome buttons let go (without their toggled() undoing this one).
+        const std::array<std::pair<TagFilterProxy::Outcome, QToolButton*>, 3> buttons{
+            std::pair{TagFilterProxy::Outcome::FailedToAdd, m_failedToAdd},
+            std::pair{TagFilterProxy::Outcome::NeverReceived, m_neverReceived},
+            std::pair{TagFilterProxy::Outcome::Stale, m_stale}};
+        for (const auto& [shownOutcome, other] : buttons) {
+            if (shownOutcome == outcome)
+                continue;
+            const QSignalBlocker block(other);
+            other->setChecked(false);
+        }
         m_proxy->setOutcome(outcome);
     } else if (m_proxy->outcome() == outcome) {
         m_proxy->setOutcome(TagFilterProxy::Outcome::All);
@@ -118,6 +161,7 @@ void TagsPanel::updateCounts()
             QStringLiteral("%1 %2").arg(qualityText(q)).arg(m_model->count(q)));
     m_failedToAdd->setText(tr("Failed to add %1").arg(m_model->failedToAddCount()));
     m_neverReceived->setText(tr("No value %1").arg(m_model->neverReceivedCount()));
+    m_stale->setText(tr("Stale %1").arg(m_model->staleCount()));
     m_shown->setText(tr("%1 of %2").arg(m_proxy->rowCount()).arg(m_model->rowCount()));
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// The Tags dock: every tag with value, quality, timestamp, handle, the subscribe's result,
-// its first value and last error; quality buttons (with counts), "failed to add" and
-// "never received a value" buttons (with counts, one at a time) and a text filter; click a
-// header to sort.
+// The Tags dock: every tag with value, quality, timestamp, age, handle, the subscribe's
+// result, its first value and last error; quality buttons (with counts), "failed to add",
+// "never received a value" and "stale" buttons (with counts, one at a time), an "older than"
+// field and a text filter; click a header to sort.
 
 #include "models/tag_table_model.h"
 
@@ -28,10 +28,13 @@ public:
     }
     QToolButton* failedToAddButton() const { return m_failedToAdd; }
     QToolButton* neverReceivedButton() const { return m_neverReceived; }
+    QToolButton* staleButton() const { return m_stale; }
+    QLineEdit* olderThanEdit() const { return m_olderThan; }
 
 private:
     void updateCounts();
     void showOutcome(TagFilterProxy::Outcome outcome, bool shown);
+    void applyOlderThan();
 
     TagTableModel* m_model;
     TagFilterProxy* m_proxy = nullptr;
@@ -41,6 +44,8 @@ private:
     std::array<QToolButton*, kQualityClassCount> m_buttons{};
     QToolButton* m_failedToAdd = nullptr;
     QToolButton* m_neverReceived = nullptr;
+    QToolButton* m_stale = nullptr;
+    QLineEdit* m_olderThan = nullptr;
 };
 
 } // namespace stormwatch

@@ -158,6 +158,7 @@ private slots:
                                "bad_tag_seconds",
                                "orphaned_tag_seconds",
                                "frozen_tag_seconds",
+                               "stale_tag_seconds",
                                "unresponsive_seconds",
                                "time_to_all_good_s",
                                "time_to_all_good_from",

@@ -63,7 +63,7 @@ private slots:
         const auto rec = Recording::open(path("run.sqlite"), &error);
         QVERIFY2(rec, qPrintable(error));
         QVERIFY2(rec->warnings().isEmpty(), qPrintable(rec->warnings().join('\n')));
-        QCOMPARE(rec->schemaVersion(), 2);
+        QCOMPARE(rec->schemaVersion(), 3);
         QCOMPARE(rec->runs().size(), 1);
         const RecordedRun& run = rec->runs().first();
         QCOMPARE(run.ended, QStringLiteral("finished"));

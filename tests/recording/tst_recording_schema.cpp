@@ -1,7 +1,7 @@
-// Schema 2 of the recording file: each tag's advise kind and whether the gateway refused it
-// are recorded and come back when the file is reopened (a live run against a mock gateway
-// that refuses one address); a schema-1 file (written before them) still opens, its advise
-// and refusal unknown; a newer schema is refused with one line.
+// Schema 3 of the recording file: each tag's advise kind and whether the gateway refused it
+// (schema 2), its last arrival and whether it was stale (schema 3) are recorded and come back
+// when the file is reopened; a schema-1 or schema-2 file (written before them) still opens,
+// what it lacks unknown; a newer schema is refused with one line.
 
 #include "support_recording.h"
 
@@ -53,7 +53,7 @@ private slots:
         QString error;
         const auto rec = Recording::open(file, &error);
         QVERIFY2(rec, qPrintable(error));
-        QCOMPARE(rec->schemaVersion(), 2);
+        QCOMPARE(rec->schemaVersion(), 3);
         const auto data = rec->load(rec->runs().first().id, &error);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->tags.size(), 6);
@@ -130,11 +130,103 @@ private slots:
         }
     }
 
-    // Schema 3 and later: one line saying which stormwatch wrote it and what this one reads.
+    // Data lost for 20 s of a run whose tags expect a value every second: they go stale, the
+    // file says when (tag_events.stale), and the reopened table has the live one's ages,
+    // stale flags and limits; the report's stale_tag_seconds is in the run's metrics.
+    void agesAndStaleTagsRoundTrip()
+    {
+        Scenario s = wedgeAndLeverChange(600, 10);
+        s.durationS = 60;
+        s.gateway.contractFamily = QStringLiteral("mxaccess-gateway-v1"); // numbered events: a loss is possible
+        for (ScenarioInstance& i : s.instances)
+            i.expectedUpdateS = QList<double>(i.tags, 1.0);
+        s.timeline = {TimelineEvent{}};
+        s.timeline.first().atS = 40;
+        s.timeline.first().action = TimelineAction::LoseEvents;
+        s.timeline.first().durationS = 15;
+        ConsoleModels live;
+        const QString file = path("stale.sqlite");
+        const RecordedRunResult result = recordRun(s, file, &live);
+        QVERIFY(result.run);
+        QVERIFY(result.run->metrics.staleTagSeconds > 0);
+
+        QString error;
+        const auto rec = Recording::open(file, &error);
+        QVERIFY2(rec, qPrintable(error));
+        QCOMPARE(rec->schemaVersion(), 3);
+        const RecordedRun run = rec->runs().first();
+        QCOMPARE(run.metrics.value("stale_tag_seconds").toDouble(), result.run->metrics.staleTagSeconds);
+        TagTableModel reopened;
+        QVERIFY(rec->loadInto(run.id, nullptr, nullptr, &reopened, &error));
+        QCOMPARE(reopened.rowCount(), live.tags.rowCount());
+        for (int r = 0; r < live.tags.rowCount(); ++r) {
+            const TagChange& a = live.tags.row(r);
+            const TagChange& b = reopened.row(reopened.rowOf(a.instance, a.tag));
+            QVERIFY(a.receivedUs > 0);
+            QCOMPARE(b.receivedUs, a.receivedUs);
+            QCOMPARE(b.stale, a.stale);
+            QCOMPARE(b.staleAfterS, 5.0);
+        }
+        // Ages as the run ended.
+        QCOMPARE(reopened.nowS(), run.endS);
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "stale");
+            db.setDatabaseName(file);
+            db.setConnectOptions("QSQLITE_OPEN_READONLY");
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            // Every tag of the instances deployed went stale during the loss, and fresh again.
+            QVERIFY(q.exec("SELECT COUNT(DISTINCT instance * 1000 + tag), MIN(t), MAX(t) FROM tag_events WHERE stale = 1"));
+            QVERIFY(q.next());
+            QCOMPARE(q.value(0).toInt(), 20);
+            QVERIFY2(q.value(1).toDouble() >= 44 && q.value(2).toDouble() <= 56, qPrintable(q.value(1).toString()));
+            QVERIFY(q.exec("SELECT COUNT(*) FROM tag_events WHERE stale = 0 AND t > 55"));
+            QVERIFY(q.next());
+            QVERIFY(q.value(0).toInt() >= 20);
+        }
+        QSqlDatabase::removeDatabase("stale");
+    }
+
+    // A file the schema-2 writer made: the same tables without the schema-3 columns. It opens
+    // without a warning, its tags without an age and never stale.
+    void schemaTwoFileOpensWithoutAges()
+    {
+        const QString file = path("schema2.sqlite");
+        ConsoleModels live;
+        QVERIFY(recordRun(wedgeAndLeverChange(600, 5), file, &live).run);
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade");
+            db.setDatabaseName(file);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            for (const char* sql : {"ALTER TABLE tags DROP COLUMN received_s", "ALTER TABLE tags DROP COLUMN stale",
+                                    "ALTER TABLE tags DROP COLUMN stale_after_s",
+                                    "ALTER TABLE tag_events DROP COLUMN stale",
+                                    "UPDATE meta SET value = '2' WHERE key = 'schema_version'"})
+                QVERIFY2(q.exec(QString::fromLatin1(sql)), sql);
+        }
+        QSqlDatabase::removeDatabase("downgrade");
+        QString error;
+        const auto rec = Recording::open(file, &error);
+        QVERIFY2(rec, qPrintable(error));
+        QCOMPARE(rec->schemaVersion(), 2);
+        TagTableModel reopened;
+        QVERIFY2(rec->loadInto(rec->runs().first().id, nullptr, nullptr, &reopened, &error), qPrintable(error));
+        QVERIFY2(rec->warnings().isEmpty(), qPrintable(rec->warnings().join('\n')));
+        QCOMPARE(reopened.rowCount(), 10);
+        for (int r = 0; r < reopened.rowCount(); ++r) {
+            QCOMPARE(reopened.row(r).receivedUs, qint64(-1));
+            QVERIFY(!reopened.row(r).stale);
+            QCOMPARE(reopened.data(reopened.index(r, TagTableModel::Age)).toString(), QString());
+            QCOMPARE(reopened.data(reopened.index(r, TagTableModel::Quality)).toString(), QString("Good (192)"));
+        }
+    }
+
+    // Schema 4 and later: one line saying which stormwatch wrote it and what this one reads.
     void aNewerSchemaIsRefusedInOneLine_data()
     {
         QTest::addColumn<int>("schema");
-        QTest::newRow("3") << 3;
+        QTest::newRow("4") << 4;
         QTest::newRow("99") << 99;
     }
     void aNewerSchemaIsRefusedInOneLine()
@@ -161,7 +253,7 @@ private slots:
                                       .arg(file)
                                       .arg(schema)),
                  qPrintable(error));
-        QVERIFY2(error.contains("reads schema 2 and older"), qPrintable(error));
+        QVERIFY2(error.contains("reads schema 3 and older"), qPrintable(error));
         QVERIFY(!error.contains('\n'));
     }
 };

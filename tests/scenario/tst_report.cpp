@@ -51,7 +51,7 @@ void TestReport::metricTableHasEveryMetricOnceInReportOrder() {
     const QStringList keys = tableKeys();
     QCOMPARE(keys, QStringList({"subscribe_requests", "max_outstanding", "max_gateway_outstanding_subscribes",
                                 "gateway_rpcs", "gateway_rpcs_by_kind", "subscribe_rpcs", "teardown_rpcs",
-                                "deadline_exceeded", "bad_tag_seconds", "orphaned_tag_seconds", "frozen_tag_seconds",
+                                "deadline_exceeded", "bad_tag_seconds", "orphaned_tag_seconds", "frozen_tag_seconds", "stale_tag_seconds",
                                 "unresponsive_seconds", "time_to_all_good_s", "connected_after_s", "max_sta_queue_depth", "suppressed_calls", "events_lost", "wall_ms"}));
     for (const QString& k : keys) {
         QCOMPARE(keys.count(k), 1);
@@ -228,7 +228,7 @@ void TestReport::jsonHasExactlyTheDesignKeys() {
     QCOMPARE(keys, QStringList({"bad_tag_seconds", "connected_after_s", "deadline_exceeded", "events_lost",
                                 "frozen_tag_seconds", "gateway_rpcs", "gateway_rpcs_by_kind", "levers", "max_gateway_outstanding_subscribes",
                                 "max_outstanding", "max_sta_queue_depth", "name", "orphaned_tag_seconds",
-                                "subscribe_requests", "subscribe_rpcs", "suppressed_calls", "teardown_rpcs",
+                                "stale_tag_seconds", "subscribe_requests", "subscribe_rpcs", "suppressed_calls", "teardown_rpcs",
                                 "time_to_all_good_from", "time_to_all_good_s", "unresponsive_seconds", "wall_ms"}));
     const QJsonObject l1 = variants[1].toObject();
     QCOMPARE(l1["name"].toString(), QString("lever1"));
@@ -283,10 +283,10 @@ void TestReport::csvHasAHeaderAndOneRowPerVariant() {
     QCOMPARE(lines[0], QString("scenario,variant,levers,subscribe_requests,max_outstanding,"
                                "max_gateway_outstanding_subscribes,gateway_rpcs,gateway_rpcs_by_kind,subscribe_rpcs,"
                                "teardown_rpcs,deadline_exceeded,bad_tag_seconds,orphaned_tag_seconds,frozen_tag_seconds,"
-                               "unresponsive_seconds,time_to_all_good_s,connected_after_s,max_sta_queue_depth,suppressed_calls,events_lost,wall_ms"));
+                               "stale_tag_seconds,unresponsive_seconds,time_to_all_good_s,connected_after_s,max_sta_queue_depth,suppressed_calls,events_lost,wall_ms"));
     QVERIFY2(lines[2].startsWith("live-gate-lever1,lever1,\"{"), qPrintable(lines[2]));
     // No gateway counters, no time to all Good, no connection time, no queue depth: empty cells.
-    QVERIFY2(lines[2].endsWith(",3,1,,0,,0,0,0,330,0,0,0,,,,0,0,9"), qPrintable(lines[2]));
+    QVERIFY2(lines[2].endsWith(",3,1,,0,,0,0,0,330,0,0,0,0,,,,0,0,9"), qPrintable(lines[2]));
 }
 
 void TestReport::csvQuotesCommasQuotesAndNewlines() {
@@ -309,9 +309,9 @@ void TestReport::csvWritesByKindAsKindEqualsCount() {
 
 void TestReport::csvLeavesNeverEmpty() {
     const QStringList storm = csvLines(bulkStorm());
-    QVERIFY2(storm[1].contains(",5000,0,0,0,95.5,,400,"), qPrintable(storm[1]));
+    QVERIFY2(storm[1].contains(",5000,0,0,0,0,95.5,,400,"), qPrintable(storm[1]));
     const QStringList gate = csvLines(liveGate());
-    QVERIFY2(gate[1].contains(",330,0,0,0,,,,0,"), qPrintable(gate[1]));
+    QVERIFY2(gate[1].contains(",330,0,0,0,0,,,,0,"), qPrintable(gate[1]));
 }
 
 void TestReport::writeReportMarkdownLinksThePlots() {

@@ -233,7 +233,7 @@ void TestSiteParser::strictJsonAndUnknownKeysAreRejected()
         "options": {"TagSubscribeRetryIntervalMs": 1}, "colour": "red"})", "s.json", &errors));
     const QString all = messages(errors).join('\n');
     QVERIFY2(all.contains("s.json: $.options.TagSubscribeRetryIntervalMs: "), qPrintable(all));
-    QVERIFY2(all.contains("s.json: $.colour: unknown key (valid: name, description, options, gateways, instances, tags_csv)"),
+    QVERIFY2(all.contains("s.json: $.colour: unknown key (valid: name, description, options, gateways, instances, tags_csv, expected_update_s, stale_factor)"),
              qPrintable(all));
 }
 

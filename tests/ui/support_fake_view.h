@@ -20,6 +20,13 @@ public:
 
     void applyTagChanges(const QVector<TagChange>& changes) override;
     void clearTags() override { tags.clear(); }
+    void setTagClock(double runS, qint64 wallMs) override
+    {
+        tagClockS = runS;
+        tagClockWallMs = wallMs;
+    }
+    double tagClockS = -1;
+    qint64 tagClockWallMs = -1;
     void appendLog(const QVector<LogEntry>& entries) override { log += entries; }
     void setConnectionInfo(const QVector<ConnectionInfo>& infos) override { connections = infos; }
     void setGatewaySummary(const QString& address, const QString& recoveryState) override;

@@ -109,6 +109,29 @@ private slots:
         QCOMPARE(interval1->data()->at(1)->key, 20.0);
     }
 
+    // Good tags gone stale are their own band, between good and uncertain: the Good series
+    // counts them (the gateway says Good), the good band does not; the crosshair names them.
+    void staleGoodTagsHaveTheirOwnBand()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        for (int t = 0; t <= 10; ++t) {
+            SubscriptionSample s = sample(t, 0, 0, 5000, 10, 0);
+            s.stale = t >= 5 ? 4 : 0;
+            store.appendSamples({s});
+        }
+        panel.refreshNow();
+        QCOMPARE(panel.qualityGraph(SubMetric::Good)->data()->findBegin(7, true)->value, 6.0);
+        QCOMPARE(panel.qualityGraph(SubMetric::Stale)->data()->findBegin(7, true)->value, 10.0);
+        QCOMPARE(panel.qualityGraph(SubMetric::Uncertain)->data()->findBegin(7, true)->value, 10.0);
+        QCOMPARE(panel.qualityGraph(SubMetric::Bad)->data()->findBegin(7, true)->value, 10.0);
+        QCOMPARE(panel.qualityGraph(SubMetric::Good)->data()->findBegin(2, true)->value, 10.0);
+        QVERIFY2(panel.crosshairText(7).contains(QStringLiteral("good 6, stale 4, uncertain 0, bad 0")),
+                 qPrintable(panel.crosshairText(7)));
+        // No stale tag, no word about it.
+        QVERIFY2(!panel.crosshairText(2).contains(QStringLiteral("stale")), qPrintable(panel.crosshairText(2)));
+    }
+
     void selectionHidesOtherSubscriptions()
     {
         SeriesStore store;

@@ -7,6 +7,8 @@
 // from B's reply and advises B's item again; later, what is kept for a handle is dropped and
 // the item advised again when the handle went to another tag. The same case runs in virtual time in
 // integration.connection_routing (aReusedHandlesFirstValueIsNotLostAfterATimedOutRemove).
+// Also at this boundary: a subscribe answered with the item its own remove is deleting (the
+// virtual case is integration.handle_reuse's aSubscribeAnsweredWithAnItemBeingRemovedFailsTransiently).
 #include "client/gateway_connection.h"
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
@@ -15,8 +17,9 @@
 
 #include <QtTest>
 
-#include <set>
 #include <memory>
+#include <optional>
+#include <set>
 
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
@@ -110,6 +113,61 @@ private slots:
             QVERIFY(c.stats().readvises >= 1 && c.stats().readvises <= reuses);
         else
             QCOMPARE(c.stats().readvises, std::int64_t(0));
+        c.stop();
+    }
+
+    // A guard's subscribe in flight when its instance's items are removed (a redeploy): the
+    // mock's STA runs the subscribe first, which answers with the existing item's handle, then
+    // the remove deletes that item. Confirmed, the tag would be routed to a deleted item and
+    // never get a value again; it must fail (not for good) so that subscribing again brings a
+    // live item, whose values arrive. Over gRPC the two calls may also reach the STA in the
+    // other order (then the subscribe makes a new item and succeeds): rounds make the
+    // interesting order all but certain, and every round must end with values flowing.
+    void aSubscribeAnsweredWithAnItemBeingRemovedFailsTransiently()
+    {
+        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), {"--command-ms", "150", "--per-item-ms", "0.1", "--data-hz", "5"});
+        QVERIFY(mock.start());
+        QtScheduler scheduler;
+        GrpcPortOptions options;
+        options.address = mock.address();
+        GrpcGatewayPort port(scheduler, options);
+        GatewayConnection c(scheduler, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        c.start();
+        int transientFailures = 0;
+        for (int round = 0; round < 4; ++round) {
+            auto got = std::make_shared<Got>();
+            const auto sub = addRecorded(c, "X" + std::to_string(round), got);
+            bool done = false;
+            c.subscribe(sub, [&done](const SubscribeOutcome& o) { done = o.success; });
+            QTRY_VERIFY_WITH_TIMEOUT(done && got->values >= 1, 10000);
+            const std::int32_t handle = got->handle;
+
+            std::optional<SubscribeOutcome> outcome;
+            c.subscribe(sub, [&outcome](const SubscribeOutcome& o) { outcome = o; }); // queued first
+            c.removeItems(sub);                                                        // then this
+            QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 10000);
+            if (!outcome->success) {
+                QCOMPARE(outcome->tags.size(), std::size_t(1));
+                QVERIFY(!outcome->tags[0].definitive);
+                QVERIFY2(outcome->tags[0].error.find("item " + std::to_string(handle) + " is being removed") !=
+                             std::string::npos,
+                         outcome->tags[0].error.c_str());
+                ++transientFailures;
+                QTRY_COMPARE_WITH_TIMEOUT(c.retiringHandles(), std::size_t(0), 10000);
+                QVERIFY(!c.routed(sub, 0));
+                bool again = false;
+                c.subscribe(sub, [&again](const SubscribeOutcome& o) { again = o.success; });
+                QTRY_VERIFY_WITH_TIMEOUT(again, 10000);
+            }
+            QTRY_COMPARE_WITH_TIMEOUT(c.retiringHandles(), std::size_t(0), 10000);
+            QVERIFY(c.routed(sub, 0));
+            // The point: the tag's item is alive, so its values keep coming.
+            const int before = got->values;
+            QTRY_VERIFY_WITH_TIMEOUT(got->values >= before + 3, 10000);
+            c.removeItems(sub);
+            c.removeSubscriber(sub);
+        }
+        QVERIFY2(transientFailures > 0, "the subscribe never reached the STA before its remove");
         c.stop();
     }
 };

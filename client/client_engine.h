@@ -38,7 +38,7 @@ struct InstanceSpec {
     std::vector<double> staleAfterS = {};
 };
 
-// What the seeds leave open about the bridge, as named settings (scenario "client_model").
+// What the incident analysis leaves open about the bridge, as named settings (scenario "client_model").
 struct ClientModel {
     Teardown redeployTeardown = Teardown::PerItemRemove; // what a redeploy sends
     bool teardownGated = true; // teardown calls pass the recovery gate and count as its failures

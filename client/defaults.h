@@ -1,6 +1,6 @@
 #pragma once
 // The client's defaults, in one place: ClientOptions, the guard's timing and the
-// connection's config all start from these (the seeds' values where they give one).
+// connection's config all start from these (the incident analysis's values where it gives one, docs/background.md).
 
 namespace stormwatch::defaults {
 
@@ -9,7 +9,7 @@ inline constexpr int kTagSubscribeRetryMaxIntervalMs = 60000; // backoff max
 inline constexpr int kTagSubscribeInFlightCeilingMs = 45000;  // lowest in-flight ceiling
 // The ceiling is at least the session's echoed command timeout plus this margin, so a
 // request the gateway may still answer within its deadline is never presumed lost
-// (30 s default timeout + 15 s = the seed's 45 s).
+// (the gateway's 30 s default timeout + 15 s = the 45 s lowest ceiling; docs/background.md).
 inline constexpr int kTagSubscribeInFlightCeilingMarginMs = 15000;
 inline constexpr int kMxCommandTimeoutMs = 60000; // the client's own deadline per Invoke
 inline constexpr int kMxSupervisoryAdviseParallelism = 16;

@@ -35,8 +35,8 @@ struct LeverSet {
     RecoveryConfig recovery{.enabled = true};
     bool alarmGuard = true; // guard + backoff on the alarm subscription too
     bool coalesce = true;   // connection layer merges identical concurrent subscribes
-    // Lever 1's follow-ups, on in lever1 and above (the incident design credits them to
-    // Lever 1; off reproduces the Lever 1 plan as literally written):
+    // Lever 1's follow-ups, on in lever1 and above (the incident analysis credits them to
+    // Lever 1; off reproduces its plan as first written, docs/background.md):
     // after a reconnect the guard re-subscribes and retries until confirmed, instead of the
     // connection's one-shot transparent re-subscribe whose failure nobody retries;
     bool resubscribeGuard = true;

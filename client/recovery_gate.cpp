@@ -13,7 +13,7 @@ Q_LOGGING_CATEGORY(lcRecoveryGate, "stormwatch.client")
 
 Duration seconds(double s)
 {
-    // Non-positive lengths mean "no period" (the PR falls back to no throttling there).
+    // Non-positive lengths mean "no period": no throttling at all.
     if (!(s > 0))
         return Duration{0};
     // Cap far beyond any useful period so the conversion can never overflow.

@@ -1,7 +1,7 @@
 #pragma once
-// The recovery period from the cloud-recovery PR: after failures, calls to the gateway are
-// not sent for a while and fail at once with a "temporarily unavailable" outcome that names
-// the cause and when recovery ends. Two independent choices, as in the PR:
+// The recovery period (docs/background.md): after failures, calls to the gateway are not
+// sent for a while and fail at once with a "temporarily unavailable" outcome that names the
+// cause and when recovery ends. Two independent choices:
 //  - the recovery strategy decides how long a recovery period lasts once entered;
 //  - the fail handler decides which failures reach the strategy (every one, or K inside a
 //    window).

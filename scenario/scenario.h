@@ -84,7 +84,7 @@ struct GatewaySpec {
     bool operator==(const GatewaySpec&) const = default;
 };
 
-// What the seeds leave open about the bridge, as named settings with defaults ("client_model"
+// What the incident analysis leaves open about the bridge, as named settings with defaults ("client_model"
 // in the file): what a redeploy sends to remove an instance's items, and whether those
 // teardown calls pass the recovery gate (and count as its failures).
 struct ScenarioClientModel {

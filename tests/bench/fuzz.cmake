@@ -1,4 +1,4 @@
-# libFuzzer harness for the scenario parser (issue 15): built only when the compiler takes
+# libFuzzer harness for the scenario parser: built only when the compiler takes
 # -fsanitize=fuzzer (clang; Debian's clang has libFuzzer), so a g++ build skips it. The
 # tests/bench/*.cmake files are where the tests add executables that are not Qt Test
 # suites; the parser's always-on fuzz replay is the scenario.parser_fuzz ctest.

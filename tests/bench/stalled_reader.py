@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench: mxgw-mock's resident memory with a stalled reader (issue 14, finding 3).
+"""bench: mxgw-mock's resident memory with a stalled reader.
 
 Starts mxgw-mock, opens StreamEvents on a channel of its own and never reads it, subscribes
 TAGS items at HZ, and prints the mock's VmRSS while it offers TAGS x HZ updates/s, after the

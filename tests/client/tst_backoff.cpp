@@ -1,4 +1,5 @@
-// The pure backoff step: the Lever 1 plan's five cases, plus the edges around them.
+// The pure backoff step: Lever 1 plan's five cases (docs/background.md, task 2), plus the
+// edges around them.
 #include "client/backoff.h"
 
 #include <QtTest>

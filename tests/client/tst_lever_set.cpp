@@ -55,7 +55,7 @@ private slots:
         QVERIFY(!s.dropSuperseded);
     }
 
-    // Lever 1 with its two follow-ups (the seed's §7 claims of Lever 1).
+    // Lever 1 with its two follow-ups (what the incident analysis claims of Lever 1, docs/background.md).
     void lever1PresetIsGuardBackoffConfirmedAndItsFollowUps()
     {
         LeverSet expected = preset("levers-off");

@@ -179,7 +179,8 @@ private slots:
             QVERIFY2(e.value.size() <= 70, qPrintable(e.value.left(100)));
     }
 
-    // Lever 1 plan, Task 1: the backoff ceiling below the floor is named in the message.
+    // Lever 1's plan, task 1 (docs/background.md): a backoff maximum below the floor is named
+    // in the message.
     void maxIntervalBelowFloorMessageNamesBothKeys()
     {
         ClientOptions o;

@@ -1,5 +1,5 @@
-// RecoveryGate on a VirtualScheduler: each strategy and fail handler, and the PR's manual
-// runs replayed at their exact times.
+// RecoveryGate on a VirtualScheduler: each strategy and fail handler, and the recovery
+// period's manual runs (docs/background.md) replayed at their exact times.
 
 #include "client/recovery_gate.h"
 #include "client/virtual_scheduler.h"
@@ -82,7 +82,7 @@ private slots:
         }
     }
 
-    // PR run "Default settings": FailuresToEnterRecovery 10, FailuresWindowSeconds 60.
+    // Manual run "default": FailuresToEnterRecovery 10, FailuresWindowSeconds 60.
     void windowedPrDefaultRun_tenFailuresIn60sEnterRecovery()
     {
         VirtualScheduler sched;
@@ -123,7 +123,7 @@ private slots:
         QVERIFY(!gate.check().allowed);
     }
 
-    // PR run: FailuresToEnterRecovery 7, FailuresWindowSeconds 30. Batches spread wider
+    // Manual run "window": FailuresToEnterRecovery 7, FailuresWindowSeconds 30. Batches spread wider
     // than the window never add up; recovery starts only with the last batch.
     void windowedPrRun_failuresWiderThanWindowNeverAccumulate()
     {
@@ -173,7 +173,7 @@ private slots:
         QCOMPARE(gate.recoveryEndsAt(), std::optional<Time>(at(20)));
     }
 
-    // PR run "Modified RecoverySeconds": 20 s.
+    // Manual run "shorter period": RecoverySeconds 20.
     void simpleStrategyPrRun_recoveryLastsAfterMostRecentFailure()
     {
         VirtualScheduler sched;

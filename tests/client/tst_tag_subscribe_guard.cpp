@@ -1,5 +1,6 @@
-// Lever 1 on the VirtualScheduler: each test of the plan's Tasks 3–6, the confirmed flag,
-// the pre-fix actor with the lever off, and the seed's live-gate figure (22 vs 3).
+// Lever 1 on the VirtualScheduler: each test of its plan's tasks 3–6, the confirmed flag,
+// the pre-fix actor with the lever off, and the live gate's figure (22 vs 3); all in
+// docs/background.md.
 #include "client/tag_subscribe_guard.h"
 #include "client/virtual_scheduler.h"
 

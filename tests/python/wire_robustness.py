@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Wire robustness of mxgw-mock (issue 15, findings 1, 6 and 8).
+"""Wire robustness of mxgw-mock.
 
 Starts the built mxgw-mock on 127.0.0.1 (port 0), then, with a client generated from
 proto/*.proto at test time (protoc + grpc_python_plugin; Debian's python3-grpcio and
@@ -156,7 +156,7 @@ def main():
         return check(name, ok, "got %s %r, want %s%s" % (got, detail if isinstance(detail, str) else "",
                                                         code, " containing %r" % contains if contains else ""))
 
-    # ---- finding 1: Durations by their own rules, clamped to the maximum command timeout
+    # ---- Durations by their own rules, clamped to the maximum command timeout
     rng = "must be within +-315576000000"
     for label, seconds, nanos, code, contains in [
         ("10^12 s (echoed wrapped, 3,875,820,019 s, before)", 10 ** 12, 0, INVALID, rng),
@@ -181,7 +181,7 @@ def main():
         got = (reply.default_command_timeout.seconds, reply.default_command_timeout.nanos) if code == OK else None
         check("Duration %s: OK, echoed %s" % (label, echo), code == OK and got == echo, "got %s %r" % (code, got))
 
-    # ---- finding 8: calls without a session, on a closed session, with no command kind
+    # ---- calls without a session, on a closed session, with no command kind
     code, opened = open_session()
     check("OpenSession with defaults: OK", code == OK, str(code))
     sid = opened.session_id if code == OK else "?"
@@ -246,7 +246,7 @@ def main():
     check("AdviseItemBulk of negative and extreme handles: OK, every item failed",
           code == OK and [r.ok for r in reply.advise_item_bulk.results] == [False] * 3, "%s %r" % (code, reply))
 
-    # ---- finding 6: a client name forging a log line is logged as one escaped line
+    # ---- a client name forging a log line is logged as one escaped line
     before = len(mock.err_lines())
     expect("OpenSession with a forged-line client name: OK", open_session(FORGED_NAME), OK)
     expect("OpenSession with a 1 MiB client name: OK", open_session("n" * (1 << 20)), OK)

@@ -29,7 +29,7 @@ inline VariantMetrics variant(const QString& name, const QJsonObject& l) {
     return v;
 }
 
-// The shape of the seed's live gate: levers off stacks 22 unanswered subscribes, Lever 1 sends 3.
+// The shape of Lever 1's live gate (docs/background.md): levers off stacks 22 unanswered subscribes, Lever 1 sends 3.
 inline ScenarioReport liveGate() {
     ScenarioReport r;
     r.scenario = "live-gate-lever1";

@@ -335,7 +335,7 @@ void TestScenarioFile::killGatewayTakesADowntimeLikeRestart() {
     QCOMPARE(written.value("downtime_s").toDouble(), 7.0);
 }
 
-// What the seeds leave open is a named setting with a default, checked like everything else.
+// What the incident analysis leaves open is a named setting with a default, checked like everything else.
 void TestScenarioFile::clientModelSettingsHaveDefaultsAndRules() {
     QList<ScenarioError> errors;
     const auto plain = parseScenario(set("timeline", QJsonArray{}), "m.json", &errors);

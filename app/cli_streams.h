@@ -5,7 +5,6 @@
 // order could reach the terminal in another.
 
 #include <QTextStream>
-
 #include <cstdio>
 
 namespace stormwatch::cli {

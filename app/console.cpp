@@ -11,7 +11,6 @@
 
 #include <QApplication>
 #include <QTimer>
-
 #include <cmath>
 
 namespace stormwatch {
@@ -27,14 +26,17 @@ QString portOptions(const ConsoleOptions& o, GrpcPortOptions* port)
     if (o.gateway.isEmpty()) {
         const GrpcPortOptions defaults;
         if (tls || !o.tokenFile.isEmpty() || !o.gatewayContract.isEmpty() ||
-            o.port.keepaliveTime != defaults.keepaliveTime || o.port.keepaliveTimeout != defaults.keepaliveTimeout)
-            return QStringLiteral("--tls-ca, --tls-cert, --tls-key, --token-file, --gateway-contract and --keepalive-* need "
+            o.port.keepaliveTime != defaults.keepaliveTime ||
+            o.port.keepaliveTimeout != defaults.keepaliveTimeout)
+            return QStringLiteral("--tls-ca, --tls-cert, --tls-key, --token-file, "
+                                  "--gateway-contract and --keepalive-* need "
                                   "--gateway HOST:PORT");
         return {};
     }
     port->address = o.gateway.toStdString();
     if (tls)
-        port->tls = TlsFiles{o.tlsCa.toStdString(), o.tlsCert.toStdString(), o.tlsKey.toStdString()};
+        port->tls =
+            TlsFiles{o.tlsCa.toStdString(), o.tlsCert.toStdString(), o.tlsKey.toStdString()};
     port->tokenFile = o.tokenFile.toStdString();
     port->contractFile = o.gatewayContract.toStdString();
     // A contract that does not check is not a reason to keep the window shut: its connection
@@ -74,7 +76,8 @@ int runConsoleWindow(const ConsoleOptions& o)
     SitePortOptions sitePorts;
     if (!o.site.isEmpty()) {
         if (!o.gateway.isEmpty() || !o.scenario.isEmpty()) {
-            err() << "--site is not with --gateway or --scenario (the site names its gateways and instances)\n";
+            err() << "--site is not with --gateway or --scenario (the site names its gateways and "
+                     "instances)\n";
             return 2;
         }
         QList<ScenarioError> errors;
@@ -118,7 +121,8 @@ int runConsoleWindow(const ConsoleOptions& o)
         err() << error << '\n';
         return 1;
     }
-    const bool started = o.gateway.isEmpty() ? controller.startEmbedded(&error) : controller.startExternal(port, &error);
+    const bool started = o.gateway.isEmpty() ? controller.startEmbedded(&error)
+                                             : controller.startExternal(port, &error);
     if (!started) {
         err() << error << '\n';
         return 1;
@@ -133,8 +137,8 @@ int runConsoleWindow(const ConsoleOptions& o)
         for (const VariantSpec& v : controller.demoScenario().variants)
             variants << v.name;
         if (!variants.contains(o.play)) {
-            err() << "bad --play \"" << o.play << "\": the scenario's variants are " << variants.join(QStringLiteral(", "))
-                  << '\n';
+            err() << "bad --play \"" << o.play << "\": the scenario's variants are "
+                  << variants.join(QStringLiteral(", ")) << '\n';
             return 2;
         }
         controller.play(controller.demoScenarioName(), o.play, o.playSpeed);
@@ -142,14 +146,15 @@ int runConsoleWindow(const ConsoleOptions& o)
 
     int code = 0;
     if (!o.screenshot.isEmpty()) {
-        QTimer::singleShot(std::chrono::milliseconds(std::llround(o.screenshotAfterS * 1000)), &window, [&] {
-            if (!window.grab().save(o.screenshot)) {
-                err() << "cannot write the screenshot to \"" << o.screenshot << "\"\n";
-                code = 1;
-            }
-            window.close();
-            QApplication::quit();
-        });
+        QTimer::singleShot(
+            std::chrono::milliseconds(std::llround(o.screenshotAfterS * 1000)), &window, [&] {
+                if (!window.grab().save(o.screenshot)) {
+                    err() << "cannot write the screenshot to \"" << o.screenshot << "\"\n";
+                    code = 1;
+                }
+                window.close();
+                QApplication::quit();
+            });
     }
     const int loop = QApplication::exec();
     return code ? code : loop;

@@ -21,7 +21,8 @@ bool contractCommandRequested(int argc, char** argv)
     return false;
 }
 
-std::optional<int> runContractCommand(const QCommandLineParser& parser, const ContractCliOptions& options)
+std::optional<int> runContractCommand(const QCommandLineParser& parser,
+                                      const ContractCliOptions& options)
 {
     constexpr int kNotUsable = static_cast<int>(wire::Verdict::Unusable);
     if (!parser.isSet(options.checkContract)) {
@@ -41,7 +42,8 @@ std::optional<int> runContractCommand(const QCommandLineParser& parser, const Co
         }
     }
     std::string error;
-    auto contract = wire::GatewayContract::fromFile(parser.value(options.checkContract).toStdString(), error);
+    auto contract =
+        wire::GatewayContract::fromFile(parser.value(options.checkContract).toStdString(), error);
     if (!contract) {
         err() << QString::fromStdString(error) << '\n';
         return kNotUsable;

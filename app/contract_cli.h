@@ -8,20 +8,21 @@
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
-
 #include <optional>
 
 namespace stormwatch {
 
 struct ContractCliOptions {
-    QCommandLineOption checkContract{"check-contract",
-                                     "Check a gateway contract file (.proto or .protoset) against what stormwatch "
-                                     "needs and exit: 0 usable, 1 usable with limits, 2 not usable.",
-                                     "FILE"};
-    QCommandLineOption profile{"profile",
-                               "--check-contract: the contract family to check against (stormwatch, "
-                               "mxaccess-gateway-v1; default: by the file's package).",
-                               "NAME"};
+    QCommandLineOption checkContract{
+        "check-contract",
+        "Check a gateway contract file (.proto or .protoset) against what stormwatch "
+        "needs and exit: 0 usable, 1 usable with limits, 2 not usable.",
+        "FILE"};
+    QCommandLineOption profile{
+        "profile",
+        "--check-contract: the contract family to check against (stormwatch, "
+        "mxaccess-gateway-v1; default: by the file's package).",
+        "NAME"};
 
     void addTo(QCommandLineParser& parser) const { parser.addOptions({checkContract, profile}); }
 };
@@ -29,6 +30,7 @@ struct ContractCliOptions {
 bool contractCommandRequested(int argc, char** argv);
 
 // The exit code when the command line asks for a contract check, else nullopt.
-std::optional<int> runContractCommand(const QCommandLineParser& parser, const ContractCliOptions& options);
+std::optional<int> runContractCommand(const QCommandLineParser& parser,
+                                      const ContractCliOptions& options);
 
 } // namespace stormwatch

@@ -41,8 +41,10 @@ int recordingInfo(const QString& file)
         if (!run.metrics.isEmpty()) {
             const QJsonValue good = run.metrics.value(QStringLiteral("time_to_all_good_s"));
             out() << ", time_to_all_good_s "
-                  << (good.isDouble() ? QString::number(good.toDouble(), 'f', 1) : QStringLiteral("never"))
-                  << ", subscribe_requests " << run.metrics.value(QStringLiteral("subscribe_requests")).toInteger();
+                  << (good.isDouble() ? QString::number(good.toDouble(), 'f', 1)
+                                      : QStringLiteral("never"))
+                  << ", subscribe_requests "
+                  << run.metrics.value(QStringLiteral("subscribe_requests")).toInteger();
         }
         out() << '\n';
     }
@@ -67,7 +69,8 @@ int exportScenarioSkeleton(const QString& file, const QString& runText)
         bool ok = false;
         id = runText.toLongLong(&ok);
         if (!ok) {
-            err() << "bad --run \"" << runText << "\": must be a run number (see --recording-info)\n";
+            err() << "bad --run \"" << runText
+                  << "\": must be a run number (see --recording-info)\n";
             return 2;
         }
     }

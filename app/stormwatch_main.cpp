@@ -6,7 +6,8 @@
 //   stormwatch --list-scenarios
 //   stormwatch --validate-scenario FILE
 //   stormwatch --recording-info FILE | --export-skeleton FILE [--run N]
-//   stormwatch --check-contract FILE [--profile NAME]   (exit 0 usable, 1 with limits, 2 not usable)
+//   stormwatch --check-contract FILE [--profile NAME]   (exit 0 usable, 1 with limits, 2 not
+//   usable)
 //   (--record FILE: a headless run, or the console's runs, recorded; docs/recordings.md)
 //
 // Exit codes: 0 ok, 1 runtime failure (also: a live run's connection to --gateway never
@@ -16,37 +17,37 @@
 #include "app/console.h"
 #include "scenario/run_host.h"
 #include "ui/report_png.h"
+
 #include <QApplication>
 #endif
 #include "app/cli_streams.h"
 #include "app/contract_cli.h"
 #include "app/recording_cli.h"
+#include "client/qt_scheduler.h"
 #include "recording/record_scenario.h"
 #include "scenario/commission_cli.h"
-#include "scenario/site_live.h"
 #include "scenario/report.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
-
-#include "client/qt_scheduler.h"
+#include "scenario/site_live.h"
 
 #include <QCommandLineParser>
-#include <QMap>
 #include <QCoreApplication>
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QLoggingCategory>
+#include <QMap>
 #include <QTextStream>
 #include <QTimer>
-#include <grpc/grpc.h>
-#include <grpc/support/log.h>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <grpc/grpc.h>
+#include <grpc/support/log.h>
 #include <memory>
 #include <optional>
 #include <unistd.h>
@@ -75,18 +76,19 @@ struct Options {
         "a,b"};
     QCommandLineOption seed{"seed", "Seed for the run (default: the scenario's seed).", "N"};
     QCommandLineOption json{"json", "Print the report as JSON instead of a table."};
-    QCommandLineOption report{"report",
+    QCommandLineOption report{
+        "report",
 #ifdef STORMWATCH_CONSOLE
-                              "Also write report.json, report.csv, report.md and a PNG of the plots "
-                              "per variant (<variant>.png) into DIR.",
+        "Also write report.json, report.csv, report.md and a PNG of the plots "
+        "per variant (<variant>.png) into DIR.",
 #else
-                              "Also write report.json, report.csv and report.md into DIR.",
+        "Also write report.json, report.csv and report.md into DIR.",
 #endif
-                              "DIR"};
+        "DIR"};
     QCommandLineOption progress{
         "progress", "Show a progress bar on stderr (default: only when stderr is a terminal)."};
-    QCommandLineOption verbose{"verbose",
-                               "Log the client's, the mock gateway's and gRPC's messages to stderr."};
+    QCommandLineOption verbose{
+        "verbose", "Log the client's, the mock gateway's and gRPC's messages to stderr."};
     QCommandLineOption listScenarios{"list-scenarios", "List the bundled scenarios and exit."};
     QCommandLineOption validateScenario{
         "validate-scenario",
@@ -97,74 +99,87 @@ struct Options {
                             "Run in real time over gRPC instead of in virtual time: against an "
                             "embedded mock gateway on 127.0.0.1 (each variant gets its own), or "
                             "against --gateway. Implies --headless; progress is shown on stderr."};
-    QCommandLineOption gateway{"gateway",
-                               "Gateway address for --live or the console window (default: an "
-                               "embedded mock gateway on 127.0.0.1, a free port). Fault actions need "
-                               "its MockGatewayControl service; without it they are skipped and listed "
-                               "in the report (--live) or disabled (console).",
-                               "HOST:PORT"};
+    QCommandLineOption gateway{
+        "gateway",
+        "Gateway address for --live or the console window (default: an "
+        "embedded mock gateway on 127.0.0.1, a free port). Fault actions need "
+        "its MockGatewayControl service; without it they are skipped and listed "
+        "in the report (--live) or disabled (console).",
+        "HOST:PORT"};
     QCommandLineOption tlsCa{"tls-ca", "TLS to --gateway, trusting this CA (PEM).", "FILE"};
     QCommandLineOption tlsCert{
         "tls-cert", "Client certificate for TLS to --gateway (PEM; with --tls-key).", "FILE"};
     QCommandLineOption tlsKey{"tls-key", "Client key for TLS to --gateway (PEM; with --tls-cert).",
                               "FILE"};
     QCommandLineOption tokenFile{
-        "token-file", "Bearer token for --gateway, read from FILE (never shown). Needs TLS (--tls-ca) "
-        "unless --allow-insecure-token is given.", "FILE"};
-    QCommandLineOption gatewayContract{
-        "gateway-contract",
-        "The contract of --gateway (its .proto or .protoset, e.g. a site's mxaccess_gateway.proto): "
-        "checked before the first command; one that does not check gets none (see --check-contract). "
-        "Default: read from the gateway's gRPC server reflection and checked the same (stormwatch's own "
-        "contract when it serves none).",
+        "token-file",
+        "Bearer token for --gateway, read from FILE (never shown). Needs TLS (--tls-ca) "
+        "unless --allow-insecure-token is given.",
         "FILE"};
-    QCommandLineOption keepaliveS{
-        "keepalive-s",
-        "HTTP/2 keepalive to --gateway: a ping after SECONDS without a frame from it (default 10). A gateway "
-        "that does not acknowledge one within --keepalive-timeout-s is unresponsive: its tags show their last "
-        "usable values (Uncertain) until it answers again.",
-        "SECONDS"};
+    QCommandLineOption gatewayContract{"gateway-contract",
+                                       "The contract of --gateway (its .proto or .protoset, e.g. a "
+                                       "site's mxaccess_gateway.proto): "
+                                       "checked before the first command; one that does not check "
+                                       "gets none (see --check-contract). "
+                                       "Default: read from the gateway's gRPC server reflection "
+                                       "and checked the same (stormwatch's own "
+                                       "contract when it serves none).",
+                                       "FILE"};
+    QCommandLineOption keepaliveS{"keepalive-s",
+                                  "HTTP/2 keepalive to --gateway: a ping after SECONDS without a "
+                                  "frame from it (default 10). A gateway "
+                                  "that does not acknowledge one within --keepalive-timeout-s is "
+                                  "unresponsive: its tags show their last "
+                                  "usable values (Uncertain) until it answers again.",
+                                  "SECONDS"};
     QCommandLineOption keepaliveTimeoutS{
-        "keepalive-timeout-s", "How long --gateway has to acknowledge a keepalive ping (default 5).", "SECONDS"};
-    QCommandLineOption allowInsecureToken{
-        "allow-insecure-token",
-        "Send --token-file's bearer token without TLS, in clear text: only over a network you trust "
-        "(an SSH tunnel, a gateway on this machine)."};
+        "keepalive-timeout-s",
+        "How long --gateway has to acknowledge a keepalive ping (default 5).", "SECONDS"};
+    QCommandLineOption allowInsecureToken{"allow-insecure-token",
+                                          "Send --token-file's bearer token without TLS, in clear "
+                                          "text: only over a network you trust "
+                                          "(an SSH tunnel, a gateway on this machine)."};
     // Recordings (docs/recordings.md).
-    QCommandLineOption record{"record",
-                              "Record to FILE (SQLite, replaced if it exists): headless, every variant "
-                              "run is a run of the file; the console records its live run and every "
-                              "playback.",
-                              "FILE"};
-    QCommandLineOption recordingInfo{"recording-info", "List the runs of a recording and exit.", "FILE"};
+    QCommandLineOption record{
+        "record",
+        "Record to FILE (SQLite, replaced if it exists): headless, every variant "
+        "run is a run of the file; the console records its live run and every "
+        "playback.",
+        "FILE"};
+    QCommandLineOption recordingInfo{"recording-info", "List the runs of a recording and exit.",
+                                     "FILE"};
     QCommandLineOption exportSkeleton{"export-skeleton",
                                       "Print a run of a recording (--run N, default the last) as a "
                                       "scenario file skeleton and exit.",
                                       "FILE"};
     QCommandLineOption run{"run", "The run of --export-skeleton (see --recording-info).", "N"};
-    QCommandLineOption openRecording{"open-recording",
-                                     "Open the console on a recording's last run, read-only (Back to "
-                                     "live starts the live run).",
-                                     "FILE"};
+    QCommandLineOption openRecording{
+        "open-recording",
+        "Open the console on a recording's last run, read-only (Back to "
+        "live starts the live run).",
+        "FILE"};
     // The console window's own options.
-    QCommandLineOption levers{"levers",
-                              "Console: lever preset the live client starts with: levers-off, lever1, "
-                              "lever1+2, all (default: the last one used).",
-                              "PRESET"};
-    QCommandLineOption settings{"settings", "Console: settings file to use instead of the user's (INI).",
-                                "FILE"};
-    QCommandLineOption play{"play",
-                            "Console: play this variant of the demo scenario (--scenario) at start.",
-                            "VARIANT"};
-    QCommandLineOption speed{"speed",
-                             "Console: speed of --play: 1, 10, 60, max (virtual time) or live (over "
-                             "gRPC, in real time) (default 10).",
-                             "SPEED", "10"};
-    QCommandLineOption screenshot{"screenshot",
-                                  "Console: save the window as a PNG after --screenshot-after-s and quit.",
-                                  "FILE"};
+    QCommandLineOption levers{
+        "levers",
+        "Console: lever preset the live client starts with: levers-off, lever1, "
+        "lever1+2, all (default: the last one used).",
+        "PRESET"};
+    QCommandLineOption settings{
+        "settings", "Console: settings file to use instead of the user's (INI).", "FILE"};
+    QCommandLineOption play{
+        "play", "Console: play this variant of the demo scenario (--scenario) at start.",
+        "VARIANT"};
+    QCommandLineOption speed{
+        "speed",
+        "Console: speed of --play: 1, 10, 60, max (virtual time) or live (over "
+        "gRPC, in real time) (default 10).",
+        "SPEED", "10"};
+    QCommandLineOption screenshot{
+        "screenshot", "Console: save the window as a PNG after --screenshot-after-s and quit.",
+        "FILE"};
     QCommandLineOption screenshotAfter{"screenshot-after-s",
-                                       "Console: seconds before --screenshot is taken (default 5).", "N", "5"};
+                                       "Console: seconds before --screenshot is taken (default 5).",
+                                       "N", "5"};
 
     void addTo(QCommandLineParser& parser) const
     {
@@ -173,10 +188,37 @@ struct Options {
             "replay scenarios that compare the protective levers.");
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({headless, scenario, variants, seed, json, report, progress, verbose,
-                           listScenarios, validateScenario, live, gateway, tlsCa, tlsCert, tlsKey,
-                           tokenFile, gatewayContract, keepaliveS, keepaliveTimeoutS, allowInsecureToken, levers, settings, play, speed, screenshot, screenshotAfter,
-                           record, recordingInfo, exportSkeleton, run, openRecording});
+        parser.addOptions({headless,
+                           scenario,
+                           variants,
+                           seed,
+                           json,
+                           report,
+                           progress,
+                           verbose,
+                           listScenarios,
+                           validateScenario,
+                           live,
+                           gateway,
+                           tlsCa,
+                           tlsCert,
+                           tlsKey,
+                           tokenFile,
+                           gatewayContract,
+                           keepaliveS,
+                           keepaliveTimeoutS,
+                           allowInsecureToken,
+                           levers,
+                           settings,
+                           play,
+                           speed,
+                           screenshot,
+                           screenshotAfter,
+                           record,
+                           recordingInfo,
+                           exportSkeleton,
+                           run,
+                           openRecording});
     }
 };
 
@@ -187,9 +229,9 @@ bool headlessRequested(int argc, char** argv)
         return true;
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
-        for (const char* flag : {"--headless", "--list-scenarios", "--validate-scenario", "--help",
-                                 "-h", "--help-all", "--version", "-v", "--live", "--recording-info",
-                                 "--export-skeleton"})
+        for (const char* flag :
+             {"--headless", "--list-scenarios", "--validate-scenario", "--help", "-h", "--help-all",
+              "--version", "-v", "--live", "--recording-info", "--export-skeleton"})
             if (a == flag || a.startsWith(QByteArray(flag) + '='))
                 return true;
     }
@@ -230,7 +272,8 @@ std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv, bool
 }
 
 // --keepalive-s and --keepalive-timeout-s into `port`; *problem names a bad one.
-bool keepaliveFrom(const QCommandLineParser& parser, const Options& o, GrpcPortOptions& port, QString* problem)
+bool keepaliveFrom(const QCommandLineParser& parser, const Options& o, GrpcPortOptions& port,
+                   QString* problem)
 {
     double seconds[2] = {0, 0};
     const QCommandLineOption* options[2] = {&o.keepaliveS, &o.keepaliveTimeoutS};
@@ -266,7 +309,8 @@ int runConsole(const QCommandLineParser& parser, const Options& o)
     c.scenario = parser.value(o.scenario);
     c.site = parser.value(QStringLiteral("site")); // SiteCliOptions (commission_cli.h)
     QString badEndpoint;
-    const auto endpoints = parseGatewayEndpoints(parser.values(QStringLiteral("gateway-endpoint")), &badEndpoint);
+    const auto endpoints =
+        parseGatewayEndpoints(parser.values(QStringLiteral("gateway-endpoint")), &badEndpoint);
     if (!endpoints) {
         err() << badEndpoint << '\n';
         return kExitBadInput;
@@ -288,7 +332,8 @@ int runConsole(const QCommandLineParser& parser, const Options& o)
     bool ok = false;
     c.screenshotAfterS = parser.value(o.screenshotAfter).toDouble(&ok);
     if (!ok) {
-        err() << "bad --screenshot-after-s \"" << parser.value(o.screenshotAfter) << "\": must be a number of seconds\n";
+        err() << "bad --screenshot-after-s \"" << parser.value(o.screenshotAfter)
+              << "\": must be a number of seconds\n";
         return kExitBadInput;
     }
     return runConsoleWindow(c);
@@ -377,10 +422,12 @@ std::optional<LiveOptions> liveOptionsFrom(const QCommandLineParser& parser, con
     live.progress = showLiveProgress;
     const bool tls = parser.isSet(o.tlsCa) || parser.isSet(o.tlsCert) || parser.isSet(o.tlsKey);
     if (!parser.isSet(o.gateway)) {
-        if (tls || parser.isSet(o.tokenFile) || parser.isSet(o.gatewayContract) || parser.isSet(o.keepaliveS) ||
-            parser.isSet(o.keepaliveTimeoutS)) {
-            *problem = "--tls-ca, --tls-cert, --tls-key, --token-file, --gateway-contract and --keepalive-* are for --gateway "
-                       "(the embedded mock gateway is plain loopback, on stormwatch's own contract)";
+        if (tls || parser.isSet(o.tokenFile) || parser.isSet(o.gatewayContract) ||
+            parser.isSet(o.keepaliveS) || parser.isSet(o.keepaliveTimeoutS)) {
+            *problem =
+                "--tls-ca, --tls-cert, --tls-key, --token-file, --gateway-contract and "
+                "--keepalive-* are for --gateway "
+                "(the embedded mock gateway is plain loopback, on stormwatch's own contract)";
             return std::nullopt;
         }
         return live;
@@ -408,10 +455,12 @@ std::optional<LiveOptions> liveOptionsFrom(const QCommandLineParser& parser, con
 QString insecureTokenProblem(const QCommandLineParser& parser, const Options& o)
 {
     const bool tls = parser.isSet(o.tlsCa) || parser.isSet(o.tlsCert) || parser.isSet(o.tlsKey);
-    if (!parser.isSet(o.tokenFile) || !parser.isSet(o.gateway) || tls || parser.isSet(o.allowInsecureToken))
+    if (!parser.isSet(o.tokenFile) || !parser.isSet(o.gateway) || tls ||
+        parser.isSet(o.allowInsecureToken))
         return {};
     return "--token-file without TLS would send the bearer token to " + parser.value(o.gateway) +
-           " in clear text: add --tls-ca FILE to use TLS, or --allow-insecure-token if the network is "
+           " in clear text: add --tls-ca FILE to use TLS, or --allow-insecure-token if the network "
+           "is "
            "trusted (an SSH tunnel, a gateway on this machine)";
 }
 
@@ -435,9 +484,10 @@ std::optional<GatewayFailure> probeGateway(const GrpcPortOptions& options)
         loop.quit();
     });
     // Reading the contract by server reflection comes first, under the same timeout.
-    QTimer::singleShot(2 * std::chrono::duration_cast<std::chrono::milliseconds>(options.connectTimeout) +
-                           std::chrono::seconds(1),
-                       &loop, &QEventLoop::quit);
+    QTimer::singleShot(
+        2 * std::chrono::duration_cast<std::chrono::milliseconds>(options.connectTimeout) +
+            std::chrono::seconds(1),
+        &loop, &QEventLoop::quit);
     if (!opened)
         loop.exec();
     if (!opened)
@@ -529,14 +579,16 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
             err() << problem << '\n';
             return kExitBadInput;
         }
-        report = recorder.isOpen() ? recordScenario(*scenario, variants, seed, live, recorder, &error, keepSeries)
-                                   : runScenarioLive(*scenario, variants, seed, *live, &error, keepSeries);
+        report = recorder.isOpen()
+                     ? recordScenario(*scenario, variants, seed, live, recorder, &error, keepSeries)
+                     : runScenarioLive(*scenario, variants, seed, *live, &error, keepSeries);
         if (error.isEmpty() && live->gateway &&
             std::any_of(report.variants.cbegin(), report.variants.cend(),
                         [](const VariantMetrics& v) { return !v.connectedAfterS; }))
             noSession = probeGateway(*live->gateway);
     } else if (recorder.isOpen()) {
-        report = recordScenario(*scenario, variants, seed, std::nullopt, recorder, &error, keepSeries);
+        report =
+            recordScenario(*scenario, variants, seed, std::nullopt, recorder, &error, keepSeries);
     } else {
         report = runScenario(*scenario, variants, seed,
                              showProgress ? ProgressFn(std::ref(bar)) : ProgressFn(), &error,
@@ -562,7 +614,8 @@ int runHeadless(const QCommandLineParser& parser, const Options& o)
 #ifdef STORMWATCH_CONSOLE
         // The plots after the text files, so a plotting failure still leaves the report.
         QMap<QString, QString> plots;
-        QVector<PlotPanel::Marker> markers; // the timeline's faults and lever changes, as in the console
+        QVector<PlotPanel::Marker>
+            markers; // the timeline's faults and lever changes, as in the console
         for (const RunHost::Marker& m : RunHost::timelineMarkers(*scenario))
             markers.push_back(PlotPanel::Marker{m.tS, m.label});
         if (!writeVariantPngs(report, series, dir, &plots, &why, kReportPngSize, markers)) {
@@ -654,8 +707,8 @@ int main(int argc, char** argv)
     if (parser.isSet(o.exportSkeleton))
         return exportScenarioSkeleton(parser.value(o.exportSkeleton), parser.value(o.run));
     for (const QCommandLineOption* gatewayOnly :
-         {&o.gateway, &o.tlsCa, &o.tlsCert, &o.tlsKey, &o.tokenFile, &o.gatewayContract, &o.keepaliveS,
-          &o.keepaliveTimeoutS})
+         {&o.gateway, &o.tlsCa, &o.tlsCert, &o.tlsKey, &o.tokenFile, &o.gatewayContract,
+          &o.keepaliveS, &o.keepaliveTimeoutS})
         if (parser.isSet(*gatewayOnly) && !parser.isSet(o.live) && parser.isSet(o.headless)) {
             err() << "--" << gatewayOnly->names().first() << " is for live runs: add --live\n";
             return kExitBadInput;

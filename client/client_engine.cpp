@@ -91,7 +91,8 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPort& port, EngineConfig
 }
 
 ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfig config)
-    : m_scheduler(scheduler), m_ports(std::move(ports)), m_config(std::move(config)), m_rng(m_config.seed)
+    : m_scheduler(scheduler), m_ports(std::move(ports)), m_config(std::move(config)),
+      m_rng(m_config.seed)
 {
     // One recovery gate per gateway: a gateway's failures must not refuse another's calls.
     // Every scenario has one gateway (""), hence one gate, as before.
@@ -101,14 +102,15 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfi
             gate = std::make_unique<RecoveryGate>(m_scheduler, m_config.levers.recovery);
             const std::string subject = gateway.empty() ? std::string("gateway") : gateway;
             gate->setObserver([this, subject](RecoveryGate::State state, const std::string& cause) {
-                log(state == RecoveryGate::State::Normal ? Severity::Info : Severity::Warning, subject,
-                    std::string("recovery ") + toString(state) + ": " + cause);
+                log(state == RecoveryGate::State::Normal ? Severity::Info : Severity::Warning,
+                    subject, std::string("recovery ") + toString(state) + ": " + cause);
                 notify([&](EngineObserver& o) { o.onRecoveryState(state, cause); });
             });
         }
         return gate.get();
     };
-    m_gate = gateFor(m_config.connections.empty() ? std::string() : m_config.connections.front().gateway);
+    m_gate = gateFor(m_config.connections.empty() ? std::string()
+                                                  : m_config.connections.front().gateway);
 
     for (std::size_t c = 0; c < m_config.connections.size(); ++c) {
         const ConnectionSpec& spec = m_config.connections[c];
@@ -190,7 +192,8 @@ void ClientEngine::setObserver(EngineObserver* observer)
 
 void ClientEngine::addObserver(EngineObserver* observer)
 {
-    if (observer && std::find(m_observers.begin(), m_observers.end(), observer) == m_observers.end())
+    if (observer &&
+        std::find(m_observers.begin(), m_observers.end(), observer) == m_observers.end())
         m_observers.push_back(observer);
 }
 

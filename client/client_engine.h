@@ -14,8 +14,8 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace stormwatch {
@@ -38,7 +38,8 @@ struct InstanceSpec {
     std::vector<double> staleAfterS = {};
 };
 
-// What the incident analysis leaves open about the bridge, as named settings (scenario "client_model").
+// What the incident analysis leaves open about the bridge, as named settings (scenario
+// "client_model").
 struct ClientModel {
     Teardown redeployTeardown = Teardown::PerItemRemove; // what a redeploy sends
     bool teardownGated = true; // teardown calls pass the recovery gate and count as its failures
@@ -59,8 +60,12 @@ class EngineObserver {
 public:
     virtual ~EngineObserver() = default;
     virtual void onGuardEvent(const Instance&, const GatewayConnection&, const GuardEvent&,
-                              bool /*alarm*/) {}
-    virtual void onTagsChanged(const Instance&, int /*instance*/, const std::vector<int>& /*tags*/) {}
+                              bool /*alarm*/)
+    {
+    }
+    virtual void onTagsChanged(const Instance&, int /*instance*/, const std::vector<int>& /*tags*/)
+    {
+    }
     virtual void onConnectionState(const GatewayConnection&, ConnectionState) {}
     virtual void onRecoveryState(RecoveryGate::State, const std::string& /*cause*/) {}
     // subject: "engine", a connection name or an instance name.
@@ -102,7 +107,7 @@ public:
     void removeObserver(EngineObserver* observer);
 
     void startConnections();
-    void deploy(int instance);  // start one instance (its first subscribe goes out now)
+    void deploy(int instance); // start one instance (its first subscribe goes out now)
     void deployAll();
     void stop();
     // The end of a run: instances stop without teardown, every connection closes its
@@ -133,7 +138,10 @@ public:
         const auto it = m_gates.find(gateway);
         return it == m_gates.end() ? nullptr : it->second.get();
     }
-    const std::vector<std::unique_ptr<GatewayConnection>>& connections() const { return m_connections; }
+    const std::vector<std::unique_ptr<GatewayConnection>>& connections() const
+    {
+        return m_connections;
+    }
     const std::vector<std::unique_ptr<Instance>>& instances() const { return m_instances; }
     int instanceIndex(const std::string& name) const;
     int instanceIndex(const Instance& instance) const;
@@ -148,8 +156,7 @@ public:
 
 private:
     void log(Severity severity, const std::string& subject, const std::string& message);
-    template <typename F>
-    void notify(F&& call)
+    template <typename F> void notify(F&& call)
     {
         // By index: an observer may remove itself (or another) while being called.
         for (std::size_t i = 0; i < m_observers.size(); ++i)
@@ -165,7 +172,8 @@ private:
     std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
     std::map<std::string, std::unique_ptr<RecoveryGate>> m_gates; // by gateway name
     RecoveryGate* m_gate = nullptr;
-    std::vector<std::size_t> m_specOf; // m_connections[i] was built from m_config.connections[m_specOf[i]]
+    std::vector<std::size_t>
+        m_specOf; // m_connections[i] was built from m_config.connections[m_specOf[i]]
     std::vector<std::unique_ptr<GatewayConnection>> m_connections;
     std::vector<std::unique_ptr<Instance>> m_instances;
     std::unordered_map<const Instance*, int> m_indexOf; // per data batch: no name lookups

@@ -6,14 +6,12 @@
 #include "client_engine.h"
 #include "engine_samples.h"
 #include "gateway_port.h"
+#include "thread_host.h"
 
 #include <QHash>
 #include <QObject>
 #include <QSet>
-#include "thread_host.h"
-
 #include <QThread>
-
 #include <functional>
 #include <memory>
 

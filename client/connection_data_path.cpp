@@ -42,8 +42,8 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
 }
 
 // Inlined into onEvent's loop: they run once per data change.
-[[gnu::always_inline]] inline TagUpdate& GatewayConnection::nextUpdate(SubscriberId id, Subscriber& sub,
-                                                                       std::vector<SubscriberId>& touched)
+[[gnu::always_inline]] inline TagUpdate&
+GatewayConnection::nextUpdate(SubscriberId id, Subscriber& sub, std::vector<SubscriberId>& touched)
 {
     if (sub.batchUsed == 0)
         touched.push_back(id);
@@ -53,8 +53,8 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     return sub.batch[sub.batchUsed++];
 }
 
-[[gnu::always_inline]] inline void GatewayConnection::decode(const MxChange& change, const MxEventBatch& event,
-                                                             TagUpdate& u)
+[[gnu::always_inline]] inline void
+GatewayConnection::decode(const MxChange& change, const MxEventBatch& event, TagUpdate& u)
 {
     u.quality = change.quality;
     u.itemHandle = change.itemHandle;
@@ -63,8 +63,9 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
     u.sourceTimestampUs = change.sourceTimestampUs; // clamped by the decoder
 }
 
-[[gnu::always_inline]] inline void GatewayConnection::addUpdate(SubscriberId id, Subscriber& sub, int index,
-                                                                const MxChange& change, const MxEventBatch& event,
+[[gnu::always_inline]] inline void GatewayConnection::addUpdate(SubscriberId id, Subscriber& sub,
+                                                                int index, const MxChange& change,
+                                                                const MxEventBatch& event,
                                                                 std::vector<SubscriberId>& touched)
 {
     TagUpdate& u = nextUpdate(id, sub, touched);
@@ -80,8 +81,9 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
         if (m_lastSequence != 0 && first > m_lastSequence + 1) {
             const std::uint64_t lost = first - m_lastSequence - 1;
             m_stats.eventsLost += std::int64_t(lost);
-            log(Severity::Warning, "events lost: worker_sequence went from " + std::to_string(m_lastSequence) +
-                                       " to " + std::to_string(first) + " (" + std::to_string(lost) +
+            log(Severity::Warning, "events lost: worker_sequence went from " +
+                                       std::to_string(m_lastSequence) + " to " +
+                                       std::to_string(first) + " (" + std::to_string(lost) +
                                        " events this client never received)");
         }
         m_lastSequence = std::max(m_lastSequence, event.sequence);
@@ -108,7 +110,7 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
         m_routeCache.resize(count);
     RouteHit* const hits = m_routeCache.data();
     std::sort(m_unretired.begin(), m_unretired.end()); // a few a tick while removes run
-    const std::uint64_t newestOp = reuseWindow(); // 0 (nearly always): retired values just go
+    const std::uint64_t newestOp = reuseWindow();      // 0 (nearly always): retired values just go
     std::size_t cursor = 0;
     for (std::size_t position = 0; position < count; ++position) {
         const MxChange& change = changes[position];
@@ -130,7 +132,8 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
             hit = resolveRoute(handle);
         }
         if (hit.kind == RouteHit::Retired) {
-            if (m_unretired.empty() || !std::binary_search(m_unretired.begin(), m_unretired.end(), handle)) {
+            if (m_unretired.empty() ||
+                !std::binary_search(m_unretired.begin(), m_unretired.end(), handle)) {
                 // The item is being removed: its value goes nowhere, unless its handle may
                 // have been handed out again to a subscribe still running (see m_retiring).
                 if (newestOp != 0)
@@ -158,7 +161,7 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
     }
     if (m_routeCache.size() > count)
         m_routeCache.resize(count); // the next event is compared with this one
-    m_unretired.clear(); // every entry the next event can reuse was checked above
+    m_unretired.clear();            // every entry the next event can reuse was checked above
     flushBatches(touched);
 }
 
@@ -180,8 +183,8 @@ void GatewayConnection::retire(std::int32_t handle, std::uint64_t removeSeq)
     while (m_retiring.size() >= kMaxRetiring && !m_timedOutRemoves.empty()) {
         const auto [oldest, seq] = m_timedOutRemoves.front(); // the likeliest to have run
         m_timedOutRemoves.pop_front();
-        if (auto it = m_retiring.find(oldest); it != m_retiring.end() && it->second.timedOut &&
-                                               it->second.removeSeq == seq)
+        if (auto it = m_retiring.find(oldest);
+            it != m_retiring.end() && it->second.timedOut && it->second.removeSeq == seq)
             unretire(oldest);
     }
     if (m_retiring.size() >= kMaxRetiring)
@@ -254,12 +257,13 @@ std::uint64_t GatewayConnection::reuseWindow() const
     return newest;
 }
 
-void GatewayConnection::keepRetired(const MxChange& change, const MxEventBatch& event, Retired& retired,
-                                    std::uint64_t newestOp)
+void GatewayConnection::keepRetired(const MxChange& change, const MxEventBatch& event,
+                                    Retired& retired, std::uint64_t newestOp)
 {
     if (newestOp < retired.removeSeq)
         return; // the subscribe runs before the remove: the value is the old item's
-    if ((change.kind == MxValueKind::String || retired.hasText) && !keepRetiredText(change, event, retired))
+    if ((change.kind == MxValueKind::String || retired.hasText) &&
+        !keepRetiredText(change, event, retired))
         return;
     retired.value = change.numeric(); // the latest value is the one to deliver
     retired.quality = change.quality;
@@ -270,7 +274,8 @@ void GatewayConnection::keepRetired(const MxChange& change, const MxEventBatch& 
     }
 }
 
-bool GatewayConnection::keepRetiredText(const MxChange& change, const MxEventBatch& event, Retired& retired)
+bool GatewayConnection::keepRetiredText(const MxChange& change, const MxEventBatch& event,
+                                        Retired& retired)
 {
     const bool isText = change.kind == MxValueKind::String;
     const std::size_t bytes = isText ? event.textOf(change).size() : 0;
@@ -341,11 +346,13 @@ void GatewayConnection::dropRetiredValues()
     m_retiredTexts.clear(); // the caller resets m_unroutedBytes
 }
 
-void GatewayConnection::keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit)
+void GatewayConnection::keepUnrouted(const MxChange& change, const MxEventBatch& event,
+                                     RouteHit& hit)
 {
     if (m_running.empty())
         return; // no reply is on its way that could route it
-    const std::size_t bytes = keptBytes(change.kind == MxValueKind::String ? event.textOf(change).size() : 0);
+    const std::size_t bytes =
+        keptBytes(change.kind == MxValueKind::String ? event.textOf(change).size() : 0);
     KeptValue* kept = hit.kept;
     if (!kept) {
         if (auto it = m_unrouted.find(change.itemHandle); it != m_unrouted.end())
@@ -356,14 +363,15 @@ void GatewayConnection::keepUnrouted(const MxChange& change, const MxEventBatch&
         if (m_unroutedBytes - old + bytes > kMaxUnroutedBytes)
             return;
         m_unroutedBytes = m_unroutedBytes - old + bytes;
-    } else if (m_unrouted.size() < kMaxUnroutedValues && m_unroutedBytes + bytes <= kMaxUnroutedBytes) {
+    } else if (m_unrouted.size() < kMaxUnroutedValues &&
+               m_unroutedBytes + bytes <= kMaxUnroutedBytes) {
         m_unroutedBytes += bytes;
         kept = &m_unrouted[change.itemHandle];
     } else {
         return;
     }
     decode(change, event, kept->update); // the latest value is the one to deliver
-    if (kept->update.text) { // the event goes away: the text is copied
+    if (kept->update.text) {             // the event goes away: the text is copied
         kept->text = *kept->update.text;
         kept->update.text = &kept->text;
     } else {

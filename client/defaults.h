@@ -1,6 +1,7 @@
 #pragma once
 // The client's defaults, in one place: ClientOptions, the guard's timing and the
-// connection's config all start from these (the incident analysis's values where it gives one, docs/background.md).
+// connection's config all start from these (the incident analysis's values where it gives one,
+// docs/background.md).
 
 namespace stormwatch::defaults {
 

@@ -65,8 +65,8 @@ void EngineBatcher::onLog(Severity severity, const std::string& subject, const s
     if (m_maxLogLines > 0 && m_logs.size() >= m_maxLogLines)
         ++m_suppressedLogLines;
     else
-        m_logs.push_back(
-            LogEntry{seconds(), QDateTime::currentDateTime(), int(severity), qs(subject), qs(message)});
+        m_logs.push_back(LogEntry{seconds(), QDateTime::currentDateTime(), int(severity),
+                                  qs(subject), qs(message)});
     // Session details (capabilities, echoed timeout) change with these lines.
     if (message.rfind("session ", 0) == 0 || message.rfind("connection lost", 0) == 0)
         m_connectionsDirty = true;
@@ -136,7 +136,8 @@ QVector<ConnectionInfo> EngineBatcher::connectionInfos() const
         info.state = QString::fromStdString(c->stateText());
         info.error = QString::fromStdString(c->lastError());
         if (const auto next = c->nextAttemptAt())
-            info.retryInS = std::max(0.0, double((*next - m_engine.scheduler().now()).count()) / 1e6);
+            info.retryInS =
+                std::max(0.0, double((*next - m_engine.scheduler().now()).count()) / 1e6);
         info.address = qs(c->describePort());
         info.sessionId = qs(c->sessionId());
         for (const auto& cap : c->capabilities())
@@ -148,7 +149,8 @@ QVector<ConnectionInfo> EngineBatcher::connectionInfos() const
         for (const auto& instance : m_engine.instances())
             for (std::size_t g = 0; g < instance->groupCount(); ++g)
                 if (&instance->connection(g) == c.get() && instance->guard(g))
-                    info.inFlightCeilingS = double(instance->guard(g)->timing().ceiling.count()) / 1e6;
+                    info.inFlightCeilingS =
+                        double(instance->guard(g)->timing().ceiling.count()) / 1e6;
         infos.push_back(info);
     }
     return infos;

@@ -9,7 +9,6 @@
 
 #include <QSet>
 #include <QVector>
-
 #include <utility>
 
 namespace stormwatch {

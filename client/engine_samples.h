@@ -2,12 +2,12 @@
 // What the engine reports to the console, as plain values that cross threads in batches.
 
 #include <QDateTime>
-#include <QPointF>
-#include <limits>
 #include <QMetaType>
+#include <QPointF>
 #include <QString>
 #include <QStringList>
 #include <QVector>
+#include <limits>
 
 namespace stormwatch {
 
@@ -43,8 +43,10 @@ struct TagChange {
     int itemHandle = 0;
     QString error;
     bool orphaned = false; // not Good, no live item, nothing in flight, no retry scheduled
-    QString advise; // the advise registered for its live item (GatewayConnection::adviseKind); "" without one
-    bool rejected = false; // the gateway answered and refused the item (a per-item error), not a failed call
+    QString advise; // the advise registered for its live item (GatewayConnection::adviseKind); ""
+                    // without one
+    bool rejected =
+        false; // the gateway answered and refused the item (a per-item error), not a failed call
     qint64 receivedUs = -1; // scheduler time its last value arrived (-1: none yet)
     bool stale = false;     // no update for longer than its kind allows
     double staleAfterS = 0; // that limit (0: none, the tag sends on change only)
@@ -95,7 +97,7 @@ struct GatewaySample {
 // what a view appends, so the plots show exactly what the report is made of. Names are
 // the series names the reports use; times are run times in seconds.
 struct SeriesUpdate {
-    int instance = -1;       // the subscription's instance; -1: the gateway
+    int instance = -1; // the subscription's instance; -1: the gateway
     // "Z28061 × gw1" (subscriptions); a gateway's: "" for the run's (every gateway's
     // together), "gateway:NAME" for one gateway's own (a run on several gateways).
     QString label;

@@ -3,11 +3,9 @@
 #include "backoff.h"
 #include "log_text.h"
 
-#include <google/protobuf/descriptor.h>
-
 #include <QLoggingCategory>
-
 #include <algorithm>
+#include <google/protobuf/descriptor.h>
 #include <limits>
 #include <sstream>
 #include <utility>
@@ -28,7 +26,10 @@ std::string kindOf(const MxCommand& command)
 
 Duration fromProto(const google::protobuf::Duration& d)
 {
-    return Duration(std::clamp<std::int64_t>(d.seconds(), -315'576'000'000, 315'576'000'000) * 1'000'000 + std::clamp(d.nanos(), -999'999'999, 999'999'999) / 1000); // google.protobuf.Duration's range: no overflow
+    return Duration(std::clamp<std::int64_t>(d.seconds(), -315'576'000'000, 315'576'000'000) *
+                        1'000'000 +
+                    std::clamp(d.nanos(), -999'999'999, 999'999'999) /
+                        1000); // google.protobuf.Duration's range: no overflow
 }
 
 std::string seconds(Duration d)
@@ -43,11 +44,16 @@ std::string seconds(Duration d)
 const char* toString(ConnectionState state)
 {
     switch (state) {
-    case ConnectionState::Stopped: return "stopped";
-    case ConnectionState::Connecting: return "connecting";
-    case ConnectionState::Connected: return "connected";
-    case ConnectionState::WaitingToReconnect: return "waiting to reconnect";
-    case ConnectionState::Refused: return "refused";
+    case ConnectionState::Stopped:
+        return "stopped";
+    case ConnectionState::Connecting:
+        return "connecting";
+    case ConnectionState::Connected:
+        return "connected";
+    case ConnectionState::WaitingToReconnect:
+        return "waiting to reconnect";
+    case ConnectionState::Refused:
+        return "refused";
     }
     return "?";
 }
@@ -55,8 +61,10 @@ const char* toString(ConnectionState state)
 const char* toString(Teardown teardown)
 {
     switch (teardown) {
-    case Teardown::PerItemRemove: return "per_item_remove";
-    case Teardown::None: return "none";
+    case Teardown::PerItemRemove:
+        return "per_item_remove";
+    case Teardown::None:
+        return "none";
     }
     return "?";
 }
@@ -72,10 +80,14 @@ std::optional<Teardown> teardownFromString(const std::string& name)
 const char* toString(Severity severity)
 {
     switch (severity) {
-    case Severity::Debug: return "debug";
-    case Severity::Info: return "info";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+    case Severity::Debug:
+        return "debug";
+    case Severity::Info:
+        return "info";
+    case Severity::Warning:
+        return "warning";
+    case Severity::Error:
+        return "error";
     }
     return "?";
 }
@@ -98,10 +110,16 @@ void GatewayConnection::log(Severity severity, const std::string& raw) const
     const std::string message = escapeLogText(raw);
     const std::string text = m_config.name + ": " + message;
     switch (severity) {
-    case Severity::Debug: qCDebug(lcConnection, "%s", text.c_str()); break;
-    case Severity::Info: qCInfo(lcConnection, "%s", text.c_str()); break;
+    case Severity::Debug:
+        qCDebug(lcConnection, "%s", text.c_str());
+        break;
+    case Severity::Info:
+        qCInfo(lcConnection, "%s", text.c_str());
+        break;
     case Severity::Warning:
-    case Severity::Error: qCWarning(lcConnection, "%s", text.c_str()); break;
+    case Severity::Error:
+        qCWarning(lcConnection, "%s", text.c_str());
+        break;
     }
     if (m_log)
         m_log(severity, message);
@@ -131,7 +149,8 @@ void GatewayConnection::heard()
     // subscribes them again instead of calling them Good.
     if (!m_unresponsiveSince || m_state != ConnectionState::Connected)
         return;
-    log(Severity::Info, "responsive again after " + seconds(m_scheduler.now() - *m_unresponsiveSince) +
+    log(Severity::Info, "responsive again after " +
+                            seconds(m_scheduler.now() - *m_unresponsiveSince) +
                             ": its tags' last values stand until they change");
     endUnresponsive();
     notifyStateText();
@@ -150,8 +169,9 @@ void GatewayConnection::checkLiveness()
     const Duration horizon = livenessHorizon();
     if (horizon.count() <= 0 || m_scheduler.now() - m_lastHeard < horizon)
         return;
-    becomeUnresponsive("a command went unanswered past its deadline and nothing else was heard for " +
-                       seconds(m_scheduler.now() - m_lastHeard) + "; the session is kept");
+    becomeUnresponsive(
+        "a command went unanswered past its deadline and nothing else was heard for " +
+        seconds(m_scheduler.now() - m_lastHeard) + "; the session is kept");
 }
 
 // One watch for every command awaiting its answer: it fires a horizon after the oldest was
@@ -172,7 +192,8 @@ void GatewayConnection::watchLiveness()
         m_livenessWatch = kNoTimer;
         if (m_unanswered.empty() || m_unresponsiveSince)
             return;
-        if (m_scheduler.now() >= std::max(m_unanswered.begin()->second, m_lastHeard) + livenessHorizon())
+        if (m_scheduler.now() >=
+            std::max(m_unanswered.begin()->second, m_lastHeard) + livenessHorizon())
             return checkLiveness();
         watchLiveness();
     });
@@ -181,7 +202,8 @@ void GatewayConnection::watchLiveness()
 Duration GatewayConnection::livenessHorizon() const
 {
     Duration horizon = m_config.commandTimeout;
-    if (m_echoedTimeout && m_echoedTimeout->count() > 0 && (horizon.count() <= 0 || *m_echoedTimeout < horizon))
+    if (m_echoedTimeout && m_echoedTimeout->count() > 0 &&
+        (horizon.count() <= 0 || *m_echoedTimeout < horizon))
         horizon = *m_echoedTimeout;
     return horizon;
 }
@@ -196,7 +218,8 @@ void GatewayConnection::endUnresponsive()
 
 Duration GatewayConnection::unresponsiveFor() const
 {
-    return m_unresponsiveBefore + (m_unresponsiveSince ? m_scheduler.now() - *m_unresponsiveSince : Duration{0});
+    return m_unresponsiveBefore +
+           (m_unresponsiveSince ? m_scheduler.now() - *m_unresponsiveSince : Duration{0});
 }
 
 void GatewayConnection::becomeUnresponsive(const std::string& why)
@@ -204,7 +227,9 @@ void GatewayConnection::becomeUnresponsive(const std::string& why)
     if (m_unresponsiveSince)
         return;
     m_unresponsiveSince = m_scheduler.now();
-    log(Severity::Warning, "unresponsive: " + why + "; its tags are Uncertain (last usable value) until the gateway answers");
+    log(Severity::Warning,
+        "unresponsive: " + why +
+            "; its tags are Uncertain (last usable value) until the gateway answers");
     notifyStateText();
     publishLiveness(false);
 }
@@ -295,7 +320,8 @@ void GatewayConnection::stop()
 
 std::string GatewayConnection::stateText() const
 {
-    if (m_unresponsiveSince && m_state != ConnectionState::Stopped && m_state != ConnectionState::Refused)
+    if (m_unresponsiveSince && m_state != ConnectionState::Stopped &&
+        m_state != ConnectionState::Refused)
         return "unresponsive";
     if (m_state == ConnectionState::WaitingToReconnect)
         return m_openFailed ? "unreachable" : "reconnecting";
@@ -356,7 +382,7 @@ void GatewayConnection::openSession()
     const Duration requested = m_config.sessionCommandTimeout;
     GatewayPort* port = &m_port; // it outlives its own completions; we may not
     m_port.openSession(request, [this, life, epoch, requested, port](RpcStatus status,
-                                                                      OpenSessionReply reply) {
+                                                                     OpenSessionReply reply) {
         if (life.expired() || epoch != m_epoch || m_state != ConnectionState::Connecting) {
             // Stopped, closed or gone while this was in flight: the session the gateway
             // opened is no one's. Close it rather than leave it to the gateway's timeout.
@@ -384,8 +410,9 @@ void GatewayConnection::openSession()
             log(Severity::Warning, m_lastError);
             if (m_unresponsiveSince && !status.unanswered()) {
                 // Refused or reset, not silent: the gateway is there and refusing, or gone.
-                log(Severity::Warning, "the gateway is unreachable, no longer unresponsive: its tags' last values "
-                                       "are not usable any more");
+                log(Severity::Warning,
+                    "the gateway is unreachable, no longer unresponsive: its tags' last values "
+                    "are not usable any more");
                 endUnresponsive();
                 publishQuality(false);
             }
@@ -399,13 +426,14 @@ void GatewayConnection::openSession()
                               ? std::optional<Duration>(fromProto(reply.default_command_timeout()))
                               : std::nullopt;
         ++m_stats.sessionsOpened;
-        std::string text = "session " + m_sessionId + " opened on " + m_port.describe() +
-                           ": protocol v" + std::to_string(m_protocolVersion) + ", " +
-                           std::to_string(m_capabilities.size()) + " capabilities (" +
-                           (supportsSupervisoryBulk() ? "bulk-subscribe-supervisory advertised"
-                                                      : "no bulk-subscribe-supervisory") +
-                           "), command timeout " +
-                           (m_echoedTimeout ? seconds(*m_echoedTimeout) : std::string("not echoed"));
+        std::string text =
+            "session " + m_sessionId + " opened on " + m_port.describe() + ": protocol v" +
+            std::to_string(m_protocolVersion) + ", " + std::to_string(m_capabilities.size()) +
+            " capabilities (" +
+            (supportsSupervisoryBulk() ? "bulk-subscribe-supervisory advertised"
+                                       : "no bulk-subscribe-supervisory") +
+            "), command timeout " +
+            (m_echoedTimeout ? seconds(*m_echoedTimeout) : std::string("not echoed"));
         if (requested.count() > 0)
             text += " (Lever 3 requested " + seconds(requested) + ")";
         log(Severity::Info, text);
@@ -415,22 +443,26 @@ void GatewayConnection::openSession()
                                        seconds(requested) + ": it clamps or ignores Lever 3");
         MxCommand command;
         command.mutable_register_()->set_client_name(m_config.clientName + "/" + m_config.name);
-        invoke(command, [this](RpcStatus st, MxCommandReply reply) {
-            if (!st.ok() || !reply.success()) {
-                m_openFailed = true;
-                connectionLost("Register failed: " +
-                               (st.ok() ? reply.error_message() : st.toString()));
-                return;
-            }
-            onRegistered(reply.register_().server_handle());
-        }, GateUse::RecordOnly);
+        invoke(
+            command,
+            [this](RpcStatus st, MxCommandReply reply) {
+                if (!st.ok() || !reply.success()) {
+                    m_openFailed = true;
+                    connectionLost("Register failed: " +
+                                   (st.ok() ? reply.error_message() : st.toString()));
+                    return;
+                }
+                onRegistered(reply.register_().server_handle());
+            },
+            GateUse::RecordOnly);
     });
 }
 
 void GatewayConnection::onRegistered(std::int32_t serverHandle)
 {
     if (m_unresponsiveSince)
-        log(Severity::Info, "the gateway answers again after " + seconds(m_scheduler.now() - *m_unresponsiveSince) +
+        log(Severity::Info, "the gateway answers again after " +
+                                seconds(m_scheduler.now() - *m_unresponsiveSince) +
                                 ": a new session; its tags are subscribed again");
     m_serverHandle = serverHandle;
     for (const std::string& id : std::exchange(m_abandonedSessions, {})) {
@@ -477,7 +509,8 @@ void GatewayConnection::openStream(std::uint64_t resumeAfter)
         onStreamEnd(status);
     };
     m_stream = resumeAfter == 0 ? m_port.streamEvents(request, std::move(eventFn), std::move(endFn))
-                                : m_port.resumeEvents(request, resumeAfter, std::move(eventFn), std::move(endFn));
+                                : m_port.resumeEvents(request, resumeAfter, std::move(eventFn),
+                                                      std::move(endFn));
 }
 
 // A stream that ends while the session is valid is not a lost session: where the gateway
@@ -489,19 +522,23 @@ void GatewayConnection::openStream(std::uint64_t resumeAfter)
 void GatewayConnection::onStreamEnd(const RpcStatus& status)
 {
     if (status.code == grpc::StatusCode::NOT_FOUND)
-        return connectionLost("the gateway no longer knows session " + m_sessionId + " (" + status.toString() +
+        return connectionLost("the gateway no longer knows session " + m_sessionId + " (" +
+                              status.toString() +
                               "): a new session is opened and its tags subscribed again");
     if (status.unanswered() && m_state == ConnectionState::Connected) {
-        becomeUnresponsive("its event stream's transport stopped answering (" + status.toString() + ")");
+        becomeUnresponsive("its event stream's transport stopped answering (" + status.toString() +
+                           ")");
         if (m_state != ConnectionState::Connected)
             return; // a liveness observer stopped us
     }
-    const bool resumable = m_state == ConnectionState::Connected && m_port.canResumeEvents() && m_lastSequence != 0;
+    const bool resumable =
+        m_state == ConnectionState::Connected && m_port.canResumeEvents() && m_lastSequence != 0;
     if (resumable && !m_resumedWithoutEvent) {
         ++m_stats.streamResumes;
         m_resumedWithoutEvent = true;
-        log(Severity::Info, "event stream ended (" + status.toString() + "): resuming after worker_sequence " +
-                                std::to_string(m_lastSequence) + " on the same session, nothing subscribed again");
+        log(Severity::Info,
+            "event stream ended (" + status.toString() + "): resuming after worker_sequence " +
+                std::to_string(m_lastSequence) + " on the same session, nothing subscribed again");
         return openStream(m_lastSequence);
     }
     if (m_unresponsiveSince && status.unanswered())
@@ -562,10 +599,11 @@ void GatewayConnection::loseSession(const std::string& why, SessionLoss loss)
     if (m_state == ConnectionState::Stopped)
         return;
     const bool lastUsable = loss == SessionLoss::TagsLastUsable;
-    log(Severity::Warning, (lastUsable ? "contact lost: " : "connection lost: ") + why +
-                               (lastUsable ? "; the session is given up, its tags keep their last usable values "
-                                             "until a new session is subscribed or the gateway refuses one"
-                                           : ""));
+    log(Severity::Warning,
+        (lastUsable ? "contact lost: " : "connection lost: ") + why +
+            (lastUsable ? "; the session is given up, its tags keep their last usable values "
+                          "until a new session is subscribed or the gateway refuses one"
+                        : ""));
     m_lastError = escapeLogText((lastUsable ? "contact lost: " : "connection lost: ") + why);
     ++m_epoch;
     dropSession();
@@ -602,8 +640,8 @@ void GatewayConnection::scheduleReconnect()
         return;
     setState(ConnectionState::WaitingToReconnect);
     const Duration delay = m_reconnectInterval;
-    m_reconnectInterval =
-        Backoff::next(m_reconnectInterval, m_config.reconnectFloor, m_config.reconnectMax, m_jitter());
+    m_reconnectInterval = Backoff::next(m_reconnectInterval, m_config.reconnectFloor,
+                                        m_config.reconnectMax, m_jitter());
     log(Severity::Info, "reconnecting in " + seconds(delay));
     std::weak_ptr<int> life = m_life;
     m_nextAttemptAt = m_scheduler.now() + delay;
@@ -652,8 +690,9 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
     };
     auto call = std::make_shared<Call>(Call{std::move(done)});
     const std::uint64_t seq = m_nextCorrelation;
-    auto complete = [this, life, epoch, gateUse, seq](const std::shared_ptr<Call>& c, RpcStatus status,
-                                                       MxCommandReply reply, bool fromGateway) {
+    auto complete = [this, life, epoch, gateUse, seq](const std::shared_ptr<Call>& c,
+                                                      RpcStatus status, MxCommandReply reply,
+                                                      bool fromGateway) {
         if (life.expired() || !c->done)
             return;
         InvokeDone done = std::move(c->done);
@@ -687,23 +726,26 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
     };
     if (m_config.commandTimeout.count() > 0) {
         std::weak_ptr<Call> weak = call;
-        call->deadline = m_scheduler.callAfter(m_config.commandTimeout, [this, life, weak, complete] {
-            auto c = weak.lock();
-            if (!c || life.expired())
-                return;
-            c->deadline = kNoTimer;
-            ++m_stats.clientDeadlines;
-            complete(c,
-                     RpcStatus{grpc::StatusCode::DEADLINE_EXCEEDED,
-                               "no answer within MxCommandTimeoutMs (" + seconds(m_config.commandTimeout) + ")"},
-                     MxCommandReply{}, false);
-        });
+        call->deadline =
+            m_scheduler.callAfter(m_config.commandTimeout, [this, life, weak, complete] {
+                auto c = weak.lock();
+                if (!c || life.expired())
+                    return;
+                c->deadline = kNoTimer;
+                ++m_stats.clientDeadlines;
+                complete(c,
+                         RpcStatus{grpc::StatusCode::DEADLINE_EXCEEDED,
+                                   "no answer within MxCommandTimeoutMs (" +
+                                       seconds(m_config.commandTimeout) + ")"},
+                         MxCommandReply{}, false);
+            });
     }
     // The session's deadline is the gateway's to answer, and a silent gateway never does: the
     // liveness rule is checked when it passes, answered or not. (This client's own deadline,
     // when it comes first, checks it by its DEADLINE_EXCEEDED.)
     const Duration horizon = livenessHorizon();
-    if (horizon.count() > 0 && (m_config.commandTimeout.count() <= 0 || horizon < m_config.commandTimeout)) {
+    if (horizon.count() > 0 &&
+        (m_config.commandTimeout.count() <= 0 || horizon < m_config.commandTimeout)) {
         m_unanswered.emplace(seq, m_scheduler.now());
         watchLiveness();
     }

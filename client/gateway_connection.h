@@ -34,12 +34,12 @@ std::optional<Teardown> teardownFromString(const std::string& name);
 
 struct ConnectionConfig {
     std::string name = "gw1";
-    int writeUserId = 0;                 // 0 = supervisory mode
+    int writeUserId = 0; // 0 = supervisory mode
     std::string clientName = "stormwatch";
-    bool bulkSupervisory = true;         // Lever 2 (used only when advertised)
-    Duration sessionCommandTimeout{0};   // Lever 3: sent at OpenSession when > 0
+    bool bulkSupervisory = true;       // Lever 2 (used only when advertised)
+    Duration sessionCommandTimeout{0}; // Lever 3: sent at OpenSession when > 0
     int adviseParallelism = defaults::kMxSupervisoryAdviseParallelism;
-    bool coalesce = false;               // merge identical concurrent subscribes
+    bool coalesce = false; // merge identical concurrent subscribes
     // Lever resubscribe_guard: after a reconnect the subscribers' guards re-subscribe;
     // off = the connection's own one-shot transparent re-subscribe (pre-fix DCL).
     bool guardedResubscribe = false;
@@ -107,8 +107,8 @@ struct ConnectionStats {
     std::int64_t reconnects = 0;
     std::int64_t subscribeOperations = 0; // gateway subscribe operations actually run
     std::int64_t coalescedSubscribes = 0;
-    std::int64_t supersededDropped = 0;   // held subscribes dropped unsent
-    std::int64_t clientDeadlines = 0;     // Invokes failed by MxCommandTimeoutMs here
+    std::int64_t supersededDropped = 0; // held subscribes dropped unsent
+    std::int64_t clientDeadlines = 0;   // Invokes failed by MxCommandTimeoutMs here
     std::int64_t dataChanges = 0;
     // Events the gateway numbered and this client never received: gaps in worker_sequence
     // within one session (across the streams resumed on it).
@@ -119,7 +119,6 @@ struct ConnectionStats {
     int maxAdviseInFlight = 0;
     std::int64_t readvises = 0; // items advised again: a reused handle's first value was unknown
     int maxReadvisesInFlight = 0;
-
 };
 
 class GatewayConnection {
@@ -176,8 +175,9 @@ public:
     // Whether the gateway's contract has a SubscribeAlarms command at all.
     bool canSubscribeAlarms() const { return m_port.canSubscribeAlarms(); }
     // What a person should be told of the state: "connected", "unresponsive" (see
-    // unresponsiveSince; connected, or reconnecting to a gateway that went silent), "connecting", "reconnecting" (the session was lost; the gateway
-    // answered before) or "unreachable" (the last attempt to open a session failed), "stopped".
+    // unresponsiveSince; connected, or reconnecting to a gateway that went silent), "connecting",
+    // "reconnecting" (the session was lost; the gateway answered before) or "unreachable" (the last
+    // attempt to open a session failed), "stopped".
     std::string stateText() const;
     // Since when the gateway went silent: a command unanswered past MxCommandTimeoutMs with no
     // event for as long (the session is kept), or an event stream whose keepalive went
@@ -226,7 +226,8 @@ public:
     std::string describePort() const { return m_port.describe(); }
 
 private:
-    using Tags = std::shared_ptr<const std::vector<std::string>>; // fixed once made: shared, not copied
+    using Tags =
+        std::shared_ptr<const std::vector<std::string>>; // fixed once made: shared, not copied
     struct Subscriber {
         SubscriberId id = 0;
         Tags tags;
@@ -267,8 +268,8 @@ private:
         Kind kind = Unknown;
         int index = 0;
         union {
-            Subscriber* subscriber = nullptr; // One
-            KeptValue* kept;                  // None: its entry in m_unrouted, once it has one
+            Subscriber* subscriber = nullptr;    // One
+            KeptValue* kept;                     // None: its entry in m_unrouted, once it has one
             GatewayConnection::Retired* retired; // Retired: its entry in m_retiring
         };
     };
@@ -279,13 +280,13 @@ private:
     };
     struct SubscribeOp {
         std::vector<SubscriberId> subscribers;
-        SubscriberId origin = 0;       // the subscriber it was made for (its request is reused)
-        Tags tags; // its own reference: a subscriber may go away while this runs
+        SubscriberId origin = 0; // the subscriber it was made for (its request is reused)
+        Tags tags;               // its own reference: a subscriber may go away while this runs
         std::shared_ptr<const std::string> signature;
-        std::vector<Waiter> waiters; // empty for the transparent re-subscribe
-        bool aborted = false;             // the session was lost while it ran
-        bool failed = false;              // the primary call failed as a whole
-        bool transientFailure = false;    // some tag failed for a retryable reason
+        std::vector<Waiter> waiters;   // empty for the transparent re-subscribe
+        bool aborted = false;          // the session was lost while it ran
+        bool failed = false;           // the primary call failed as a whole
+        bool transientFailure = false; // some tag failed for a retryable reason
         bool suppressed = false;
         std::string error;
         std::vector<TagResult> results;
@@ -335,8 +336,8 @@ private:
     TagUpdate& nextUpdate(SubscriberId id, Subscriber& sub, std::vector<SubscriberId>& touched);
     // Every field of `u` but its index, from the change (a text points into `event`).
     static void decode(const MxChange& change, const MxEventBatch& event, TagUpdate& u);
-    void addUpdate(SubscriberId id, Subscriber& sub, int index, const MxChange& change, const MxEventBatch& event,
-                   std::vector<SubscriberId>& touched);
+    void addUpdate(SubscriberId id, Subscriber& sub, int index, const MxChange& change,
+                   const MxEventBatch& event, std::vector<SubscriberId>& touched);
     void log(Severity severity, const std::string& message) const;
 
     // gateway calls (gateway_connection.cpp)
@@ -348,10 +349,12 @@ private:
                 GateUse gate = GateUse::CheckAndRecord);
     // The same for a request whose command is already in place (session and correlation
     // ids are set here); the port copies what it keeps, so `request` may be reused.
-    void send(mxgateway::v1::MxCommandRequest& request, InvokeDone done, GateUse gate = GateUse::CheckAndRecord);
+    void send(mxgateway::v1::MxCommandRequest& request, InvokeDone done,
+              GateUse gate = GateUse::CheckAndRecord);
     // The bulk subscribe request for the op's tags: its origin subscriber's reused one when
     // that subscriber still exists, else `scratch` filled in.
-    mxgateway::v1::MxCommandRequest& bulkRequest(const OpPtr& op, bool subscribeBulk, bool supervisory,
+    mxgateway::v1::MxCommandRequest& bulkRequest(const OpPtr& op, bool subscribeBulk,
+                                                 bool supervisory,
                                                  mxgateway::v1::MxCommandRequest& scratch);
     void dropSupersededHeld(SubscriberId id);
     void ensureSubscribed(SubscriberId id); // transparent re-subscribe after reconnect
@@ -440,7 +443,7 @@ private:
     // in a storm (7 % at 2 x 5,000) on gateways that never reuse a handle.
     // 32 bytes: written once a change while kept, it should cost one cache line.
     struct Retired {
-        std::uint64_t removeSeq = 0; // the remove's correlation number (m_nextCorrelation)
+        std::uint64_t removeSeq = 0;        // the remove's correlation number (m_nextCorrelation)
         std::int64_t sourceTimestampUs = 0; // the kept value's, while hasValue
         double value = 0;
         std::int32_t quality = 0;
@@ -472,7 +475,8 @@ private:
     // again to it (only on a gateway known to reuse handles), else 0.
     std::uint64_t reuseWindow() const;
     // Keeps a retired handle's latest value when it may be a new item's (see m_retiring).
-    void keepRetired(const MxChange& change, const MxEventBatch& event, Retired& retired, std::uint64_t newestOp);
+    void keepRetired(const MxChange& change, const MxEventBatch& event, Retired& retired,
+                     std::uint64_t newestOp);
     bool keepRetiredText(const MxChange& change, const MxEventBatch& event, Retired& retired);
     // Moves a kept value of a handle handed out again into m_unrouted, to be delivered.
     void takeRetiredValue(std::int32_t handle);
@@ -486,8 +490,8 @@ private:
     // its first value routed when it comes; the same tag keeps what was kept.
     bool m_reusesHandles = false;
     struct RemovedItem {
-        std::size_t tagHash = 0;     // the tag it belonged to
-        std::uint64_t removeSeq = 0; // its remove's correlation number
+        std::size_t tagHash = 0;      // the tag it belonged to
+        std::uint64_t removeSeq = 0;  // its remove's correlation number
         bool keptSinceRemove = false; // reuse was known when it was removed: nothing dropped
     };
     // Each removed handle, while a reply could hand it out again: pruned when no subscribe
@@ -509,10 +513,10 @@ private:
     // The item's advise was refused after a re-advise: its routes go, their subscribers are told.
     void loseItem(std::int32_t handle, const std::string& why);
     void pruneRemovedTags();
-    std::size_t m_retiredValues = 0; // entries of m_retiring with hasValue set
-    std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)
+    std::size_t m_retiredValues = 0;                   // entries of m_retiring with hasValue set
+    std::vector<RouteHit> m_routeCache;                // by position in the last event (onEvent)
     static constexpr std::size_t kRouteLookahead = 64; // how far onEvent looks for a shifted entry
-    std::map<SubscriberId, bool> m_everSubscribed;                  // re-subscribe after reconnect
+    std::map<SubscriberId, bool> m_everSubscribed;     // re-subscribe after reconnect
     std::deque<OpPtr> m_held;
     std::vector<OpPtr> m_running;
     std::deque<std::pair<std::string, AlarmDone>> m_heldAlarms;

@@ -11,10 +11,9 @@
 #include "proto/mx_event_batch.h"
 #include "scheduler.h"
 
-#include <grpcpp/support/status_code_enum.h>
-
 #include <cstdint>
 #include <functional>
+#include <grpcpp/support/status_code_enum.h>
 #include <string>
 
 namespace stormwatch {
@@ -39,7 +38,10 @@ struct RpcStatus {
     // Nothing answered: a deadline passed or a keepalive ping went unacknowledged. That proves
     // the gateway neither alive nor gone (a frozen process, a dead link); a refusal, a reset
     // or any answer of the gateway's proves it there or gone.
-    bool unanswered() const { return code == grpc::StatusCode::DEADLINE_EXCEEDED || transportTimedOut; }
+    bool unanswered() const
+    {
+        return code == grpc::StatusCode::DEADLINE_EXCEEDED || transportTimedOut;
+    }
     std::string toString() const;
 };
 
@@ -59,7 +61,8 @@ public:
     virtual ~GatewayPort() = default;
 
     virtual void openSession(const mxgateway::v1::OpenSessionRequest& request, OpenDone done) = 0;
-    virtual void closeSession(const mxgateway::v1::CloseSessionRequest& request, CloseDone done) = 0;
+    virtual void closeSession(const mxgateway::v1::CloseSessionRequest& request,
+                              CloseDone done) = 0;
     virtual void invoke(const mxgateway::v1::MxCommandRequest& request, InvokeDone done) = 0;
     virtual StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request,
                                   EventFn onEvent, EndFn onEnd) = 0;
@@ -77,8 +80,8 @@ public:
     // gateway keeps its events for it). Only then is resumeEvents called.
     virtual bool canResumeEvents() const { return false; }
     // The session's events after `afterSequence` (those still held, then the new ones).
-    virtual StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request, std::uint64_t afterSequence,
-                                  EventFn onEvent, EndFn onEnd)
+    virtual StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request,
+                                  std::uint64_t afterSequence, EventFn onEvent, EndFn onEnd)
     {
         (void)afterSequence; // never called where canResumeEvents() is false
         return streamEvents(request, std::move(onEvent), std::move(onEnd));

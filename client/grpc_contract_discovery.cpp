@@ -1,6 +1,6 @@
 #include "grpc_contract_discovery.h"
-#include "grpc_port_internal.h"
 
+#include "grpc_port_internal.h"
 #include "proto/grpc_bytes.h"
 #include "wire/contract_profile.h"
 #include "wire/server_reflection.h"

@@ -2,19 +2,17 @@
 
 #include "grpc_port_internal.h"
 #include "log_text.h"
-
 #include "proto/grpc_bytes.h"
-
 #include "wire/contract.h"
 #include "wire/contract_check.h"
 #include "wire/wire_codec.h"
 
 #include <QLoggingCategory>
 #include <algorithm>
-#include <limits>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/support/proto_buffer_reader.h>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -55,13 +53,13 @@ std::string replyOf(GrpcGatewayPort::Call& call)
 
 } // namespace
 
-
 namespace {
 
 // StreamEvents: each event read is decoded by the contract's codec on this reader thread
 // and handed to the owner in order, then the end. A server stream over the generic stub is
 // a bidi call whose one request is also its last write.
-class StreamCall final : public GrpcGatewayPort::Call, public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+class StreamCall final : public GrpcGatewayPort::Call,
+                         public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
 public:
     StreamCall(std::shared_ptr<GrpcGatewayPort::Shared> shared, GatewayPort::StreamId id)
         : m_shared(std::move(shared)), m_id(id)
@@ -73,7 +71,8 @@ public:
 
     void start()
     {
-        m_shared->stub->PrepareBidiStreamingCall(&context, m_shared->codec->eventsPath(), grpc::StubOptions(), this);
+        m_shared->stub->PrepareBidiStreamingCall(&context, m_shared->codec->eventsPath(),
+                                                 grpc::StubOptions(), this);
         StartWriteLast(&request, grpc::WriteOptions());
         StartRead(&m_event);
         StartCall();
@@ -107,8 +106,9 @@ public:
         }
         auto shared = m_shared; // `this` may be released below
         if (m_malformed)
-            shared->postEnd(m_id, grpc::Status(grpc::StatusCode::INTERNAL,
-                                               "an event from the gateway does not read under its contract"));
+            shared->postEnd(
+                m_id, grpc::Status(grpc::StatusCode::INTERNAL,
+                                   "an event from the gateway does not read under its contract"));
         else
             shared->postEnd(m_id, status);
         shared->release(key);
@@ -180,7 +180,8 @@ GrpcGatewayPort::GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options)
         return;
     }
     if (m_shared->codec && !m_shared->codec->check().contract->isCompiled())
-        qCInfo(lcGrpcPort, "gateway port %s: %s", describe().c_str(), m_shared->codec->check().summary().c_str());
+        qCInfo(lcGrpcPort, "gateway port %s: %s", describe().c_str(),
+               m_shared->codec->check().summary().c_str());
 
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
@@ -190,8 +191,9 @@ GrpcGatewayPort::GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options)
     // pings more often than every 5 minutes without data with GOAWAY too_many_pings, which
     // ends the stream, to be resumed).
     const auto ms = [](Duration d) {
-        return int(std::clamp<std::int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count(), 1,
-                                             std::numeric_limits<int>::max()));
+        return int(std::clamp<std::int64_t>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(d).count(), 1,
+            std::numeric_limits<int>::max()));
     };
     args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, ms(m_options.keepaliveTime));
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, ms(m_options.keepaliveTimeout));
@@ -224,7 +226,7 @@ GrpcGatewayPort::~GrpcGatewayPort()
     const bool released =
         m_shared->idle.wait_for(lock, kShutdownWait, [this] { return m_shared->calls.empty(); });
     m_shared->scheduler = nullptr; // a call gRPC still holds can no longer reach the owner
-    m_shared->parkedReads.clear();   // they hold their calls, which hold m_shared
+    m_shared->parkedReads.clear(); // they hold their calls, which hold m_shared
     if (!released)
         qCWarning(lcGrpcPort, "gateway port %s: %zu calls not released by gRPC after cancel",
                   describe().c_str(), m_shared->calls.size());
@@ -236,13 +238,16 @@ std::size_t GrpcGatewayPort::callsInFlight() const
     return m_shared->calls.size();
 }
 
-
 std::string GrpcGatewayPort::describe() const
 {
     std::string contract = m_contractOrigin;
     if (!m_options.contractProfile.empty() || !m_options.contractFile.empty())
-        contract = m_shared->codec ? ", contract " + std::string(m_shared->codec->check().profile->name) : ", contract unusable";
-    return m_options.address + (m_options.tls ? " (TLS" + contract + ")" : contract.empty() ? "" : " (" + contract.substr(2) + ")");
+        contract = m_shared->codec
+                       ? ", contract " + std::string(m_shared->codec->check().profile->name)
+                       : ", contract unusable";
+    return m_options.address + (m_options.tls      ? " (TLS" + contract + ")"
+                                : contract.empty() ? ""
+                                                   : " (" + contract.substr(2) + ")");
 }
 
 void GrpcGatewayPort::prepare(grpc::ClientContext& context, Duration deadline) const
@@ -303,19 +308,23 @@ void GrpcGatewayPort::deliverEnd(StreamId id, const RpcStatus& status)
 // One unary call: registered for cancellation before it starts, its completion kept on
 // the owner's side (where the reply is decoded); the gRPC completion only posts the result.
 // A request the codec cannot carry never leaves: it fails on the owner's thread instead.
-void GrpcGatewayPort::startUnary(const std::string& path, const std::string& request, const std::string& encodeError,
-                                 Duration deadline, Complete complete)
+void GrpcGatewayPort::startUnary(const std::string& path, const std::string& request,
+                                 const std::string& encodeError, Duration deadline,
+                                 Complete complete)
 {
     if (!m_setupError.empty()) {
-        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, m_setupError}, std::move(complete));
+        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, m_setupError},
+                  std::move(complete));
         return;
     }
     if (!m_shared->codec) {
-        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, kNoContractYet}, std::move(complete));
+        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, kNoContractYet},
+                  std::move(complete));
         return;
     }
     if (!encodeError.empty()) {
-        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, "not sent: " + encodeError}, std::move(complete));
+        failLater(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, "not sent: " + encodeError},
+                  std::move(complete));
         return;
     }
     auto call = std::make_shared<UnaryCall>();
@@ -323,8 +332,8 @@ void GrpcGatewayPort::startUnary(const std::string& path, const std::string& req
     prepare(call->context, deadline);
     const std::uint64_t key = m_shared->add(call);
     m_pending.emplace(key, std::move(complete));
-    m_shared->stub->UnaryCall(&call->context, path, grpc::StubOptions(), &call->request, &call->reply,
-                              [shared = m_shared, call, key](grpc::Status status) {
+    m_shared->stub->UnaryCall(&call->context, path, grpc::StubOptions(), &call->request,
+                              &call->reply, [shared = m_shared, call, key](grpc::Status status) {
                                   shared->postCompletion(key, status, call);
                                   shared->release(key);
                               });
@@ -335,7 +344,8 @@ namespace {
 // A reply the gateway sent that does not read under its contract.
 RpcStatus unreadable(const std::string& what, const std::string& error)
 {
-    return RpcStatus{grpc::StatusCode::INTERNAL, "the gateway's " + what + " does not read under its contract: " + error};
+    return RpcStatus{grpc::StatusCode::INTERNAL,
+                     "the gateway's " + what + " does not read under its contract: " + error};
 }
 
 } // namespace
@@ -348,31 +358,36 @@ void GrpcGatewayPort::openSession(const OpenSessionRequest& request, OpenDone do
     std::string bytes, error;
     if (m_shared->codec)
         m_shared->codec->encodeOpenRequest(request, bytes, error);
-    startUnary(m_shared->codec ? m_shared->codec->openPath() : std::string(), bytes, error, m_options.connectTimeout,
-               [codec = m_shared->codec, note = m_ownContractNote, done = std::move(done)](const RpcStatus& status, Call& call) {
-                   OpenSessionReply reply;
-                   if (status.code == grpc::StatusCode::UNIMPLEMENTED && !note.empty()) {
-                       RpcStatus noted = status;
-                       noted.message += " (" + note + ")";
-                       return done(noted, reply);
-                   }
-                   if (!status.ok())
-                       return done(status, reply);
-                   std::string why;
-                   if (!codec->decodeOpenReply(replyOf(call), reply, why))
-                       return done(RpcStatus{grpc::StatusCode::UNAVAILABLE, why}, OpenSessionReply{});
-                   done(status, std::move(reply));
-               });
+    startUnary(
+        m_shared->codec ? m_shared->codec->openPath() : std::string(), bytes, error,
+        m_options.connectTimeout,
+        [codec = m_shared->codec, note = m_ownContractNote,
+         done = std::move(done)](const RpcStatus& status, Call& call) {
+            OpenSessionReply reply;
+            if (status.code == grpc::StatusCode::UNIMPLEMENTED && !note.empty()) {
+                RpcStatus noted = status;
+                noted.message += " (" + note + ")";
+                return done(noted, reply);
+            }
+            if (!status.ok())
+                return done(status, reply);
+            std::string why;
+            if (!codec->decodeOpenReply(replyOf(call), reply, why))
+                return done(RpcStatus{grpc::StatusCode::UNAVAILABLE, why}, OpenSessionReply{});
+            done(status, std::move(reply));
+        });
 }
 
 void GrpcGatewayPort::closeSession(const CloseSessionRequest& request, CloseDone done)
 {
-    if (holdForContract([this, request, done]() mutable { closeSession(request, std::move(done)); }, done))
+    if (holdForContract([this, request, done]() mutable { closeSession(request, std::move(done)); },
+                        done))
         return;
     std::string bytes, error;
     if (m_shared->codec)
         m_shared->codec->encodeCloseRequest(request, bytes, error);
-    startUnary(m_shared->codec ? m_shared->codec->closePath() : std::string(), bytes, error, m_options.connectTimeout,
+    startUnary(m_shared->codec ? m_shared->codec->closePath() : std::string(), bytes, error,
+               m_options.connectTimeout,
                [done = std::move(done)](const RpcStatus& status, Call&) { done(status); });
 }
 
@@ -384,17 +399,18 @@ void GrpcGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
     std::string bytes, error;
     if (m_shared->codec && !m_shared->codec->encodeInvokeRequest(request, bytes, error))
         qCWarning(lcGrpcPort, "%s: a command not sent: %s", describe().c_str(), error.c_str());
-    startUnary(m_shared->codec ? m_shared->codec->invokePath() : std::string(), bytes, error,
-               m_options.invokeDeadline,
-               [codec = m_shared->codec, done = std::move(done)](const RpcStatus& status, Call& call) {
-                   MxCommandReply reply;
-                   if (!status.ok())
-                       return done(status, reply);
-                   std::string why;
-                   if (!codec->decodeInvokeReply(replyOf(call), reply, why))
-                       return done(unreadable("reply", why), MxCommandReply{});
-                   done(status, std::move(reply));
-               });
+    startUnary(
+        m_shared->codec ? m_shared->codec->invokePath() : std::string(), bytes, error,
+        m_options.invokeDeadline,
+        [codec = m_shared->codec, done = std::move(done)](const RpcStatus& status, Call& call) {
+            MxCommandReply reply;
+            if (!status.ok())
+                return done(status, reply);
+            std::string why;
+            if (!codec->decodeInvokeReply(replyOf(call), reply, why))
+                return done(unreadable("reply", why), MxCommandReply{});
+            done(status, std::move(reply));
+        });
 }
 
 GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& request,
@@ -405,7 +421,8 @@ GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& r
 
 bool GrpcGatewayPort::canSubscribeAlarms() const
 {
-    return !m_shared->codec || m_shared->codec->canSend("subscribe_alarms"); // no codec: nothing is sent anyway
+    return !m_shared->codec ||
+           m_shared->codec->canSend("subscribe_alarms"); // no codec: nothing is sent anyway
 }
 
 bool GrpcGatewayPort::canResumeEvents() const
@@ -413,8 +430,9 @@ bool GrpcGatewayPort::canResumeEvents() const
     return m_setupError.empty() && m_shared->codec && m_shared->codec->canResumeEvents();
 }
 
-GatewayPort::StreamId GrpcGatewayPort::resumeEvents(const StreamEventsRequest& request, std::uint64_t afterSequence,
-                                                    EventFn onEvent, EndFn onEnd)
+GatewayPort::StreamId GrpcGatewayPort::resumeEvents(const StreamEventsRequest& request,
+                                                    std::uint64_t afterSequence, EventFn onEvent,
+                                                    EndFn onEnd)
 {
     const StreamId id = m_nextStream++;
     auto handlers = std::make_shared<StreamHandlers>();
@@ -430,7 +448,8 @@ GatewayPort::StreamId GrpcGatewayPort::resumeEvents(const StreamEventsRequest& r
     return id;
 }
 
-void GrpcGatewayPort::startStream(StreamId id, const StreamEventsRequest& request, std::uint64_t afterSequence)
+void GrpcGatewayPort::startStream(StreamId id, const StreamEventsRequest& request,
+                                  std::uint64_t afterSequence)
 {
     auto handlers = m_streams.at(id);
     if (!m_setupError.empty()) {
@@ -444,8 +463,10 @@ void GrpcGatewayPort::startStream(StreamId id, const StreamEventsRequest& reques
     std::string bytes, error;
     if (!m_shared->codec)
         error = kNoContractYet;
-    if (!error.empty() || !m_shared->codec->encodeStreamRequest(request, afterSequence, bytes, error)) {
-        m_owner.post([shared = m_shared, id, status = RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, error}] {
+    if (!error.empty() ||
+        !m_shared->codec->encodeStreamRequest(request, afterSequence, bytes, error)) {
+        m_owner.post([shared = m_shared, id,
+                      status = RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, error}] {
             if (shared->port)
                 shared->port->deliverEnd(id, status);
         });

@@ -32,7 +32,7 @@ namespace stormwatch {
 namespace wire {
 class GatewayContract;
 class WireCodec;
-}
+} // namespace wire
 struct DiscoveredContract;
 
 // Why a call to the gateway failed, in one line a person can act on (peer text escaped).
@@ -60,11 +60,13 @@ public:
     // The codec of the options' contract (the compiled-in one when none is given); null,
     // with `error` naming why, when the contract cannot be read or does not check: then no
     // call of the port leaves this process.
-    static std::shared_ptr<const wire::WireCodec> codecFor(const GrpcPortOptions& options, std::string& error);
+    static std::shared_ptr<const wire::WireCodec> codecFor(const GrpcPortOptions& options,
+                                                           std::string& error);
     // The same for a contract already read (a file's, or one a gateway described by server
     // reflection): checked against its family's profile, and the options' token against it.
-    static std::shared_ptr<const wire::WireCodec> codecFor(std::shared_ptr<const wire::GatewayContract> contract,
-                                                           const GrpcPortOptions& options, std::string& error);
+    static std::shared_ptr<const wire::WireCodec>
+    codecFor(std::shared_ptr<const wire::GatewayContract> contract, const GrpcPortOptions& options,
+             std::string& error);
 
     // Names what `status` (a call on a port with these options) means: the gateway's
     // certificate not trusted by --tls-ca (or the system roots), issued for another host
@@ -81,8 +83,8 @@ public:
     bool canResumeEvents() const override;
     bool canSubscribeAlarms() const override;
     void stallReader(Duration duration) override;
-    StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request, std::uint64_t afterSequence,
-                          EventFn onEvent, EndFn onEnd) override;
+    StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request,
+                          std::uint64_t afterSequence, EventFn onEvent, EndFn onEnd) override;
     std::string describe() const override;
 
     // Why the port could not be set up (a TLS or token file unreadable at construction, or
@@ -118,14 +120,15 @@ private:
     void discoverContract();
     void contractDiscovered(DiscoveredContract result);
     void prepare(grpc::ClientContext& context, Duration deadline) const;
-    void startUnary(const std::string& path, const std::string& request, const std::string& encodeError,
-                    Duration deadline, Complete complete);
+    void startUnary(const std::string& path, const std::string& request,
+                    const std::string& encodeError, Duration deadline, Complete complete);
     void failLater(RpcStatus status, Complete complete);
     // Owner-thread halves of a completion (posted by gRPC threads).
     void completeCall(std::uint64_t key, const RpcStatus& status, Call& call);
     void deliverEvent(StreamId id, const MxEventBatch& event);
     void deliverEnd(StreamId id, const RpcStatus& status);
-    void startStream(StreamId id, const mxgateway::v1::StreamEventsRequest& request, std::uint64_t afterSequence);
+    void startStream(StreamId id, const mxgateway::v1::StreamEventsRequest& request,
+                     std::uint64_t afterSequence);
 
     Scheduler& m_owner;
     GrpcPortOptions m_options;

@@ -41,7 +41,8 @@ inline RpcStatus toRpcStatus(const grpc::Status& status)
     RpcStatus rpc{status.error_code(), status.error_message()};
     if (rpc.code == grpc::StatusCode::UNAVAILABLE) {
         std::string lower = rpc.message;
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char ch) { return char(std::tolower(ch)); });
         rpc.transportTimedOut = lower.find("keepalive") != std::string::npos ||
                                 lower.find("timed out") != std::string::npos ||
                                 lower.find("deadline exceeded") != std::string::npos;

@@ -85,7 +85,9 @@ bool looksLikeHostPort(const std::string& address)
 
 void setKeepalive(GrpcPortOptions& options, double keepaliveS, double keepaliveTimeoutS)
 {
-    const auto from = [](double s) { return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s)); };
+    const auto from = [](double s) {
+        return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+    };
     if (keepaliveS > 0)
         options.keepaliveTime = from(keepaliveS);
     if (keepaliveTimeoutS > 0)
@@ -101,7 +103,8 @@ QString GrpcGatewayPort::validate(const GrpcPortOptions& options)
         return QStringLiteral("the Invoke deadline must not be negative");
     if (options.connectTimeout.count() < 0)
         return QStringLiteral("the connect timeout must not be negative");
-    if (options.keepaliveTime < std::chrono::milliseconds(100) || options.keepaliveTimeout < std::chrono::milliseconds(100))
+    if (options.keepaliveTime < std::chrono::milliseconds(100) ||
+        options.keepaliveTimeout < std::chrono::milliseconds(100))
         return QStringLiteral("the keepalive time and timeout must be at least 0.1 s");
     std::string error;
     if (!options.tokenFile.empty() && !readToken(options.tokenFile, error))

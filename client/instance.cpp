@@ -20,9 +20,12 @@ int normalised(int quality)
 {
     // OPC quality: the top two bits say Good (0xC0), Uncertain (0x40) or Bad (0x00).
     switch (quality & 0xC0) {
-    case 0xC0: return kQualityGood;
-    case 0x40: return quality == kQualityUncertainLastUsable ? quality : kQualityUncertain;
-    default: return kQualityBad;
+    case 0xC0:
+        return kQualityGood;
+    case 0x40:
+        return quality == kQualityUncertainLastUsable ? quality : kQualityUncertain;
+    default:
+        return kQualityBad;
     }
 }
 
@@ -37,8 +40,7 @@ Instance::Instance(Scheduler& scheduler, std::string name, std::vector<std::stri
       m_jitter(std::move(jitter)), m_callbacks(std::move(callbacks)),
       m_ages(scheduler, std::move(staleLimits), [this](const std::vector<int>& t) { onStale(t); })
 {
-    for (auto& g : groups)
-    {
+    for (auto& g : groups) {
         GroupState& state = m_groups.emplace_back();
         state.connection = g.connection;
         state.tagIndices = std::move(g.tagIndices);
@@ -70,7 +72,8 @@ const TagSubscribeGuard* Instance::guard(std::size_t group) const
 }
 
 namespace {
-GuardTiming withSessionCeiling(GuardTiming timing, const GatewayConnection& connection, Duration margin)
+GuardTiming withSessionCeiling(GuardTiming timing, const GatewayConnection& connection,
+                               Duration margin)
 {
     // A gateway may echo up to a Duration's range; no real timeout is longer than a day
     // (the mock clamps there too), and a timer cannot wait years.
@@ -83,7 +86,8 @@ GuardTiming withSessionCeiling(GuardTiming timing, const GatewayConnection& conn
 
 GuardTiming Instance::tagTimingFor(std::size_t g) const
 {
-    return withSessionCeiling(m_settings.tagTiming, *m_groups[g].connection, m_settings.ceilingMargin);
+    return withSessionCeiling(m_settings.tagTiming, *m_groups[g].connection,
+                              m_settings.ceilingMargin);
 }
 
 GuardTiming Instance::alarmTimingFor() const
@@ -124,7 +128,8 @@ int Instance::orphanedTags(std::size_t group) const
     int orphaned = 0;
     for (std::size_t i = 0; i < g.tagIndices.size(); ++i) {
         const TagState& tag = m_tags[std::size_t(g.tagIndices[i])];
-        if (tag.quality != kQualityGood && !tag.rejected && !g.connection->routed(g.subscriber, int(i)))
+        if (tag.quality != kQualityGood && !tag.rejected &&
+            !g.connection->routed(g.subscriber, int(i)))
             ++orphaned;
     }
     return orphaned;
@@ -200,7 +205,8 @@ void Instance::start()
     if (m_alarms && !m_groups.empty() && !m_groups.front().connection->canSubscribeAlarms()) {
         // Not a failure to retry: the gateway's contract has no such command (the published
         // gateway's alarms are a session-less feed). Said once, never sent.
-        log(Severity::Warning, "alarm subscription not sent: the contract of " + m_groups.front().connection->name() +
+        log(Severity::Warning, "alarm subscription not sent: the contract of " +
+                                   m_groups.front().connection->name() +
                                    " has no SubscribeAlarms command");
     } else if (m_alarms && !m_groups.empty()) {
         GatewayConnection* connection = m_groups.front().connection;
@@ -208,10 +214,11 @@ void Instance::start()
         m_alarmGuard = std::make_unique<TagSubscribeGuard>(
             m_scheduler, alarmTimingFor(), m_settings.alarmPolicy,
             [this, connection, life](std::uint64_t id) {
-                connection->subscribeAlarms(m_name, [this, life, id](bool ok, const std::string& error) {
-                    if (!life.expired() && m_alarmGuard)
-                        m_alarmGuard->onReply(id, ok, error);
-                });
+                connection->subscribeAlarms(m_name,
+                                            [this, life, id](bool ok, const std::string& error) {
+                                                if (!life.expired() && m_alarmGuard)
+                                                    m_alarmGuard->onReply(id, ok, error);
+                                            });
             },
             m_jitter);
         m_alarmGuard->setObserver([this, connection](const GuardEvent& e) {
@@ -299,8 +306,8 @@ void Instance::onSubscribeOutcome(std::size_t g, std::uint64_t id, const Subscri
         }
     }
     if (!outcome.success)
-        log(Severity::Warning, "tag subscribe on " + group.connection->name() +
-                                   " failed: " + outcome.error);
+        log(Severity::Warning,
+            "tag subscribe on " + group.connection->name() + " failed: " + outcome.error);
     if (!changed.empty() && m_callbacks.onTagsChanged)
         m_callbacks.onTagsChanged(*this, changed);
     if (!group.guard)

@@ -25,7 +25,7 @@ struct alignas(64) TagState {
     std::int64_t sourceTimestampUs = 0;
     std::int64_t receivedUs = -1; // scheduler time its last value arrived; -1: none yet
     std::string text;
-    std::string error; // the last per-tag subscribe error, if any
+    std::string error;     // the last per-tag subscribe error, if any
     bool rejected = false; // the gateway itself refused the tag (e.g. unknown address)
 };
 
@@ -38,7 +38,6 @@ struct QualityCounts {
     bool operator==(const QualityCounts&) const = default;
 };
 
-
 struct InstanceSettings {
     GuardTiming tagTiming; // its ceiling is the lowest; see ceilingMargin
     GuardPolicy tagPolicy;
@@ -47,7 +46,8 @@ struct InstanceSettings {
     // Once a session echoed its command timeout, a guard's ceiling is at least that timeout
     // plus this margin: a request is never presumed lost while the gateway may still answer
     // it within its deadline (Lever 3 raises the timeout, and so the ceiling).
-    Duration ceilingMargin = std::chrono::milliseconds(defaults::kTagSubscribeInFlightCeilingMarginMs);
+    Duration ceilingMargin =
+        std::chrono::milliseconds(defaults::kTagSubscribeInFlightCeilingMarginMs);
     bool operator==(const InstanceSettings&) const = default;
 };
 

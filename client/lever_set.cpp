@@ -46,24 +46,33 @@ std::vector<std::pair<QString, LeverSet>> presets()
 
 const std::vector<SwitchLever> kSwitchLevers = {
     {"inflight_guard", &LeverSet::inflightGuard, LeverGroup::Lever1, "In-flight guard",
-     "Lever 1: one outstanding subscribe per (instance, connection) until the in-flight ceiling; off = re-send "
+     "Lever 1: one outstanding subscribe per (instance, connection) until the in-flight ceiling; "
+     "off = re-send "
      "on every tick"},
     {"backoff", &LeverSet::backoff, LeverGroup::Lever1, "Exponential backoff + jitter",
-     "Lever 1: ×2 with ±20 % jitter up to the max interval; off = fixed TagSubscribeRetryIntervalMs"},
+     "Lever 1: ×2 with ±20 % jitter up to the max interval; off = fixed "
+     "TagSubscribeRetryIntervalMs"},
     {"confirmed_flag", &LeverSet::confirmedFlag, LeverGroup::Lever1, "Confirmed flag",
      "Closes the cancel race: a tick queued when Success arrived does nothing"},
-    {"bulk_supervisory", &LeverSet::bulkSupervisory, LeverGroup::Lever2, "Bulk supervisory subscribe",
-     "Lever 2: one SubscribeBulk{supervisory} when the gateway advertises bulk-subscribe-supervisory; off = "
+    {"bulk_supervisory", &LeverSet::bulkSupervisory, LeverGroup::Lever2,
+     "Bulk supervisory subscribe",
+     "Lever 2: one SubscribeBulk{supervisory} when the gateway advertises "
+     "bulk-subscribe-supervisory; off = "
      "AddItemBulk + N × AdviseSupervisory"},
     {"alarm_guard", &LeverSet::alarmGuard, LeverGroup::FollowUps, "Alarm subscription guard",
      "Guard + backoff on the alarm subscription too; off = pre-fix alarm retry"},
     {"coalesce", &LeverSet::coalesce, LeverGroup::FollowUps, "Coalesce identical subscribes",
-     "The connection layer merges identical concurrent subscribes across instances; off = each forwarded"},
-    {"resubscribe_guard", &LeverSet::resubscribeGuard, LeverGroup::FollowUps, "Guarded re-subscribe",
-     "After a reconnect the guard re-subscribes and retries until confirmed; off = the connection's one-shot "
+     "The connection layer merges identical concurrent subscribes across instances; off = each "
+     "forwarded"},
+    {"resubscribe_guard", &LeverSet::resubscribeGuard, LeverGroup::FollowUps,
+     "Guarded re-subscribe",
+     "After a reconnect the guard re-subscribes and retries until confirmed; off = the "
+     "connection's one-shot "
      "re-subscribe, whose failure nobody retries"},
-    {"drop_superseded", &LeverSet::dropSuperseded, LeverGroup::FollowUps, "Drop superseded subscribes",
-     "A subscribe held while disconnected is dropped once its guard supersedes it, so only the latest goes out "
+    {"drop_superseded", &LeverSet::dropSuperseded, LeverGroup::FollowUps,
+     "Drop superseded subscribes",
+     "A subscribe held while disconnected is dropped once its guard supersedes it, so only the "
+     "latest goes out "
      "on reconnect"},
 };
 
@@ -183,7 +192,10 @@ void applyRecovery(const QJsonObject& obj, RecoveryConfig& cfg, QStringList& err
 
 } // namespace
 
-const std::vector<SwitchLever>& switchLevers() { return kSwitchLevers; }
+const std::vector<SwitchLever>& switchLevers()
+{
+    return kSwitchLevers;
+}
 
 QStringList leverPresetNames()
 {
@@ -207,10 +219,12 @@ std::optional<LeverSet> leverPreset(const QString& name, QString* error)
 
 QStringList leverKeys()
 {
-    return {"preset",         "inflight_guard",   "backoff",
-            "confirmed_flag", "bulk_supervisory", "session_command_timeout_ms",
-            "recovery",       "alarm_guard",      "coalesce",
-            "resubscribe_guard", "drop_superseded"};
+    return {"preset",           "inflight_guard",
+            "backoff",          "confirmed_flag",
+            "bulk_supervisory", "session_command_timeout_ms",
+            "recovery",         "alarm_guard",
+            "coalesce",         "resubscribe_guard",
+            "drop_superseded"};
 }
 
 QStringList recoveryLeverKeys()

@@ -25,11 +25,12 @@
 namespace stormwatch {
 
 struct LeverSet {
-    bool inflightGuard = true;           // Lever 1: one outstanding subscribe until the ceiling
-    bool backoff = true;                 // Lever 1: exponential backoff + jitter
-    bool confirmedFlag = true;           // closes the cancel race
-    bool bulkSupervisory = true;         // Lever 2: SubscribeBulk{supervisory} when advertised
-    int sessionCommandTimeoutMs = defaults::kSessionCommandTimeoutMs; // Lever 3: sent at OpenSession; 0 = not sent
+    bool inflightGuard = true;   // Lever 1: one outstanding subscribe until the ceiling
+    bool backoff = true;         // Lever 1: exponential backoff + jitter
+    bool confirmedFlag = true;   // closes the cancel race
+    bool bulkSupervisory = true; // Lever 2: SubscribeBulk{supervisory} when advertised
+    int sessionCommandTimeoutMs =
+        defaults::kSessionCommandTimeoutMs; // Lever 3: sent at OpenSession; 0 = not sent
     // Default-constructed LeverSet is the "all" preset, so the gate is on here (a bare
     // RecoveryConfig is off).
     RecoveryConfig recovery{.enabled = true};
@@ -61,11 +62,11 @@ inline constexpr double kMaxMultiplier = 100;
 // this table, so a new switch needs one row here.
 enum class LeverGroup { Lever1, Lever2, FollowUps };
 struct SwitchLever {
-    const char* key;          // "inflight_guard"
+    const char* key; // "inflight_guard"
     bool LeverSet::*member;
     LeverGroup group;
-    const char* label;        // "In-flight guard"
-    const char* description;  // the dock's tooltip
+    const char* label;       // "In-flight guard"
+    const char* description; // the dock's tooltip
 };
 const std::vector<SwitchLever>& switchLevers();
 

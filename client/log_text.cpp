@@ -82,9 +82,15 @@ std::string escapeLogText(std::string_view text, std::size_t maxBytes)
         const auto b = static_cast<unsigned char>(text[i]);
         if (b < 0x80) {
             switch (b) {
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (mustEscape(b))
                     appendHexByte(out, b);
@@ -124,7 +130,8 @@ QString escapeLogText(const QString& text)
     if (clean)
         return text;
     const QByteArray utf8 = text.toUtf8();
-    return QString::fromStdString(escapeLogText(std::string_view(utf8.constData(), std::size_t(utf8.size()))));
+    return QString::fromStdString(
+        escapeLogText(std::string_view(utf8.constData(), std::size_t(utf8.size()))));
 }
 
 } // namespace stormwatch

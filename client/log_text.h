@@ -16,7 +16,6 @@
 // client/scheduler.h) and models/ all reach it.
 
 #include <QString>
-
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -1,4 +1,5 @@
 #include "client/options.h"
+
 #include "client/log_text.h"
 
 #include <QJsonArray>

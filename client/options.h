@@ -20,15 +20,17 @@ namespace stormwatch {
 // run can record it). A scenario also bounds the subscribes its whole run can send (the
 // run budget, scenario_parser.cpp).
 namespace option_limits {
-inline constexpr int kMinRetryIntervalMs = 10;       // tag and alarm retry, reconnect floor
-inline constexpr int kMaxIntervalMs = 3'600'000;     // an hour: retry, backoff max, margin
-inline constexpr int kMaxTimeoutMs = 86'400'000;     // a day: in-flight ceiling, command timeout
+inline constexpr int kMinRetryIntervalMs = 10;   // tag and alarm retry, reconnect floor
+inline constexpr int kMaxIntervalMs = 3'600'000; // an hour: retry, backoff max, margin
+inline constexpr int kMaxTimeoutMs = 86'400'000; // a day: in-flight ceiling, command timeout
 inline constexpr int kMaxAdviseParallelism = 256;
 } // namespace option_limits
 
 struct ClientOptions {
-    int tagSubscribeRetryIntervalMs = defaults::kTagSubscribeRetryIntervalMs; // backoff floor (and fixed interval, lever off)
-    int tagSubscribeRetryMaxIntervalMs = defaults::kTagSubscribeRetryMaxIntervalMs; // == floor makes it fixed
+    int tagSubscribeRetryIntervalMs =
+        defaults::kTagSubscribeRetryIntervalMs; // backoff floor (and fixed interval, lever off)
+    int tagSubscribeRetryMaxIntervalMs =
+        defaults::kTagSubscribeRetryMaxIntervalMs; // == floor makes it fixed
     // How long an unanswered subscribe blocks a duplicate for the same connection, at the
     // least; the effective ceiling is max(this, echoed session command timeout + margin).
     int tagSubscribeInFlightCeilingMs = defaults::kTagSubscribeInFlightCeilingMs;
@@ -37,7 +39,8 @@ struct ClientOptions {
     // then fails DEADLINE_EXCEEDED at the client (a gateway that never answers cannot
     // hold a subscribe, a coalesced caller or a fan-out slot forever).
     int mxCommandTimeoutMs = defaults::kMxCommandTimeoutMs;
-    int mxSupervisoryAdviseParallelism = defaults::kMxSupervisoryAdviseParallelism; // legacy fan-out: AdviseSupervisory in flight
+    int mxSupervisoryAdviseParallelism =
+        defaults::kMxSupervisoryAdviseParallelism; // legacy fan-out: AdviseSupervisory in flight
     int reconnectBackoffFloorMs = defaults::kReconnectBackoffFloorMs;
     int reconnectBackoffMaxMs = defaults::kReconnectBackoffMaxMs;
     int alarmSubscribeRetryIntervalMs = defaults::kAlarmSubscribeRetryIntervalMs;

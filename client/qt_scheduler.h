@@ -7,7 +7,6 @@
 
 #include <QElapsedTimer>
 #include <QObject>
-
 #include <unordered_map>
 
 class QTimer;

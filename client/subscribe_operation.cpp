@@ -86,8 +86,8 @@ bool GatewayConnection::subscribePending(SubscriberId id) const
 {
     auto has = [id](const auto& ops) {
         for (const auto& op : ops)
-            if (!op->aborted &&
-                std::find(op->subscribers.begin(), op->subscribers.end(), id) != op->subscribers.end())
+            if (!op->aborted && std::find(op->subscribers.begin(), op->subscribers.end(), id) !=
+                                    op->subscribers.end())
                 return true;
         return false;
     };
@@ -102,7 +102,8 @@ bool GatewayConnection::subscribePending(SubscriberId id) const
 bool GatewayConnection::routed(SubscriberId id, int index) const
 {
     const auto it = m_subscribers.find(id);
-    return it != m_subscribers.end() && index >= 0 && std::size_t(index) < it->second.handles.size() &&
+    return it != m_subscribers.end() && index >= 0 &&
+           std::size_t(index) < it->second.handles.size() &&
            it->second.handles[std::size_t(index)] != 0;
 }
 
@@ -146,7 +147,8 @@ void GatewayConnection::startOp(const OpPtr& op)
 {
     // The results of its subscriber's last op are reused: their error strings keep their
     // storage, so a storm of failing subscribes does not allocate one error per tag each time.
-    if (auto sub = m_subscribers.find(op->origin); sub != m_subscribers.end() && op->results.empty())
+    if (auto sub = m_subscribers.find(op->origin);
+        sub != m_subscribers.end() && op->results.empty())
         op->results = std::move(sub->second.spareResults);
     op->results.resize(op->tags->size());
     for (std::size_t i = 0; i < op->results.size(); ++i) {
@@ -214,15 +216,17 @@ bool GatewayConnection::failedAsAWhole(SubscribeOp& op, const RpcStatus& status,
     return true;
 }
 
-MxCommandRequest& GatewayConnection::bulkRequest(const OpPtr& op, bool subscribeBulk, bool supervisory,
-                                                 MxCommandRequest& scratch)
+MxCommandRequest& GatewayConnection::bulkRequest(const OpPtr& op, bool subscribeBulk,
+                                                 bool supervisory, MxCommandRequest& scratch)
 {
     auto sub = m_subscribers.find(op->origin);
-    const bool reuse = sub != m_subscribers.end() && sub->second.tags == op->tags; // the same list, not a copy
+    const bool reuse =
+        sub != m_subscribers.end() && sub->second.tags == op->tags; // the same list, not a copy
     MxCommandRequest& request = reuse ? sub->second.bulkRequest : scratch;
     MxCommand& command = *request.mutable_command();
     if (subscribeBulk) {
-        const bool same = command.has_subscribe_bulk() && command.subscribe_bulk().server_handle() == m_serverHandle &&
+        const bool same = command.has_subscribe_bulk() &&
+                          command.subscribe_bulk().server_handle() == m_serverHandle &&
                           command.subscribe_bulk().supervisory() == supervisory;
         if (!same) {
             auto* bulk = command.mutable_subscribe_bulk();
@@ -230,7 +234,8 @@ MxCommandRequest& GatewayConnection::bulkRequest(const OpPtr& op, bool subscribe
             bulk->mutable_tag_addresses()->Assign(op->tags->begin(), op->tags->end());
             bulk->set_supervisory(supervisory);
         }
-    } else if (!command.has_add_item_bulk() || command.add_item_bulk().server_handle() != m_serverHandle) {
+    } else if (!command.has_add_item_bulk() ||
+               command.add_item_bulk().server_handle() != m_serverHandle) {
         auto* add = command.mutable_add_item_bulk();
         add->set_server_handle(m_serverHandle);
         add->mutable_tag_addresses()->Assign(op->tags->begin(), op->tags->end());
@@ -241,33 +246,35 @@ MxCommandRequest& GatewayConnection::bulkRequest(const OpPtr& op, bool subscribe
 void GatewayConnection::runBulk(const OpPtr& op, bool supervisory)
 {
     MxCommandRequest scratch;
-    send(bulkRequest(op, true, supervisory, scratch), [this, op](RpcStatus status, MxCommandReply reply) {
-        if (op->aborted)
-            return;
-        if (!failedAsAWhole(*op, status, reply))
-            mapBulkResults(reply.subscribe_bulk(), *op->tags, op->results);
-        finishOp(op);
-    });
+    send(bulkRequest(op, true, supervisory, scratch),
+         [this, op](RpcStatus status, MxCommandReply reply) {
+             if (op->aborted)
+                 return;
+             if (!failedAsAWhole(*op, status, reply))
+                 mapBulkResults(reply.subscribe_bulk(), *op->tags, op->results);
+             finishOp(op);
+         });
 }
 
 void GatewayConnection::runFanOut(const OpPtr& op)
 {
     MxCommandRequest scratch;
-    send(bulkRequest(op, false, false, scratch), [this, op](RpcStatus status, MxCommandReply reply) {
-        if (op->aborted)
-            return;
-        if (failedAsAWhole(*op, status, reply)) {
-            finishOp(op);
-            return;
-        }
-        mapBulkResults(reply.add_item_bulk(), *op->tags, op->results);
-        for (TagResult& t : op->results)
-            if (t.ok) {
-                t.ok = false; // not subscribed until its advise succeeds
-                op->toAdvise.push_back(t.index);
-            }
-        pumpAdvises(op);
-    });
+    send(bulkRequest(op, false, false, scratch),
+         [this, op](RpcStatus status, MxCommandReply reply) {
+             if (op->aborted)
+                 return;
+             if (failedAsAWhole(*op, status, reply)) {
+                 finishOp(op);
+                 return;
+             }
+             mapBulkResults(reply.add_item_bulk(), *op->tags, op->results);
+             for (TagResult& t : op->results)
+                 if (t.ok) {
+                     t.ok = false; // not subscribed until its advise succeeds
+                     op->toAdvise.push_back(t.index);
+                 }
+             pumpAdvises(op);
+         });
 }
 
 void GatewayConnection::pumpAdvises(const OpPtr& op)
@@ -355,7 +362,8 @@ void GatewayConnection::failItemsRemovedAfter(SubscribeOp& op)
     if (m_retiring.empty() && m_removedTags.empty())
         return;
     const auto removedAfter = [&](std::int32_t handle) {
-        if (const auto r = m_retiring.find(handle); r != m_retiring.end() && r->second.removeSeq > op.sentAfter)
+        if (const auto r = m_retiring.find(handle);
+            r != m_retiring.end() && r->second.removeSeq > op.sentAfter)
             return true;
         const auto m = m_removedTags.find(handle);
         return m != m_removedTags.end() && m->second.removeSeq > op.sentAfter;
@@ -364,7 +372,8 @@ void GatewayConnection::failItemsRemovedAfter(SubscribeOp& op)
         if (t.itemHandle == 0 || !removedAfter(t.itemHandle))
             continue;
         t.error = "item " + std::to_string(t.itemHandle) +
-                  " is being removed: its RemoveItem was sent after this subscribe; subscribed again after it";
+                  " is being removed: its RemoveItem was sent after this subscribe; subscribed "
+                  "again after it";
         t.ok = false;
         t.definitive = false;
         t.itemHandle = 0;
@@ -374,7 +383,8 @@ void GatewayConnection::failItemsRemovedAfter(SubscribeOp& op)
     }
 }
 
-void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag, std::uint64_t sentAfter)
+void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag,
+                                    std::uint64_t sentAfter)
 {
     auto removed = m_removedTags.find(handle);
     if (removed == m_removedTags.end())
@@ -386,9 +396,11 @@ void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag,
     const bool sameTag = item.tagHash == std::hash<std::string>{}(tag);
     if (!m_reusesHandles) {
         m_reusesHandles = true;
-        log(Severity::Info, "the gateway hands out removed item handles again (item " + std::to_string(handle) +
-                                " went to " + tag + "): values of items being removed are kept from now on "
-                                "while a subscribe runs, and items removed before are advised again");
+        log(Severity::Info,
+            "the gateway hands out removed item handles again (item " + std::to_string(handle) +
+                " went to " + tag +
+                "): values of items being removed are kept from now on "
+                "while a subscribe runs, and items removed before are advised again");
     }
     if (item.keptSinceRemove && (sameTag || !hasKeptValue(handle)))
         return; // what was kept is this tag's, or its first value is still to come
@@ -399,7 +411,8 @@ void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag,
 bool GatewayConnection::hasKeptValue(std::int32_t handle) const
 {
     const auto retired = m_retiring.find(handle);
-    return (retired != m_retiring.end() && retired->second.hasValue) || m_unrouted.count(handle) != 0;
+    return (retired != m_retiring.end() && retired->second.hasValue) ||
+           m_unrouted.count(handle) != 0;
 }
 
 void GatewayConnection::dropKeptValue(std::int32_t handle)
@@ -457,8 +470,9 @@ void GatewayConnection::readvise(std::int32_t handle)
                 std::move(advise),
                 [this, handle, finished](RpcStatus status, MxCommandReply reply) {
                     if (!status.ok() || !reply.success()) {
-                        const std::string why = "advising item " + std::to_string(handle) + " again failed (" +
-                                                (status.ok() ? reply.error_message() : status.toString()) + ")";
+                        const std::string why =
+                            "advising item " + std::to_string(handle) + " again failed (" +
+                            (status.ok() ? reply.error_message() : status.toString()) + ")";
                         log(Severity::Warning, why + ": its tag is subscribed again");
                         loseItem(handle, why);
                     }
@@ -489,7 +503,8 @@ void GatewayConnection::loseItem(std::int32_t handle, const std::string& why)
 
 void GatewayConnection::pruneRemovedTags()
 {
-    std::erase_if(m_removedTags, [this](const auto& entry) { return !m_retiring.count(entry.first); });
+    std::erase_if(m_removedTags,
+                  [this](const auto& entry) { return !m_retiring.count(entry.first); });
 }
 
 void GatewayConnection::finishOp(const OpPtr& op)
@@ -534,8 +549,9 @@ void GatewayConnection::finishOp(const OpPtr& op)
 }
 
 GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std::string> tags,
-                                                                  DataFn onData, QualityFn onQuality,
-                                                                  LivenessFn onLiveness, LostFn onLost)
+                                                                 DataFn onData, QualityFn onQuality,
+                                                                 LivenessFn onLiveness,
+                                                                 LostFn onLost)
 {
     const SubscriberId id = m_nextSubscriber++;
     Subscriber sub;
@@ -579,7 +595,8 @@ void GatewayConnection::removeItems(SubscriberId id)
         return;
     m_everSubscribed.erase(id);
     if (connected() && !m_running.empty())
-        m_removedSignatures[std::hash<std::string>{}(*it->second.signature)] = m_nextCorrelation + 1;
+        m_removedSignatures[std::hash<std::string>{}(*it->second.signature)] =
+            m_nextCorrelation + 1;
     const std::vector<std::string>& tags = *it->second.tags;
     if (m_removedTags.size() + tags.size() > kMaxRetiring)
         pruneRemovedTags(); // once, not per handle: what is left may all be retiring
@@ -589,8 +606,8 @@ void GatewayConnection::removeItems(SubscriberId id)
             continue;
         if (connected() && m_config.teardown == Teardown::PerItemRemove) {
             if (m_removedTags.size() < kMaxRetiring)
-                m_removedTags[handle] = RemovedItem{std::hash<std::string>{}(tags[i]), m_nextCorrelation + 1,
-                                                    m_reusesHandles};
+                m_removedTags[handle] = RemovedItem{std::hash<std::string>{}(tags[i]),
+                                                    m_nextCorrelation + 1, m_reusesHandles};
             MxCommand command;
             command.mutable_remove_item()->set_server_handle(m_serverHandle);
             command.mutable_remove_item()->set_item_handle(handle);
@@ -598,14 +615,15 @@ void GatewayConnection::removeItems(SubscriberId id)
             // Called only while this session lives. After a DEADLINE_EXCEEDED the STA still
             // runs the remove later: the item stays retired until something sent after it is
             // answered; any other answer ends it.
-            invoke(std::move(command),
-                   [this, handle](RpcStatus status, MxCommandReply) {
-                       if (status.code != grpc::StatusCode::DEADLINE_EXCEEDED)
-                           unretire(handle);
-                       else
-                           retireTimedOut(handle);
-                   },
-                   m_config.teardownGated ? GateUse::CheckAndRecord : GateUse::Bypass);
+            invoke(
+                std::move(command),
+                [this, handle](RpcStatus status, MxCommandReply) {
+                    if (status.code != grpc::StatusCode::DEADLINE_EXCEEDED)
+                        unretire(handle);
+                    else
+                        retireTimedOut(handle);
+                },
+                m_config.teardownGated ? GateUse::CheckAndRecord : GateUse::Bypass);
         }
         eraseRoute(handle, id, std::nullopt);
         handle = 0;

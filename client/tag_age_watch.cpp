@@ -7,7 +7,8 @@ namespace stormwatch {
 TagAgeWatch::TagAgeWatch(Scheduler& scheduler, std::vector<Duration> limits, OnStale onStale)
     : m_scheduler(scheduler), m_limits(std::move(limits)), m_onStale(std::move(onStale))
 {
-    m_any = std::any_of(m_limits.begin(), m_limits.end(), [](Duration d) { return d > Duration{0}; });
+    m_any =
+        std::any_of(m_limits.begin(), m_limits.end(), [](Duration d) { return d > Duration{0}; });
     if (!m_any) {
         m_limits.clear();
         return;

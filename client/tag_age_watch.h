@@ -32,7 +32,10 @@ public:
     bool updated(int tag);
 
     bool stale(int tag) const { return !m_stale.empty() && m_stale[std::size_t(tag)] != 0; }
-    Duration limit(int tag) const { return m_limits.empty() ? Duration{0} : m_limits[std::size_t(tag)]; }
+    Duration limit(int tag) const
+    {
+        return m_limits.empty() ? Duration{0} : m_limits[std::size_t(tag)];
+    }
     bool any() const { return m_any; }
     // Times the timer woke (a cost figure for tests).
     std::size_t sweeps() const { return m_sweeps; }

@@ -7,15 +7,24 @@ namespace stormwatch {
 const char* toString(GuardEventKind kind)
 {
     switch (kind) {
-    case GuardEventKind::Sent: return "sent";
-    case GuardEventKind::SkippedInFlight: return "skipped-in-flight";
-    case GuardEventKind::PresumedLost: return "presumed-lost";
-    case GuardEventKind::Failed: return "failed";
-    case GuardEventKind::Confirmed: return "confirmed";
-    case GuardEventKind::StaleReplyIgnored: return "stale-reply-ignored";
-    case GuardEventKind::TickIgnored: return "tick-ignored";
-    case GuardEventKind::IntervalChanged: return "interval";
-    case GuardEventKind::Stopped: return "stopped";
+    case GuardEventKind::Sent:
+        return "sent";
+    case GuardEventKind::SkippedInFlight:
+        return "skipped-in-flight";
+    case GuardEventKind::PresumedLost:
+        return "presumed-lost";
+    case GuardEventKind::Failed:
+        return "failed";
+    case GuardEventKind::Confirmed:
+        return "confirmed";
+    case GuardEventKind::StaleReplyIgnored:
+        return "stale-reply-ignored";
+    case GuardEventKind::TickIgnored:
+        return "tick-ignored";
+    case GuardEventKind::IntervalChanged:
+        return "interval";
+    case GuardEventKind::Stopped:
+        return "stopped";
     }
     return "?";
 }
@@ -173,7 +182,8 @@ void TagSubscribeGuard::onReply(std::uint64_t correlationId, bool success, const
     emitEvent(GuardEventKind::Confirmed, correlationId);
 }
 
-void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string& error, bool retryAtFloor)
+void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string& error,
+                                  bool retryAtFloor)
 {
     const std::optional<bool> isLatest = settle(correlationId, error);
     if (!isLatest)
@@ -249,8 +259,8 @@ void TagSubscribeGuard::emitEvent(GuardEventKind kind, std::uint64_t id, Duratio
 {
     if (!m_observer)
         return;
-    m_observer(GuardEvent{kind, m_scheduler.now(), id, outstanding(), m_interval, age,
-                          std::move(detail)});
+    m_observer(
+        GuardEvent{kind, m_scheduler.now(), id, outstanding(), m_interval, age, std::move(detail)});
 }
 
 } // namespace stormwatch

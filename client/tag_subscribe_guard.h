@@ -28,9 +28,9 @@
 namespace stormwatch {
 
 struct GuardPolicy {
-    bool inflightGuard = true;     // one outstanding request until the ceiling
-    bool backoff = true;           // exponential backoff + jitter; off = fixed floor interval
-    bool confirmedFlag = true;     // a tick queued before Success does nothing
+    bool inflightGuard = true;      // one outstanding request until the ceiling
+    bool backoff = true;            // exponential backoff + jitter; off = fixed floor interval
+    bool confirmedFlag = true;      // a tick queued before Success does nothing
     bool ignoreStaleReplies = true; // off = the pre-fix alarm actor: any reply governs
     // Lever resubscribe_guard: when the connection comes back, a confirmed subscription
     // re-subscribes through this guard (in-flight check, backoff, retry on failure)

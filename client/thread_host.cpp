@@ -2,7 +2,6 @@
 
 #include <QThread>
 #include <QTimer>
-
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -109,7 +108,8 @@ ThreadHost::~ThreadHost()
 
 void ThreadHost::assertOwner() const
 {
-    Q_ASSERT_X(QThread::currentThread() == m_owner, "ThreadHost", "used from a thread that does not own it");
+    Q_ASSERT_X(QThread::currentThread() == m_owner, "ThreadHost",
+               "used from a thread that does not own it");
 }
 
 void ThreadHost::assertOnThreadOf(const QObject* object)
@@ -147,7 +147,8 @@ void ThreadHost::run(std::function<void()> job, std::function<void()> done, Prio
         m_donePoll = std::make_unique<QTimer>();
         m_donePoll->setObjectName(m_name + QStringLiteral(" done poll")); // named in bench_ui_stall
         m_donePoll->setInterval(kDonePollMs);
-        QObject::connect(m_donePoll.get(), &QTimer::timeout, m_donePoll.get(), [this] { pollJob(); });
+        QObject::connect(m_donePoll.get(), &QTimer::timeout, m_donePoll.get(),
+                         [this] { pollJob(); });
     }
     m_donePoll->start();
 }

@@ -13,7 +13,6 @@
 
 #include <QObject>
 #include <QString>
-
 #include <functional>
 #include <memory>
 
@@ -39,7 +38,8 @@ public:
     // first). `job` and what it captured are destroyed on that thread; `done` runs on the
     // owner's thread once `job` has returned (within ~kDonePollMs), unless the host was
     // joined or destroyed first.
-    void run(std::function<void()> job, std::function<void()> done, Priority priority = Priority::Normal);
+    void run(std::function<void()> job, std::function<void()> done,
+             Priority priority = Priority::Normal);
     // Drops the owner's reference to `garbage` on the job thread, after the jobs queued there:
     // a large result is freed there, not on the owner's (UI) thread (also when the host goes:
     // its destructor ends the job thread after what is queued, and waits).
@@ -50,11 +50,7 @@ public:
     // A worker is started, or a run() job is not done yet.
     bool running() const { return m_thread != nullptr || m_job != nullptr; }
     QObject* worker() const { return m_worker.get(); }
-    template <class W>
-    W* workerAs() const
-    {
-        return static_cast<W*>(m_worker.get());
-    }
+    template <class W> W* workerAs() const { return static_cast<W*>(m_worker.get()); }
 
     // Runs `fn` on the worker's thread after what is already queued there.
     void post(std::function<void()> fn);

@@ -1,12 +1,10 @@
 #include "contract_service.h"
 
-#include "server_reflection_service.h"
-
 #include "grpc_services.h"
 #include "logging.h"
-#include "stream_reactor.h"
-
 #include "proto/grpc_bytes.h"
+#include "server_reflection_service.h"
+#include "stream_reactor.h"
 
 #include <algorithm>
 #include <deque>
@@ -25,7 +23,8 @@ class UnaryReactor final : public grpc::ServerGenericBidiReactor {
 public:
     enum class Method { Open, Close, Invoke };
 
-    UnaryReactor(ContractGatewayService& service, Method method) : m_service(service), m_method(method)
+    UnaryReactor(ContractGatewayService& service, Method method)
+        : m_service(service), m_method(method)
     {
         StartRead(&m_request);
     }
@@ -39,9 +38,15 @@ public:
         const wire::WireCodec& codec = m_service.codec();
         bool decoded = false;
         switch (m_method) {
-        case Method::Open: decoded = codec.decodeOpenRequest(bytes, m_open, error); break;
-        case Method::Close: decoded = codec.decodeCloseRequest(bytes, m_close, error); break;
-        case Method::Invoke: decoded = codec.decodeInvokeRequest(bytes, m_invoke, error); break;
+        case Method::Open:
+            decoded = codec.decodeOpenRequest(bytes, m_open, error);
+            break;
+        case Method::Close:
+            decoded = codec.decodeCloseRequest(bytes, m_close, error);
+            break;
+        case Method::Invoke:
+            decoded = codec.decodeInvokeRequest(bytes, m_invoke, error);
+            break;
         }
         if (!decoded)
             return Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, error));
@@ -63,7 +68,8 @@ private:
                     return Finish(toGrpc(st));
                 if (!m_service.codec().hasSupervisoryFlag()) {
                     auto* caps = reply.mutable_capabilities();
-                    caps->erase(std::remove(caps->begin(), caps->end(), kSupervisoryCapability), caps->end());
+                    caps->erase(std::remove(caps->begin(), caps->end(), kSupervisoryCapability),
+                                caps->end());
                 }
                 std::string bytes, error;
                 m_service.codec().encodeOpenReply(reply, bytes, error);
@@ -116,15 +122,15 @@ struct ContractEvent {
 // Past the queue a contract stream holds whole batches, up to kStreamBacklogItems events;
 // what comes after is dropped. Events keep the numbers the model gave them, so a client
 // that reads on sees the dropped ones as a gap in the sequence: lost, and counted.
-template <>
-class StreamOverflow<ContractEvent> {
+template <> class StreamOverflow<ContractEvent> {
 public:
     bool empty() const { return m_held.empty(); }
     std::size_t items() const { return m_events; }
     void add(const ContractEvent& event, StreamBacklogCounters& counters)
     {
         if (m_events + event.wires.size() > kStreamBacklogItems) {
-            counters.dropped.fetch_add(static_cast<std::int64_t>(event.wires.size()), std::memory_order_relaxed);
+            counters.dropped.fetch_add(static_cast<std::int64_t>(event.wires.size()),
+                                       std::memory_order_relaxed);
             return;
         }
         m_events += event.wires.size();
@@ -158,7 +164,8 @@ public:
     using Channel = StreamChannel<ContractEvent, EventsReactor>;
 
     explicit EventsReactor(ContractGatewayService& service)
-        : m_service(service), m_channel(std::make_shared<Channel>(this, service.model().streamBacklog()))
+        : m_service(service),
+          m_channel(std::make_shared<Channel>(this, service.model().streamBacklog()))
     {
         StartRead(&m_request);
     }
@@ -166,13 +173,15 @@ public:
     void OnReadDone(bool ok) override
     {
         if (!ok)
-            return m_channel->finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
+            return m_channel->finish(
+                grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
         std::uint64_t resumeAfter = 0;
         std::string error;
         v1::StreamEventsRequest request;
         if (!m_service.codec().decodeStreamRequest(bytesOf(m_request), request, resumeAfter, error))
             return m_channel->finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, error));
-        m_service.scheduler().post([service = &m_service, ch = m_channel, request, resumeAfter, reader = m_reader] {
+        m_service.scheduler().post([service = &m_service, ch = m_channel, request, resumeAfter,
+                                    reader = m_reader] {
             if (ch->cancelled())
                 return;
             // Numbers the model did not give (a contract numbered, a model not) count on
@@ -248,7 +257,8 @@ private:
     const ContractEvent* m_current = nullptr; // the channel's front: alive until its write is done
     std::size_t m_next = 0;
     // Written is taken: gRPC's flow control holds writes back from a reader that does not read.
-    std::shared_ptr<GatewayModel::EventReader> m_reader = std::make_shared<GatewayModel::EventReader>();
+    std::shared_ptr<GatewayModel::EventReader> m_reader =
+        std::make_shared<GatewayModel::EventReader>();
 };
 
 } // namespace
@@ -271,7 +281,8 @@ ContractGatewayService::ContractGatewayService(Scheduler& scheduler, GatewayMode
 {
 }
 
-grpc::ServerGenericBidiReactor* ContractGatewayService::CreateReactor(grpc::GenericCallbackServerContext* context)
+grpc::ServerGenericBidiReactor*
+ContractGatewayService::CreateReactor(grpc::GenericCallbackServerContext* context)
 {
     const std::string& method = context->method();
     // The key's scope for the method (the published gateway's authorization), before anything.
@@ -281,7 +292,9 @@ grpc::ServerGenericBidiReactor* ContractGatewayService::CreateReactor(grpc::Gene
         const auto& metadata = context->client_metadata();
         const auto header = metadata.find("authorization");
         const std::string_view value =
-            header == metadata.end() ? std::string_view{} : std::string_view(header->second.data(), header->second.size());
+            header == metadata.end()
+                ? std::string_view{}
+                : std::string_view(header->second.data(), header->second.size());
         return m_keys->authorize(value, ApiKeys::scopeFor(name));
     };
     const char* name = method == m_codec->openPath()     ? "OpenSession"
@@ -290,7 +303,8 @@ grpc::ServerGenericBidiReactor* ContractGatewayService::CreateReactor(grpc::Gene
                        : method == m_codec->eventsPath() ? "StreamEvents"
                                                          : nullptr;
     if (!name)
-        return refuseCall(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no method " + method + " on this gateway"));
+        return refuseCall(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                                       "no method " + method + " on this gateway"));
     if (const CallStatus refusal = authorized(name); !refusal.ok())
         return refuseCall(toGrpc(refusal));
     if (method == m_codec->openPath())

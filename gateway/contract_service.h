@@ -12,11 +12,9 @@
 
 #include "api_keys.h"
 #include "gateway_model.h"
-
 #include "wire/wire_codec.h"
 
 #include <grpcpp/generic/async_generic_service.h>
-
 #include <memory>
 
 namespace stormwatch::gateway {
@@ -30,9 +28,11 @@ GatewayConfig configForContract(const wire::WireCodec& codec, GatewayConfig conf
 class ContractGatewayService final : public grpc::CallbackGenericService {
 public:
     // The model and its scheduler must outlive the server's shutdown.
-    ContractGatewayService(Scheduler& scheduler, GatewayModel& model, std::shared_ptr<const wire::WireCodec> codec);
+    ContractGatewayService(Scheduler& scheduler, GatewayModel& model,
+                           std::shared_ptr<const wire::WireCodec> codec);
 
-    grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override;
+    grpc::ServerGenericBidiReactor*
+    CreateReactor(grpc::GenericCallbackServerContext* context) override;
     // Every call needs a key of these with the method's scope (before the server starts);
     // none: every call is served.
     void setApiKeys(std::shared_ptr<const ApiKeys> keys) { m_keys = std::move(keys); }

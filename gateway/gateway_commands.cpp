@@ -36,7 +36,8 @@ bool GatewayModel::resolves(const std::string& tag, std::string& error) const
     return true;
 }
 
-std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const std::string& tag, std::string& error)
+std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const std::string& tag,
+                                   std::string& error)
 {
     if (!resolves(tag, error))
         return 0;
@@ -65,7 +66,8 @@ std::int32_t GatewayModel::addItem(Session& s, std::int32_t serverHandle, const 
     return handle;
 }
 
-Item* GatewayModel::findItem(Session& s, std::int32_t serverHandle, std::int32_t itemHandle, std::string& error)
+Item* GatewayModel::findItem(Session& s, std::int32_t serverHandle, std::int32_t itemHandle,
+                             std::string& error)
 {
     auto it = s.items.find(itemHandle);
     if (it == s.items.end() || it->second.serverHandle != serverHandle) {
@@ -107,17 +109,38 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
     // Every other command names the server handle it works under.
     std::int32_t serverHandle = 0;
     switch (kind) {
-    case CommandKind::AddItem: serverHandle = command.add_item().server_handle(); break;
-    case CommandKind::AddItemBulk: serverHandle = command.add_item_bulk().server_handle(); break;
-    case CommandKind::Advise: serverHandle = command.advise().server_handle(); break;
-    case CommandKind::AdviseSupervisory: serverHandle = command.advise_supervisory().server_handle(); break;
-    case CommandKind::AdviseItemBulk: serverHandle = command.advise_item_bulk().server_handle(); break;
-    case CommandKind::SubscribeBulk: serverHandle = command.subscribe_bulk().server_handle(); break;
-    case CommandKind::RemoveItem: serverHandle = command.remove_item().server_handle(); break;
-    case CommandKind::UnAdvise: serverHandle = command.un_advise().server_handle(); break;
-    case CommandKind::Write: serverHandle = command.write().server_handle(); break;
-    case CommandKind::SubscribeAlarms: serverHandle = command.subscribe_alarms().server_handle(); break;
-    default: break;
+    case CommandKind::AddItem:
+        serverHandle = command.add_item().server_handle();
+        break;
+    case CommandKind::AddItemBulk:
+        serverHandle = command.add_item_bulk().server_handle();
+        break;
+    case CommandKind::Advise:
+        serverHandle = command.advise().server_handle();
+        break;
+    case CommandKind::AdviseSupervisory:
+        serverHandle = command.advise_supervisory().server_handle();
+        break;
+    case CommandKind::AdviseItemBulk:
+        serverHandle = command.advise_item_bulk().server_handle();
+        break;
+    case CommandKind::SubscribeBulk:
+        serverHandle = command.subscribe_bulk().server_handle();
+        break;
+    case CommandKind::RemoveItem:
+        serverHandle = command.remove_item().server_handle();
+        break;
+    case CommandKind::UnAdvise:
+        serverHandle = command.un_advise().server_handle();
+        break;
+    case CommandKind::Write:
+        serverHandle = command.write().server_handle();
+        break;
+    case CommandKind::SubscribeAlarms:
+        serverHandle = command.subscribe_alarms().server_handle();
+        break;
+    default:
+        break;
     }
     if (!s.serverHandles.contains(serverHandle))
         return fail(reply, "unknown server handle " + std::to_string(serverHandle));
@@ -133,10 +156,12 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
     case CommandKind::AddItemBulk:
     case CommandKind::SubscribeBulk: {
         const bool subscribe = kind == CommandKind::SubscribeBulk;
-        const auto& tags = subscribe ? command.subscribe_bulk().tag_addresses() : command.add_item_bulk().tag_addresses();
+        const auto& tags = subscribe ? command.subscribe_bulk().tag_addresses()
+                                     : command.add_item_bulk().tag_addresses();
         // An old gateway does not know the supervisory field and advises plainly: that is
         // why a client must never send it without the capability.
-        const bool supervisory = subscribe && command.subscribe_bulk().supervisory() && s.supervisoryBulk;
+        const bool supervisory =
+            subscribe && command.subscribe_bulk().supervisory() && s.supervisoryBulk;
         auto* results = subscribe ? reply.mutable_subscribe_bulk() : reply.mutable_add_item_bulk();
         results->mutable_results()->Reserve(tags.size());
         for (const auto& tag : tags) {
@@ -157,7 +182,8 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
     case CommandKind::Advise:
     case CommandKind::AdviseSupervisory: {
         const bool supervisory = kind == CommandKind::AdviseSupervisory;
-        const auto handle = supervisory ? command.advise_supervisory().item_handle() : command.advise().item_handle();
+        const auto handle = supervisory ? command.advise_supervisory().item_handle()
+                                        : command.advise().item_handle();
         Item* item = findItem(s, serverHandle, handle, error);
         if (!item)
             return fail(reply, error);
@@ -189,7 +215,8 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
         Item* item = findItem(s, serverHandle, handle, error);
         if (!item)
             return fail(reply, error);
-        if (auto key = s.itemByKey.find(ItemKeyView{serverHandle, item->tag}); key != s.itemByKey.end())
+        if (auto key = s.itemByKey.find(ItemKeyView{serverHandle, item->tag});
+            key != s.itemByKey.end())
             s.itemByKey.erase(key);
         s.items.erase(handle);
         if (m_config.reuseHandles)
@@ -233,7 +260,8 @@ void GatewayModel::execute(Session& s, const MxCommand& command, MxCommandReply&
             return;
         }
         return fail(reply, "alarm subscription space of this session exhausted");
-    default: return fail(reply, "unsupported command");
+    default:
+        return fail(reply, "unsupported command");
     }
 }
 

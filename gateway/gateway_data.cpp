@@ -13,7 +13,8 @@ namespace stormwatch::gateway {
 using namespace mxgateway::v1;
 using grpc::StatusCode;
 
-GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& request, EventFn onEvent, EndFn onEnd,
+GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& request,
+                                                  EventFn onEvent, EndFn onEnd,
                                                   StreamOptions options)
 {
     Stream stream;
@@ -21,16 +22,17 @@ GatewayModel::StreamId GatewayModel::streamEvents(const StreamEventsRequest& req
     return openStream(request, std::move(stream), std::move(onEnd), std::move(options));
 }
 
-GatewayModel::StreamId GatewayModel::streamEventsShared(const StreamEventsRequest& request, SharedEventFn onEvent,
-                                                        EndFn onEnd, StreamOptions options)
+GatewayModel::StreamId GatewayModel::streamEventsShared(const StreamEventsRequest& request,
+                                                        SharedEventFn onEvent, EndFn onEnd,
+                                                        StreamOptions options)
 {
     Stream stream;
     stream.onShared = std::move(onEvent);
     return openStream(request, std::move(stream), std::move(onEnd), std::move(options));
 }
 
-GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& request, Stream stream, EndFn onEnd,
-                                                StreamOptions options)
+GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& request, Stream stream,
+                                                EndFn onEnd, StreamOptions options)
 {
     stream.sessionId = request.session_id();
     stream.onEnd = std::move(onEnd);
@@ -41,16 +43,21 @@ GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& reque
     CallStatus refused;
     Session* s = findSession(request.session_id());
     if (m_down)
-        refused = CallStatus::error(StatusCode::UNAVAILABLE, m_shutdown ? "gateway shut down" : "gateway restarting");
+        refused = CallStatus::error(StatusCode::UNAVAILABLE,
+                                    m_shutdown ? "gateway shut down" : "gateway restarting");
     else if (!s)
-        refused = CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
+        refused =
+            CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
     else if (m_config.singleEventSubscriber && !s->streams.empty())
         refused = CallStatus::error(StatusCode::FAILED_PRECONDITION,
-                                    "EventSubscriberAlreadyActive: session " + s->id + " already has an event subscriber");
+                                    "EventSubscriberAlreadyActive: session " + s->id +
+                                        " already has an event subscriber");
     else if (resumeAfter != 0 && m_config.replayCapacity == 0)
-        refused = CallStatus::error(StatusCode::FAILED_PRECONDITION, "this gateway does not resume event streams");
+        refused = CallStatus::error(StatusCode::FAILED_PRECONDITION,
+                                    "this gateway does not resume event streams");
     else if (resumeAfter > s->lastSequence)
-        refused = CallStatus::error(StatusCode::OUT_OF_RANGE, "resume after " + std::to_string(resumeAfter) +
+        refused = CallStatus::error(StatusCode::OUT_OF_RANGE, "resume after " +
+                                                                  std::to_string(resumeAfter) +
                                                                   ": the session's last event is " +
                                                                   std::to_string(s->lastSequence));
     if (!refused.ok()) {
@@ -74,8 +81,8 @@ GatewayModel::StreamId GatewayModel::openStream(const StreamEventsRequest& reque
     s->streams.push_back(id);
     // Values advised while nobody listened are still owed as first values.
     if (!s->initialFlushPosted) {
-        const bool owed = std::any_of(s->initialPendingHandles.begin(), s->initialPendingHandles.end(),
-                                      [s](std::int32_t handle) {
+        const bool owed = std::any_of(s->initialPendingHandles.begin(),
+                                      s->initialPendingHandles.end(), [s](std::int32_t handle) {
                                           auto it = s->items.find(handle);
                                           return it != s->items.end() && it->second.initialPending;
                                       });
@@ -231,7 +238,8 @@ void GatewayModel::emitBatch(Session& s, bool allAdvised)
     // of a replay at site scale).
     std::uint64_t valueState = m_valueState; // a local: kept in a register through the loop
     // Reads and writes only the item's entry in the flat list (ItemTable::Hot), not its node.
-    auto emit = [&](ItemTable::Hot& item) __attribute__((always_inline)) {
+    auto emit = [&](ItemTable::Hot & item) __attribute__((always_inline))
+    {
         // A bounded random walk: enough to make every change a new value. (min/max, not
         // std::clamp: the same for any number, without its branches.)
         const double step = static_cast<double>(splitMix64(valueState) >> 11) * 0x1.0p-53 - 0.5;

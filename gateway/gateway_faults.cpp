@@ -1,7 +1,6 @@
 // Injectable faults. Each is a window (active until a time) or a switch; a new request of
 // the same kind replaces the previous one, and a zero duration ends it at once.
 #include "gateway_model.h"
-
 #include "logging.h"
 
 #include <algorithm>
@@ -46,7 +45,8 @@ void GatewayModel::silence(Duration duration, bool transportAnswers)
 void GatewayModel::endSilence()
 {
     if (!m_heldWhileSilent.empty())
-        qCInfo(lcGateway) << "silence over:" << m_heldWhileSilent.size() << "held answers and events go";
+        qCInfo(lcGateway) << "silence over:" << m_heldWhileSilent.size()
+                          << "held answers and events go";
     std::vector<std::function<void()>> held;
     held.swap(m_heldWhileSilent);
     for (auto& task : held)
@@ -93,22 +93,25 @@ void GatewayModel::resetPeer()
         for (const auto& job : queue.jobs)
             if (job->done)
                 inFlight.push_back(job);
-    std::stable_sort(inFlight.begin(), inFlight.end(),
-                     [](const StaJobPtr& a, const StaJobPtr& b) { return a->arrived < b->arrived; });
+    std::stable_sort(inFlight.begin(), inFlight.end(), [](const StaJobPtr& a, const StaJobPtr& b) {
+        return a->arrived < b->arrived;
+    });
     for (const auto& job : inFlight)
         post([done = takeDone(job), why] { done(why, {}); });
 }
 
 void GatewayModel::slow(double factor, Duration duration)
 {
-    qCInfo(lcGateway) << "fault: STA slowed x" << factor << "for" << duration.count() / 1000 << "ms";
+    qCInfo(lcGateway) << "fault: STA slowed x" << factor << "for" << duration.count() / 1000
+                      << "ms";
     m_sta.setSlowFactor(duration > Duration::zero() ? std::max(factor, 0.0) : 1.0);
     setWindow(m_slow, duration, [this] { m_sta.setSlowFactor(1.0); });
 }
 
 void GatewayModel::dropReplies(double probability, Duration duration)
 {
-    qCInfo(lcGateway) << "fault: dropping replies with p =" << probability << "for" << duration.count() / 1000 << "ms";
+    qCInfo(lcGateway) << "fault: dropping replies with p =" << probability << "for"
+                      << duration.count() / 1000 << "ms";
     m_dropProbability = std::clamp(probability, 0.0, 1.0);
     setWindow(m_drop, duration, nullptr);
 }
@@ -127,20 +130,23 @@ void GatewayModel::onSubscriberOverflow(StreamId id, std::uint64_t behind)
     auto it = m_streams.find(id);
     if (it == m_streams.end())
         return;
-    const std::string why = std::string(kEventQueueOverflow) + ": the subscriber fell " + std::to_string(behind) +
-                            " events behind (event queue " + std::to_string(m_config.eventQueueCapacity) + ")";
+    const std::string why = std::string(kEventQueueOverflow) + ": the subscriber fell " +
+                            std::to_string(behind) + " events behind (event queue " +
+                            std::to_string(m_config.eventQueueCapacity) + ")";
     Session* s = findSession(it->second.sessionId);
     if (m_config.backpressure == BackpressurePolicy::FailFast && s && s->streams.size() == 1) {
         ++m_sessionsFaulted;
         qCInfo(lcGateway) << "session" << s->id.c_str() << "faulted:" << why.c_str();
         const std::string sessionId = s->id;
-        retireSession(sessionId, true, CallStatus::error(StatusCode::ABORTED, "session faulted (" + why + ")"),
+        retireSession(sessionId, true,
+                      CallStatus::error(StatusCode::ABORTED, "session faulted (" + why + ")"),
                       CallStatus::error(StatusCode::RESOURCE_EXHAUSTED, why + ": session faulted"));
         return;
     }
     ++m_subscribersDisconnected;
     qCInfo(lcGateway) << "event subscriber disconnected:" << why.c_str();
-    endStreams({id}, CallStatus::error(StatusCode::RESOURCE_EXHAUSTED, why + ": subscriber disconnected"));
+    endStreams(
+        {id}, CallStatus::error(StatusCode::RESOURCE_EXHAUSTED, why + ": subscriber disconnected"));
 }
 
 void GatewayModel::loseEvents(Duration duration)
@@ -151,7 +157,8 @@ void GatewayModel::loseEvents(Duration duration)
 
 void GatewayModel::setAdvertiseBulkSupervisory(bool advertise)
 {
-    qCInfo(lcGateway) << "capability bulk-subscribe-supervisory" << (advertise ? "advertised" : "withdrawn");
+    qCInfo(lcGateway) << "capability bulk-subscribe-supervisory"
+                      << (advertise ? "advertised" : "withdrawn");
     m_config.advertiseBulkSupervisory = advertise;
 }
 
@@ -160,7 +167,8 @@ void GatewayModel::restart(Duration downtime)
     if (m_shutdown)
         return;
     qCInfo(lcGateway) << "fault: restart, down for" << downtime.count() / 1000 << "ms";
-    goDown(downtime, CallStatus::error(StatusCode::UNAVAILABLE, "gateway restarted"), EndOrder::InvokesFirst);
+    goDown(downtime, CallStatus::error(StatusCode::UNAVAILABLE, "gateway restarted"),
+           EndOrder::InvokesFirst);
 }
 
 void GatewayModel::kill(Duration downtime)

@@ -1,14 +1,12 @@
 #include "gateway_model.h"
 
-#include "logging.h"
-
 #include "client/log_text.h"
-
-#include <google/protobuf/duration.pb.h>
+#include "logging.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <google/protobuf/duration.pb.h>
 
 namespace stormwatch::gateway {
 
@@ -26,11 +24,8 @@ std::string seconds(Duration d)
 } // namespace
 
 GatewayModel::GatewayModel(Scheduler& scheduler, GatewayConfig config)
-    : m_scheduler(scheduler)
-    , m_config(config)
-    , m_rng(config.seed)
-    , m_valueState(config.seed)
-    , m_sta(scheduler, [this](const StaJobPtr& job) { runCommand(job); })
+    : m_scheduler(scheduler), m_config(config), m_rng(config.seed), m_valueState(config.seed),
+      m_sta(scheduler, [this](const StaJobPtr& job) { runCommand(job); })
 {
     m_sta.setCost(m_config.commandMs, m_config.perItemMs);
     m_upSince = m_scheduler.now();
@@ -62,7 +57,8 @@ const Session* GatewayModel::session(const std::string& id) const
     return it == m_sessions.end() ? nullptr : it->second.get();
 }
 
-std::optional<AdviseState> GatewayModel::adviseState(const std::string& sessionId, std::int32_t itemHandle) const
+std::optional<AdviseState> GatewayModel::adviseState(const std::string& sessionId,
+                                                     std::int32_t itemHandle) const
 {
     const Session* s = session(sessionId);
     if (!s)
@@ -92,10 +88,13 @@ std::string GatewayModel::setConfig(const GatewayConfig& config)
 void GatewayModel::openSession(const OpenSessionRequest& request, OpenDone done)
 {
     auto fail = [&](StatusCode code, std::string message) {
-        post([done = std::move(done), st = CallStatus::error(code, std::move(message))] { done(st, {}); });
+        post([done = std::move(done), st = CallStatus::error(code, std::move(message))] {
+            done(st, {});
+        });
     };
     if (m_down)
-        return fail(StatusCode::UNAVAILABLE, m_shutdown ? "gateway shut down" : "gateway restarting");
+        return fail(StatusCode::UNAVAILABLE,
+                    m_shutdown ? "gateway shut down" : "gateway restarting");
     if (active(m_refuse))
         return fail(StatusCode::UNAVAILABLE, "gateway refusing sessions");
 
@@ -121,12 +120,14 @@ void GatewayModel::openSession(const OpenSessionRequest& request, OpenDone done)
         reply.add_capabilities(std::string(kCapabilityBulkSupervisory));
     const auto us = timeout.count();
     reply.mutable_default_command_timeout()->set_seconds(us / 1'000'000);
-    reply.mutable_default_command_timeout()->set_nanos(static_cast<std::int32_t>(us % 1'000'000) * 1000);
+    reply.mutable_default_command_timeout()->set_nanos(static_cast<std::int32_t>(us % 1'000'000) *
+                                                       1000);
     reply.set_gateway_protocol_version(kGatewayProtocolVersion);
 
     // The client name is the peer's: escaped (and capped) so it cannot forge a line.
-    qCDebug(lcGateway) << "session" << s->id.c_str() << "opened by" << escapeLogText(s->clientName, 256).c_str()
-                       << "command timeout" << seconds(timeout).c_str();
+    qCDebug(lcGateway) << "session" << s->id.c_str() << "opened by"
+                       << escapeLogText(s->clientName, 256).c_str() << "command timeout"
+                       << seconds(timeout).c_str();
     m_sessions.emplace(s->id, std::move(s));
     post([done = std::move(done), reply = std::move(reply)] { done({}, reply); });
 }
@@ -137,7 +138,8 @@ void GatewayModel::closeSession(const CloseSessionRequest& request, CloseDone do
     if (m_down) {
         status = CallStatus::error(StatusCode::UNAVAILABLE, "gateway restarting");
     } else if (auto it = m_sessions.find(request.session_id()); it == m_sessions.end()) {
-        status = CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
+        status =
+            CallStatus::error(StatusCode::NOT_FOUND, "unknown session " + request.session_id());
     } else {
         // Its commands still waiting for the STA would only be wasted work now.
         retireSession(request.session_id(), m_config.closeDropsQueuedCommands,
@@ -146,8 +148,8 @@ void GatewayModel::closeSession(const CloseSessionRequest& request, CloseDone do
     post([done = std::move(done), status] { done(status); });
 }
 
-void GatewayModel::retireSession(const std::string& sessionId, bool dropQueued, const CallStatus& why,
-                                 const CallStatus& streamStatus)
+void GatewayModel::retireSession(const std::string& sessionId, bool dropQueued,
+                                 const CallStatus& why, const CallStatus& streamStatus)
 {
     auto it = m_sessions.find(sessionId);
     if (it == m_sessions.end())
@@ -155,7 +157,8 @@ void GatewayModel::retireSession(const std::string& sessionId, bool dropQueued, 
     const std::shared_ptr<Session> closing = it->second;
     const auto streams = closing->streams;
     if (dropQueued) {
-        const auto dropped = m_sta.removeQueued([&closing](const StaJob& job) { return job.session.lock() == closing; });
+        const auto dropped = m_sta.removeQueued(
+            [&closing](const StaJob& job) { return job.session.lock() == closing; });
         for (const auto& job : dropped)
             if (auto done = takeDone(job))
                 post([done = std::move(done), why] { done(why, {}); });
@@ -176,12 +179,13 @@ void GatewayModel::invoke(const MxCommandRequest& request, InvokeDone done)
 void GatewayModel::invoke(MxCommandRequest&& request, InvokeDone done)
 {
     SharedCommand command = shareCommand(std::move(*request.mutable_command()));
-    invoke(request.session_id(), std::move(*request.mutable_client_correlation_id()), std::move(command),
-           std::move(done));
+    invoke(request.session_id(), std::move(*request.mutable_client_correlation_id()),
+           std::move(command), std::move(done));
 }
 
 namespace {
-const google::protobuf::RepeatedPtrField<std::string>* bulkTags(CommandKind kind, const MxCommand& command)
+const google::protobuf::RepeatedPtrField<std::string>* bulkTags(CommandKind kind,
+                                                                const MxCommand& command)
 {
     if (kind == CommandKind::AddItemBulk)
         return &command.add_item_bulk().tag_addresses();
@@ -197,7 +201,8 @@ bool sameBulkPayload(CommandKind kind, const MxCommand& a, const MxCommand& b)
         return false;
     if (kind == CommandKind::AddItemBulk)
         return a.add_item_bulk().server_handle() == b.add_item_bulk().server_handle() &&
-               std::ranges::equal(a.add_item_bulk().tag_addresses(), b.add_item_bulk().tag_addresses());
+               std::ranges::equal(a.add_item_bulk().tag_addresses(),
+                                  b.add_item_bulk().tag_addresses());
     const auto& x = a.subscribe_bulk();
     const auto& y = b.subscribe_bulk();
     return x.server_handle() == y.server_handle() && x.supervisory() == y.supervisory() &&
@@ -218,7 +223,8 @@ GatewayModel::SharedCommand GatewayModel::shareCommand(MxCommand&& command)
 GatewayModel::SharedCommand GatewayModel::intern(const MxCommand& command, MxCommand* owned)
 {
     auto make = [&] {
-        return owned ? std::make_shared<const MxCommand>(std::move(*owned)) : std::make_shared<const MxCommand>(command);
+        return owned ? std::make_shared<const MxCommand>(std::move(*owned))
+                     : std::make_shared<const MxCommand>(command);
     };
     const CommandKind kind = commandKind(command);
     const auto* tags = bulkTags(kind, command);
@@ -249,14 +255,17 @@ std::size_t GatewayModel::sharedPayloads()
     return m_payloads.size();
 }
 
-void GatewayModel::invoke(const std::string& sessionId, std::string correlationId, SharedCommand command,
-                          InvokeDone done)
+void GatewayModel::invoke(const std::string& sessionId, std::string correlationId,
+                          SharedCommand command, InvokeDone done)
 {
     auto fail = [&](StatusCode code, std::string message) {
-        post([done = std::move(done), st = CallStatus::error(code, std::move(message))] { done(st, {}); });
+        post([done = std::move(done), st = CallStatus::error(code, std::move(message))] {
+            done(st, {});
+        });
     };
     if (m_down)
-        return fail(StatusCode::UNAVAILABLE, m_shutdown ? "gateway shut down" : "gateway restarting");
+        return fail(StatusCode::UNAVAILABLE,
+                    m_shutdown ? "gateway shut down" : "gateway restarting");
     const CommandKind kind = command ? commandKind(*command) : CommandKind::None;
     if (kind == CommandKind::None)
         return fail(StatusCode::INVALID_ARGUMENT, "command has no kind");
@@ -277,8 +286,9 @@ void GatewayModel::invoke(const std::string& sessionId, std::string correlationI
     job->deadline = job->arrived + job->timeout;
     job->done = std::move(done);
     if (isSubscribeKind(kind)) {
-        const auto& tags = kind == CommandKind::SubscribeBulk ? job->command->subscribe_bulk().tag_addresses()
-                                                              : job->command->add_item_bulk().tag_addresses();
+        const auto& tags = kind == CommandKind::SubscribeBulk
+                               ? job->command->subscribe_bulk().tag_addresses()
+                               : job->command->add_item_bulk().tag_addresses();
         // A storm re-sends one shared payload: its key is hashed once per session and payload.
         auto& memo = it->second->subscribeKeys[job->command.get()];
         if (memo.payload.lock() != job->command) {
@@ -300,7 +310,8 @@ void GatewayModel::armDeadlines(DeadlineQueue& queue, Duration timeout)
 {
     while (!queue.jobs.empty() && !queue.jobs.front()->done)
         queue.jobs.pop_front();
-    if (queue.jobs.empty() || (queue.timer != kNoTimer && queue.armedAt <= queue.jobs.front()->deadline))
+    if (queue.jobs.empty() ||
+        (queue.timer != kNoTimer && queue.armedAt <= queue.jobs.front()->deadline))
         return;
     m_scheduler.cancel(queue.timer);
     queue.armedAt = queue.jobs.front()->deadline;
@@ -314,7 +325,8 @@ void GatewayModel::onDeadlines(Duration timeout)
     const Time now = m_scheduler.now();
     // Expire what is due; answers may invoke again (appending here), so re-read the front.
     std::vector<StaJobPtr> expired;
-    while (!queue.jobs.empty() && (!queue.jobs.front()->done || queue.jobs.front()->deadline <= now)) {
+    while (!queue.jobs.empty() &&
+           (!queue.jobs.front()->done || queue.jobs.front()->deadline <= now)) {
         if (queue.jobs.front()->done)
             expired.push_back(queue.jobs.front());
         queue.jobs.pop_front();
@@ -329,7 +341,8 @@ void GatewayModel::onDeadlines(Duration timeout)
         answer(job,
                CallStatus::error(StatusCode::DEADLINE_EXCEEDED,
                                  std::string(commandKindName(job->kind)) +
-                                     " not answered within the session command timeout of " + seconds(job->timeout)),
+                                     " not answered within the session command timeout of " +
+                                     seconds(job->timeout)),
                {});
     }
 }
@@ -346,7 +359,8 @@ GatewayModel::InvokeDone GatewayModel::takeDone(const StaJobPtr& job)
     return done;
 }
 
-std::int64_t GatewayModel::outstandingSubscribes(const std::string& sessionId, const std::vector<std::string>& tags) const
+std::int64_t GatewayModel::outstandingSubscribes(const std::string& sessionId,
+                                                 const std::vector<std::string>& tags) const
 {
     auto it = m_outstandingSubscribes.find(subscribeKey(sessionId, tags));
     return it == m_outstandingSubscribes.end() ? 0 : it->second;
@@ -364,9 +378,9 @@ void GatewayModel::answer(const StaJobPtr& job, CallStatus status, MxCommandRepl
 {
     auto done = takeDone(job);
     if (silent()) { // sent when the silence ends, in order with everything else held
-        m_heldWhileSilent.push_back([done = std::move(done), status = std::move(status), reply = std::move(reply)]() mutable {
-            done(std::move(status), std::move(reply));
-        });
+        m_heldWhileSilent.push_back(
+            [done = std::move(done), status = std::move(status),
+             reply = std::move(reply)]() mutable { done(std::move(status), std::move(reply)); });
         return;
     }
     // Answered in order (the usual case): drop it from the front of its deadline queue now,
@@ -411,8 +425,9 @@ void GatewayModel::dropEverything(const CallStatus& why, EndOrder order)
                 unanswered.push_back(std::move(job));
         queue.jobs.clear();
     }
-    std::stable_sort(unanswered.begin(), unanswered.end(),
-              [](const StaJobPtr& a, const StaJobPtr& b) { return a->arrived < b->arrived; });
+    std::stable_sort(
+        unanswered.begin(), unanswered.end(),
+        [](const StaJobPtr& a, const StaJobPtr& b) { return a->arrived < b->arrived; });
     auto failInvokes = [&] {
         for (auto& job : unanswered)
             post([done = takeDone(job), why] { done(why, {}); });
@@ -437,7 +452,8 @@ void GatewayModel::dropEverything(const CallStatus& why, EndOrder order)
 mxgateway::mock::v1::GatewayStats GatewayModel::stats() const
 {
     mxgateway::mock::v1::GatewayStats st;
-    st.set_uptime_s(m_down ? 0.0 : std::chrono::duration<double>(m_scheduler.now() - m_upSince).count());
+    st.set_uptime_s(m_down ? 0.0
+                           : std::chrono::duration<double>(m_scheduler.now() - m_upSince).count());
     st.set_sta_queue_depth(static_cast<std::int64_t>(m_sta.depth()));
     st.set_max_sta_queue_depth(static_cast<std::int64_t>(m_sta.maxDepth()));
     {
@@ -480,7 +496,9 @@ GatewayModel::WatchId GatewayModel::watchStats(Duration interval, StatsFn onStat
 {
     const WatchId id = m_nextWatch++;
     if (m_shutdown) {
-        post([onEnd = std::move(onEnd)] { onEnd(CallStatus::error(StatusCode::UNAVAILABLE, "gateway shut down")); });
+        post([onEnd = std::move(onEnd)] {
+            onEnd(CallStatus::error(StatusCode::UNAVAILABLE, "gateway shut down"));
+        });
         return id;
     }
     if (interval <= Duration::zero())
@@ -496,7 +514,8 @@ void GatewayModel::armStatsWatch(WatchId id)
     auto it = m_watches.find(id);
     if (it == m_watches.end())
         return;
-    it->second.timer = m_scheduler.callAfter(it->second.interval, [this, id] { armStatsWatch(id); });
+    it->second.timer =
+        m_scheduler.callAfter(it->second.interval, [this, id] { armStatsWatch(id); });
     auto onStats = it->second.onStats; // the callback may cancel the watch
     onStats(stats());
 }

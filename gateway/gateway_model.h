@@ -18,11 +18,10 @@
 //   streamEventsShared(), whose receiver may keep the shared batch as it is).
 
 #include "gateway_types.h"
-#include "session.h"
-#include "sta.h"
-
 #include "mock_control.pb.h"
 #include "mxaccess_gateway.pb.h"
+#include "session.h"
+#include "sta.h"
 
 #include <atomic>
 #include <functional>
@@ -96,11 +95,11 @@ public:
     std::size_t sharedPayloads();
     using EventReader = gateway::EventReader;
     using StreamOptions = EventStreamOptions;
-    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent, EndFn onEnd,
-                          StreamOptions options = {});
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& request, EventFn onEvent,
+                          EndFn onEnd, StreamOptions options = {});
     // The same stream, its events shared rather than lent.
-    StreamId streamEventsShared(const mxgateway::v1::StreamEventsRequest& request, SharedEventFn onEvent,
-                                EndFn onEnd, StreamOptions options = {});
+    StreamId streamEventsShared(const mxgateway::v1::StreamEventsRequest& request,
+                                SharedEventFn onEvent, EndFn onEnd, StreamOptions options = {});
     // The client went away: forget the stream; its onEnd is not called.
     void cancelStream(StreamId id);
 
@@ -169,7 +168,8 @@ public:
     // --- read access for tests and reports ---
     std::size_t sessionCount() const { return m_sessions.size(); }
     const Session* session(const std::string& id) const;
-    std::optional<AdviseState> adviseState(const std::string& sessionId, std::int32_t itemHandle) const;
+    std::optional<AdviseState> adviseState(const std::string& sessionId,
+                                           std::int32_t itemHandle) const;
     std::size_t staQueueDepth() const { return m_sta.depth(); }
     std::size_t maxStaQueueDepth() const { return m_sta.maxDepth(); }
     std::int64_t commandsRun(CommandKind kind) const { return m_commandsRun[index(kind)]; }
@@ -187,7 +187,8 @@ public:
     // Subscribe-type invokes (add_item_bulk, subscribe_bulk) accepted and not yet answered
     // (reply, DEADLINE_EXCEEDED or failure sent), per session and exact list of tag addresses.
     // For one key; the largest over all keys now; the largest ever seen since start.
-    std::int64_t outstandingSubscribes(const std::string& sessionId, const std::vector<std::string>& tags) const;
+    std::int64_t outstandingSubscribes(const std::string& sessionId,
+                                       const std::vector<std::string>& tags) const;
     std::int64_t outstandingSubscribes() const;
     std::int64_t maxOutstandingSubscribes() const { return m_maxOutstandingSubscribes; }
     std::size_t streamCount() const { return m_streams.size(); }
@@ -202,14 +203,14 @@ private:
         std::string sessionId;
         EventFn onEvent;
         EndFn onEnd;
-        SharedEventFn onShared; // instead of onEvent, when set
+        SharedEventFn onShared;     // instead of onEvent, when set
         bool replayPending = false; // a resume's held events go first: no live batch before them
         std::shared_ptr<EventReader> reader;
         std::uint64_t delivered = 0; // events handed to the transport (counted with a reader)
     };
     // `stream` has its event callback; the rest comes from the request, onEnd and options.
-    StreamId openStream(const mxgateway::v1::StreamEventsRequest& request, Stream stream, EndFn onEnd,
-                        StreamOptions options);
+    StreamId openStream(const mxgateway::v1::StreamEventsRequest& request, Stream stream,
+                        EndFn onEnd, StreamOptions options);
     void replayTo(StreamId id, std::uint64_t after);
     // Hands `batch` to the stream, then applies the backpressure policy when its reader is
     // too far behind (the stream, or its whole session, may be gone on return).
@@ -277,9 +278,12 @@ private:
 
     // command execution (gateway_commands.cpp)
     bool resolves(const std::string& tag, std::string& error) const;
-    void execute(Session& session, const mxgateway::v1::MxCommand& command, mxgateway::v1::MxCommandReply& reply);
-    std::int32_t addItem(Session& session, std::int32_t serverHandle, const std::string& tag, std::string& error);
-    Item* findItem(Session& session, std::int32_t serverHandle, std::int32_t itemHandle, std::string& error);
+    void execute(Session& session, const mxgateway::v1::MxCommand& command,
+                 mxgateway::v1::MxCommandReply& reply);
+    std::int32_t addItem(Session& session, std::int32_t serverHandle, const std::string& tag,
+                         std::string& error);
+    Item* findItem(Session& session, std::int32_t serverHandle, std::int32_t itemHandle,
+                   std::string& error);
     void adviseItem(Session& session, std::int32_t handle, Item& item, bool supervisory);
 
     // data source (gateway_data.cpp)
@@ -296,11 +300,12 @@ private:
 
     Scheduler& m_scheduler;
     GatewayConfig m_config;
-    std::mt19937_64 m_rng;        // faults (drop_replies)
-    std::uint64_t m_valueState;   // data values (nextValueBits)
+    std::mt19937_64 m_rng;      // faults (drop_replies)
+    std::uint64_t m_valueState; // data values (nextValueBits)
     Sta m_sta;
 
-    std::map<std::string, std::shared_ptr<Session>> m_sessions; // shared: a callback may close one mid-batch
+    std::map<std::string, std::shared_ptr<Session>>
+        m_sessions; // shared: a callback may close one mid-batch
     std::uint64_t m_nextSession = 1;
     std::unordered_map<StreamId, Stream> m_streams;
     StreamId m_nextStream = 1;
@@ -309,7 +314,7 @@ private:
     WatchId m_nextWatch = 1;
 
     // faults
-    bool m_down = false;      // restarting (or shut down): everything is UNAVAILABLE
+    bool m_down = false; // restarting (or shut down): everything is UNAVAILABLE
     bool m_shutdown = false;
     TimerId m_downTimer = kNoTimer;
     Time m_upSince{0};
@@ -336,7 +341,8 @@ private:
     std::int64_t m_streamsResumed = 0;
     std::int64_t m_sessionsFaulted = 0;
     std::int64_t m_subscribersDisconnected = 0;
-    std::unordered_map<std::uint64_t, std::int64_t> m_outstandingSubscribes; // by subscribeKey; no zeros
+    std::unordered_map<std::uint64_t, std::int64_t>
+        m_outstandingSubscribes; // by subscribeKey; no zeros
     std::int64_t m_maxOutstandingSubscribes = 0;
 
     // bulk payloads shared by the jobs that carry them (shareCommand), by a hash of every
@@ -344,7 +350,8 @@ private:
     std::unordered_map<std::uint64_t, std::weak_ptr<const mxgateway::v1::MxCommand>> m_payloads;
     std::size_t m_payloadsSweepAt = 64;
 
-    std::shared_ptr<StreamBacklogCounters> m_streamBacklog = std::make_shared<StreamBacklogCounters>();
+    std::shared_ptr<StreamBacklogCounters> m_streamBacklog =
+        std::make_shared<StreamBacklogCounters>();
     std::unordered_set<std::string> m_unknownTags;
 };
 

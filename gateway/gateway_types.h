@@ -3,11 +3,10 @@
 
 #include "client/scheduler.h"
 
-#include <grpcpp/support/status_code_enum.h>
-
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <grpcpp/support/status_code_enum.h>
 #include <string>
 #include <string_view>
 
@@ -110,9 +109,9 @@ inline constexpr std::string_view kCapabilityBulkSupervisory = "bulk-subscribe-s
 
 // The nine capabilities every session gets (bulk-subscribe-supervisory is added when advertised).
 inline constexpr std::array<std::string_view, 9> kBaseCapabilities = {
-    "unary-open-session",      "unary-close-session",     "unary-invoke",
-    "server-stream-events",    "bulk-subscribe-commands", "bulk-read-commands",
-    "bulk-write-commands",     "unary-acknowledge-alarm", "server-stream-active-alarms",
+    "unary-open-session",   "unary-close-session",     "unary-invoke",
+    "server-stream-events", "bulk-subscribe-commands", "bulk-read-commands",
+    "bulk-write-commands",  "unary-acknowledge-alarm", "server-stream-active-alarms",
 };
 
 // Shared by every stream of a server and read for GatewayStats (any thread).
@@ -128,7 +127,8 @@ struct StreamBacklogCounters {
     static void raise(std::atomic<std::int64_t>& most, std::int64_t value)
     {
         std::int64_t seen = most.load(std::memory_order_relaxed);
-        while (value > seen && !most.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+        while (value > seen &&
+               !most.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
         }
     }
 };

@@ -31,11 +31,21 @@ void encodeEvent(const MxEventBatch& event, MxEvent& wire)
         d->set_item_handle(c.itemHandle);
         d->set_quality(c.quality);
         switch (c.kind) {
-        case MxValueKind::Double: d->mutable_value()->set_double_value(c.number); break;
-        case MxValueKind::Int: d->mutable_value()->set_int_value(c.integer); break;
-        case MxValueKind::Bool: d->mutable_value()->set_bool_value(c.integer != 0); break;
-        case MxValueKind::String: d->mutable_value()->set_string_value(event.textOf(c)); break;
-        case MxValueKind::None: d->mutable_value(); break;
+        case MxValueKind::Double:
+            d->mutable_value()->set_double_value(c.number);
+            break;
+        case MxValueKind::Int:
+            d->mutable_value()->set_int_value(c.integer);
+            break;
+        case MxValueKind::Bool:
+            d->mutable_value()->set_bool_value(c.integer != 0);
+            break;
+        case MxValueKind::String:
+            d->mutable_value()->set_string_value(event.textOf(c));
+            break;
+        case MxValueKind::None:
+            d->mutable_value();
+            break;
         }
         // Floor division: a time before 1970 keeps its nanoseconds in [0, 1e9).
         std::int64_t seconds = c.sourceTimestampUs / 1'000'000;
@@ -53,7 +63,8 @@ void encodeEvent(const MxEventBatch& event, MxEvent& wire)
 // ------------------------------------------------------------ MxAccessGateway
 
 grpc::ServerUnaryReactor* MxAccessGatewayService::OpenSession(grpc::CallbackServerContext* context,
-                                                              const OpenSessionRequest* request, OpenSessionReply* reply)
+                                                              const OpenSessionRequest* request,
+                                                              OpenSessionReply* reply)
 {
     auto* reactor = context->DefaultReactor();
     m_scheduler.post([this, request, reply, reactor] {
@@ -67,7 +78,8 @@ grpc::ServerUnaryReactor* MxAccessGatewayService::OpenSession(grpc::CallbackServ
 }
 
 grpc::ServerUnaryReactor* MxAccessGatewayService::CloseSession(grpc::CallbackServerContext* context,
-                                                               const CloseSessionRequest* request, CloseSessionReply*)
+                                                               const CloseSessionRequest* request,
+                                                               CloseSessionReply*)
 {
     auto* reactor = context->DefaultReactor();
     m_scheduler.post([this, request, reactor] {
@@ -77,7 +89,8 @@ grpc::ServerUnaryReactor* MxAccessGatewayService::CloseSession(grpc::CallbackSer
 }
 
 grpc::ServerUnaryReactor* MxAccessGatewayService::Invoke(grpc::CallbackServerContext* context,
-                                                         const MxCommandRequest* request, MxCommandReply* reply)
+                                                         const MxCommandRequest* request,
+                                                         MxCommandReply* reply)
 {
     // The model answers exactly once (DEADLINE_EXCEEDED at the session deadline even for
     // a dropped reply), so the reactor always finishes; the request lives until then.
@@ -92,16 +105,19 @@ grpc::ServerUnaryReactor* MxAccessGatewayService::Invoke(grpc::CallbackServerCon
     return reactor;
 }
 
-grpc::ServerWriteReactor<MxEvent>* MxAccessGatewayService::StreamEvents(grpc::CallbackServerContext*,
-                                                                       const StreamEventsRequest* request)
+grpc::ServerWriteReactor<MxEvent>*
+MxAccessGatewayService::StreamEvents(grpc::CallbackServerContext*,
+                                     const StreamEventsRequest* request)
 {
     using Channel = StreamChannel<MxEvent>;
-    auto* reactor = new StreamReactor<MxEvent>([this](const std::shared_ptr<Channel>& ch) {
-        m_scheduler.post([this, ch] {
-            if (ch->id())
-                m_model.cancelStream(ch->id());
-        });
-    }, m_model.streamBacklog());
+    auto* reactor = new StreamReactor<MxEvent>(
+        [this](const std::shared_ptr<Channel>& ch) {
+            m_scheduler.post([this, ch] {
+                if (ch->id())
+                    m_model.cancelStream(ch->id());
+            });
+        },
+        m_model.streamBacklog());
     m_scheduler.post([this, ch = reactor->channel(), req = *request] {
         if (ch->cancelled())
             return;
@@ -120,7 +136,8 @@ grpc::ServerWriteReactor<MxEvent>* MxAccessGatewayService::StreamEvents(grpc::Ca
 // ------------------------------------------------------------ MockGatewayControl
 
 grpc::ServerUnaryReactor* MockGatewayControlService::GetConfig(grpc::CallbackServerContext* context,
-                                                               const mock::GetConfigRequest*, mock::MockConfig* reply)
+                                                               const mock::GetConfigRequest*,
+                                                               mock::MockConfig* reply)
 {
     auto* reactor = context->DefaultReactor();
     m_scheduler.post([this, reply, reactor] {
@@ -130,9 +147,9 @@ grpc::ServerUnaryReactor* MockGatewayControlService::GetConfig(grpc::CallbackSer
     return reactor;
 }
 
-grpc::ServerUnaryReactor* MockGatewayControlService::SetConfig(grpc::CallbackServerContext* context,
-                                                               const mock::SetConfigRequest* request,
-                                                               mock::MockConfig* reply)
+grpc::ServerUnaryReactor*
+MockGatewayControlService::SetConfig(grpc::CallbackServerContext* context,
+                                     const mock::SetConfigRequest* request, mock::MockConfig* reply)
 {
     auto* reactor = context->DefaultReactor();
     m_scheduler.post([this, request, reply, reactor] {
@@ -145,35 +162,41 @@ grpc::ServerUnaryReactor* MockGatewayControlService::SetConfig(grpc::CallbackSer
     return reactor;
 }
 
-grpc::ServerUnaryReactor* MockGatewayControlService::InjectFault(grpc::CallbackServerContext* context,
-                                                                 const mock::FaultRequest* request,
-                                                                 mock::FaultReply* reply)
+grpc::ServerUnaryReactor*
+MockGatewayControlService::InjectFault(grpc::CallbackServerContext* context,
+                                       const mock::FaultRequest* request, mock::FaultReply* reply)
 {
     auto* reactor = context->DefaultReactor();
     m_scheduler.post([this, request, reply, reactor] {
         std::string description;
-        const auto st = injectFault(m_model, *request, description, m_freezeProcess ? m_freezeProcess : FreezeProcessFn(refuseFreeze));
+        const auto st =
+            injectFault(m_model, *request, description,
+                        m_freezeProcess ? m_freezeProcess : FreezeProcessFn(refuseFreeze));
         reply->set_description(description);
         reactor->Finish(toGrpc(st));
     });
     return reactor;
 }
 
-grpc::ServerWriteReactor<mock::GatewayStats>* MockGatewayControlService::WatchStats(
-    grpc::CallbackServerContext*, const mock::WatchStatsRequest* request)
+grpc::ServerWriteReactor<mock::GatewayStats>*
+MockGatewayControlService::WatchStats(grpc::CallbackServerContext*,
+                                      const mock::WatchStatsRequest* request)
 {
     using Channel = StreamChannel<mock::GatewayStats>;
-    auto* reactor = new StreamReactor<mock::GatewayStats>([this](const std::shared_ptr<Channel>& ch) {
-        m_scheduler.post([this, ch] {
-            if (ch->id())
-                m_model.cancelWatch(ch->id());
-        });
-    }, m_model.streamBacklog());
+    auto* reactor = new StreamReactor<mock::GatewayStats>(
+        [this](const std::shared_ptr<Channel>& ch) {
+            m_scheduler.post([this, ch] {
+                if (ch->id())
+                    m_model.cancelWatch(ch->id());
+            });
+        },
+        m_model.streamBacklog());
     const double interval = request->interval_s();
     m_scheduler.post([this, ch = reactor->channel(), interval] {
         if (ch->cancelled())
             return;
-        const Duration every = interval > 0 && interval < 1e6 ? secondsToDuration(interval) : Duration::zero();
+        const Duration every =
+            interval > 0 && interval < 1e6 ? secondsToDuration(interval) : Duration::zero();
         ch->setId(m_model.watchStats(
             every, [ch](const mock::GatewayStats& st) { ch->write(st); },
             [ch](CallStatus st) { ch->finish(toGrpc(st)); }));

@@ -3,9 +3,8 @@
 // work onto the model's scheduler thread and finish the call from there.
 
 #include "gateway_model.h"
-#include "mock_control.h"
-
 #include "mock_control.grpc.pb.h"
+#include "mock_control.h"
 #include "mxaccess_gateway.grpc.pb.h"
 
 namespace stormwatch::gateway {
@@ -19,7 +18,10 @@ void encodeEvent(const MxEventBatch& event, mxgateway::v1::MxEvent& wire);
 // Both services need the model and its scheduler to stay alive until the server has shut down.
 class MxAccessGatewayService final : public mxgateway::v1::MxAccessGateway::CallbackService {
 public:
-    MxAccessGatewayService(Scheduler& scheduler, GatewayModel& model) : m_scheduler(scheduler), m_model(model) {}
+    MxAccessGatewayService(Scheduler& scheduler, GatewayModel& model)
+        : m_scheduler(scheduler), m_model(model)
+    {
+    }
 
     grpc::ServerUnaryReactor* OpenSession(grpc::CallbackServerContext* context,
                                           const mxgateway::v1::OpenSessionRequest* request,
@@ -30,17 +32,20 @@ public:
     grpc::ServerUnaryReactor* Invoke(grpc::CallbackServerContext* context,
                                      const mxgateway::v1::MxCommandRequest* request,
                                      mxgateway::v1::MxCommandReply* reply) override;
-    grpc::ServerWriteReactor<mxgateway::v1::MxEvent>* StreamEvents(
-        grpc::CallbackServerContext* context, const mxgateway::v1::StreamEventsRequest* request) override;
+    grpc::ServerWriteReactor<mxgateway::v1::MxEvent>*
+    StreamEvents(grpc::CallbackServerContext* context,
+                 const mxgateway::v1::StreamEventsRequest* request) override;
 
 private:
     Scheduler& m_scheduler;
     GatewayModel& m_model;
 };
 
-class MockGatewayControlService final : public mxgateway::mock::v1::MockGatewayControl::CallbackService {
+class MockGatewayControlService final
+    : public mxgateway::mock::v1::MockGatewayControl::CallbackService {
 public:
-    MockGatewayControlService(Scheduler& scheduler, GatewayModel& model, FreezeProcessFn freezeProcess)
+    MockGatewayControlService(Scheduler& scheduler, GatewayModel& model,
+                              FreezeProcessFn freezeProcess)
         : m_scheduler(scheduler), m_model(model), m_freezeProcess(std::move(freezeProcess))
     {
     }
@@ -54,8 +59,9 @@ public:
     grpc::ServerUnaryReactor* InjectFault(grpc::CallbackServerContext* context,
                                           const mxgateway::mock::v1::FaultRequest* request,
                                           mxgateway::mock::v1::FaultReply* reply) override;
-    grpc::ServerWriteReactor<mxgateway::mock::v1::GatewayStats>* WatchStats(
-        grpc::CallbackServerContext* context, const mxgateway::mock::v1::WatchStatsRequest* request) override;
+    grpc::ServerWriteReactor<mxgateway::mock::v1::GatewayStats>*
+    WatchStats(grpc::CallbackServerContext* context,
+               const mxgateway::mock::v1::WatchStatsRequest* request) override;
 
 private:
     Scheduler& m_scheduler;

@@ -36,7 +36,8 @@ GatewayConfig applied(GatewayConfig c, const SetConfigRequest& r)
     if (r.has_default_command_timeout_s()) {
         const double s = r.default_command_timeout_s();
         // Non-finite or absurd values become 0 so validation rejects them by name.
-        c.defaultCommandTimeout = std::isfinite(s) && s < 1e9 ? secondsToDuration(s) : Duration::zero();
+        c.defaultCommandTimeout =
+            std::isfinite(s) && s < 1e9 ? secondsToDuration(s) : Duration::zero();
     }
     if (r.has_data_hz())
         c.dataHz = r.data_hz();
@@ -46,7 +47,10 @@ GatewayConfig applied(GatewayConfig c, const SetConfigRequest& r)
 }
 
 namespace {
-bool validDuration(double s) { return std::isfinite(s) && s >= 0 && s < 1e9; }
+bool validDuration(double s)
+{
+    return std::isfinite(s) && s >= 0 && s < 1e9;
+}
 
 CallStatus invalid(std::string_view field, double value, std::string_view rule)
 {
@@ -65,9 +69,10 @@ std::string fmt(double v)
 
 CallStatus refuseFreeze(double, std::string&)
 {
-    return CallStatus::error(StatusCode::FAILED_PRECONDITION,
-                             "freeze stops the gateway's process: only a gateway running as its own process "
-                             "(mxgw-mock) can be frozen; this one runs inside another program");
+    return CallStatus::error(
+        StatusCode::FAILED_PRECONDITION,
+        "freeze stops the gateway's process: only a gateway running as its own process "
+        "(mxgw-mock) can be frozen; this one runs inside another program");
 }
 
 CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& description,
@@ -86,14 +91,18 @@ CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& 
         if (!validDuration(r.slow().duration_s()))
             return invalid("slow.duration_s", r.slow().duration_s(), "must be >= 0 s");
         model.slow(r.slow().factor(), secondsToDuration(r.slow().duration_s()));
-        description = "STA slowed x" + fmt(r.slow().factor()) + " for " + fmt(r.slow().duration_s()) + " s";
+        description =
+            "STA slowed x" + fmt(r.slow().factor()) + " for " + fmt(r.slow().duration_s()) + " s";
         return {};
     case FaultRequest::kDropReplies:
         if (!(r.drop_replies().probability() >= 0 && r.drop_replies().probability() <= 1))
-            return invalid("drop_replies.probability", r.drop_replies().probability(), "must be between 0 and 1");
+            return invalid("drop_replies.probability", r.drop_replies().probability(),
+                           "must be between 0 and 1");
         if (!validDuration(r.drop_replies().duration_s()))
-            return invalid("drop_replies.duration_s", r.drop_replies().duration_s(), "must be >= 0 s");
-        model.dropReplies(r.drop_replies().probability(), secondsToDuration(r.drop_replies().duration_s()));
+            return invalid("drop_replies.duration_s", r.drop_replies().duration_s(),
+                           "must be >= 0 s");
+        model.dropReplies(r.drop_replies().probability(),
+                          secondsToDuration(r.drop_replies().duration_s()));
         description = "replies dropped with p=" + fmt(r.drop_replies().probability()) + " for " +
                       fmt(r.drop_replies().duration_s()) + " s";
         return {};
@@ -119,16 +128,20 @@ CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& 
         return {};
     case FaultRequest::kRefuseSessions:
         if (!validDuration(r.refuse_sessions().duration_s()))
-            return invalid("refuse_sessions.duration_s", r.refuse_sessions().duration_s(), "must be >= 0 s");
+            return invalid("refuse_sessions.duration_s", r.refuse_sessions().duration_s(),
+                           "must be >= 0 s");
         model.refuseSessions(secondsToDuration(r.refuse_sessions().duration_s()));
         description = "sessions refused for " + fmt(r.refuse_sessions().duration_s()) + " s";
         return {};
     case FaultRequest::kLoseEvents:
         if (!validDuration(r.lose_events().duration_s()))
-            return invalid("lose_events.duration_s", r.lose_events().duration_s(), "must be >= 0 s");
+            return invalid("lose_events.duration_s", r.lose_events().duration_s(),
+                           "must be >= 0 s");
         model.loseEvents(secondsToDuration(r.lose_events().duration_s()));
         description = "events lost for " + fmt(r.lose_events().duration_s()) + " s" +
-                      (model.config().numberEvents ? "" : " (this gateway does not number its events: no gap is seen)");
+                      (model.config().numberEvents
+                           ? ""
+                           : " (this gateway does not number its events: no gap is seen)");
         return {};
     case FaultRequest::kFreeze:
         if (!validDuration(r.freeze().duration_s()))
@@ -142,13 +155,16 @@ CallStatus injectFault(GatewayModel& model, const FaultRequest& r, std::string& 
         if (!validDuration(r.half_open().duration_s()))
             return invalid("half_open.duration_s", r.half_open().duration_s(), "must be >= 0 s");
         model.silence(secondsToDuration(r.half_open().duration_s()), true);
-        description = "connection half-open (nothing answered or sent) for " + fmt(r.half_open().duration_s()) + " s";
+        description = "connection half-open (nothing answered or sent) for " +
+                      fmt(r.half_open().duration_s()) + " s";
         return {};
     case FaultRequest::kResetPeer:
-        description = "reset every connection (" + std::to_string(model.streamCount()) + " event streams)";
+        description =
+            "reset every connection (" + std::to_string(model.streamCount()) + " event streams)";
         model.resetPeer();
         return {};
-    case FaultRequest::KIND_NOT_SET: break;
+    case FaultRequest::KIND_NOT_SET:
+        break;
     }
     return CallStatus::error(StatusCode::INVALID_ARGUMENT, "fault request names no fault");
 }

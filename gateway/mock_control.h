@@ -4,7 +4,6 @@
 // anything that drives the model in-process from the same messages (scenario timelines).
 
 #include "gateway_model.h"
-
 #include "mock_control.pb.h"
 
 namespace stormwatch::gateway {
@@ -21,8 +20,8 @@ CallStatus refuseFreeze(double seconds, std::string& description);
 
 // Validates and injects one fault; INVALID_ARGUMENT (nothing injected) when a value breaks
 // its rule. `description` says what was done.
-CallStatus injectFault(GatewayModel& model, const mxgateway::mock::v1::FaultRequest& request, std::string& description,
-                       const FreezeProcessFn& freezeProcess = nullptr);
+CallStatus injectFault(GatewayModel& model, const mxgateway::mock::v1::FaultRequest& request,
+                       std::string& description, const FreezeProcessFn& freezeProcess = nullptr);
 
 Duration secondsToDuration(double seconds);
 

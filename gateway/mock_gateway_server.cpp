@@ -1,18 +1,15 @@
 #include "mock_gateway_server.h"
 
+#include "client/qt_scheduler.h"
 #include "contract_service.h"
 #include "grpc_services.h"
 #include "logging.h"
 #include "server_reflection_service.h"
-
-#include "client/qt_scheduler.h"
-
 #include "wire/contract.h"
 
+#include <chrono>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
-
-#include <chrono>
 
 namespace stormwatch::gateway {
 
@@ -24,13 +21,15 @@ public:
         : m_reflection(reflection), m_contract(contract)
     {
     }
-    grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override
+    grpc::ServerGenericBidiReactor*
+    CreateReactor(grpc::GenericCallbackServerContext* context) override
     {
         if (auto* reactor = m_reflection ? m_reflection->reactorFor(context->method()) : nullptr)
             return reactor;
         if (m_contract)
             return m_contract->CreateReactor(context);
-        return refuseCall(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no method " + context->method() + " on this gateway"));
+        return refuseCall(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                                       "no method " + context->method() + " on this gateway"));
     }
 
 private:
@@ -42,10 +41,12 @@ bool isLoopbackAddress(const std::string& address)
 {
     const auto colon = address.rfind(':');
     const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
-    return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host.starts_with("127.");
+    return host == "127.0.0.1" || host == "localhost" || host == "[::1]" ||
+           host.starts_with("127.");
 }
 
-MockGatewayServer::MockGatewayServer(GatewayConfig config, std::shared_ptr<const wire::WireCodec> contract)
+MockGatewayServer::MockGatewayServer(GatewayConfig config,
+                                     std::shared_ptr<const wire::WireCodec> contract)
     : m_config(config), m_contract(std::move(contract))
 {
 }
@@ -73,28 +74,33 @@ bool MockGatewayServer::start(const std::string& address)
     m_modelThread.start(std::make_unique<QObject>());
     // Source timestamps in wall time; the scheduler's epoch is its construction.
     GatewayConfig config = m_config;
-    config.timestampEpochUs =
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    config.timestampEpochUs = std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
     m_modelThread.call([this, config] {
         m_scheduler = std::make_unique<QtScheduler>();
         m_model = std::make_unique<GatewayModel>(*m_scheduler, config);
     });
     if (m_contract) {
-        m_contractService = std::make_unique<ContractGatewayService>(*m_scheduler, *m_model, m_contract);
+        m_contractService =
+            std::make_unique<ContractGatewayService>(*m_scheduler, *m_model, m_contract);
         m_contractService->setApiKeys(m_apiKeys);
     } else {
         m_gatewayService = std::make_unique<MxAccessGatewayService>(*m_scheduler, *m_model);
     }
-    m_controlService = std::make_unique<MockGatewayControlService>(*m_scheduler, *m_model, m_freezeProcess);
+    m_controlService =
+        std::make_unique<MockGatewayControlService>(*m_scheduler, *m_model, m_freezeProcess);
 
     m_reflection.reset();
     if (m_serveReflection) {
         m_reflection = std::make_unique<ServerReflectionService>();
-        const auto served = m_contract ? m_contract->check().contract : wire::GatewayContract::compiled();
+        const auto served =
+            m_contract ? m_contract->check().contract : wire::GatewayContract::compiled();
         for (const auto* service : served->services())
             m_reflection->addService(service);
-        m_reflection->addService(google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
-            mxgateway::mock::v1::MockGatewayControl::service_full_name()));
+        m_reflection->addService(
+            google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+                mxgateway::mock::v1::MockGatewayControl::service_full_name()));
     }
     m_generic = std::make_unique<GenericDispatch>(m_reflection.get(), m_contractService.get());
 

@@ -2,16 +2,14 @@
 // The mock gateway served over gRPC: the model runs on its own thread (a ThreadHost, the one
 // way stormwatch starts threads) with a QtScheduler;
 // the MxAccessGateway and MockGatewayControl services (callback API), the gRPC health
-// service (SERVING) and server reflection (describing the contract served) are on. Embeddable (the console starts one on a
-// free port) and the heart of mxgw-mock.
+// service (SERVING) and server reflection (describing the contract served) are on. Embeddable (the
+// console starts one on a free port) and the heart of mxgw-mock.
 
+#include "client/thread_host.h"
 #include "gateway_model.h"
 #include "mock_control.h"
 
-#include "client/thread_host.h"
-
 #include <QThread>
-
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,7 +25,7 @@ class QtScheduler;
 namespace wire {
 class WireCodec;
 }
-}
+} // namespace stormwatch
 
 namespace stormwatch::gateway {
 
@@ -46,7 +44,8 @@ public:
     // contract: the wire contract served (mxgw-mock --contract); null = stormwatch's own,
     // compiled in. Either way the same model answers, with `config` as given: what the
     // contract can carry is configForContract's (contract_service.h), the caller's to apply.
-    explicit MockGatewayServer(GatewayConfig config = {}, std::shared_ptr<const wire::WireCodec> contract = nullptr);
+    explicit MockGatewayServer(GatewayConfig config = {},
+                               std::shared_ptr<const wire::WireCodec> contract = nullptr);
     ~MockGatewayServer(); // stop()
     MockGatewayServer(const MockGatewayServer&) = delete;
     MockGatewayServer& operator=(const MockGatewayServer&) = delete;
@@ -74,8 +73,7 @@ public:
 
     // Runs `f(model)` on the model thread and returns its result, blocking the caller.
     // Only while running; safe to call from the model thread itself.
-    template <class F>
-    auto runOnModel(F&& f) -> std::invoke_result_t<F, GatewayModel&>
+    template <class F> auto runOnModel(F&& f) -> std::invoke_result_t<F, GatewayModel&>
     {
         using R = std::invoke_result_t<F, GatewayModel&>;
         Q_ASSERT(m_model); // only while running
@@ -94,7 +92,8 @@ private:
     void teardownThread();
 
     GatewayConfig m_config;
-    ThreadHost m_modelThread{QStringLiteral("mxgw-model")}; // its worker is a bare QObject: runOnModel's target
+    ThreadHost m_modelThread{
+        QStringLiteral("mxgw-model")};        // its worker is a bare QObject: runOnModel's target
     std::unique_ptr<QtScheduler> m_scheduler; // created, used and destroyed on the model thread
     std::unique_ptr<GatewayModel> m_model;
     std::unique_ptr<MxAccessGatewayService> m_gatewayService;

@@ -7,8 +7,8 @@
 #include "proto/mx_event_batch.h"
 
 #include <algorithm>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
@@ -26,7 +26,7 @@ namespace stormwatch::gateway {
 // flat list instead (ItemTable::Hot).
 struct Item {
     std::int32_t serverHandle = 0;
-    AdviseState advise; // after changing it, ItemTable::adviseChanged
+    AdviseState advise;          // after changing it, ItemTable::adviseChanged
     bool initialPending = false; // advised since the last batch: its first value is due
     std::string tag;
 };
@@ -62,7 +62,8 @@ public:
             if (m_flat.empty() || m_flat.back().handle < handle)
                 m_flat.push_back(hot);
             else
-                m_flat.insert(lowerBound(handle), hot); // before any cleared entry of the same handle
+                m_flat.insert(lowerBound(handle),
+                              hot); // before any cleared entry of the same handle
         }
         return result;
     }
@@ -136,11 +137,11 @@ private:
     }
     // The live entry of `handle` (the list is in handle order: a binary search; cleared
     // entries of the same handle may sit before it).
-    template <typename F>
-    static auto entryOf(std::int32_t handle, F& flat) -> decltype(flat.data())
+    template <typename F> static auto entryOf(std::int32_t handle, F& flat) -> decltype(flat.data())
     {
-        auto it = std::lower_bound(flat.begin(), flat.end(), handle,
-                                   [](const Hot& entry, std::int32_t h) { return entry.handle < h; });
+        auto it =
+            std::lower_bound(flat.begin(), flat.end(), handle,
+                             [](const Hot& entry, std::int32_t h) { return entry.handle < h; });
         for (; it != flat.end() && it->handle == handle; ++it)
             if (it->live)
                 return &*it;
@@ -170,14 +171,16 @@ struct ItemKeyHash {
         return std::hash<std::string_view>{}(k.tag) ^
                (std::size_t(std::uint32_t(k.serverHandle)) * 0x9e3779b97f4a7c15ULL);
     }
-    std::size_t operator()(const ItemKey& k) const { return (*this)(ItemKeyView{k.serverHandle, k.tag}); }
+    std::size_t operator()(const ItemKey& k) const
+    {
+        return (*this)(ItemKeyView{k.serverHandle, k.tag});
+    }
 };
 struct ItemKeyEqual {
     using is_transparent = void;
     static ItemKeyView view(const ItemKey& k) { return {k.serverHandle, k.tag}; }
     static ItemKeyView view(const ItemKeyView& k) { return k; }
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const
+    template <class A, class B> bool operator()(const A& a, const B& b) const
     {
         const ItemKeyView x = view(a), y = view(b);
         return x.serverHandle == y.serverHandle && x.tag == y.tag;
@@ -195,7 +198,7 @@ struct Session {
     std::set<std::int32_t> serverHandles;
     std::int32_t nextItemHandle = 1;
     std::set<std::int32_t> freedItemHandles; // removed items' handles (GatewayConfig::reuseHandles)
-    ItemTable items; // by item handle; ordered so batches are deterministic
+    ItemTable items;                         // by item handle; ordered so batches are deterministic
     std::unordered_map<ItemKey, std::int32_t, ItemKeyHash, ItemKeyEqual> itemByKey;
     std::int32_t nextAlarmSubscription = 1;
 
@@ -234,7 +237,8 @@ struct Session {
     {
         if (subscribeKeys.size() < subscribeKeysSweepAt)
             return;
-        std::erase_if(subscribeKeys, [](const auto& entry) { return entry.second.payload.expired(); });
+        std::erase_if(subscribeKeys,
+                      [](const auto& entry) { return entry.second.payload.expired(); });
         subscribeKeysSweepAt = std::max<std::size_t>(64, 2 * subscribeKeys.size());
     }
 };

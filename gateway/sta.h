@@ -31,9 +31,9 @@ struct StaJob {
     Duration timeout{0}; // the session's command timeout
     Time deadline{0};
     std::uint64_t subscribeKey = 0; // subscribe-type commands: key of the outstanding counter
-    Done done;           // empty once the caller has been answered
-    bool ran = false;    // the STA finished it
-    bool dropped = false; // ran, but its reply was dropped (fault)
+    Done done;                      // empty once the caller has been answered
+    bool ran = false;               // the STA finished it
+    bool dropped = false;           // ran, but its reply was dropped (fault)
 };
 using StaJobPtr = std::shared_ptr<StaJob>;
 

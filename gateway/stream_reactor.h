@@ -17,13 +17,12 @@
 #include "gateway_types.h"
 #include "mxaccess_gateway.pb.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <grpcpp/grpcpp.h>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,8 +38,7 @@ inline constexpr std::size_t kStreamBacklogItems = 100'000;
 inline constexpr std::size_t kStreamBacklogNotices = 16;
 
 // What a stream holds past its queue: the latest message (any stream but the event stream).
-template <class Msg>
-class StreamOverflow {
+template <class Msg> class StreamOverflow {
 public:
     bool empty() const { return !m_latest; }
     std::size_t items() const { return m_latest ? 1 : 0; }
@@ -62,8 +60,7 @@ private:
 };
 
 // The event stream's: the latest value per item, and the notices.
-template <>
-class StreamOverflow<mxgateway::v1::MxEvent> {
+template <> class StreamOverflow<mxgateway::v1::MxEvent> {
 public:
     bool empty() const { return m_latest.empty() && m_notices.empty(); }
     std::size_t items() const { return m_latest.size() + m_notices.size(); }
@@ -95,8 +92,8 @@ public:
         notice.mutable_notice()->set_kind("backlog-overflow");
         notice.mutable_notice()->set_message(
             "the client read too slowly: " + std::to_string(m_coalesced) +
-            " updates were replaced by a newer value of their item and " + std::to_string(m_dropped) +
-            " dropped; the latest value of each item follows");
+            " updates were replaced by a newer value of their item and " +
+            std::to_string(m_dropped) + " dropped; the latest value of each item follows");
         queue.push_back(std::move(notice));
         for (auto& n : m_notices)
             queue.push_back(std::move(n));
@@ -135,12 +132,11 @@ private:
 // Writer: what the channel writes to and finishes, StartWrite(const Msg*) and
 // Finish(grpc::Status): a server-streaming reactor, or the contract service's reactor that
 // writes each message in its contract's wire form.
-template <class Msg, class Writer = grpc::ServerWriteReactor<Msg>>
-class StreamChannel {
+template <class Msg, class Writer = grpc::ServerWriteReactor<Msg>> class StreamChannel {
 public:
     StreamChannel(Writer* reactor, std::shared_ptr<StreamBacklogCounters> counters)
-        : m_reactor(reactor)
-        , m_counters(counters ? std::move(counters) : std::make_shared<StreamBacklogCounters>())
+        : m_reactor(reactor),
+          m_counters(counters ? std::move(counters) : std::make_shared<StreamBacklogCounters>())
     {
     }
     ~StreamChannel()
@@ -158,16 +154,19 @@ public:
         if (waiting() < kStreamBacklogMessages && m_overflow.empty()) {
             m_queue.push_back(std::move(message));
             m_counters->queued.fetch_add(1, std::memory_order_relaxed);
-            StreamBacklogCounters::raise(m_counters->maxQueued, static_cast<std::int64_t>(waiting()));
+            StreamBacklogCounters::raise(m_counters->maxQueued,
+                                         static_cast<std::int64_t>(waiting()));
         } else {
             if (m_overflow.empty())
                 m_counters->overflows.fetch_add(1, std::memory_order_relaxed);
             const std::size_t before = m_overflow.items();
             m_overflow.add(message, *m_counters);
             const std::size_t after = m_overflow.items();
-            m_counters->heldItems.fetch_add(static_cast<std::int64_t>(after) - static_cast<std::int64_t>(before),
+            m_counters->heldItems.fetch_add(static_cast<std::int64_t>(after) -
+                                                static_cast<std::int64_t>(before),
                                             std::memory_order_relaxed);
-            StreamBacklogCounters::raise(m_counters->maxHeldItems, static_cast<std::int64_t>(after));
+            StreamBacklogCounters::raise(m_counters->maxHeldItems,
+                                         static_cast<std::int64_t>(after));
         }
         pump();
     }
@@ -268,13 +267,15 @@ private:
     std::size_t waiting() const { return m_queue.size() - (m_writing && !m_queue.empty() ? 1 : 0); }
     void dropOverflow()
     {
-        m_counters->heldItems.fetch_sub(static_cast<std::int64_t>(m_overflow.items()), std::memory_order_relaxed);
+        m_counters->heldItems.fetch_sub(static_cast<std::int64_t>(m_overflow.items()),
+                                        std::memory_order_relaxed);
         m_overflow.clear();
     }
     // The stream is over: its queue and buffer go, and their memory with them.
     void freeBacklog()
     {
-        m_counters->queued.fetch_sub(static_cast<std::int64_t>(m_queue.size()), std::memory_order_relaxed);
+        m_counters->queued.fetch_sub(static_cast<std::int64_t>(m_queue.size()),
+                                     std::memory_order_relaxed);
         std::deque<Msg>().swap(m_queue);
         dropOverflow();
     }
@@ -308,12 +309,12 @@ private:
     std::uint64_t m_id = 0;
 };
 
-template <class Msg>
-class StreamReactor final : public grpc::ServerWriteReactor<Msg> {
+template <class Msg> class StreamReactor final : public grpc::ServerWriteReactor<Msg> {
 public:
     explicit StreamReactor(std::function<void(const std::shared_ptr<StreamChannel<Msg>>&)> onCancel,
                            std::shared_ptr<StreamBacklogCounters> counters = nullptr)
-        : m_channel(std::make_shared<StreamChannel<Msg>>(this, std::move(counters))), m_onCancel(std::move(onCancel))
+        : m_channel(std::make_shared<StreamChannel<Msg>>(this, std::move(counters))),
+          m_onCancel(std::move(onCancel))
     {
     }
     const std::shared_ptr<StreamChannel<Msg>>& channel() const { return m_channel; }

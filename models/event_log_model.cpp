@@ -4,7 +4,6 @@
 
 #include <QClipboard>
 #include <QGuiApplication>
-
 #include <algorithm>
 #include <set>
 
@@ -13,10 +12,14 @@ namespace stormwatch {
 QString severityText(int severity)
 {
     switch (LogSeverity(severity)) {
-    case LogSeverity::Debug: return QStringLiteral("debug");
-    case LogSeverity::Info: return QStringLiteral("info");
-    case LogSeverity::Warning: return QStringLiteral("warning");
-    case LogSeverity::Error: return QStringLiteral("error");
+    case LogSeverity::Debug:
+        return QStringLiteral("debug");
+    case LogSeverity::Info:
+        return QStringLiteral("info");
+    case LogSeverity::Warning:
+        return QStringLiteral("warning");
+    case LogSeverity::Error:
+        return QStringLiteral("error");
     }
     return QStringLiteral("?");
 }
@@ -24,10 +27,14 @@ QString severityText(int severity)
 QColor severityColor(int severity)
 {
     switch (LogSeverity(severity)) {
-    case LogSeverity::Debug: return QColor(0x80, 0x80, 0x80);
-    case LogSeverity::Info: return {};
-    case LogSeverity::Warning: return QColor(0xd9, 0x8c, 0x00);
-    case LogSeverity::Error: return QColor(0xd6, 0x33, 0x2b);
+    case LogSeverity::Debug:
+        return QColor(0x80, 0x80, 0x80);
+    case LogSeverity::Info:
+        return {};
+    case LogSeverity::Warning:
+        return QColor(0xd9, 0x8c, 0x00);
+    case LogSeverity::Error:
+        return QColor(0xd6, 0x33, 0x2b);
     }
     return {};
 }
@@ -52,20 +59,30 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Time: return QString::number(e.tS, 'f', 3);
-        case Wall: return e.wall.toString(QStringLiteral("HH:mm:ss.zzz"));
-        case Subject: return e.subject;
-        case Severity: return severityText(e.severity);
-        case Message: return e.message;
+        case Time:
+            return QString::number(e.tS, 'f', 3);
+        case Wall:
+            return e.wall.toString(QStringLiteral("HH:mm:ss.zzz"));
+        case Subject:
+            return e.subject;
+        case Severity:
+            return severityText(e.severity);
+        case Message:
+            return e.message;
         }
         return {};
     case SortRole:
         switch (index.column()) {
-        case Time: return e.tS;
-        case Wall: return e.wall;
-        case Subject: return e.subject;
-        case Severity: return e.severity;
-        case Message: return e.message;
+        case Time:
+            return e.tS;
+        case Wall:
+            return e.wall;
+        case Subject:
+            return e.subject;
+        case Severity:
+            return e.severity;
+        case Message:
+            return e.message;
         }
         return {};
     case Qt::ForegroundRole: {
@@ -74,7 +91,8 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const
     }
     case Qt::ToolTipRole:
         return index.column() == Message ? QVariant(e.message) : QVariant();
-    case SeverityRole: return e.severity;
+    case SeverityRole:
+        return e.severity;
     }
     return {};
 }
@@ -84,11 +102,16 @@ QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Time: return tr("t (s)");
-    case Wall: return tr("Wall clock");
-    case Subject: return tr("Subject");
-    case Severity: return tr("Severity");
-    case Message: return tr("Message");
+    case Time:
+        return tr("t (s)");
+    case Wall:
+        return tr("Wall clock");
+    case Subject:
+        return tr("Subject");
+    case Severity:
+        return tr("Severity");
+    case Message:
+        return tr("Message");
     }
     return {};
 }
@@ -169,8 +192,9 @@ bool EventLogFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sou
     if (m_text.isEmpty())
         return true;
     for (int c : {EventLogModel::Subject, EventLogModel::Message}) {
-        if (m->data(m->index(sourceRow, c, sourceParent)).toString().contains(m_text,
-                                                                             Qt::CaseInsensitive))
+        if (m->data(m->index(sourceRow, c, sourceParent))
+                .toString()
+                .contains(m_text, Qt::CaseInsensitive))
             return true;
     }
     return false;

@@ -9,7 +9,6 @@
 #include <QAbstractTableModel>
 #include <QColor>
 #include <QSortFilterProxyModel>
-
 #include <deque>
 
 namespace stormwatch {

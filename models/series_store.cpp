@@ -38,13 +38,20 @@ QString csvNumber(double v)
 QString metricName(SubMetric m)
 {
     switch (m) {
-    case SubMetric::Outstanding: return QStringLiteral("outstanding");
-    case SubMetric::IntervalS: return QStringLiteral("interval_ms");
-    case SubMetric::Good: return QStringLiteral("tags_good");
-    case SubMetric::Uncertain: return QStringLiteral("tags_uncertain");
-    case SubMetric::Bad: return QStringLiteral("tags_bad");
-    case SubMetric::RequestsSent: return QStringLiteral("requests_sent");
-    case SubMetric::Stale: return QStringLiteral("tags_stale");
+    case SubMetric::Outstanding:
+        return QStringLiteral("outstanding");
+    case SubMetric::IntervalS:
+        return QStringLiteral("interval_ms");
+    case SubMetric::Good:
+        return QStringLiteral("tags_good");
+    case SubMetric::Uncertain:
+        return QStringLiteral("tags_uncertain");
+    case SubMetric::Bad:
+        return QStringLiteral("tags_bad");
+    case SubMetric::RequestsSent:
+        return QStringLiteral("requests_sent");
+    case SubMetric::Stale:
+        return QStringLiteral("tags_stale");
     }
     return {};
 }
@@ -52,11 +59,16 @@ QString metricName(SubMetric m)
 QString metricName(GatewayMetric m)
 {
     switch (m) {
-    case GatewayMetric::StaQueueDepth: return QStringLiteral("sta_queue_depth");
-    case GatewayMetric::InvokeRps: return QStringLiteral("invoke_rpcs_per_s");
-    case GatewayMetric::DeadlineExceededPerS: return QStringLiteral("deadline_exceeded_per_s");
-    case GatewayMetric::SuppressedPerS: return QStringLiteral("suppressed_calls_per_s");
-    case GatewayMetric::RecoveryState: return QStringLiteral("recovery_state");
+    case GatewayMetric::StaQueueDepth:
+        return QStringLiteral("sta_queue_depth");
+    case GatewayMetric::InvokeRps:
+        return QStringLiteral("invoke_rpcs_per_s");
+    case GatewayMetric::DeadlineExceededPerS:
+        return QStringLiteral("deadline_exceeded_per_s");
+    case GatewayMetric::SuppressedPerS:
+        return QStringLiteral("suppressed_calls_per_s");
+    case GatewayMetric::RecoveryState:
+        return QStringLiteral("recovery_state");
     }
     return {};
 }
@@ -142,8 +154,8 @@ void SeriesStore::appendGateway(const GatewayPoint& p)
     appendStep(m_gateway[int(GatewayMetric::StaQueueDepth)], p.tS, p.staQueueDepth);
     appendStep(m_gateway[int(GatewayMetric::RecoveryState)], p.tS, p.recoveryState);
     if (!m_anchor.valid) {
-        m_anchor = RateAnchor{true, p.tS, p.invokesTotal, p.deadlineExceededTotal,
-                              p.suppressedTotal};
+        m_anchor =
+            RateAnchor{true, p.tS, p.invokesTotal, p.deadlineExceededTotal, p.suppressedTotal};
     } else if (const double dt = p.tS - m_anchor.tS; dt >= m_rateWindowS && dt > 0) {
         const auto rate = [dt](qint64 now, qint64 then) {
             return double(now >= then ? now - then : now) / dt;
@@ -154,8 +166,8 @@ void SeriesStore::appendGateway(const GatewayPoint& p)
                    rate(p.deadlineExceededTotal, m_anchor.deadlineExceeded));
         appendStep(m_gateway[int(GatewayMetric::SuppressedPerS)], m_anchor.tS,
                    rate(p.suppressedTotal, m_anchor.suppressed));
-        m_anchor = RateAnchor{true, p.tS, p.invokesTotal, p.deadlineExceededTotal,
-                              p.suppressedTotal};
+        m_anchor =
+            RateAnchor{true, p.tS, p.invokesTotal, p.deadlineExceededTotal, p.suppressedTotal};
     }
     noteTime(p.tS);
     pruneIfDue();
@@ -265,7 +277,8 @@ void SeriesStore::loadSeries(SubscriptionKey key, const QString& label, SubMetri
     emit appended();
 }
 
-void SeriesStore::loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points, const QString& gateway)
+void SeriesStore::loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points,
+                                    const QString& gateway)
 {
     if (!points.isEmpty())
         noteTime(points.last().x());
@@ -298,9 +311,8 @@ void SeriesStore::pruneIfDue()
 void SeriesStore::prune(QVector<QPointF>& series, double cutoff) const
 {
     // Keep the last point at or before the cut: it carries the value in force there.
-    const auto firstAfter =
-        std::upper_bound(series.cbegin(), series.cend(), cutoff,
-                         [](double t, const QPointF& p) { return t < p.x(); });
+    const auto firstAfter = std::upper_bound(series.cbegin(), series.cend(), cutoff,
+                                             [](double t, const QPointF& p) { return t < p.x(); });
     const qsizetype drop = (firstAfter - series.cbegin()) - 1;
     if (drop > 0)
         series.remove(0, drop); // Qt 6 moves the begin pointer: no copy
@@ -325,7 +337,8 @@ const QVector<QPointF>& SeriesStore::series(SubscriptionKey key, SubMetric metri
     return it == m_subs.cend() ? emptySeries() : it->series[int(metric)];
 }
 
-const QVector<QPointF>& SeriesStore::gatewaySeries(GatewayMetric metric, const QString& gateway) const
+const QVector<QPointF>& SeriesStore::gatewaySeries(GatewayMetric metric,
+                                                   const QString& gateway) const
 {
     if (gateway.isEmpty())
         return m_gateway[int(metric)];
@@ -367,9 +380,8 @@ double SeriesStore::earliestTime() const
 
 double SeriesStore::stepValueAt(const QVector<QPointF>& series, double t)
 {
-    const auto firstAfter =
-        std::upper_bound(series.cbegin(), series.cend(), t,
-                         [](double x, const QPointF& p) { return x < p.x(); });
+    const auto firstAfter = std::upper_bound(series.cbegin(), series.cend(), t,
+                                             [](double x, const QPointF& p) { return x < p.x(); });
     if (firstAfter == series.cbegin())
         return std::numeric_limits<double>::quiet_NaN();
     return (firstAfter - 1)->y();

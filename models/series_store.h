@@ -18,7 +18,6 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
-
 #include <array>
 #include <cstddef>
 #include <limits>
@@ -55,7 +54,6 @@ inline constexpr int kGatewayMetricCount = 5;
 QString metricName(SubMetric m);
 QString metricName(GatewayMetric m);
 
-
 class SeriesStore : public QObject {
     Q_OBJECT
 public:
@@ -87,7 +85,8 @@ public:
     // kept whole (retention applies on the next live append only).
     void loadSeries(SubscriptionKey key, const QString& label, SubMetric metric,
                     QVector<QPointF> points);
-    void loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points, const QString& gateway = {});
+    void loadGatewaySeries(GatewayMetric metric, QVector<QPointF> points,
+                           const QString& gateway = {});
 
     QList<SubscriptionKey> subscriptions() const; // sorted by instance, alarm last
     bool contains(SubscriptionKey key) const { return m_subs.contains(key); }
@@ -144,7 +143,7 @@ private:
 
     QHash<SubscriptionKey, Subscription> m_subs;
     using GatewaySeries = std::array<QVector<QPointF>, kGatewayMetricCount>;
-    GatewaySeries m_gateway;               // the run's aggregate
+    GatewaySeries m_gateway;                  // the run's aggregate
     QMap<QString, GatewaySeries> m_gatewayOf; // each gateway's own, by name
     RateAnchor m_anchor;
     double m_retentionS = 3600;

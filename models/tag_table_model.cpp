@@ -3,9 +3,7 @@
 #include "client/gateway_connection.h" // the OPC quality codes
 
 #include <QDateTime>
-
 #include <QRegularExpression>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,18 +14,24 @@ namespace stormwatch {
 QualityClass qualityClassOf(int opcQuality)
 {
     switch (opcQuality & 0xC0) {
-    case 0xC0: return QualityClass::Good;
-    case 0x40: return QualityClass::Uncertain;
-    default: return QualityClass::Bad;
+    case 0xC0:
+        return QualityClass::Good;
+    case 0x40:
+        return QualityClass::Uncertain;
+    default:
+        return QualityClass::Bad;
     }
 }
 
 QString qualityText(QualityClass quality)
 {
     switch (quality) {
-    case QualityClass::Good: return QStringLiteral("Good");
-    case QualityClass::Uncertain: return QStringLiteral("Uncertain");
-    case QualityClass::Bad: return QStringLiteral("Bad");
+    case QualityClass::Good:
+        return QStringLiteral("Good");
+    case QualityClass::Uncertain:
+        return QStringLiteral("Uncertain");
+    case QualityClass::Bad:
+        return QStringLiteral("Bad");
     }
     return {};
 }
@@ -36,9 +40,12 @@ QColor qualityColor(QualityClass quality)
 {
     // Readable on both the light and the dark palette.
     switch (quality) {
-    case QualityClass::Good: return QColor(0x2e, 0x9e, 0x44);
-    case QualityClass::Uncertain: return QColor(0xd9, 0x8c, 0x00);
-    case QualityClass::Bad: return QColor(0xd6, 0x33, 0x2b);
+    case QualityClass::Good:
+        return QColor(0x2e, 0x9e, 0x44);
+    case QualityClass::Uncertain:
+        return QColor(0xd9, 0x8c, 0x00);
+    case QualityClass::Bad:
+        return QColor(0xd6, 0x33, 0x2b);
     }
     return {};
 }
@@ -127,45 +134,68 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Instance: return t.instanceName;
-        case Tag: return t.tagName;
-        case Value: return t.text.isEmpty() ? QString::number(t.value, 'g', 8) : t.text;
+        case Instance:
+            return t.instanceName;
+        case Tag:
+            return t.tagName;
+        case Value:
+            return t.text.isEmpty() ? QString::number(t.value, 'g', 8) : t.text;
         case Quality:
             if (t.orphaned)
                 return QStringLiteral("%1 (%2), orphaned").arg(qualityText(q)).arg(t.quality);
             if (staleGood(t))
                 return QStringLiteral("%1 (%2), stale").arg(qualityText(q)).arg(t.quality);
             if (t.quality == kQualityUncertainLastUsable)
-                return QStringLiteral("%1 (%2), last usable value").arg(qualityText(q)).arg(t.quality);
+                return QStringLiteral("%1 (%2), last usable value")
+                    .arg(qualityText(q))
+                    .arg(t.quality);
             return QStringLiteral("%1 (%2)").arg(qualityText(q)).arg(t.quality);
-        case SourceTimestamp: return formatTimestamp(t.sourceTimestampUs);
-        case Age: return formatAge(ageS(index.row()));
-        case SourceAge: return formatAge(sourceAgeS(index.row()));
-        case ItemHandle: return t.itemHandle != 0 ? QVariant(t.itemHandle) : QVariant(QString());
-        case SubscribeResult: return subscribeResultText(t);
-        case Advise: return t.advise;
-        case FirstValue: return formatTimestamp(m_firstValueUs[index.row()]);
-        case LastError: return t.error;
+        case SourceTimestamp:
+            return formatTimestamp(t.sourceTimestampUs);
+        case Age:
+            return formatAge(ageS(index.row()));
+        case SourceAge:
+            return formatAge(sourceAgeS(index.row()));
+        case ItemHandle:
+            return t.itemHandle != 0 ? QVariant(t.itemHandle) : QVariant(QString());
+        case SubscribeResult:
+            return subscribeResultText(t);
+        case Advise:
+            return t.advise;
+        case FirstValue:
+            return formatTimestamp(m_firstValueUs[index.row()]);
+        case LastError:
+            return t.error;
         }
         return {};
     case SortRole:
         switch (index.column()) {
-        case Instance: return t.instanceName;
-        case Tag: return t.tagName;
-        case Value: return t.text.isEmpty() ? QVariant(t.value) : QVariant(t.text);
-        case Quality: return t.quality;
-        case SourceTimestamp: return t.sourceTimestampUs;
+        case Instance:
+            return t.instanceName;
+        case Tag:
+            return t.tagName;
+        case Value:
+            return t.text.isEmpty() ? QVariant(t.value) : QVariant(t.text);
+        case Quality:
+            return t.quality;
+        case SourceTimestamp:
+            return t.sourceTimestampUs;
         case Age:
         case SourceAge: {
             // No age yet sorts as the oldest.
             const double age = index.column() == Age ? ageS(index.row()) : sourceAgeS(index.row());
             return std::isnan(age) ? std::numeric_limits<double>::infinity() : age;
         }
-        case ItemHandle: return t.itemHandle;
-        case SubscribeResult: return subscribeResultText(t);
-        case Advise: return t.advise;
-        case FirstValue: return m_firstValueUs[index.row()];
-        case LastError: return t.error;
+        case ItemHandle:
+            return t.itemHandle;
+        case SubscribeResult:
+            return subscribeResultText(t);
+        case Advise:
+            return t.advise;
+        case FirstValue:
+            return m_firstValueUs[index.row()];
+        case LastError:
+            return t.error;
         }
         return {};
     case Qt::ForegroundRole:
@@ -182,22 +212,31 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
             return tr("Orphaned: not Good, no live item on the gateway, no subscribe in flight "
                       "and no retry scheduled - nothing will ever bring this tag back. The "
                       "resubscribe_guard and drop_superseded levers cure the known causes.");
-        if (index.column() == Age || index.column() == SourceAge || (index.column() == Quality && t.stale))
+        if (index.column() == Age || index.column() == SourceAge ||
+            (index.column() == Quality && t.stale))
             return ageToolTip(index.row());
-        return (index.column() == LastError || index.column() == SubscribeResult) && !t.error.isEmpty()
+        return (index.column() == LastError || index.column() == SubscribeResult) &&
+                       !t.error.isEmpty()
                    ? QVariant(t.error)
                    : QVariant();
     case Qt::TextAlignmentRole:
         return index.column() == Value || index.column() == ItemHandle
                    ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
                    : QVariant();
-    case QualityClassRole: return int(q);
-    case QualityCodeRole: return t.quality;
-    case OrphanedRole: return t.orphaned;
-    case FailedToAddRole: return failedToAdd(t);
-    case NeverReceivedRole: return m_firstValueUs[index.row()] == 0;
-    case StaleRole: return staleGood(t);
-    case AgeRole: return ageS(index.row());
+    case QualityClassRole:
+        return int(q);
+    case QualityCodeRole:
+        return t.quality;
+    case OrphanedRole:
+        return t.orphaned;
+    case FailedToAddRole:
+        return failedToAdd(t);
+    case NeverReceivedRole:
+        return m_firstValueUs[index.row()] == 0;
+    case StaleRole:
+        return staleGood(t);
+    case AgeRole:
+        return ageS(index.row());
     }
     return {};
 }
@@ -207,18 +246,30 @@ QVariant TagTableModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Instance: return tr("Instance");
-    case Tag: return tr("Tag");
-    case Value: return tr("Value");
-    case Quality: return tr("Quality");
-    case SourceTimestamp: return tr("Source timestamp");
-    case Age: return tr("Age");
-    case SourceAge: return tr("Source age");
-    case ItemHandle: return tr("Item handle");
-    case SubscribeResult: return tr("Subscribe");
-    case Advise: return tr("Advise");
-    case FirstValue: return tr("First value");
-    case LastError: return tr("Last error");
+    case Instance:
+        return tr("Instance");
+    case Tag:
+        return tr("Tag");
+    case Value:
+        return tr("Value");
+    case Quality:
+        return tr("Quality");
+    case SourceTimestamp:
+        return tr("Source timestamp");
+    case Age:
+        return tr("Age");
+    case SourceAge:
+        return tr("Source age");
+    case ItemHandle:
+        return tr("Item handle");
+    case SubscribeResult:
+        return tr("Subscribe");
+    case Advise:
+        return tr("Advise");
+    case FirstValue:
+        return tr("First value");
+    case LastError:
+        return tr("Last error");
     }
     return {};
 }
@@ -233,7 +284,8 @@ QString TagTableModel::ageToolTip(int r) const
     if (const double source = sourceAgeS(r); !std::isnan(source))
         lines << tr("Its source timestamp is %1 old.").arg(formatAge(source));
     if (t.staleAfterS > 0)
-        lines << tr("Stale after %1 without an update (its kind's expected period × the stale factor)%2.")
+        lines << tr("Stale after %1 without an update (its kind's expected period × the stale "
+                    "factor)%2.")
                      .arg(formatAge(t.staleAfterS), t.stale ? tr(": it is stale now") : QString());
     else
         lines << tr("No expected update period: the tag sends on change only and is never stale.");
@@ -257,7 +309,7 @@ void TagTableModel::applyChanges(const QVector<TagChange>& changes)
     updated.reserve(changes.size());
     QVector<TagChange> added;
     QHash<qint64, int> addedIndex; // a tag new in this batch may change twice in it
-    QHash<int, qint64> addedFirst;  // its first value, when that was not its last change
+    QHash<int, qint64> addedFirst; // its first value, when that was not its last change
     for (const TagChange& c : changes) {
         const qint64 k = key(c.instance, c.tag);
         if (const auto it = m_rowByKey.constFind(k); it != m_rowByKey.cend()) {
@@ -349,7 +401,8 @@ void TagFilterProxy::setSourceModel(QAbstractItemModel* model)
     disconnect(m_clock);
     QSortFilterProxyModel::setSourceModel(model);
     if (auto* tags = qobject_cast<TagTableModel*>(model))
-        m_clock = connect(tags, &TagTableModel::clockAdvanced, this, &TagFilterProxy::onClockAdvanced);
+        m_clock =
+            connect(tags, &TagTableModel::clockAdvanced, this, &TagFilterProxy::onClockAdvanced);
 }
 
 // Ages moved with the clock: only a filter or an order that reads them is redone.
@@ -375,7 +428,8 @@ std::optional<double> TagFilterProxy::parseAge(const QString& text)
     if (t.isEmpty())
         return 0.0;
     static const QRegularExpression form(
-        QStringLiteral("^(\\d+(?:\\.\\d+)?)\\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?$"),
+        QStringLiteral(
+            "^(\\d+(?:\\.\\d+)?)\\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?$"),
         QRegularExpression::CaseInsensitiveOption);
     const QRegularExpressionMatch m = form.match(t);
     if (!m.hasMatch())
@@ -420,9 +474,11 @@ bool TagFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePa
     const int q = m->data(first, TagTableModel::QualityClassRole).toInt();
     if (q >= 0 && q < kQualityClassCount && !m_shown[std::size_t(q)])
         return false;
-    if (m_outcome == Outcome::FailedToAdd && !m->data(first, TagTableModel::FailedToAddRole).toBool())
+    if (m_outcome == Outcome::FailedToAdd &&
+        !m->data(first, TagTableModel::FailedToAddRole).toBool())
         return false;
-    if (m_outcome == Outcome::NeverReceived && !m->data(first, TagTableModel::NeverReceivedRole).toBool())
+    if (m_outcome == Outcome::NeverReceived &&
+        !m->data(first, TagTableModel::NeverReceivedRole).toBool())
         return false;
     if (m_outcome == Outcome::Stale && !m->data(first, TagTableModel::StaleRole).toBool())
         return false;
@@ -432,8 +488,9 @@ bool TagFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePa
         return true;
     for (int c : {TagTableModel::Instance, TagTableModel::Tag, TagTableModel::Value,
                   TagTableModel::SubscribeResult, TagTableModel::LastError}) {
-        if (m->data(m->index(sourceRow, c, sourceParent)).toString().contains(m_text,
-                                                                             Qt::CaseInsensitive))
+        if (m->data(m->index(sourceRow, c, sourceParent))
+                .toString()
+                .contains(m_text, Qt::CaseInsensitive))
             return true;
     }
     return false;

@@ -1,8 +1,8 @@
 #pragma once
 // Every deployed tag as a row, the way UaExpert's data-access view shows it: instance, tag,
-// value, quality, source timestamp, age and source age, item handle, the subscribe's per-item result (ok or the
-// gateway's error text), when its first value came, last error. Fed in batches of TagChange
-// (the worker's ≤ 20 Hz flushes): known rows update in place, new rows are appended with
+// value, quality, source timestamp, age and source age, item handle, the subscribe's per-item
+// result (ok or the gateway's error text), when its first value came, last error. Fed in batches of
+// TagChange (the worker's ≤ 20 Hz flushes): known rows update in place, new rows are appended with
 // one insert per batch, and changed rows are announced in coalesced ranges, so 488 tags at
 // 10 Hz cost a hash lookup per change and a handful of dataChanged signals per batch.
 
@@ -13,7 +13,6 @@
 #include <QHash>
 #include <QSortFilterProxyModel>
 #include <QVector>
-
 #include <array>
 #include <optional>
 
@@ -30,8 +29,18 @@ class TagTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
-        Instance, Tag, Value, Quality, SourceTimestamp, Age, SourceAge, ItemHandle, SubscribeResult, Advise,
-        FirstValue, LastError
+        Instance,
+        Tag,
+        Value,
+        Quality,
+        SourceTimestamp,
+        Age,
+        SourceAge,
+        ItemHandle,
+        SubscribeResult,
+        Advise,
+        FirstValue,
+        LastError
     };
     static constexpr int kColumnCount = 12;
     enum Role {
@@ -83,7 +92,10 @@ public:
     static QString formatAge(double seconds);
     // The source timestamp of the row's first value (0: none yet).
     qint64 firstValueUs(int r) const { return m_firstValueUs[r]; }
-    static bool failedToAdd(const TagChange& t) { return stormwatch::failedToAdd(t.rejected, t.quality); }
+    static bool failedToAdd(const TagChange& t)
+    {
+        return stormwatch::failedToAdd(t.rejected, t.quality);
+    }
     // A value has arrived: data changes carry the gateway's source timestamp.
     static bool hasValue(const TagChange& t) { return t.sourceTimestampUs > 0; }
     // The Subscribe column: "ok" (an item on the gateway), the error text, or "pending".

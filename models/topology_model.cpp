@@ -113,16 +113,19 @@ QVariant TopologyModel::data(const QModelIndex& index, int role) const
             return n->name.isEmpty() ? tr("gateway") : tr("gateway %1").arg(n->name);
         return n->name;
     case Qt::DecorationRole:
-        return index.column() == Name && n->kind != Kind::Instance
-                   ? QVariant(stateColor(n->state))
-                   : QVariant();
+        return index.column() == Name && n->kind != Kind::Instance ? QVariant(stateColor(n->state))
+                                                                   : QVariant();
     case Qt::ForegroundRole:
         return index.column() == State && !n->state.isEmpty() ? QVariant(stateColor(n->state))
                                                               : QVariant();
-    case Qt::ToolTipRole: return n->tooltip.isEmpty() ? QVariant() : QVariant(n->tooltip);
-    case KindRole: return int(n->kind);
-    case StateRole: return n->state;
-    case StateColorRole: return stateColor(n->state);
+    case Qt::ToolTipRole:
+        return n->tooltip.isEmpty() ? QVariant() : QVariant(n->tooltip);
+    case KindRole:
+        return int(n->kind);
+    case StateRole:
+        return n->state;
+    case StateColorRole:
+        return stateColor(n->state);
     }
     return {};
 }
@@ -193,8 +196,8 @@ QString TopologyModel::connectionTooltip(const ConnectionInfo& info)
     lines << (info.supportsSupervisoryBulk ? tr("bulk supervisory subscribe: advertised")
                                            : tr("bulk supervisory subscribe: not advertised"));
     if (!info.capabilities.isEmpty())
-        lines << tr("capabilities:") << QStringLiteral("  ") + info.capabilities.join(
-                                                                   QStringLiteral("\n  "));
+        lines << tr("capabilities:")
+              << QStringLiteral("  ") + info.capabilities.join(QStringLiteral("\n  "));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -220,10 +223,9 @@ void TopologyModel::sync()
     for (const QString& name : wanted) {
         const auto info = std::find_if(m_connections.cbegin(), m_connections.cend(),
                                        [&](const ConnectionInfo& c) { return c.name == name; });
-        const QString state = info != m_connections.cend() ? info->state
-                                                            : tr("not connected yet");
-        const QString tooltip = info != m_connections.cend() ? connectionTooltip(*info)
-                                                             : tr("Connection %1").arg(name);
+        const QString state = info != m_connections.cend() ? info->state : tr("not connected yet");
+        const QString tooltip =
+            info != m_connections.cend() ? connectionTooltip(*info) : tr("Connection %1").arg(name);
         Node* node = gateway->child(name);
         if (!node) {
             const int row = int(gateway->children.size());
@@ -232,8 +234,8 @@ void TopologyModel::sync()
             node->state = state;
             node->tooltip = tooltip;
             for (const QString& instance : m_instances.value(name))
-                node->add(Kind::Instance, instance)->tooltip = tr("Instance %1 on %2")
-                                                                   .arg(instance, name);
+                node->add(Kind::Instance, instance)->tooltip =
+                    tr("Instance %1 on %2").arg(instance, name);
             endInsertRows();
             continue;
         }

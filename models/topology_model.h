@@ -9,7 +9,6 @@
 #include <QAbstractItemModel>
 #include <QColor>
 #include <QMap>
-
 #include <memory>
 #include <vector>
 

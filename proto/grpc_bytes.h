@@ -5,7 +5,6 @@
 // include the other.
 
 #include <grpcpp/support/byte_buffer.h>
-
 #include <string>
 #include <vector>
 

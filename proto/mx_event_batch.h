@@ -43,10 +43,14 @@ struct MxChange {
     double numeric() const
     {
         switch (kind) {
-        case MxValueKind::Double: return number;
-        case MxValueKind::Int: return static_cast<double>(integer);
-        case MxValueKind::Bool: return integer ? 1 : 0;
-        default: return 0;
+        case MxValueKind::Double:
+            return number;
+        case MxValueKind::Int:
+            return static_cast<double>(integer);
+        case MxValueKind::Bool:
+            return integer ? 1 : 0;
+        default:
+            return 0;
         }
     }
 };

@@ -5,8 +5,9 @@
 namespace stormwatch {
 
 ScenarioReport recordScenario(const Scenario& scenarioIn, const QStringList& variantNames,
-                              std::optional<quint64> seedOverride, const std::optional<LiveOptions>& live,
-                              Recorder& recorder, QString* error, QList<SeriesSet>* series)
+                              std::optional<quint64> seedOverride,
+                              const std::optional<LiveOptions>& live, Recorder& recorder,
+                              QString* error, QList<SeriesSet>* series)
 {
     ScenarioReport report;
     if (const QString bad = checkVariantNames(scenarioIn, variantNames); !bad.isEmpty()) {
@@ -37,11 +38,12 @@ ScenarioReport recordScenario(const Scenario& scenarioIn, const QStringList& var
     // recorded, and a report beside a recording that misses it would look complete.
     QString recorderFailure;
     QEventLoop* running = nullptr;
-    const QMetaObject::Connection onFailure = QObject::connect(&recorder, &Recorder::failed, [&](const QString& why) {
-        recorderFailure = why;
-        if (running)
-            running->quit();
-    });
+    const QMetaObject::Connection onFailure =
+        QObject::connect(&recorder, &Recorder::failed, [&](const QString& why) {
+            recorderFailure = why;
+            if (running)
+                running->quit();
+        });
     const auto stopWith = [&](const QString& why) {
         QObject::disconnect(onFailure);
         host.stop();
@@ -51,17 +53,19 @@ ScenarioReport recordScenario(const Scenario& scenarioIn, const QStringList& var
         return ScenarioReport{};
     };
     const auto failedAt = [&](const QString& variant) {
-        return QStringLiteral("%1 (variant %2; the file holds only what was committed before)").arg(recorderFailure, variant);
+        return QStringLiteral("%1 (variant %2; the file holds only what was committed before)")
+            .arg(recorderFailure, variant);
     };
     recorder.attach(&host);
     for (const QString& name : std::as_const(names)) {
         QEventLoop loop;
         QSharedPointer<VariantRun> result;
         bool stopped = false;
-        QObject::connect(&host, &RunHost::finished, &loop, [&](const QSharedPointer<VariantRun>& run) {
-            result = run;
-            loop.quit();
-        });
+        QObject::connect(&host, &RunHost::finished, &loop,
+                         [&](const QSharedPointer<VariantRun>& run) {
+                             result = run;
+                             loop.quit();
+                         });
         QObject::connect(&host, &RunHost::stopped, &loop, [&] {
             stopped = true;
             loop.quit();

@@ -17,7 +17,8 @@ namespace stormwatch {
 // at once — the run stops there, and no variant after it is played. `series` (when given)
 // receives each variant's series.
 ScenarioReport recordScenario(const Scenario& scenario, const QStringList& variantNames,
-                              std::optional<quint64> seedOverride, const std::optional<LiveOptions>& live,
-                              Recorder& recorder, QString* error, QList<SeriesSet>* series = nullptr);
+                              std::optional<quint64> seedOverride,
+                              const std::optional<LiveOptions>& live, Recorder& recorder,
+                              QString* error, QList<SeriesSet>* series = nullptr);
 
 } // namespace stormwatch

@@ -13,7 +13,6 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryFile>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -47,35 +46,46 @@ constexpr int kGoodQualityFloor = 192; // OPC Good: the top two bits 11
 
 struct Recorder::Statements {
     explicit Statements(const QSqlDatabase& db)
-        : run(db), runEnd(db), runMetrics(db), series(db), point(db), log(db), tag(db), tagEvent(db),
-          connection(db), levers(db), timeline(db)
+        : run(db), runEnd(db), runMetrics(db), series(db), point(db), log(db), tag(db),
+          tagEvent(db), connection(db), levers(db), timeline(db)
     {
     }
     bool prepare()
     {
-        return run.prepare(QStringLiteral(
-                   "INSERT INTO runs(started_utc, live, open_ended, scenario, variant, gateway, source_json, "
-                   "levers_json, duration_s, end_s) VALUES(?,?,?,?,?,?,?,?,?,0)")) &&
-               runEnd.prepare(QStringLiteral("UPDATE runs SET end_s = ?, ended = ? WHERE id = ?")) &&
-               runMetrics.prepare(QStringLiteral("UPDATE runs SET metrics_json = ? WHERE id = ?")) &&
-               series.prepare(QStringLiteral("INSERT INTO series(run, instance, label, metric) VALUES(?,?,?,?)")) &&
+        return run.prepare(
+                   QStringLiteral("INSERT INTO runs(started_utc, live, open_ended, scenario, "
+                                  "variant, gateway, source_json, "
+                                  "levers_json, duration_s, end_s) VALUES(?,?,?,?,?,?,?,?,?,0)")) &&
+               runEnd.prepare(
+                   QStringLiteral("UPDATE runs SET end_s = ?, ended = ? WHERE id = ?")) &&
+               runMetrics.prepare(
+                   QStringLiteral("UPDATE runs SET metrics_json = ? WHERE id = ?")) &&
+               series.prepare(QStringLiteral(
+                   "INSERT INTO series(run, instance, label, metric) VALUES(?,?,?,?)")) &&
                point.prepare(QStringLiteral("INSERT INTO points(series, t, v) VALUES(?,?,?)")) &&
-               log.prepare(QStringLiteral(
-                   "INSERT INTO logs(run, t, wall_ms, severity, subject, message) VALUES(?,?,?,?,?,?)")) &&
-               tag.prepare(QStringLiteral(
-                   "INSERT OR REPLACE INTO tags(run, instance, tag, instance_name, tag_name, value, text, quality, "
-                   "source_ts_us, item_handle, error, orphaned, first_good_s, advise, rejected, received_s, stale, "
-                   "stale_after_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) &&
-               tagEvent.prepare(QStringLiteral(
-                   "INSERT INTO tag_events(run, t, instance, tag, quality, item_handle, error, orphaned, rejected, "
-                   "stale) VALUES(?,?,?,?,?,?,?,?,?,?)")) &&
-               connection.prepare(QStringLiteral(
-                   "INSERT INTO connections(run, t, name, state, error, address, session_id, capabilities, "
-                   "protocol_version, echoed_timeout_s, ceiling_s, bulk_supervisory) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) &&
-               levers.prepare(QStringLiteral("INSERT INTO levers(run, t, levers_json) VALUES(?,?,?)")) &&
-               timeline.prepare(QStringLiteral("INSERT INTO timeline(run, t, event_json) VALUES(?,?,?)"));
+               log.prepare(QStringLiteral("INSERT INTO logs(run, t, wall_ms, severity, subject, "
+                                          "message) VALUES(?,?,?,?,?,?)")) &&
+               tag.prepare(
+                   QStringLiteral("INSERT OR REPLACE INTO tags(run, instance, tag, instance_name, "
+                                  "tag_name, value, text, quality, "
+                                  "source_ts_us, item_handle, error, orphaned, first_good_s, "
+                                  "advise, rejected, received_s, stale, "
+                                  "stale_after_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) &&
+               tagEvent.prepare(QStringLiteral("INSERT INTO tag_events(run, t, instance, tag, "
+                                               "quality, item_handle, error, orphaned, rejected, "
+                                               "stale) VALUES(?,?,?,?,?,?,?,?,?,?)")) &&
+               connection.prepare(
+                   QStringLiteral("INSERT INTO connections(run, t, name, state, error, address, "
+                                  "session_id, capabilities, "
+                                  "protocol_version, echoed_timeout_s, ceiling_s, "
+                                  "bulk_supervisory) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)")) &&
+               levers.prepare(
+                   QStringLiteral("INSERT INTO levers(run, t, levers_json) VALUES(?,?,?)")) &&
+               timeline.prepare(
+                   QStringLiteral("INSERT INTO timeline(run, t, event_json) VALUES(?,?,?)"));
     }
-    QSqlQuery run, runEnd, runMetrics, series, point, log, tag, tagEvent, connection, levers, timeline;
+    QSqlQuery run, runEnd, runMetrics, series, point, log, tag, tagEvent, connection, levers,
+        timeline;
 };
 
 Recorder::Recorder(QObject* parent) : QObject(parent)
@@ -107,7 +117,8 @@ bool Recorder::open(const QString& path, QString* error)
         m_sql.reset();
         dropConnection();
         if (!temp.isEmpty())
-            for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+            for (const QString& suffix :
+                 {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
                 QFile::remove(temp + suffix);
         return false;
     };
@@ -118,10 +129,12 @@ bool Recorder::open(const QString& path, QString* error)
     // there whole. The same directory, so the rename is one atomic step.
     const QFileInfo target(path);
     const bool replacing = target.exists();
-    QTemporaryFile file(target.absolutePath() + QStringLiteral("/.") + target.fileName() + QStringLiteral("-XXXXXX"));
+    QTemporaryFile file(target.absolutePath() + QStringLiteral("/.") + target.fileName() +
+                        QStringLiteral("-XXXXXX"));
     file.setAutoRemove(false);
     if (!file.open())
-        return failWith(QStringLiteral("cannot create a file in %1 (%2)").arg(target.absolutePath(), file.errorString()));
+        return failWith(QStringLiteral("cannot create a file in %1 (%2)")
+                            .arg(target.absolutePath(), file.errorString()));
     temp = file.fileName();
     // A temporary file is private (0600); a recording is as readable as any file SQLite makes.
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup |
@@ -136,7 +149,8 @@ bool Recorder::open(const QString& path, QString* error)
         {QStringLiteral("format"), QString::fromLatin1(recording::kFormat)},
         {QStringLiteral("schema_version"), QString::number(recording::kSchemaVersion)},
         {QStringLiteral("app_version"), QStringLiteral(STORMWATCH_VERSION)},
-        {QStringLiteral("created_utc"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+        {QStringLiteral("created_utc"),
+         QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
         {QStringLiteral("closed"), QStringLiteral("0")},
     };
     {
@@ -146,7 +160,8 @@ bool Recorder::open(const QString& path, QString* error)
             q.addBindValue(key);
             q.addBindValue(value);
             if (!q.exec())
-                return failWith(QStringLiteral("cannot write a new recording (%1)%2").arg(q.lastError().text(), kept));
+                return failWith(QStringLiteral("cannot write a new recording (%1)%2")
+                                    .arg(q.lastError().text(), kept));
         }
     }
     // Closed, the new file is whole (its log folded in); only then does it replace the old.
@@ -159,7 +174,8 @@ bool Recorder::open(const QString& path, QString* error)
     // new one SQLite would replay it into it.
     for (const QString& suffix : {QStringLiteral("-wal"), QStringLiteral("-shm")})
         if (QFile::exists(path + suffix) && !QFile::remove(path + suffix))
-            return failWith(QStringLiteral("the old recording's %1 file cannot be removed").arg(suffix));
+            return failWith(
+                QStringLiteral("the old recording's %1 file cannot be removed").arg(suffix));
     if (const QString bad = openConnection(path); !bad.isEmpty())
         return failWith(bad);
     m_sql = std::make_unique<Statements>(m_db);
@@ -184,8 +200,9 @@ QString Recorder::openConnection(const QString& file)
     if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next() ||
         q.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
         const QString sqlError = q.lastError().text();
-        return sqlError.isEmpty() ? QStringLiteral("the file system does not allow a write-ahead log")
-                                  : QStringLiteral("cannot write a new recording (%1)").arg(sqlError);
+        return sqlError.isEmpty()
+                   ? QStringLiteral("the file system does not allow a write-ahead log")
+                   : QStringLiteral("cannot write a new recording (%1)").arg(sqlError);
     }
     q.exec(QStringLiteral("PRAGMA synchronous=NORMAL"));
     return {};
@@ -269,7 +286,8 @@ void Recorder::onStateChanged()
     if (m_host->state() == RunHost::State::Running)
         ensureRun();
     else if (m_run >= 0)
-        endRun(m_host->state() == RunHost::State::Finished ? QStringLiteral("finished") : QStringLiteral("stopped"));
+        endRun(m_host->state() == RunHost::State::Finished ? QStringLiteral("finished")
+                                                           : QStringLiteral("stopped"));
 }
 
 void Recorder::beginRun()
@@ -350,8 +368,8 @@ void Recorder::onTags(const QVector<TagChange>& changes)
         if (s.firstGoodS < 0 && c.quality >= kGoodQualityFloor)
             s.firstGoodS = t;
         // Values change every second; what a review needs is when a tag's state changed.
-        if (c.quality == s.quality && c.itemHandle == s.itemHandle && c.error == s.error && c.orphaned == s.orphaned &&
-            c.rejected == s.rejected && c.stale == s.stale)
+        if (c.quality == s.quality && c.itemHandle == s.itemHandle && c.error == s.error &&
+            c.orphaned == s.orphaned && c.rejected == s.rejected && c.stale == s.stale)
             continue;
         s.stale = c.stale;
         s.quality = c.quality;
@@ -415,7 +433,8 @@ void Recorder::onSeries(const QVector<SeriesUpdate>& updates)
         return;
     begin();
     for (const SeriesUpdate& u : updates) {
-        const QString key = QString::number(u.instance) + QChar(0x1f) + u.label + QChar(0x1f) + u.metric;
+        const QString key =
+            QString::number(u.instance) + QChar(0x1f) + u.label + QChar(0x1f) + u.metric;
         auto id = m_seriesIds.constFind(key);
         if (id == m_seriesIds.cend()) {
             QSqlQuery& s = m_sql->series;
@@ -449,8 +468,8 @@ void Recorder::onConnections(const QVector<ConnectionInfo>& infos)
         // The retry countdown changes every step; the rest is what a review reads.
         if (last != m_lastConnections.cend() && last->state == c.state && last->error == c.error &&
             last->sessionId == c.sessionId && last->capabilities == c.capabilities &&
-            last->echoedCommandTimeoutS == c.echoedCommandTimeoutS && last->inFlightCeilingS == c.inFlightCeilingS &&
-            last->address == c.address)
+            last->echoedCommandTimeoutS == c.echoedCommandTimeoutS &&
+            last->inFlightCeilingS == c.inFlightCeilingS && last->address == c.address)
             continue;
         m_lastConnections.insert(c.name, c);
         q.addBindValue(m_run);

@@ -21,7 +21,6 @@
 #include <QSqlDatabase>
 #include <QString>
 #include <QTimer>
-
 #include <memory>
 
 namespace stormwatch {

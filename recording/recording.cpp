@@ -12,7 +12,6 @@
 #include <QJsonDocument>
 #include <QSqlError>
 #include <QSqlQuery>
-
 #include <cmath>
 #include <limits>
 
@@ -41,7 +40,8 @@ std::optional<TimelineEvent> timelineEventFrom(double atS, const QJsonObject& o)
     e.instance = o.value(QStringLiteral("instance")).toString();
     e.levers = o.value(QStringLiteral("levers"));
     e.advertiseBulkSupervisory = o.value(QStringLiteral("advertise_bulk_supervisory")).toBool(true);
-    e.gateway = o.value(QStringLiteral("gateway")).toString(); // the gateway it was aimed at; "" = all
+    e.gateway =
+        o.value(QStringLiteral("gateway")).toString(); // the gateway it was aimed at; "" = all
     return e;
 }
 
@@ -117,7 +117,8 @@ bool Recording::readHeader(QString* error)
     if (!q.exec(QStringLiteral("SELECT key, value FROM meta"))) {
         const QString text = q.lastError().text();
         if (text.contains(QLatin1String("no such table")))
-            *error = QStringLiteral("!not a stormwatch recording (an SQLite file without its meta table)");
+            *error = QStringLiteral(
+                "!not a stormwatch recording (an SQLite file without its meta table)");
         else if (text.contains(QLatin1String("not a database")))
             *error = QStringLiteral("!not a stormwatch recording (not an SQLite file)");
         else
@@ -128,31 +129,36 @@ bool Recording::readHeader(QString* error)
     while (q.next())
         meta.insert(q.value(0).toString(), q.value(1).toString());
     if (meta.value(QStringLiteral("format")) != QLatin1String(recording::kFormat)) {
-        *error = QStringLiteral("!not a stormwatch recording (its meta table names no stormwatch format)");
+        *error = QStringLiteral(
+            "!not a stormwatch recording (its meta table names no stormwatch format)");
         return false;
     }
     bool ok = false;
     m_schemaVersion = meta.value(QStringLiteral("schema_version")).toInt(&ok);
     if (!ok || m_schemaVersion < 1) {
-        *error = QStringLiteral("!not a stormwatch recording (schema_version \"%1\" is not a version)")
-                     .arg(meta.value(QStringLiteral("schema_version")));
+        *error =
+            QStringLiteral("!not a stormwatch recording (schema_version \"%1\" is not a version)")
+                .arg(meta.value(QStringLiteral("schema_version")));
         return false;
     }
     m_appVersion = meta.value(QStringLiteral("app_version"));
     if (m_schemaVersion > recording::kSchemaVersion) {
-        *error = QStringLiteral("!written by a newer stormwatch (%1, recording schema %2); this one (%3) reads "
-                                "schema %4 and older: open it with stormwatch %1 or later")
-                     .arg(m_appVersion.isEmpty() ? QStringLiteral("unknown version") : m_appVersion)
-                     .arg(m_schemaVersion)
-                     .arg(QStringLiteral(STORMWATCH_VERSION))
-                     .arg(recording::kSchemaVersion);
+        *error =
+            QStringLiteral(
+                "!written by a newer stormwatch (%1, recording schema %2); this one (%3) reads "
+                "schema %4 and older: open it with stormwatch %1 or later")
+                .arg(m_appVersion.isEmpty() ? QStringLiteral("unknown version") : m_appVersion)
+                .arg(m_schemaVersion)
+                .arg(QStringLiteral(STORMWATCH_VERSION))
+                .arg(recording::kSchemaVersion);
         return false;
     }
     m_created = QDateTime::fromString(meta.value(QStringLiteral("created_utc")), Qt::ISODateWithMs);
 
     m_runs.clear();
-    if (!q.exec(QStringLiteral("SELECT id, started_utc, live, open_ended, scenario, variant, gateway, source_json, "
-                               "levers_json, duration_s, end_s, ended, metrics_json FROM runs ORDER BY id"))) {
+    if (!q.exec(QStringLiteral(
+            "SELECT id, started_utc, live, open_ended, scenario, variant, gateway, source_json, "
+            "levers_json, duration_s, end_s, ended, metrics_json FROM runs ORDER BY id"))) {
         *error = q.lastError().text();
         return false;
     }
@@ -173,17 +179,21 @@ bool Recording::readHeader(QString* error)
         r.metrics = jsonObject(q.value(12));
         m_runs.push_back(r);
         if (r.ended.isEmpty())
-            m_warnings << QStringLiteral("run %1 (%2 / %3) was not closed — the recording was cut while it was "
-                                         "written (a crash, or a copy taken while recording): it shows what was "
-                                         "committed, up to t = %4 s")
-                              .arg(r.id)
-                              .arg(r.scenario, r.variant)
-                              .arg(r.endS, 0, 'f', 1);
+            m_warnings
+                << QStringLiteral(
+                       "run %1 (%2 / %3) was not closed — the recording was cut while it was "
+                       "written (a crash, or a copy taken while recording): it shows what was "
+                       "committed, up to t = %4 s")
+                       .arg(r.id)
+                       .arg(r.scenario, r.variant)
+                       .arg(r.endS, 0, 'f', 1);
     }
     if (meta.value(QStringLiteral("closed")) != QLatin1String("1") &&
-        std::all_of(m_runs.cbegin(), m_runs.cend(), [](const RecordedRun& r) { return !r.ended.isEmpty(); }))
-        m_warnings << QStringLiteral("the recording was not closed (a crash, or a copy taken while recording): "
-                                     "it shows what was committed");
+        std::all_of(m_runs.cbegin(), m_runs.cend(),
+                    [](const RecordedRun& r) { return !r.ended.isEmpty(); }))
+        m_warnings << QStringLiteral(
+            "the recording was not closed (a crash, or a copy taken while recording): "
+            "it shows what was committed");
     return true;
 }
 
@@ -191,14 +201,17 @@ bool Recording::query(QSqlQuery& q, const QString& what)
 {
     if (q.exec())
         return true;
-    m_warnings << QStringLiteral("part of the recording is damaged: %1 could not be read (%2); it shows what could")
-                      .arg(what, q.lastError().text());
+    m_warnings
+        << QStringLiteral(
+               "part of the recording is damaged: %1 could not be read (%2); it shows what could")
+               .arg(what, q.lastError().text());
     return false;
 }
 
 std::optional<RunData> Recording::load(qint64 runId, QString* error)
 {
-    if (std::none_of(m_runs.cbegin(), m_runs.cend(), [&](const RecordedRun& r) { return r.id == runId; })) {
+    if (std::none_of(m_runs.cbegin(), m_runs.cend(),
+                     [&](const RecordedRun& r) { return r.id == runId; })) {
         if (error)
             *error = QStringLiteral("%1: no run %2 in this recording").arg(m_path).arg(runId);
         return std::nullopt;
@@ -208,56 +221,69 @@ std::optional<RunData> Recording::load(qint64 runId, QString* error)
     q.setForwardOnly(true);
 
     QHash<qint64, qsizetype> seriesIndex;
-    q.prepare(QStringLiteral("SELECT id, instance, label, metric FROM series WHERE run = ? ORDER BY id"));
+    q.prepare(
+        QStringLiteral("SELECT id, instance, label, metric FROM series WHERE run = ? ORDER BY id"));
     q.addBindValue(runId);
     if (query(q, QStringLiteral("the series")))
         while (q.next()) {
             seriesIndex.insert(q.value(0).toLongLong(), d.series.size());
-            d.series.push_back(SeriesUpdate{q.value(1).toInt(), q.value(2).toString(), q.value(3).toString(), {}});
+            d.series.push_back(
+                SeriesUpdate{q.value(1).toInt(), q.value(2).toString(), q.value(3).toString(), {}});
         }
-    q.prepare(QStringLiteral("SELECT p.series, p.t, p.v FROM points p JOIN series s ON s.id = p.series "
-                             "WHERE s.run = ? ORDER BY p.rowid"));
+    q.prepare(
+        QStringLiteral("SELECT p.series, p.t, p.v FROM points p JOIN series s ON s.id = p.series "
+                       "WHERE s.run = ? ORDER BY p.rowid"));
     q.addBindValue(runId);
     if (query(q, QStringLiteral("the series points")))
         while (q.next())
-            if (const auto i = seriesIndex.constFind(q.value(0).toLongLong()); i != seriesIndex.cend())
+            if (const auto i = seriesIndex.constFind(q.value(0).toLongLong());
+                i != seriesIndex.cend())
                 d.series[*i].points.append(QPointF(q.value(1).toDouble(), q.value(2).toDouble()));
 
-    q.prepare(QStringLiteral("SELECT t, wall_ms, severity, subject, message FROM logs WHERE run = ? ORDER BY rowid"));
+    q.prepare(QStringLiteral(
+        "SELECT t, wall_ms, severity, subject, message FROM logs WHERE run = ? ORDER BY rowid"));
     q.addBindValue(runId);
     if (query(q, QStringLiteral("the event log")))
         while (q.next())
-            d.logs.push_back(LogEntry{q.value(0).toDouble(),
-                                      q.value(1).isNull() ? QDateTime()
-                                                          : QDateTime::fromMSecsSinceEpoch(q.value(1).toLongLong()),
-                                      q.value(2).toInt(), q.value(3).toString(), q.value(4).toString()});
+            d.logs.push_back(LogEntry{
+                q.value(0).toDouble(),
+                q.value(1).isNull() ? QDateTime()
+                                    : QDateTime::fromMSecsSinceEpoch(q.value(1).toLongLong()),
+                q.value(2).toInt(), q.value(3).toString(), q.value(4).toString()});
 
     // Schema 1 did not record the advise kind nor whether the gateway refused the tag: unknown
     // (empty, not refused) when reopened. Before schema 3 there was no age: none, never stale.
-    q.prepare(QStringLiteral("SELECT instance, tag, instance_name, tag_name, value, text, quality, source_ts_us, "
-                             "item_handle, error, orphaned, first_good_s, %1, %2 FROM tags WHERE run = ? "
-                             "ORDER BY instance, tag")
-                  .arg(m_schemaVersion >= 2 ? QStringLiteral("advise, rejected") : QStringLiteral("NULL, NULL"),
-                       m_schemaVersion >= 3 ? QStringLiteral("received_s, stale, stale_after_s")
-                                            : QStringLiteral("NULL, NULL, NULL")));
+    q.prepare(
+        QStringLiteral(
+            "SELECT instance, tag, instance_name, tag_name, value, text, quality, source_ts_us, "
+            "item_handle, error, orphaned, first_good_s, %1, %2 FROM tags WHERE run = ? "
+            "ORDER BY instance, tag")
+            .arg(m_schemaVersion >= 2 ? QStringLiteral("advise, rejected")
+                                      : QStringLiteral("NULL, NULL"),
+                 m_schemaVersion >= 3 ? QStringLiteral("received_s, stale, stale_after_s")
+                                      : QStringLiteral("NULL, NULL, NULL")));
     q.addBindValue(runId);
     if (query(q, QStringLiteral("the tag table")))
         while (q.next()) {
             RecordedTag t;
-            t.state = TagChange{q.value(0).toInt(),      q.value(1).toInt(),          q.value(2).toString(),
-                                q.value(3).toString(),   q.value(4).toDouble(),       q.value(5).toString(),
-                                q.value(6).toInt(),      q.value(7).toLongLong(),     q.value(8).toInt(),
-                                q.value(9).toString(),   q.value(10).toInt() != 0,
-                                q.value(12).toString(),  q.value(13).toInt() != 0};
+            t.state =
+                TagChange{q.value(0).toInt(),      q.value(1).toInt(),       q.value(2).toString(),
+                          q.value(3).toString(),   q.value(4).toDouble(),    q.value(5).toString(),
+                          q.value(6).toInt(),      q.value(7).toLongLong(),  q.value(8).toInt(),
+                          q.value(9).toString(),   q.value(10).toInt() != 0, q.value(12).toString(),
+                          q.value(13).toInt() != 0};
             t.firstGoodS = q.value(11).isNull() ? -1 : q.value(11).toDouble();
-            t.state.receivedUs = q.value(14).isNull() ? -1 : qint64(std::llround(q.value(14).toDouble() * 1e6));
+            t.state.receivedUs =
+                q.value(14).isNull() ? -1 : qint64(std::llround(q.value(14).toDouble() * 1e6));
             t.state.stale = q.value(15).toInt() != 0;
             t.state.staleAfterS = q.value(16).toDouble();
             d.tags.push_back(t);
         }
 
-    q.prepare(QStringLiteral("SELECT name, state, error, address, session_id, capabilities, protocol_version, "
-                             "echoed_timeout_s, ceiling_s, bulk_supervisory FROM connections WHERE run = ? ORDER BY rowid"));
+    q.prepare(QStringLiteral(
+        "SELECT name, state, error, address, session_id, capabilities, protocol_version, "
+        "echoed_timeout_s, ceiling_s, bulk_supervisory FROM connections WHERE run = ? ORDER BY "
+        "rowid"));
     q.addBindValue(runId);
     if (query(q, QStringLiteral("the connections"))) {
         QHash<QString, qsizetype> byName;
@@ -309,7 +335,8 @@ SeriesSet Recording::seriesSet(const RunData& data) const
     return set;
 }
 
-bool Recording::loadInto(qint64 runId, SeriesStore* store, EventLogModel* log, TagTableModel* tags, QString* error)
+bool Recording::loadInto(qint64 runId, SeriesStore* store, EventLogModel* log, TagTableModel* tags,
+                         QString* error)
 {
     const auto data = load(runId, error);
     if (!data)

@@ -19,7 +19,6 @@
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QVector>
-
 #include <memory>
 #include <optional>
 
@@ -36,12 +35,12 @@ struct RecordedRun {
     bool live = false;
     bool openEnded = false; // the console's live run
     QString scenario, variant, gateway;
-    QJsonObject source;     // the scenario as run, in the file form (scenarioToJson)
-    QJsonObject levers;     // at the start, LeverSet's JSON form
+    QJsonObject source; // the scenario as run, in the file form (scenarioToJson)
+    QJsonObject levers; // at the start, LeverSet's JSON form
     double durationS = 0;
-    double endS = 0;        // run time of the last step committed
-    QString ended;          // "finished", "stopped", "recording stopped"; "" = never closed
-    QJsonObject metrics;    // the report's variant object when the run finished
+    double endS = 0;     // run time of the last step committed
+    QString ended;       // "finished", "stopped", "recording stopped"; "" = never closed
+    QJsonObject metrics; // the report's variant object when the run finished
 };
 
 struct LeverChange {
@@ -67,7 +66,8 @@ struct RunData {
 class Recording {
 public:
     // nullptr with *error ("<file>: not an SQLite file", "...written by a newer stormwatch
-    // (recording schema 3); this one ... reads schema 2 and older", ...) when it cannot be shown at all.
+    // (recording schema 3); this one ... reads schema 2 and older", ...) when it cannot be shown at
+    // all.
     static std::unique_ptr<Recording> open(const QString& path, QString* error);
     ~Recording();
     Recording(const Recording&) = delete;
@@ -92,7 +92,8 @@ public:
     // nothing of a long run is dropped: set it again before a live run), the event log and
     // the tag table (cleared, then the final states). False with *error when the run
     // cannot be read.
-    bool loadInto(qint64 runId, SeriesStore* store, EventLogModel* log, TagTableModel* tags, QString* error);
+    bool loadInto(qint64 runId, SeriesStore* store, EventLogModel* log, TagTableModel* tags,
+                  QString* error);
 
 private:
     Recording() = default;

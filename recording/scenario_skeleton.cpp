@@ -8,7 +8,6 @@
 #include <QJsonDocument>
 #include <QMap>
 #include <QRegularExpression>
-
 #include <algorithm>
 #include <cmath>
 
@@ -58,9 +57,11 @@ std::optional<Scenario> scenarioOfRecordedRun(const RecordedRun& run, QString* e
     sourceJson.remove(QStringLiteral("started_mid_run_at_s"));
     // The console's live run is open-ended (30 days): beyond a file's limit, so held to it.
     if (const QJsonValue d = sourceJson.value(QStringLiteral("duration_s")); d.isDouble())
-        sourceJson.insert(QStringLiteral("duration_s"), std::min(d.toDouble(), scenario_limits::kMaxRunS));
+        sourceJson.insert(QStringLiteral("duration_s"),
+                          std::min(d.toDouble(), scenario_limits::kMaxRunS));
     QList<ScenarioError> errors;
-    auto s = parseScenario(QJsonDocument(sourceJson).toJson(), QStringLiteral("recorded run %1").arg(run.id), &errors);
+    auto s = parseScenario(QJsonDocument(sourceJson).toJson(),
+                           QStringLiteral("recorded run %1").arg(run.id), &errors);
     if (!s && error) {
         QStringList lines;
         for (const ScenarioError& e : std::as_const(errors))
@@ -70,7 +71,8 @@ std::optional<Scenario> scenarioOfRecordedRun(const RecordedRun& run, QString* e
     return s;
 }
 
-QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run, const RunData& data)
+QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
+                             const RunData& data)
 {
     // The run's own scenario is the base (its gateway block, options, client model, seed);
     // what the recording saw replaces what it can.
@@ -104,22 +106,27 @@ QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
         for (auto it = tagNames.cbegin(); it != tagNames.cend(); ++it) {
             ScenarioInstance i;
             i.name = instanceName.value(it.key());
-            const auto was = std::find_if(source.instances.cbegin(), source.instances.cend(),
-                                          [&](const ScenarioInstance& x) { return x.name == i.name; });
-            i.connection = connectionOf.value(i.name, was != source.instances.cend() ? was->connection : QString());
+            const auto was =
+                std::find_if(source.instances.cbegin(), source.instances.cend(),
+                             [&](const ScenarioInstance& x) { return x.name == i.name; });
+            i.connection = connectionOf.value(
+                i.name, was != source.instances.cend() ? was->connection : QString());
             i.tags = int(it.value().size());
             i.tagPrefix = commonTagPrefix(it.value());
             if (i.tagPrefix.isEmpty())
-                i.tagPrefix = was != source.instances.cend() ? was->tagPrefix : i.name + QStringLiteral(".Attr");
+                i.tagPrefix = was != source.instances.cend() ? was->tagPrefix
+                                                             : i.name + QStringLiteral(".Attr");
             i.alarms = was != source.instances.cend() && was->alarms;
             i.startAtS = was != source.instances.cend() ? std::min(was->startAtS, s.durationS) : 0;
             instances << i;
             const std::vector<double>& fg = firstGood.value(it.key());
             observed << QStringLiteral("%1: %2 tags, %3 Good at the end; first Good value %4")
-                            .arg(i.name, QString::number(i.tags), QString::number(goodAtEnd.value(it.key())),
+                            .arg(i.name, QString::number(i.tags),
+                                 QString::number(goodAtEnd.value(it.key())),
                                  fg.empty() ? QStringLiteral("never")
                                             : QStringLiteral("p50 %1, p95 %2, max %3 into the run")
-                                                  .arg(seconds(percentile(fg, 0.5)), seconds(percentile(fg, 0.95)),
+                                                  .arg(seconds(percentile(fg, 0.5)),
+                                                       seconds(percentile(fg, 0.95)),
                                                        seconds(percentile(fg, 1.0))));
         }
         s.instances = instances;
@@ -137,7 +144,8 @@ QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
             i.connection = s.connections.first().name;
     for (const ConnectionInfo& c : data.connections)
         if (c.echoedCommandTimeoutS >= 0)
-            observed << QStringLiteral("connection %1: the gateway echoed a session command timeout of %2")
+            observed << QStringLiteral(
+                            "connection %1: the gateway echoed a session command timeout of %2")
                             .arg(c.name, seconds(c.echoedCommandTimeoutS));
 
     // The faults and changes the run passed, then lever changes made at the console.
@@ -146,14 +154,16 @@ QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
         if (e.atS > s.durationS)
             continue;
         if (e.action == TimelineAction::Redeploy &&
-            std::none_of(s.instances.cbegin(), s.instances.cend(), [&](const ScenarioInstance& i) { return i.name == e.instance; }))
+            std::none_of(s.instances.cbegin(), s.instances.cend(),
+                         [&](const ScenarioInstance& i) { return i.name == e.instance; }))
             continue;
         timeline << e;
     }
     for (const LeverChange& c : data.leverChanges) {
-        const bool fromTimeline = std::any_of(data.timeline.cbegin(), data.timeline.cend(), [&](const TimelineEvent& e) {
-            return e.action == TimelineAction::SetLevers && e.atS <= c.tS && c.tS - e.atS <= 5;
-        });
+        const bool fromTimeline =
+            std::any_of(data.timeline.cbegin(), data.timeline.cend(), [&](const TimelineEvent& e) {
+                return e.action == TimelineAction::SetLevers && e.atS <= c.tS && c.tS - e.atS <= 5;
+            });
         if (fromTimeline || c.tS > s.durationS)
             continue;
         TimelineEvent e;
@@ -174,17 +184,21 @@ QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
         s.variants << VariantSpec{preset, preset};
 
     s.description =
-        QStringLiteral("Skeleton from the recording %1, run %2 (%3 / %4, %5%6, %7 s recorded, started %8). "
-                       "Instances, tag counts and prefixes are what the run showed; the timeline holds the %9 "
-                       "fault(s) and the lever changes it passed; \"as-recorded\" is the levers it started with. "
-                       "Observed: %10. Check the gateway block (costs, data rate) against the site before "
-                       "drawing conclusions.")
+        QStringLiteral(
+            "Skeleton from the recording %1, run %2 (%3 / %4, %5%6, %7 s recorded, started %8). "
+            "Instances, tag counts and prefixes are what the run showed; the timeline holds the %9 "
+            "fault(s) and the lever changes it passed; \"as-recorded\" is the levers it started "
+            "with. "
+            "Observed: %10. Check the gateway block (costs, data rate) against the site before "
+            "drawing conclusions.")
             // One arg() call: a chained one would substitute into the names inserted before.
-            .arg(QFileInfo(recording.path()).fileName(), QString::number(run.id), run.scenario, run.variant,
-                 run.live ? QStringLiteral("live") : QStringLiteral("virtual time"),
+            .arg(QFileInfo(recording.path()).fileName(), QString::number(run.id), run.scenario,
+                 run.variant, run.live ? QStringLiteral("live") : QStringLiteral("virtual time"),
                  run.gateway.isEmpty() ? QString() : QStringLiteral(" on ") + run.gateway,
-                 QString::number(run.endS, 'f', 1), run.startedUtc.toString(Qt::ISODate), QString::number(faults),
-                 observed.isEmpty() ? QStringLiteral("no tags") : observed.join(QStringLiteral("; ")))
+                 QString::number(run.endS, 'f', 1), run.startedUtc.toString(Qt::ISODate),
+                 QString::number(faults),
+                 observed.isEmpty() ? QStringLiteral("no tags")
+                                    : observed.join(QStringLiteral("; ")))
             .left(scenario_limits::kMaxDescriptionLength);
     return scenarioToJson(s);
 }

@@ -10,7 +10,6 @@
 #include "recording/recording.h"
 
 #include <QJsonObject>
-
 #include <optional>
 
 namespace stormwatch {
@@ -21,6 +20,7 @@ namespace stormwatch {
 // errors in `error`, when the source is not a valid scenario even so.
 std::optional<Scenario> scenarioOfRecordedRun(const RecordedRun& run, QString* error = nullptr);
 
-QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run, const RunData& data);
+QJsonObject scenarioSkeleton(const Recording& recording, const RecordedRun& run,
+                             const RunData& data);
 
 } // namespace stormwatch

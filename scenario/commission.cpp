@@ -11,7 +11,6 @@
 
 #include <QEventLoop>
 #include <QTimer>
-
 #include <algorithm>
 #include <cmath>
 
@@ -20,9 +19,12 @@ namespace stormwatch {
 const char* toString(TagOutcome outcome)
 {
     switch (outcome) {
-    case TagOutcome::Good: return "good";
-    case TagOutcome::Failed: return "failed";
-    case TagOutcome::NoValue: return "no_value";
+    case TagOutcome::Good:
+        return "good";
+    case TagOutcome::Failed:
+        return "failed";
+    case TagOutcome::NoValue:
+        return "no_value";
     }
     return "no_value";
 }
@@ -47,7 +49,9 @@ FirstValueStats firstValueStats(std::vector<double> seconds)
 QString CommissionReport::verdict() const
 {
     if (allGood())
-        return QStringLiteral("PASS: all %1 tags Good on %2 gateway(s)").arg(counts.tags).arg(gateways.size());
+        return QStringLiteral("PASS: all %1 tags Good on %2 gateway(s)")
+            .arg(counts.tags)
+            .arg(gateways.size());
     return QStringLiteral("FAIL: %1 of %2 tags Good; %3 failed to add, %4 never received a value%5")
         .arg(counts.good)
         .arg(counts.tags)
@@ -85,7 +89,10 @@ public:
             if (!at[std::size_t(t)] && receivedValue(instance.tags()[std::size_t(t)]))
                 at[std::size_t(t)] = now;
     }
-    const std::optional<double>& at(std::size_t instance, std::size_t tag) const { return m_at[instance][tag]; }
+    const std::optional<double>& at(std::size_t instance, std::size_t tag) const
+    {
+        return m_at[instance][tag];
+    }
 
 private:
     Clock::time_point m_start;
@@ -114,7 +121,8 @@ CommissionCounts countsOf(const QList<const CommissionTag*>& tags)
 } // namespace
 
 std::optional<CommissionReport> commissionSite(const Site& site, const CommissionOptions& options,
-                                               const std::function<void(const QString&)>& progress, QString* error)
+                                               const std::function<void(const QString&)>& progress,
+                                               QString* error)
 {
     auto fail = [&](const QString& why) {
         if (error)
@@ -137,7 +145,8 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
     if (!portOptions)
         return fail(portError);
     if (!(options.timeoutS > 0 && options.timeoutS <= kMaxCommissionTimeoutS))
-        return fail(QStringLiteral("--timeout-s must be > 0 and <= %1").arg(kMaxCommissionTimeoutS));
+        return fail(
+            QStringLiteral("--timeout-s must be > 0 and <= %1").arg(kMaxCommissionTimeoutS));
 
     QtScheduler scheduler;
     std::vector<std::unique_ptr<GrpcGatewayPort>> ports;
@@ -148,7 +157,8 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
         endpoints << QString::fromStdString(o.address);
         ports.push_back(std::make_unique<GrpcGatewayPort>(scheduler, o));
         byName.emplace(g.name.toStdString(), ports.back().get());
-        config.connections.push_back(ConnectionSpec{g.name.toStdString(), int(g.writeUserId), g.name.toStdString()});
+        config.connections.push_back(
+            ConnectionSpec{g.name.toStdString(), int(g.writeUserId), g.name.toStdString()});
     }
     for (const SiteInstance& i : site.instances) {
         InstanceSpec spec{i.name.toStdString(), i.gateway.toStdString(), {}, i.alarms};
@@ -197,12 +207,13 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
             const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
             if (progress && (done || Clock::now() - lastProgress >= std::chrono::seconds(1))) {
                 lastProgress = Clock::now();
-                progress(QStringLiteral("commission: %1 s: %2/%3 Good, %4 failed to add, %5 waiting")
-                             .arg(elapsed, 0, 'f', 1)
-                             .arg(good)
-                             .arg(total)
-                             .arg(rejected)
-                             .arg(total - good - rejected));
+                progress(
+                    QStringLiteral("commission: %1 s: %2/%3 Good, %4 failed to add, %5 waiting")
+                        .arg(elapsed, 0, 'f', 1)
+                        .arg(good)
+                        .arg(total)
+                        .arg(rejected)
+                        .arg(total - good - rejected));
             }
             if (done || elapsed >= options.timeoutS) {
                 report.timedOut = !done;
@@ -228,7 +239,8 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
             g.adviseKind = QString::fromStdString(conn.adviseKind());
             for (const auto& [kind, n] : conn.stats().invokesByKind)
                 if (kind == "add_item_bulk" || kind == "subscribe_bulk" || kind == "advise" ||
-                    kind == "advise_supervisory" || kind == "advise_item_bulk" || kind == "add_item")
+                    kind == "advise_supervisory" || kind == "advise_item_bulk" ||
+                    kind == "add_item")
                     g.subscribeRpcs += n;
             g.invokes = conn.stats().invokes;
             report.gateways.append(g);
@@ -248,14 +260,17 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
                 tag.value = state.value;
                 if (state.quality == kQualityGood) {
                     tag.outcome = TagOutcome::Good;
-                } else if (failedToAdd(state.rejected, state.quality)) { // the tag table's "Failed to add"
+                } else if (failedToAdd(state.rejected,
+                                       state.quality)) { // the tag table's "Failed to add"
                     tag.outcome = TagOutcome::Failed;
                     tag.reason = QString::fromStdString(escapeLogText(state.error, 1000));
                 } else {
                     tag.outcome = TagOutcome::NoValue;
-                    tag.reason = !state.error.empty() ? QString::fromStdString(escapeLogText(state.error, 1000))
-                                 : receivedValue(state) ? QStringLiteral("quality %1, not Good").arg(state.quality)
-                                                        : QStringLiteral("no value received");
+                    tag.reason = !state.error.empty()
+                                     ? QString::fromStdString(escapeLogText(state.error, 1000))
+                                 : receivedValue(state)
+                                     ? QStringLiteral("quality %1, not Good").arg(state.quality)
+                                     : QStringLiteral("no value received");
                 }
                 report.tags.append(tag);
             }
@@ -285,7 +300,8 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
     for (CommissionGateway& g : report.gateways)
         g.counts = countsOf(byGateway[g.name]);
     for (const SiteInstance& i : site.instances)
-        report.instances.append(CommissionInstance{i.name, i.gateway, countsOf(byInstance[i.name])});
+        report.instances.append(
+            CommissionInstance{i.name, i.gateway, countsOf(byInstance[i.name])});
     return report;
 }
 

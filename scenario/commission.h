@@ -10,7 +10,6 @@
 
 #include <QString>
 #include <QStringList>
-
 #include <functional>
 #include <map>
 #include <optional>
@@ -19,20 +18,20 @@
 namespace stormwatch {
 
 struct CommissionOptions {
-    QString variant = QStringLiteral("lever1+2");  // a lever preset name
+    QString variant = QStringLiteral("lever1+2"); // a lever preset name
     double timeoutS = 60;
-    std::map<QString, QString> endpoints;  // gateway name -> host:port, over the site's own
+    std::map<QString, QString> endpoints; // gateway name -> host:port, over the site's own
 };
 inline constexpr double kMaxCommissionTimeoutS = 86400;
 
 enum class TagOutcome { Good, Failed, NoValue };
-const char* toString(TagOutcome outcome);  // "good", "failed", "no_value"
+const char* toString(TagOutcome outcome); // "good", "failed", "no_value"
 
 struct CommissionTag {
     QString gateway, instance, address, kind;
     TagOutcome outcome = TagOutcome::NoValue;
-    QString reason;  // the gateway's per-item error (escaped), or why it is not Good
-    std::optional<double> firstValueS;  // since the run started
+    QString reason; // the gateway's per-item error (escaped), or why it is not Good
+    std::optional<double> firstValueS; // since the run started
     int quality = 0;
     double value = 0;
 };
@@ -54,12 +53,12 @@ struct CommissionInstance {
 
 struct CommissionGateway {
     QString name, endpoint;
-    QString state;      // the connection's state at the end ("connected", "unreachable", ...)
-    QString lastError;  // why its last session attempt failed, escaped ("" when none did)
+    QString state;     // the connection's state at the end ("connected", "unreachable", ...)
+    QString lastError; // why its last session attempt failed, escaped ("" when none did)
     QStringList capabilities;
-    std::optional<double> echoedTimeoutS;  // the session timeout the gateway echoed
-    QString adviseKind;  // what the client registered: "supervisory (SubscribeBulk)", ...
-    qint64 subscribeRpcs = 0;  // add_item_bulk, subscribe_bulk and advise Invokes
+    std::optional<double> echoedTimeoutS; // the session timeout the gateway echoed
+    QString adviseKind;       // what the client registered: "supervisory (SubscribeBulk)", ...
+    qint64 subscribeRpcs = 0; // add_item_bulk, subscribe_bulk and advise Invokes
     qint64 invokes = 0;
     CommissionCounts counts;
 };
@@ -71,10 +70,10 @@ struct CommissionReport {
     bool timedOut = false;
     QList<CommissionGateway> gateways;
     QList<CommissionInstance> instances;
-    QList<CommissionTag> tags;  // in site order
+    QList<CommissionTag> tags; // in site order
     CommissionCounts counts;
     bool allGood() const { return counts.tags > 0 && counts.good == counts.tags; }
-    QString verdict() const;  // one line: "PASS: ..." or "FAIL: ..."
+    QString verdict() const; // one line: "PASS: ..." or "FAIL: ..."
 };
 
 // Percentiles of `seconds` (nearest rank); empty input gives nullopts.
@@ -94,4 +93,4 @@ QByteArray commissionJson(const CommissionReport& report);
 QByteArray commissionCsv(const CommissionReport& report);
 QByteArray commissionMarkdown(const CommissionReport& report);
 
-}  // namespace stormwatch
+} // namespace stormwatch

@@ -5,7 +5,6 @@
 #include "scenario/site_live.h"
 
 #include <QTextStream>
-
 #include <cstdio>
 
 namespace stormwatch {
@@ -39,8 +38,8 @@ int validate(const QString& file)
     const auto site = load(file);
     if (!site)
         return kBadInput;
-    out() << file << ": OK (" << site->gateways.size() << " gateways, " << site->instances.size() << " instances, "
-          << site->tagCount() << " tags)\n";
+    out() << file << ": OK (" << site->gateways.size() << " gateways, " << site->instances.size()
+          << " instances, " << site->tagCount() << " tags)\n";
     out().flush();
     return kOk;
 }
@@ -56,7 +55,8 @@ int commission(const QCommandLineParser& parser, const SiteCliOptions& o)
     bool ok = false;
     options.timeoutS = parser.value(o.timeoutS).toDouble(&ok);
     if (!ok || !(options.timeoutS > 0 && options.timeoutS <= kMaxCommissionTimeoutS)) {
-        err() << "--timeout-s " << parser.value(o.timeoutS) << ": must be a number > 0 and <= " << kMaxCommissionTimeoutS << '\n';
+        err() << "--timeout-s " << parser.value(o.timeoutS)
+              << ": must be a number > 0 and <= " << kMaxCommissionTimeoutS << '\n';
         return kBadInput;
     }
     QString bad;
@@ -70,8 +70,13 @@ int commission(const QCommandLineParser& parser, const SiteCliOptions& o)
     if (!site)
         return kBadInput;
     QString error;
-    const auto report = commissionSite(*site, options, [](const QString& line) { err() << line << '\n'; err().flush(); },
-                                       &error);
+    const auto report = commissionSite(
+        *site, options,
+        [](const QString& line) {
+            err() << line << '\n';
+            err().flush();
+        },
+        &error);
     if (!report) {
         err() << error << '\n';
         return kBadInput;
@@ -112,7 +117,8 @@ std::optional<int> runSiteCommand(const QCommandLineParser& parser, const SiteCl
     // Without --headless, --site (and its --gateway-endpoint) opens the console on the site.
     const bool headless = parser.isSet(QStringLiteral("headless"));
     if (parser.isSet(o.site) && headless) {
-        err() << "--site with --headless is for --commission (without --headless it opens the console)\n";
+        err() << "--site with --headless is for --commission (without --headless it opens the "
+                 "console)\n";
         err().flush();
         return kBadInput;
     }

@@ -12,24 +12,31 @@
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
-
 #include <optional>
 
 namespace stormwatch {
 
 struct SiteCliOptions {
-    QCommandLineOption site{"site", "A site file (docs/sites.md): the console opens live on its gateways and real tags.", "FILE"};
-    QCommandLineOption validateSite{"validate-site", "Check a site file (and its tag CSV) and exit (2 when it has errors).",
-                                    "FILE"};
-    QCommandLineOption commission{"commission",
-                                  "With --headless --site and --report DIR: subscribe every tag of the site and "
-                                  "write report.json/csv/md; exit 0 when every tag is Good, 1 otherwise."};
-    QCommandLineOption timeoutS{"timeout-s", "--commission: seconds to wait for every tag (default 60).", "N", "60"};
-    QCommandLineOption variant{"variant", "--commission: the lever preset (default lever1+2).", "PRESET", "lever1+2"};
-    QCommandLineOption gatewayEndpoint{"gateway-endpoint",
-                                       "--site: SPEC is NAME=HOST:PORT: reach the site's gateway NAME at "
-                                       "HOST:PORT instead of its endpoint (repeatable).",
-                                       "SPEC"};
+    QCommandLineOption site{
+        "site",
+        "A site file (docs/sites.md): the console opens live on its gateways and real tags.",
+        "FILE"};
+    QCommandLineOption validateSite{
+        "validate-site", "Check a site file (and its tag CSV) and exit (2 when it has errors).",
+        "FILE"};
+    QCommandLineOption commission{
+        "commission",
+        "With --headless --site and --report DIR: subscribe every tag of the site and "
+        "write report.json/csv/md; exit 0 when every tag is Good, 1 otherwise."};
+    QCommandLineOption timeoutS{
+        "timeout-s", "--commission: seconds to wait for every tag (default 60).", "N", "60"};
+    QCommandLineOption variant{"variant", "--commission: the lever preset (default lever1+2).",
+                               "PRESET", "lever1+2"};
+    QCommandLineOption gatewayEndpoint{
+        "gateway-endpoint",
+        "--site: SPEC is NAME=HOST:PORT: reach the site's gateway NAME at "
+        "HOST:PORT instead of its endpoint (repeatable).",
+        "SPEC"};
     void addTo(QCommandLineParser& parser) const;
 };
 
@@ -39,4 +46,4 @@ bool siteCommandRequested(int argc, char** argv);
 // The exit code when the command line asks for a site command, else nullopt.
 std::optional<int> runSiteCommand(const QCommandLineParser& parser, const SiteCliOptions& options);
 
-}  // namespace stormwatch
+} // namespace stormwatch

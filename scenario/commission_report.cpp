@@ -14,7 +14,10 @@ namespace stormwatch {
 
 namespace {
 
-QJsonValue opt(const std::optional<double>& v) { return v ? QJsonValue(*v) : QJsonValue(); }
+QJsonValue opt(const std::optional<double>& v)
+{
+    return v ? QJsonValue(*v) : QJsonValue();
+}
 
 QJsonObject countsJson(const CommissionCounts& c)
 {
@@ -27,13 +30,16 @@ QJsonObject countsJson(const CommissionCounts& c)
             {"first_value_max_s", opt(c.firstValue.max)}};
 }
 
-QString seconds(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 3) : QStringLiteral("—"); }
+QString seconds(const std::optional<double>& v)
+{
+    return v ? QString::number(*v, 'f', 3) : QStringLiteral("—");
+}
 
 // One CSV field: quoted when it holds a comma, quote or line break (RFC 4180).
 QString csvField(const QString& s)
 {
-    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n')) &&
-        !s.contains(QLatin1Char('\r')))
+    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
+        !s.contains(QLatin1Char('\n')) && !s.contains(QLatin1Char('\r')))
         return s;
     QString q = s;
     q.replace(QLatin1String("\""), QLatin1String("\"\""));
@@ -101,10 +107,15 @@ QByteArray commissionJson(const CommissionReport& r)
 
 QByteArray commissionCsv(const CommissionReport& r)
 {
-    QString out = QStringLiteral("gateway,instance,tag_address,kind,outcome,reason,first_value_s,quality\n");
+    QString out =
+        QStringLiteral("gateway,instance,tag_address,kind,outcome,reason,first_value_s,quality\n");
     for (const CommissionTag& t : r.tags)
-        out += QStringList{csvField(t.gateway), csvField(t.instance), csvField(t.address), csvField(t.kind),
-                           QString::fromLatin1(toString(t.outcome)), csvField(t.reason),
+        out += QStringList{csvField(t.gateway),
+                           csvField(t.instance),
+                           csvField(t.address),
+                           csvField(t.kind),
+                           QString::fromLatin1(toString(t.outcome)),
+                           csvField(t.reason),
                            t.firstValueS ? QString::number(*t.firstValueS, 'f', 3) : QString(),
                            QString::number(t.quality)}
                    .join(QLatin1Char(',')) +
@@ -120,38 +131,51 @@ QByteArray commissionMarkdown(const CommissionReport& r)
     // One arg() call per line: a chained arg() would substitute into text inserted before
     // (a gateway's error, a name) wherever it holds "%5".
     md += QStringLiteral("Site file `%1`, levers `%2`, timeout %3 s, ran %4 s.\n\n")
-              .arg(r.siteFile, r.variant, QString::number(r.timeoutS), QString::number(r.durationS, 'f', 1));
-    md += QStringLiteral("## Gateways\n\n| gateway | endpoint | state | tags | Good | failed | no value | first value p50 / p95 / max (s) | subscribe RPCs | advise | timeout echo (s) | capabilities |\n"
-                         "|---|---|---|---:|---:|---:|---:|---|---:|---|---:|---|\n");
+              .arg(r.siteFile, r.variant, QString::number(r.timeoutS),
+                   QString::number(r.durationS, 'f', 1));
+    md += QStringLiteral(
+        "## Gateways\n\n| gateway | endpoint | state | tags | Good | failed | no value | first "
+        "value p50 / p95 / max (s) | subscribe RPCs | advise | timeout echo (s) | capabilities |\n"
+        "|---|---|---|---:|---:|---:|---:|---|---:|---|---:|---|\n");
     for (const CommissionGateway& g : r.gateways)
-        md += QStringLiteral("| %1 | %2 | %3%4 | %5 | %6 | %7 | %8 | %9 / %10 / %11 | %12 | %13 | %14 | %15 |\n")
-                  .arg(cell(g.name), cell(g.endpoint), cell(g.state),
-                       g.lastError.isEmpty() ? QString() : QStringLiteral(" (") + cell(g.lastError) + QLatin1Char(')'),
-                       QString::number(g.counts.tags), QString::number(g.counts.good), QString::number(g.counts.failed),
-                       QString::number(g.counts.noValue), seconds(g.counts.firstValue.p50),
-                       seconds(g.counts.firstValue.p95), seconds(g.counts.firstValue.max),
-                       QString::number(g.subscribeRpcs),
-                       cell(g.adviseKind.isEmpty() ? QStringLiteral("—") : g.adviseKind),
-                       g.echoedTimeoutS ? QString::number(*g.echoedTimeoutS) : QStringLiteral("—"),
-                       cell(g.capabilities.isEmpty() ? QStringLiteral("—") : g.capabilities.join(QStringLiteral(", "))));
-    md += QStringLiteral("\n## Instances\n\n| instance | gateway | tags | Good | failed | no value | first value p50 / p95 / max (s) |\n"
+        md +=
+            QStringLiteral(
+                "| %1 | %2 | %3%4 | %5 | %6 | %7 | %8 | %9 / %10 / %11 | %12 | %13 | %14 | %15 |\n")
+                .arg(cell(g.name), cell(g.endpoint), cell(g.state),
+                     g.lastError.isEmpty()
+                         ? QString()
+                         : QStringLiteral(" (") + cell(g.lastError) + QLatin1Char(')'),
+                     QString::number(g.counts.tags), QString::number(g.counts.good),
+                     QString::number(g.counts.failed), QString::number(g.counts.noValue),
+                     seconds(g.counts.firstValue.p50), seconds(g.counts.firstValue.p95),
+                     seconds(g.counts.firstValue.max), QString::number(g.subscribeRpcs),
+                     cell(g.adviseKind.isEmpty() ? QStringLiteral("—") : g.adviseKind),
+                     g.echoedTimeoutS ? QString::number(*g.echoedTimeoutS) : QStringLiteral("—"),
+                     cell(g.capabilities.isEmpty() ? QStringLiteral("—")
+                                                   : g.capabilities.join(QStringLiteral(", "))));
+    md += QStringLiteral("\n## Instances\n\n| instance | gateway | tags | Good | failed | no value "
+                         "| first value p50 / p95 / max (s) |\n"
                          "|---|---|---:|---:|---:|---:|---|\n");
     for (const CommissionInstance& i : r.instances)
         md += QStringLiteral("| %1 | %2 | %3 | %4 | %5 | %6 | %7 / %8 / %9 |\n")
-                  .arg(cell(i.name), cell(i.gateway), QString::number(i.counts.tags), QString::number(i.counts.good),
-                       QString::number(i.counts.failed), QString::number(i.counts.noValue),
-                       seconds(i.counts.firstValue.p50), seconds(i.counts.firstValue.p95),
-                       seconds(i.counts.firstValue.max));
+                  .arg(cell(i.name), cell(i.gateway), QString::number(i.counts.tags),
+                       QString::number(i.counts.good), QString::number(i.counts.failed),
+                       QString::number(i.counts.noValue), seconds(i.counts.firstValue.p50),
+                       seconds(i.counts.firstValue.p95), seconds(i.counts.firstValue.max));
     QString failed, waiting;
     for (const CommissionTag& t : r.tags) {
-        const QString row = QStringLiteral("| %1 | %2 | %3 | %4 |\n").arg(cell(t.gateway), cell(t.instance), cell(t.address), cell(t.reason));
+        const QString row =
+            QStringLiteral("| %1 | %2 | %3 | %4 |\n")
+                .arg(cell(t.gateway), cell(t.instance), cell(t.address), cell(t.reason));
         if (t.outcome == TagOutcome::Failed)
             failed += row;
         else if (t.outcome == TagOutcome::NoValue)
             waiting += row;
     }
-    const QString header = QStringLiteral("| gateway | instance | tag | reason |\n|---|---|---|---|\n");
-    md += QStringLiteral("\n## Failed to add (%1)\n\n").arg(r.counts.failed) + (failed.isEmpty() ? QStringLiteral("None.\n") : header + failed);
+    const QString header =
+        QStringLiteral("| gateway | instance | tag | reason |\n|---|---|---|---|\n");
+    md += QStringLiteral("\n## Failed to add (%1)\n\n").arg(r.counts.failed) +
+          (failed.isEmpty() ? QStringLiteral("None.\n") : header + failed);
     md += QStringLiteral("\n## Never received a value or not Good (%1)\n\n").arg(r.counts.noValue) +
           (waiting.isEmpty() ? QStringLiteral("None.\n") : header + waiting);
     md += QStringLiteral("\n%1\n").arg(r.verdict());

@@ -3,13 +3,11 @@
 #include "gateway/gateway_model.h"
 #include "gateway/mock_control.h"
 #include "gateway/mock_gateway_server.h"
-
 #include "mock_control.grpc.pb.h"
-
-#include <grpcpp/grpcpp.h>
 
 #include <chrono>
 #include <condition_variable>
+#include <grpcpp/grpcpp.h>
 #include <mutex>
 #include <thread>
 
@@ -21,7 +19,9 @@ std::optional<mock::FaultRequest> faultRequestFor(const TimelineEvent& e)
 {
     mock::FaultRequest f;
     switch (e.action) {
-    case TimelineAction::Wedge: f.mutable_wedge()->set_duration_s(e.durationS); break;
+    case TimelineAction::Wedge:
+        f.mutable_wedge()->set_duration_s(e.durationS);
+        break;
     case TimelineAction::Slow:
         f.mutable_slow()->set_factor(e.factor);
         f.mutable_slow()->set_duration_s(e.durationS);
@@ -30,19 +30,38 @@ std::optional<mock::FaultRequest> faultRequestFor(const TimelineEvent& e)
         f.mutable_drop_replies()->set_probability(e.probability);
         f.mutable_drop_replies()->set_duration_s(e.durationS);
         break;
-    case TimelineAction::RestartGateway: f.mutable_restart()->set_downtime_s(e.downtimeS); break;
-    case TimelineAction::KillGateway: f.mutable_kill()->set_downtime_s(e.downtimeS); break;
-    case TimelineAction::EndEventStreams: f.mutable_end_event_streams(); break;
-    case TimelineAction::SourceOutage: f.mutable_source_outage()->set_active(true); break;
-    case TimelineAction::RefuseSessions: f.mutable_refuse_sessions()->set_duration_s(e.durationS); break;
-    case TimelineAction::LoseEvents: f.mutable_lose_events()->set_duration_s(e.durationS); break;
-    case TimelineAction::Freeze: f.mutable_freeze()->set_duration_s(e.durationS); break;
-    case TimelineAction::HalfOpen: f.mutable_half_open()->set_duration_s(e.durationS); break;
-    case TimelineAction::ResetPeer: f.mutable_reset_peer(); break;
+    case TimelineAction::RestartGateway:
+        f.mutable_restart()->set_downtime_s(e.downtimeS);
+        break;
+    case TimelineAction::KillGateway:
+        f.mutable_kill()->set_downtime_s(e.downtimeS);
+        break;
+    case TimelineAction::EndEventStreams:
+        f.mutable_end_event_streams();
+        break;
+    case TimelineAction::SourceOutage:
+        f.mutable_source_outage()->set_active(true);
+        break;
+    case TimelineAction::RefuseSessions:
+        f.mutable_refuse_sessions()->set_duration_s(e.durationS);
+        break;
+    case TimelineAction::LoseEvents:
+        f.mutable_lose_events()->set_duration_s(e.durationS);
+        break;
+    case TimelineAction::Freeze:
+        f.mutable_freeze()->set_duration_s(e.durationS);
+        break;
+    case TimelineAction::HalfOpen:
+        f.mutable_half_open()->set_duration_s(e.durationS);
+        break;
+    case TimelineAction::ResetPeer:
+        f.mutable_reset_peer();
+        break;
     case TimelineAction::StallReader: // the client's side: the run's port stalls its reader
     case TimelineAction::Redeploy:
     case TimelineAction::SetLevers:
-    case TimelineAction::SetCapability: return std::nullopt;
+    case TimelineAction::SetCapability:
+        return std::nullopt;
     }
     return f;
 }
@@ -60,7 +79,8 @@ bool injectInto(gateway::GatewayModel& model, const mock::FaultRequest& fault, Q
                 const gateway::FreezeProcessFn& freezeProcess = nullptr)
 {
     std::string description;
-    const gateway::CallStatus status = gateway::injectFault(model, fault, description, freezeProcess);
+    const gateway::CallStatus status =
+        gateway::injectFault(model, fault, description, freezeProcess);
     if (outcome)
         *outcome = QString::fromStdString(status.ok() ? description : status.message);
     return status.ok();
@@ -92,15 +112,17 @@ public:
     explicit EmbeddedServerAccess(gateway::MockGatewayServer& server) : m_server(server) {}
     QString unavailableReason() const override
     {
-        return m_server.running() ? QString() : QStringLiteral("the embedded mock gateway is not running");
+        return m_server.running() ? QString()
+                                  : QStringLiteral("the embedded mock gateway is not running");
     }
     bool inject(const mock::FaultRequest& fault, QString* outcome) override
     {
         if (!m_server.running())
             return fail(outcome);
         // Freezing this process would freeze the program that embeds the gateway.
-        return m_server.runOnModel(
-            [&](gateway::GatewayModel& m) { return injectInto(m, fault, outcome, gateway::refuseFreeze); });
+        return m_server.runOnModel([&](gateway::GatewayModel& m) {
+            return injectInto(m, fault, outcome, gateway::refuseFreeze);
+        });
     }
     bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) override
     {
@@ -162,9 +184,10 @@ public:
         deadline(context);
         mock::FaultReply reply;
         const grpc::Status status = m_stub->InjectFault(&context, fault, &reply);
-        return report(outcome, QString::fromStdString(status.ok() ? reply.description()
-                                                                  : status.error_message()),
-                      status.ok());
+        return report(
+            outcome,
+            QString::fromStdString(status.ok() ? reply.description() : status.error_message()),
+            status.ok());
     }
     bool setAdvertiseBulkSupervisory(bool advertise, QString* outcome) override
     {
@@ -176,8 +199,9 @@ public:
         request.set_advertise_bulk_supervisory(advertise);
         mock::MockConfig config;
         const grpc::Status status = m_stub->SetConfig(&context, request, &config);
-        return report(outcome, status.ok() ? QStringLiteral("capability set")
-                                           : QString::fromStdString(status.error_message()),
+        return report(outcome,
+                      status.ok() ? QStringLiteral("capability set")
+                                  : QString::fromStdString(status.error_message()),
                       status.ok());
     }
     std::optional<mock::GatewayStats> stats() override
@@ -307,12 +331,12 @@ private:
     std::condition_variable m_readDone;
     bool m_tried = false; // the first read returned
     bool m_stop = false;
-    bool m_hurry = false;               // someone awaits a fresh read: read now
-    std::uint64_t m_readsStarted = 0;   // reads are numbered from 1
-    std::uint64_t m_readsFinished = 0;  // the number of the latest read that returned
+    bool m_hurry = false;              // someone awaits a fresh read: read now
+    std::uint64_t m_readsStarted = 0;  // reads are numbered from 1
+    std::uint64_t m_readsFinished = 0; // the number of the latest read that returned
     std::optional<mock::GatewayStats> m_latest;
     bool m_current = false; // the latest read answered m_latest
-    std::thread m_thread; // last: started once the members above exist
+    std::thread m_thread;   // last: started once the members above exist
 };
 
 } // namespace

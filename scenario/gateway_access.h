@@ -5,12 +5,10 @@
 // its thread (live), and the mock's MockGatewayControl service over gRPC (an external
 // mxgw-mock). A real gateway has no control service: faults are then skipped, and said so.
 
+#include "mock_control.pb.h"
 #include "scenario/scenario.h"
 
-#include "mock_control.pb.h"
-
 #include <QString>
-
 #include <chrono>
 #include <memory>
 #include <optional>

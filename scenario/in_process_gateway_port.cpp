@@ -14,11 +14,13 @@ bool sameBulk(const MxCommand& a, const MxCommand& b)
         return false;
     if (a.has_add_item_bulk())
         return a.add_item_bulk().server_handle() == b.add_item_bulk().server_handle() &&
-               std::ranges::equal(a.add_item_bulk().tag_addresses(), b.add_item_bulk().tag_addresses());
+               std::ranges::equal(a.add_item_bulk().tag_addresses(),
+                                  b.add_item_bulk().tag_addresses());
     if (a.has_subscribe_bulk())
         return a.subscribe_bulk().server_handle() == b.subscribe_bulk().server_handle() &&
                a.subscribe_bulk().supervisory() == b.subscribe_bulk().supervisory() &&
-               std::ranges::equal(a.subscribe_bulk().tag_addresses(), b.subscribe_bulk().tag_addresses());
+               std::ranges::equal(a.subscribe_bulk().tag_addresses(),
+                                  b.subscribe_bulk().tag_addresses());
     return false;
 }
 } // namespace
@@ -140,7 +142,8 @@ void InProcessGatewayPort::keepaliveUnanswered(std::uint64_t freeze)
 // A call goes out after the network's latency; on a closed transport to a gateway still
 // frozen it waits for the connection first: sent when the gateway continues, failed when the
 // attempt times out before that.
-void InProcessGatewayPort::whenConnected(std::function<void()> send, std::function<void(const RpcStatus&)> timedOut)
+void InProcessGatewayPort::whenConnected(std::function<void()> send,
+                                         std::function<void(const RpcStatus&)> timedOut)
 {
     if (!m_transportDead || !m_model.frozen())
         return afterLatency(std::move(send));
@@ -191,14 +194,16 @@ void InProcessGatewayPort::openSession(const OpenSessionRequest& request, OpenDo
     std::function<void()> send = [this, request, call, shared] {
         if (!m_calls.count(call))
             return; // sent on a connection that closed before it arrived
-        m_model.openSession(request, [this, call, shared](gateway::CallStatus status, OpenSessionReply reply) {
+        m_model.openSession(request, [this, call, shared](gateway::CallStatus status,
+                                                          OpenSessionReply reply) {
             afterLatency([this, call, shared, status = convert(status), reply = std::move(reply)] {
                 if (settle(call))
                     (*shared)(status, reply);
             });
         });
     };
-    whenConnected(std::move(send), [this, call](const RpcStatus& status) { failCall(call, status); });
+    whenConnected(std::move(send),
+                  [this, call](const RpcStatus& status) { failCall(call, status); });
 }
 
 void InProcessGatewayPort::closeSession(const CloseSessionRequest& request, CloseDone done)
@@ -215,7 +220,8 @@ void InProcessGatewayPort::closeSession(const CloseSessionRequest& request, Clos
             });
         });
     };
-    whenConnected(std::move(send), [this, call](const RpcStatus& status) { failCall(call, status); });
+    whenConnected(std::move(send),
+                  [this, call](const RpcStatus& status) { failCall(call, status); });
 }
 
 void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
@@ -226,19 +232,23 @@ void InProcessGatewayPort::invoke(const MxCommandRequest& request, InvokeDone do
     // re-sends one tag list thousands of times, and every copy in flight or queued on the STA
     // is then the same immutable payload (GatewayModel::shareCommand). The lambda is mutable
     // so that its captures move on (a const capture would turn std::move into a copy).
-    std::function<void()> send = [this, command = share(request.command()), sessionId = request.session_id(),
-                  correlationId = request.client_correlation_id(), call, shared]() mutable {
-        if (!m_calls.count(call))
-            return;
-        m_model.invoke(sessionId, std::move(correlationId), std::move(command),
-                       [this, call, shared](gateway::CallStatus status, MxCommandReply reply) mutable {
-                           afterLatency([this, call, shared, status = convert(status), reply = std::move(reply)] {
-                               if (settle(call))
-                                   (*shared)(status, reply);
-                           });
-                       });
-    };
-    whenConnected(std::move(send), [this, call](const RpcStatus& status) { failCall(call, status); });
+    std::function<void()> send =
+        [this, command = share(request.command()), sessionId = request.session_id(),
+         correlationId = request.client_correlation_id(), call, shared]() mutable {
+            if (!m_calls.count(call))
+                return;
+            m_model.invoke(
+                sessionId, std::move(correlationId), std::move(command),
+                [this, call, shared](gateway::CallStatus status, MxCommandReply reply) mutable {
+                    afterLatency(
+                        [this, call, shared, status = convert(status), reply = std::move(reply)] {
+                            if (settle(call))
+                                (*shared)(status, reply);
+                        });
+                });
+        };
+    whenConnected(std::move(send),
+                  [this, call](const RpcStatus& status) { failCall(call, status); });
 }
 
 GatewayPort::StreamId InProcessGatewayPort::streamEvents(const StreamEventsRequest& request,
@@ -248,7 +258,8 @@ GatewayPort::StreamId InProcessGatewayPort::streamEvents(const StreamEventsReque
 }
 
 GatewayPort::StreamId InProcessGatewayPort::resumeEvents(const StreamEventsRequest& request,
-                                                         std::uint64_t afterSequence, EventFn onEvent, EndFn onEnd)
+                                                         std::uint64_t afterSequence,
+                                                         EventFn onEvent, EndFn onEnd)
 {
     const StreamId id = m_nextStream++;
     Stream& stream = m_streams.emplace(id, Stream{}).first->second;

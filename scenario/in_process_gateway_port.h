@@ -9,8 +9,8 @@
 #include <array>
 #include <deque>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 namespace stormwatch {
@@ -27,8 +27,8 @@ public:
                           EndFn onEnd) override;
     void cancelStream(StreamId id) override;
     bool canResumeEvents() const override { return m_model.config().replayCapacity > 0; }
-    StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request, std::uint64_t afterSequence,
-                          EventFn onEvent, EndFn onEnd) override;
+    StreamId resumeEvents(const mxgateway::v1::StreamEventsRequest& request,
+                          std::uint64_t afterSequence, EventFn onEvent, EndFn onEnd) override;
     void stallReader(Duration duration) override;
     std::string describe() const override { return "in-process mock"; }
 
@@ -73,7 +73,8 @@ private:
     StreamId m_nextStream = 1;
     std::unordered_map<StreamId, Stream> m_streams;
     Time m_readerStalledUntil{0};
-    std::array<std::weak_ptr<const mxgateway::v1::MxCommand>, 8> m_recent; // bulk payloads shared last
+    std::array<std::weak_ptr<const mxgateway::v1::MxCommand>, 8>
+        m_recent; // bulk payloads shared last
     std::size_t m_nextRecent = 0;
     Duration m_keepaliveTime = std::chrono::seconds(10);
     Duration m_keepaliveTimeout = std::chrono::seconds(5);

@@ -1,47 +1,56 @@
 #include "scenario/metric_table.h"
 
 #include <QLocale>
-
 #include <cmath>
 
 namespace stormwatch {
 
 namespace {
 
-std::optional<double> some(double d) { return d; }
+std::optional<double> some(double d)
+{
+    return d;
+}
 
-template <typename T>
-std::optional<double> maybe(const std::optional<T>& v) {
+template <typename T> std::optional<double> maybe(const std::optional<T>& v)
+{
     return v ? std::optional<double>(double(*v)) : std::nullopt;
 }
 
-double sumOfKinds(const VariantMetrics& v, const QStringList& kinds) {
+double sumOfKinds(const VariantMetrics& v, const QStringList& kinds)
+{
     double sum = 0;
-    for (const QString& k : kinds) sum += rpcKindCount(v, k);
+    for (const QString& k : kinds)
+        sum += rpcKindCount(v, k);
     return sum;
 }
 
-QString grouped(qint64 n) {
+QString grouped(qint64 n)
+{
     QString digits = QString::number(n < 0 ? -n : n);
-    for (int i = int(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, QLatin1Char(','));
+    for (int i = int(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(i, QLatin1Char(','));
     return n < 0 ? QLatin1Char('-') + digits : digits;
 }
 
-}  // namespace
+} // namespace
 
-const QStringList& subscribeRpcKinds() {
-    static const QStringList kinds{rpc_kind::kAddItemBulk, rpc_kind::kSubscribeBulk, rpc_kind::kAdviseSupervisory,
-                                   QStringLiteral("advise"),     QStringLiteral("advise_item_bulk"),
-                                   QStringLiteral("add_item")};
+const QStringList& subscribeRpcKinds()
+{
+    static const QStringList kinds{
+        rpc_kind::kAddItemBulk,   rpc_kind::kSubscribeBulk,           rpc_kind::kAdviseSupervisory,
+        QStringLiteral("advise"), QStringLiteral("advise_item_bulk"), QStringLiteral("add_item")};
     return kinds;
 }
 
-const QStringList& teardownRpcKinds() {
+const QStringList& teardownRpcKinds()
+{
     static const QStringList kinds{QStringLiteral("remove_item"), QStringLiteral("un_advise")};
     return kinds;
 }
 
-const QList<MetricDescriptor>& metricTable() {
+const QList<MetricDescriptor>& metricTable()
+{
     // clang-format off
     static const QList<MetricDescriptor> table = {
         {.key = "subscribe_requests",
@@ -235,39 +244,53 @@ const QList<MetricDescriptor>& metricTable() {
     return table;
 }
 
-const MetricDescriptor* findMetric(const QString& key) {
+const MetricDescriptor* findMetric(const QString& key)
+{
     for (const MetricDescriptor& m : metricTable())
-        if (key == QLatin1String(m.key)) return &m;
+        if (key == QLatin1String(m.key))
+            return &m;
     return nullptr;
 }
 
-QString MetricDescriptor::tooltip() const {
-    return QStringLiteral("%1 (%2): %3 %4").arg(labelString(), unitString(), descriptionString(), howToReadString());
+QString MetricDescriptor::tooltip() const
+{
+    return QStringLiteral("%1 (%2): %3 %4")
+        .arg(labelString(), unitString(), descriptionString(), howToReadString());
 }
 
-QString MetricDescriptor::text(std::optional<double> v, Digits digits) const {
-    if (!v) return QString::fromLatin1(absent);
-    if (format == MetricFormat::OneDecimal) return QString::number(*v, 'f', 1);
+QString MetricDescriptor::text(std::optional<double> v, Digits digits) const
+{
+    if (!v)
+        return QString::fromLatin1(absent);
+    if (format == MetricFormat::OneDecimal)
+        return QString::number(*v, 'f', 1);
     const qint64 n = std::llround(*v);
     return digits == Digits::Grouped ? grouped(n) : QString::number(n);
 }
 
-QString MetricDescriptor::text(const VariantMetrics& v, Digits digits) const {
-    if (!value) return QString();
+QString MetricDescriptor::text(const VariantMetrics& v, Digits digits) const
+{
+    if (!value)
+        return QString();
     const std::optional<double> known = value(v);
     if (const std::optional<double> atLeast = lowerBound && !known ? lowerBound(v) : std::nullopt)
         return QStringLiteral("\u2265 ") + text(atLeast, digits);
     return text(known, digits);
 }
 
-QStringList rpcKinds(const ScenarioReport& report) {
+QStringList rpcKinds(const ScenarioReport& report)
+{
     QStringList kinds;
-    for (const VariantMetrics& v : report.variants) kinds += v.gatewayRpcsByKind.keys();
+    for (const VariantMetrics& v : report.variants)
+        kinds += v.gatewayRpcsByKind.keys();
     kinds.sort();
     kinds.removeDuplicates();
     return kinds;
 }
 
-double rpcKindCount(const VariantMetrics& v, const QString& kind) { return double(v.gatewayRpcsByKind.value(kind, 0)); }
+double rpcKindCount(const VariantMetrics& v, const QString& kind)
+{
+    return double(v.gatewayRpcsByKind.value(kind, 0));
+}
 
-}  // namespace stormwatch
+} // namespace stormwatch

@@ -8,23 +8,32 @@
 namespace stormwatch {
 
 namespace {
-QString gapReadJson(StaQueueGap::Kind kind) {
+QString gapReadJson(StaQueueGap::Kind kind)
+{
     switch (kind) {
-        case StaQueueGap::Kind::NoControlService: return QStringLiteral("no control service");
-        case StaQueueGap::Kind::NeverRead: return QStringLiteral("never");
-        case StaQueueGap::Kind::Partly: break;
+    case StaQueueGap::Kind::NoControlService:
+        return QStringLiteral("no control service");
+    case StaQueueGap::Kind::NeverRead:
+        return QStringLiteral("never");
+    case StaQueueGap::Kind::Partly:
+        break;
     }
     return QStringLiteral("partly");
 }
-}  // namespace
+} // namespace
 
-QString staQueueGapText(const StaQueueGap& gap) {
+QString staQueueGapText(const StaQueueGap& gap)
+{
     const QString name = gap.gateway.isEmpty() ? QStringLiteral("the gateway") : gap.gateway;
     switch (gap.kind) {
-        case StaQueueGap::Kind::NoControlService: return QStringLiteral("%1 has no control service to read it from").arg(name);
-        case StaQueueGap::Kind::NeverRead:
-            return QStringLiteral("the STA queue of %1 could not be read (its control service answered no read)").arg(name);
-        case StaQueueGap::Kind::Partly: break;
+    case StaQueueGap::Kind::NoControlService:
+        return QStringLiteral("%1 has no control service to read it from").arg(name);
+    case StaQueueGap::Kind::NeverRead:
+        return QStringLiteral(
+                   "the STA queue of %1 could not be read (its control service answered no read)")
+            .arg(name);
+    case StaQueueGap::Kind::Partly:
+        break;
     }
     return QStringLiteral("the STA queue of %1 was read at only %2 of %3 samples (once a second)")
         .arg(name)
@@ -32,10 +41,12 @@ QString staQueueGapText(const StaQueueGap& gap) {
         .arg(gap.samples);
 }
 
-QJsonObject variantToJson(const VariantMetrics& v, bool includeWallMs) {
+QJsonObject variantToJson(const VariantMetrics& v, bool includeWallMs)
+{
     QJsonObject o{{"name", v.name}, {"levers", v.levers}};
     for (const MetricDescriptor& m : metricTable()) {
-        if (!m.deterministic && !includeWallMs) continue;
+        if (!m.deterministic && !includeWallMs)
+            continue;
         if (m.shape == MetricShape::ByKind) {
             QJsonObject byKind;
             for (auto it = v.gatewayRpcsByKind.begin(); it != v.gatewayRpcsByKind.end(); ++it)
@@ -45,13 +56,17 @@ QJsonObject variantToJson(const VariantMetrics& v, bool includeWallMs) {
         }
         const std::optional<double> value = m.value(v);
         o.insert(m.keyString(), value ? QJsonValue(*value) : QJsonValue(QJsonValue::Null));
-        if (const std::optional<double> atLeast = m.lowerBound ? m.lowerBound(v) : std::nullopt; atLeast && !value)
+        if (const std::optional<double> atLeast = m.lowerBound ? m.lowerBound(v) : std::nullopt;
+            atLeast && !value)
             o.insert(m.keyString() + QStringLiteral("_at_least"), *atLeast);
     }
     o.insert("time_to_all_good_from", v.timeToAllGoodFrom);
-    if (!v.gatewayMetricsSource.isEmpty()) o.insert("gateway_metrics_source", v.gatewayMetricsSource);
-    if (!v.skippedActions.isEmpty()) o.insert("skipped_actions", QJsonArray::fromStringList(v.skippedActions));
-    if (!v.notes.isEmpty()) o.insert("notes", QJsonArray::fromStringList(v.notes));
+    if (!v.gatewayMetricsSource.isEmpty())
+        o.insert("gateway_metrics_source", v.gatewayMetricsSource);
+    if (!v.skippedActions.isEmpty())
+        o.insert("skipped_actions", QJsonArray::fromStringList(v.skippedActions));
+    if (!v.notes.isEmpty())
+        o.insert("notes", QJsonArray::fromStringList(v.notes));
     if (!v.staQueueGaps.isEmpty()) {
         QJsonArray gaps;
         for (const StaQueueGap& g : v.staQueueGaps)
@@ -65,9 +80,11 @@ QJsonObject variantToJson(const VariantMetrics& v, bool includeWallMs) {
 }
 
 namespace {
-QJsonObject toJson(const ScenarioReport& r, bool includeWallMs) {
+QJsonObject toJson(const ScenarioReport& r, bool includeWallMs)
+{
     QJsonArray variants;
-    for (const VariantMetrics& v : r.variants) variants.append(variantToJson(v, includeWallMs));
+    for (const VariantMetrics& v : r.variants)
+        variants.append(variantToJson(v, includeWallMs));
     return QJsonObject{
         {"scenario", r.scenario},
         {"description", r.description},
@@ -77,12 +94,16 @@ QJsonObject toJson(const ScenarioReport& r, bool includeWallMs) {
         {"variants", variants},
     };
 }
-}  // namespace
+} // namespace
 
-QJsonObject reportToJson(const ScenarioReport& report) { return toJson(report, true); }
+QJsonObject reportToJson(const ScenarioReport& report)
+{
+    return toJson(report, true);
+}
 
-QByteArray reportToJsonBytes(const ScenarioReport& report, bool includeWallMs) {
+QByteArray reportToJsonBytes(const ScenarioReport& report, bool includeWallMs)
+{
     return QJsonDocument(toJson(report, includeWallMs)).toJson(QJsonDocument::Indented);
 }
 
-}  // namespace stormwatch
+} // namespace stormwatch

@@ -10,7 +10,6 @@
 #include <QMap>
 #include <QString>
 #include <QStringList>
-
 #include <optional>
 
 namespace stormwatch {
@@ -21,16 +20,16 @@ namespace rpc_kind {
 inline const QString kSubscribeBulk = QStringLiteral("subscribe_bulk");
 inline const QString kAddItemBulk = QStringLiteral("add_item_bulk");
 inline const QString kAdviseSupervisory = QStringLiteral("advise_supervisory");
-}  // namespace rpc_kind
+} // namespace rpc_kind
 
 // A gateway whose STA queue the run did not read at every sample (once a second).
 struct StaQueueGap {
     enum class Kind {
-        NoControlService,  // nothing to read it from (a real gateway)
-        NeverRead,         // a control service, but no read answered (down, or answered late)
-        Partly,            // read at some samples only
+        NoControlService, // nothing to read it from (a real gateway)
+        NeverRead,        // a control service, but no read answered (down, or answered late)
+        Partly,           // read at some samples only
     };
-    QString gateway;  // "": the run's one gateway
+    QString gateway; // "": the run's one gateway
     Kind kind = Kind::Partly;
     int readSamples = 0;
     int samples = 0;
@@ -42,14 +41,14 @@ QString staQueueGapText(const StaQueueGap& gap);
 
 struct VariantMetrics {
     QString name;
-    QJsonObject levers;  // the resolved lever set, in LeverSet's JSON form
+    QJsonObject levers; // the resolved lever set, in LeverSet's JSON form
     qint64 subscribeRequests = 0;
     int maxOutstanding = 0;
     qint64 gatewayRpcs = 0;
     QMap<QString, qint64> gatewayRpcsByKind;
     qint64 deadlineExceeded = 0;
     double badTagSeconds = 0;
-    std::optional<double> timeToAllGoodS;  // nullopt: tags never all Good to the end
+    std::optional<double> timeToAllGoodS; // nullopt: tags never all Good to the end
     // What time_to_all_good_s is measured from: "last fault" (the end of the last fault
     // the gateway applied), "start" (none applied; skipped faults do not count).
     QString timeToAllGoodFrom = QStringLiteral("start");
@@ -80,13 +79,13 @@ struct VariantMetrics {
     // Seconds from the run's start until every connection had its first session; nullopt
     // if one never did. Live runs on a shared gateway compare it across variants.
     std::optional<double> connectedAfterS;
-    qint64 wallMs = 0;  // real time the variant took; the one non-deterministic figure
+    qint64 wallMs = 0; // real time the variant took; the one non-deterministic figure
     // Live runs only: "gateway" when the gateway metrics are the gateway's own counters,
     // "client" when the gateway exposes none (a real one) and they are what this client
     // sent and saw fail — then max_sta_queue_depth is unknown (null).
     QString gatewayMetricsSource;
-    QStringList skippedActions;  // timeline actions the gateway could not apply, with why
-    QStringList notes;           // what the reader must know about this run (clean start, ...)
+    QStringList skippedActions; // timeline actions the gateway could not apply, with why
+    QStringList notes;          // what the reader must know about this run (clean start, ...)
 };
 
 struct ScenarioReport {
@@ -94,8 +93,8 @@ struct ScenarioReport {
     QString description;
     double durationS = 0;
     quint64 seed = 1;
-    bool live = false;  // live gRPC run ("live") or virtual-time replay ("virtual")
-    QList<VariantMetrics> variants;  // the first one is the baseline the others are compared with
+    bool live = false;              // live gRPC run ("live") or virtual-time replay ("virtual")
+    QList<VariantMetrics> variants; // the first one is the baseline the others are compared with
 };
 
 // {"scenario", "description", "duration_s", "seed", "mode", "variants": [{"name",
@@ -112,4 +111,4 @@ QJsonObject variantToJson(const VariantMetrics& variant, bool includeWallMs = tr
 // give byte-identical output — the determinism check.
 QByteArray reportToJsonBytes(const ScenarioReport& report, bool includeWallMs);
 
-}  // namespace stormwatch
+} // namespace stormwatch

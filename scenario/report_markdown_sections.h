@@ -10,8 +10,8 @@
 
 namespace stormwatch::markdown {
 
-QString count(qint64 n);  // 12,345
-QString secs(double s);   // 12.3
+QString count(qint64 n); // 12,345
+QString secs(double s);  // 12.3
 // Off = absent, false, 0, null, empty object or {"enabled": false}.
 bool isOn(const QJsonValue& v);
 
@@ -38,4 +38,4 @@ QString leversSection(const ScenarioReport& r);
 // file name relative to report.md); empty when there are none.
 QString plotsSections(const ScenarioReport& r, const QMap<QString, QString>& plots);
 
-}  // namespace stormwatch::markdown
+} // namespace stormwatch::markdown

@@ -37,4 +37,4 @@ bool writeReportDir(const ScenarioReport& report, const QString& dir, QString* e
 bool writeReportMarkdown(const ScenarioReport& report, const QString& dir,
                          const QMap<QString, QString>& plots, QString* error);
 
-}  // namespace stormwatch
+} // namespace stormwatch

@@ -8,7 +8,6 @@
 #include "scenario/run_host_worker.h"
 
 #include <QDateTime>
-
 #include <algorithm>
 
 namespace stormwatch {
@@ -26,7 +25,8 @@ QString RunHost::markerLabel(const TimelineEvent& e)
 {
     const QString what = actionLabel(e);
     // A fault aimed at one gateway says which ("wedge 90 s @B").
-    return e.atGateway() && !e.gateway.isEmpty() ? QStringLiteral("%1 @%2").arg(what, e.gateway) : what;
+    return e.atGateway() && !e.gateway.isEmpty() ? QStringLiteral("%1 @%2").arg(what, e.gateway)
+                                                 : what;
 }
 
 QString RunHost::actionLabel(const TimelineEvent& e)
@@ -60,7 +60,8 @@ QString RunHost::leverChangeLabel(const LeverSet& before, const LeverSet& after)
     // Two at most: a marker's label stays short; the event log has the whole set.
     if (changed.size() > 2)
         return changed.mid(0, 2).join(QStringLiteral(", ")) + QStringLiteral(", …");
-    return changed.isEmpty() ? QStringLiteral("levers changed") : changed.join(QStringLiteral(", "));
+    return changed.isEmpty() ? QStringLiteral("levers changed")
+                             : changed.join(QStringLiteral(", "));
 }
 
 QVector<RunHost::Marker> RunHost::timelineMarkers(const Scenario& scenario)
@@ -74,7 +75,8 @@ QVector<RunHost::Marker> RunHost::timelineMarkers(const Scenario& scenario)
 
 SeriesLimits RunHost::seriesLimitsFor(const Scenario& scenario)
 {
-    return scenario.durationS >= kOpenEndedS ? SeriesLimits::window(kOpenEndedSeriesWindowS) : SeriesLimits();
+    return scenario.durationS >= kOpenEndedS ? SeriesLimits::window(kOpenEndedSeriesWindowS)
+                                             : SeriesLimits();
 }
 
 Scenario RunHost::openEndedLive(const Scenario& scenario, const LeverSet& levers)
@@ -104,11 +106,13 @@ RunHost::~RunHost()
 
 bool RunHost::start(const Scenario& scenario, const QString& variant, double speed, QString* error)
 {
-    return launch(scenario, variant, false, speed,
-                  [limits = m_seriesLimits.value_or(seriesLimitsFor(scenario))](const Scenario& s, const VariantSpec& v) {
-                      return std::make_unique<ScenarioRunner>(s, v, std::nullopt, limits);
-                  },
-                  error);
+    return launch(
+        scenario, variant, false, speed,
+        [limits = m_seriesLimits.value_or(seriesLimitsFor(scenario))](const Scenario& s,
+                                                                      const VariantSpec& v) {
+            return std::make_unique<ScenarioRunner>(s, v, std::nullopt, limits);
+        },
+        error);
 }
 
 bool RunHost::startLive(const Scenario& scenario, const QString& variant, const LiveOptions& live,
@@ -116,12 +120,13 @@ bool RunHost::startLive(const Scenario& scenario, const QString& variant, const 
 {
     LiveOptions options = live;
     options.progress = nullptr; // the steps report progress
-    return launch(scenario, variant, true, 1.0,
-                  [options, limits = m_seriesLimits.value_or(seriesLimitsFor(scenario))](const Scenario& s,
-                                                                                         const VariantSpec& v) {
-                      return std::make_unique<ScenarioRunner>(s, v, options, std::nullopt, limits);
-                  },
-                  error);
+    return launch(
+        scenario, variant, true, 1.0,
+        [options, limits = m_seriesLimits.value_or(seriesLimitsFor(scenario))](
+            const Scenario& s, const VariantSpec& v) {
+            return std::make_unique<ScenarioRunner>(s, v, options, std::nullopt, limits);
+        },
+        error);
 }
 
 bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live, double speed,
@@ -152,7 +157,8 @@ bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live
 
     m_shared = std::make_shared<Shared>();
     m_shared->speed = std::max(0.0, speed);
-    m_thread.start(std::make_unique<Worker>(scenario, *spec, std::move(makeRunner), live, m_maxLogLines, m_shared, this));
+    m_thread.start(std::make_unique<Worker>(scenario, *spec, std::move(makeRunner), live,
+                                            m_maxLogLines, m_shared, this));
     Worker* worker = m_thread.workerAs<Worker>();
     QString createError;
     Worker::Created created;
@@ -179,11 +185,12 @@ bool RunHost::launch(const Scenario& scenario, const QString& variant, bool live
     m_thread.post([worker] { worker->begin(); });
     const QString how = live ? QStringLiteral("live over gRPC (%1 s of wall time)").arg(m_durationS)
                              : QStringLiteral("in virtual time at %1").arg(speedLabel(speed));
-    emit logEntries({LogEntry{0, QDateTime::currentDateTime(), int(Severity::Info), QStringLiteral("playback"),
-                              openEnded() ? QStringLiteral("live run on %1 (levers: %2)")
-                                                .arg(m_gatewayAddress, describeLevers(m_levers))
-                                          : QStringLiteral("playing %1 / %2 %3 (levers: %4)")
-                                                .arg(m_scenarioName, m_variantName, how, describeLevers(m_levers))}});
+    emit logEntries({LogEntry{
+        0, QDateTime::currentDateTime(), int(Severity::Info), QStringLiteral("playback"),
+        openEnded() ? QStringLiteral("live run on %1 (levers: %2)")
+                          .arg(m_gatewayAddress, describeLevers(m_levers))
+                    : QStringLiteral("playing %1 / %2 %3 (levers: %4)")
+                          .arg(m_scenarioName, m_variantName, how, describeLevers(m_levers))}});
     emit stateChanged();
     return true;
 }

@@ -32,7 +32,6 @@
 #include <QMap>
 #include <QObject>
 #include <QSharedPointer>
-
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -223,4 +222,3 @@ private:
 };
 
 } // namespace stormwatch
-

@@ -9,7 +9,6 @@
 #include "scenario/run_time.h"
 
 #include <QDateTime>
-
 #include <algorithm>
 #include <utility>
 
@@ -21,16 +20,17 @@ namespace {
 QString describeTimeline(const TimelineEvent& e)
 {
     const QString what = e.describe(false);
-    return e.atGateway() && !e.gateway.isEmpty() ? QStringLiteral("%1 on gateway %2").arg(what, e.gateway) : what;
+    return e.atGateway() && !e.gateway.isEmpty()
+               ? QStringLiteral("%1 on gateway %2").arg(what, e.gateway)
+               : what;
 }
 
 } // namespace
 
 RunHost::Worker::Worker(Scenario scenario, VariantSpec variant, RunnerFactory factory, bool live,
                         int maxLogLines, std::shared_ptr<Shared> shared, RunHost* owner)
-    : m_scenario(std::move(scenario)), m_variant(std::move(variant)),
-      m_factory(std::move(factory)), m_live(live), m_maxLogLines(maxLogLines),
-      m_shared(std::move(shared)), m_owner(owner)
+    : m_scenario(std::move(scenario)), m_variant(std::move(variant)), m_factory(std::move(factory)),
+      m_live(live), m_maxLogLines(maxLogLines), m_shared(std::move(shared)), m_owner(owner)
 {
 }
 
@@ -49,8 +49,9 @@ QString RunHost::Worker::create(Created* created)
         created->instances << QString::fromStdString(instances[i]->name());
         for (std::size_t g = 0; g < instances[i]->groupCount(); ++g)
             m_instanceOfSubject.insert(
-                SeriesSubject::subscriptionSubject(QString::fromStdString(instances[i]->name()),
-                                                   QString::fromStdString(instances[i]->connection(g).name())),
+                SeriesSubject::subscriptionSubject(
+                    QString::fromStdString(instances[i]->name()),
+                    QString::fromStdString(instances[i]->connection(g).name())),
                 int(i));
     }
     // The same batcher as the live client's worker: it collects what changed (and the
@@ -79,8 +80,9 @@ void RunHost::Worker::inject(const TimelineEvent& event)
         TimelineEvent at = event;
         at.atS = t;
         m_pendingTimeline.push_back(at);
-        m_pendingLogs.push_back(LogEntry{t, wall, int(Severity::Warning), QStringLiteral("timeline"),
-                                         QStringLiteral("%1 (from the console)").arg(describeTimeline(event))});
+        m_pendingLogs.push_back(
+            LogEntry{t, wall, int(Severity::Warning), QStringLiteral("timeline"),
+                     QStringLiteral("%1 (from the console)").arg(describeTimeline(event))});
     }
     if (!skipped.isEmpty())
         m_pendingLogs.push_back(
@@ -181,7 +183,8 @@ void RunHost::Worker::liveTick()
     if (m_shared->stop)
         return shutdown();
     if (!m_done)
-        QMetaObject::invokeMethod(this, [this] { liveTick(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { liveTick(); }, Qt::QueuedConnection);
 }
 
 void RunHost::Worker::afterAdvance()
@@ -201,7 +204,8 @@ void RunHost::Worker::afterAdvance()
     auto run = QSharedPointer<VariantRun>::create(m_runner->finish());
     m_inRunnerLoop = false;
     QMetaObject::invokeMethod(
-        m_owner, [owner = m_owner, shared = m_shared, run] { owner->onWorkerFinished(shared.get(), run); },
+        m_owner,
+        [owner = m_owner, shared = m_shared, run] { owner->onWorkerFinished(shared.get(), run); },
         Qt::QueuedConnection);
 }
 
@@ -237,7 +241,8 @@ void RunHost::Worker::sendStep()
     step->markers = std::move(m_pendingMarkers);
     m_pendingMarkers.clear();
     step->timeline = std::exchange(m_pendingTimeline, {});
-    while (m_nextTimeline < m_scenario.timeline.size() && m_scenario.timeline[m_nextTimeline].atS < m_virtualS) {
+    while (m_nextTimeline < m_scenario.timeline.size() &&
+           m_scenario.timeline[m_nextTimeline].atS < m_virtualS) {
         const TimelineEvent& e = m_scenario.timeline[m_nextTimeline++];
         step->timeline.push_back(e);
         // A set_levers is marked by the lever change it makes (below), with what changed.
@@ -247,21 +252,23 @@ void RunHost::Worker::sendStep()
                                   describeTimeline(e)});
     }
     if (const qint64 suppressed = m_batcher->takeSuppressedLogLines(); suppressed > 0)
-        b.logs.push_back(LogEntry{m_virtualS, wall, int(Severity::Warning), QStringLiteral("playback"),
-                                  QStringLiteral("%1 more engine log lines suppressed").arg(suppressed)});
+        b.logs.push_back(
+            LogEntry{m_virtualS, wall, int(Severity::Warning), QStringLiteral("playback"),
+                     QStringLiteral("%1 more engine log lines suppressed").arg(suppressed)});
     for (const ConnectionInfo& c : b.connections) {
         const QString before = m_connectionStates.value(c.name);
         if (before != c.state)
-            b.logs.push_back(LogEntry{m_virtualS, wall,
-                                      int(c.state == QLatin1String("connected") ? Severity::Info
-                                                                                : Severity::Warning),
-                                      c.name,
-                                      c.state == QLatin1String("refused")
-                                          ? QStringLiteral("nothing is sent to this gateway: %1").arg(c.error)
-                                          : QStringLiteral("connection %1").arg(c.state)});
+            b.logs.push_back(LogEntry{
+                m_virtualS, wall,
+                int(c.state == QLatin1String("connected") ? Severity::Info : Severity::Warning),
+                c.name,
+                c.state == QLatin1String("refused")
+                    ? QStringLiteral("nothing is sent to this gateway: %1").arg(c.error)
+                    : QStringLiteral("connection %1").arg(c.state)});
         // A silent gateway is what a plot of tags turning Uncertain should name.
         if (before != c.state && c.state == QLatin1String("unresponsive"))
-            step->markers.push_back(Marker{m_virtualS, QStringLiteral("%1 unresponsive").arg(c.name)});
+            step->markers.push_back(
+                Marker{m_virtualS, QStringLiteral("%1 unresponsive").arg(c.name)});
         m_connectionStates.insert(c.name, c.state);
     }
     // Events the gateway numbered and this client never got: a marker where it was seen (the
@@ -270,7 +277,8 @@ void RunHost::Worker::sendStep()
     for (const auto& c : m_runner->engine().connections())
         eventsLost += c->stats().eventsLost;
     if (eventsLost > m_markedEventsLost) {
-        step->markers.push_back(Marker{m_virtualS, QStringLiteral("%1 events lost").arg(eventsLost - m_markedEventsLost)});
+        step->markers.push_back(Marker{
+            m_virtualS, QStringLiteral("%1 events lost").arg(eventsLost - m_markedEventsLost)});
         m_markedEventsLost = eventsLost;
     }
     if (const LeverSet& levers = m_runner->engine().levers(); !(levers == m_sentLevers)) {
@@ -316,8 +324,9 @@ QVector<SeriesUpdate> RunHost::Worker::seriesSinceLastStep()
         SeriesUpdate u;
         if (!sent.any || pts.back().tS > sent.t) {
             // New points: from the last one sent (restated: it may have changed) on.
-            const auto first = std::lower_bound(pts.begin(), pts.end(), sent.t,
-                                                [](const SeriesPoint& p, double t) { return p.tS < t; });
+            const auto first =
+                std::lower_bound(pts.begin(), pts.end(), sent.t,
+                                 [](const SeriesPoint& p, double t) { return p.tS < t; });
             for (auto p = first; p != pts.end(); ++p)
                 u.points.append(QPointF(p->tS, p->value));
             sent = Sent{true, pts.back().tS, pts.back().value};

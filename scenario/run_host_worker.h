@@ -3,14 +3,12 @@
 // is it): it lives on the run thread, builds, runs and destroys the runner there, and turns
 // each step of the run into one batch for the UI thread.
 
-#include "scenario/run_host.h"
-
 #include "client/engine_batcher.h"
+#include "scenario/run_host.h"
 
 #include <QElapsedTimer>
 #include <QHash>
 #include <QTimer>
-
 #include <limits>
 #include <optional>
 
@@ -23,14 +21,14 @@ struct RunHost::Step {
     GatewayPoint gateway;
     QVector<GatewayPoint> gateways; // one per gateway, when the run has several
     double virtualS = 0;
-    std::optional<LeverSet> levers; // when the engine's levers changed since the last step
+    std::optional<LeverSet> levers;  // when the engine's levers changed since the last step
     QVector<TimelineEvent> timeline; // passed since the last step
 };
 
 class RunHost::Worker : public QObject {
 public:
-    Worker(Scenario scenario, VariantSpec variant, RunnerFactory factory, bool live, int maxLogLines,
-           std::shared_ptr<Shared> shared, RunHost* owner);
+    Worker(Scenario scenario, VariantSpec variant, RunnerFactory factory, bool live,
+           int maxLogLines, std::shared_ptr<Shared> shared, RunHost* owner);
 
     // Builds the runner (blocking the caller: a live one starts its gateway here). "" when
     // it is ready, else what is wrong; *levers: the variant's.
@@ -91,12 +89,12 @@ private:
     qsizetype m_nextTimeline = 0;
     QHash<QString, QString> m_connectionStates;
     LeverSet m_sentLevers;
-    std::int64_t m_markedEventsLost = 0; // events lost already marked on the plots
-    QVector<LogEntry> m_pendingLogs; // injected events, said with the next step
+    std::int64_t m_markedEventsLost = 0;      // events lost already marked on the plots
+    QVector<LogEntry> m_pendingLogs;          // injected events, said with the next step
     QVector<TimelineEvent> m_pendingTimeline; // injected events applied, with the next step
     QVector<Marker> m_pendingMarkers;
     QHash<QString, int> m_instanceOfSubject; // series subject "inst/conn" -> instance index
-    struct Sent { // per series: the last point sent
+    struct Sent {                            // per series: the last point sent
         bool any = false;
         double t = -std::numeric_limits<double>::infinity();
         double value = 0;

@@ -163,7 +163,8 @@ ScenarioReport runScenarioLive(const Scenario& scenario, const QStringList& vari
             if (live.progress)
                 live.progress(variant.name, f * scenario.durationS, scenario.durationS);
         },
-        error, series, [&](int) {
+        error, series,
+        [&](int) {
             // An embedded mock is new for every variant; a shared gateway is waited for (each
             // of a site's, named).
             if (live.gateway)
@@ -171,7 +172,8 @@ ScenarioReport runScenarioLive(const Scenario& scenario, const QStringList& vari
             QStringList notes;
             for (const auto& [name, port] : live.gateways)
                 for (const QString& note : waitForIdleGateway(port.address))
-                    notes << QStringLiteral("gateway %1: %2").arg(QString::fromStdString(name), note);
+                    notes
+                        << QStringLiteral("gateway %1: %2").arg(QString::fromStdString(name), note);
             return notes;
         });
 }

@@ -11,16 +11,15 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
-
 #include <optional>
 
 namespace stormwatch {
 
 struct ScenarioError {
     QString file;
-    QString path;  // "$" for the whole document, "$.gateway.data_hz", "$.timeline[1].action"
-    QString rule;  // "must be > 0 (got -5)", "unknown key (valid: ...)", ...
-    QString toString() const;  // "file: path: rule"
+    QString path; // "$" for the whole document, "$.gateway.data_hz", "$.timeline[1].action"
+    QString rule; // "must be > 0 (got -5)", "unknown key (valid: ...)", ...
+    QString toString() const; // "file: path: rule"
 };
 
 // Parses and validates; on any error returns nullopt and appends every error found.
@@ -38,4 +37,4 @@ std::optional<Scenario> loadScenario(const QString& nameOrPath, QList<ScenarioEr
 // serialization gives the same Scenario back.
 QJsonObject scenarioToJson(const Scenario& scenario);
 
-}  // namespace stormwatch
+} // namespace stormwatch

@@ -33,8 +33,9 @@ constexpr std::chrono::milliseconds kReadBound{2500};
 
 std::chrono::milliseconds untilThen(std::chrono::steady_clock::time_point then)
 {
-    return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                      then - std::chrono::steady_clock::now()));
+    return std::max(std::chrono::milliseconds(0),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                        then - std::chrono::steady_clock::now()));
 }
 
 } // namespace
@@ -72,9 +73,9 @@ void ScenarioRunner::start()
     for (Gateway& g : m_gateways)
         g.access->awaitFirstRead(untilThen(readBy));
     m_t0 = m_scheduler->now();
-    m_countersFromGateway = !m_sharedGateways &&
-                            std::all_of(m_gateways.begin(), m_gateways.end(),
-                                        [](Gateway& g) { return g.access->stats().has_value(); });
+    m_countersFromGateway =
+        !m_sharedGateways && std::all_of(m_gateways.begin(), m_gateways.end(),
+                                         [](Gateway& g) { return g.access->stats().has_value(); });
     m_baseline = m_lastCounters = gatewayCounters();
     recordRecoveryStates();
     // Same-instant order: the timeline (the environment) first, then connections, then
@@ -201,10 +202,12 @@ VariantRun ScenarioRunner::finish()
     // Measured from the faults that happened: a fault the gateway could not apply (a real
     // gateway has no control service) disturbed nothing.
     const double faultEnd = m_lastAppliedFaultEndS.value_or(0.0);
-    m.timeToAllGoodFrom = m_lastAppliedFaultEndS ? QStringLiteral("last fault") : QStringLiteral("start");
+    m.timeToAllGoodFrom =
+        m_lastAppliedFaultEndS ? QStringLiteral("last fault") : QStringLiteral("start");
     if (!m_lastAppliedFaultEndS && m_scenario.lastFaultEndS())
-        m.notes << QStringLiteral("time_to_all_good_s is measured from the start: the gateway applied "
-                                  "none of the timeline's faults");
+        m.notes << QStringLiteral(
+            "time_to_all_good_s is measured from the start: the gateway applied "
+            "none of the timeline's faults");
     if (m_notGood == 0 && m_allGoodSince)
         m.timeToAllGoodS = std::max(0.0, toSeconds(*m_allGoodSince) - faultEnd);
     m.suppressedCalls = qint64(m_engine->suppressedCalls());
@@ -280,7 +283,8 @@ bool ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
                     m_scheduler->callAfter(fromSeconds(e.durationS), [this, e, index] {
                         Gateway& at = m_gateways[index];
                         QString why;
-                        if (--at.sourceOutages == 0 && !at.access->inject(sourceOutageRequest(false), &why))
+                        if (--at.sourceOutages == 0 &&
+                            !at.access->inject(sourceOutageRequest(false), &why))
                             skip(e, QStringLiteral("ending it: ") + why);
                     });
                 }
@@ -290,7 +294,8 @@ bool ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
             if (applied)
                 g->injected = true;
             else
-                failed << (m_gateways.size() > 1 ? QStringLiteral("%1: %2").arg(g->name, outcome) : outcome);
+                failed << (m_gateways.size() > 1 ? QStringLiteral("%1: %2").arg(g->name, outcome)
+                                                 : outcome);
         }
         if (!failed.isEmpty())
             skip(e, failed.join(QStringLiteral("; ")));
@@ -320,7 +325,8 @@ bool ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
         QStringList failed;
         for (Gateway* g : *targets)
             if (!g->access->setAdvertiseBulkSupervisory(e.advertiseBulkSupervisory, &outcome))
-                failed << (m_gateways.size() > 1 ? QStringLiteral("%1: %2").arg(g->name, outcome) : outcome);
+                failed << (m_gateways.size() > 1 ? QStringLiteral("%1: %2").arg(g->name, outcome)
+                                                 : outcome);
         if (!failed.isEmpty())
             skip(e, failed.join(QStringLiteral("; ")));
         return std::size_t(failed.size()) < targets->size();
@@ -344,8 +350,9 @@ bool ScenarioRunner::applyTimelineEvent(const TimelineEvent& e)
 void ScenarioRunner::skip(const TimelineEvent& e, const QString& why)
 {
     // `why` may carry a gateway's own error text: one escaped line.
-    const QString line = QStringLiteral("%1 at %2 s skipped: %3")
-                             .arg(timelineActionName(e.action), QString::number(e.atS), escapeLogText(why));
+    const QString line =
+        QStringLiteral("%1 at %2 s skipped: %3")
+            .arg(timelineActionName(e.action), QString::number(e.atS), escapeLogText(why));
     qCWarning(lcScenario).noquote() << line;
     m_skipped << line;
 }

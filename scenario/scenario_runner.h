@@ -133,7 +133,10 @@ public:
     // (every scenario without a site, and any live run on one --gateway).
     QStringList gatewayNames() const;
     // The embedded mock gateway of a live run (a site scenario's first); nullptr otherwise.
-    gateway::MockGatewayServer* server() { return m_servers.empty() ? nullptr : m_servers.front().get(); }
+    gateway::MockGatewayServer* server()
+    {
+        return m_servers.empty() ? nullptr : m_servers.front().get();
+    }
     // A site's gateway's own embedded mock (live without endpoints); nullptr when it has none.
     gateway::MockGatewayServer* server(const QString& gateway);
     ClientEngine& engine() { return *m_engine; }
@@ -195,16 +198,16 @@ private:
     // One gateway of the run and what reaches it: its model (virtual), its port, its access
     // (faults, counters), and its own share of the faults, counters and series.
     struct Gateway {
-        QString name; // "" : the scenario's one unnamed gateway
+        QString name;                                 // "" : the scenario's one unnamed gateway
         std::unique_ptr<gateway::GatewayModel> model; // virtual
         gateway::MockGatewayServer* server = nullptr; // live, its own embedded mock (in m_servers)
         std::unique_ptr<GatewayPort> port;
         std::unique_ptr<GatewayAccess> access;
-        int sourceOutages = 0;      // overlapping outages: the source is Bad while any is on
-        bool injected = false;      // a fault was injected (ended at the end of a shared gateway's run)
-        GatewayCounters last;       // as last read
-        bool queueRead = false;     // its queue came from the latest read, not from `last`
-        int queueReads = 0;         // samples at which it was
+        int sourceOutages = 0;  // overlapping outages: the source is Bad while any is on
+        bool injected = false;  // a fault was injected (ended at the end of a shared gateway's run)
+        GatewayCounters last;   // as last read
+        bool queueRead = false; // its queue came from the latest read, not from `last`
+        int queueReads = 0;     // samples at which it was
         // Its own series ("gateway:NAME"), recorded when the run has several gateways.
         std::size_t staDepth = 0, rpcsPerS = 0, deadlinePerS = 0, recoveryState = 0, suppressed = 0,
                     suppressedPerS = 0;
@@ -260,8 +263,8 @@ private:
     std::unique_ptr<QtScheduler> m_qtScheduler;           // live
     Scheduler* m_scheduler = nullptr;
     std::vector<std::unique_ptr<gateway::MockGatewayServer>> m_servers; // live, embedded
-    std::vector<Gateway> m_gateways;           // at least one once built
-    ClientEngine::GatewayPorts m_gatewayPorts; // their ports by name, when they are named
+    std::vector<Gateway> m_gateways;                                    // at least one once built
+    ClientEngine::GatewayPorts m_gatewayPorts;      // their ports by name, when they are named
     std::map<std::string, std::string> m_gatewayOf; // connection name -> gateway name
     std::unique_ptr<ClientEngine> m_engine;
     std::unique_ptr<Observer> m_observer;
@@ -269,7 +272,7 @@ private:
     Time m_t0{0}; // the scheduler's now() at start(): run time 0
     bool m_started = false;
     bool m_finished = false;
-    QStringList m_skipped;   // timeline actions the gateway could not apply
+    QStringList m_skipped;                        // timeline actions the gateway could not apply
     std::optional<double> m_lastAppliedFaultEndS; // faults the gateway did apply only
 
     // Gateway counters: the source is decided at start() (the gateway's own when it exposes
@@ -290,11 +293,11 @@ private:
     std::optional<Time> m_allGoodSince{Time{0}}; // since when every deployed tag is Good
     int m_stale = 0;                             // Good tags older than their limit
     Time m_lastStaleChange{0};
-    std::int64_t m_staleUs = 0;                  // tag·µs stale before m_lastStaleChange
-    std::vector<QualityCounts> m_counts;         // per instance, as last seen (deployed only)
+    std::int64_t m_staleUs = 0;          // tag·µs stale before m_lastStaleChange
+    std::vector<QualityCounts> m_counts; // per instance, as last seen (deployed only)
     qint64 m_subscribeRequests = 0;
     int m_maxOutstanding = 0;
-    std::vector<int> m_orphans;  // per instance, as last checked
+    std::vector<int> m_orphans; // per instance, as last checked
     int m_orphaned = 0;
     std::vector<int> m_orphanCheckDirty;
     bool m_orphanCheckAll = false;

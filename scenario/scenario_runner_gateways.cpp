@@ -108,7 +108,8 @@ void ScenarioRunner::endFaults()
     }
 }
 
-std::optional<std::vector<ScenarioRunner::Gateway*>> ScenarioRunner::targetsOf(const TimelineEvent& e)
+std::optional<std::vector<ScenarioRunner::Gateway*>>
+ScenarioRunner::targetsOf(const TimelineEvent& e)
 {
     std::vector<Gateway*> targets;
     // One unnamed gateway serves every connection (a site scenario run live on one
@@ -137,8 +138,10 @@ ScenarioRunner::GatewayCounters ScenarioRunner::gatewayCounters()
             c.staQueueDepth = c.staQueueDepth.value_or(0) + *one.staQueueDepth;
         c.maxStaQueueDepth = std::max(c.maxStaQueueDepth, one.maxStaQueueDepth);
         if (one.outstandingSubscribes)
-            c.outstandingSubscribes = c.outstandingSubscribes.value_or(0) + *one.outstandingSubscribes;
-        c.maxOutstandingSubscribes = std::max(c.maxOutstandingSubscribes, one.maxOutstandingSubscribes);
+            c.outstandingSubscribes =
+                c.outstandingSubscribes.value_or(0) + *one.outstandingSubscribes;
+        c.maxOutstandingSubscribes =
+            std::max(c.maxOutstandingSubscribes, one.maxOutstandingSubscribes);
     }
     m_lastCounters = c;
     return c;
@@ -225,7 +228,8 @@ std::optional<qint64> ScenarioRunner::deepestSampledQueue() const
     // With one gateway its series is the run's; with several, each one's own beside the sum.
     std::optional<qint64> deepest;
     for (const Gateway& g : m_gateways)
-        if (const Series& s = m_series.at(m_gateways.size() < 2 ? m_staDepth : g.staDepth); !s.points().empty())
+        if (const Series& s = m_series.at(m_gateways.size() < 2 ? m_staDepth : g.staDepth);
+            !s.points().empty())
             deepest = std::max(deepest.value_or(0), qint64(s.maxValue()));
     return deepest;
 }
@@ -257,9 +261,12 @@ void ScenarioRunner::reportQueueGaps(VariantMetrics& m) const
     QStringList why;
     for (const StaQueueGap& gap : gaps)
         why << staQueueGapText(gap);
-    QString note = QStringLiteral("max_sta_queue_depth is unknown: %1").arg(why.join(QStringLiteral("; ")));
+    QString note =
+        QStringLiteral("max_sta_queue_depth is unknown: %1").arg(why.join(QStringLiteral("; ")));
     if (read)
-        note += QStringLiteral("; the deepest queue read was %1 commands, a lower bound (\u2265 %1)").arg(*read);
+        note +=
+            QStringLiteral("; the deepest queue read was %1 commands, a lower bound (\u2265 %1)")
+                .arg(*read);
     m.notes << note;
 }
 

@@ -1,8 +1,9 @@
 #include "scenario/scenario_runner.h"
 
 // The tag metrics as things happen: tags not Good (bad_tag_seconds, time_to_all_good_s and
-// the per-subscription quality series), Good tags gone stale (stale_tag_seconds), orphaned and frozen tags (checked once the step that
-// raised the event is over) and when every connection first had a session.
+// the per-subscription quality series), Good tags gone stale (stale_tag_seconds), orphaned and
+// frozen tags (checked once the step that raised the event is over) and when every connection first
+// had a session.
 
 #include "scenario/run_time.h"
 

@@ -66,16 +66,19 @@ EngineConfig engineConfigFor(const Scenario& scenario, const VariantSpec& varian
     else if (problem.isEmpty())
         problem = QStringLiteral("variant \"%1\": %2").arg(variant.name, leverError);
     for (const ScenarioConnection& c : scenario.connections)
-        config.connections.push_back(ConnectionSpec{c.name.toStdString(), int(c.writeUserId), c.gateway.toStdString()});
+        config.connections.push_back(
+            ConnectionSpec{c.name.toStdString(), int(c.writeUserId), c.gateway.toStdString()});
     for (const ScenarioInstance& i : scenario.instances) {
-        InstanceSpec spec{i.name.toStdString(), i.connection.toStdString(), tagNamesFor(i), i.alarms};
+        InstanceSpec spec{i.name.toStdString(), i.connection.toStdString(), tagNamesFor(i),
+                          i.alarms};
         spec.staleAfterS.reserve(std::size_t(i.expectedUpdateS.size()));
         for (double period : i.expectedUpdateS)
             spec.staleAfterS.push_back(period * scenario.staleFactor);
         config.instances.push_back(std::move(spec));
     }
     config.model.redeployTeardown =
-        teardownFromString(scenario.clientModel.redeployTeardown.toStdString()).value_or(Teardown::PerItemRemove);
+        teardownFromString(scenario.clientModel.redeployTeardown.toStdString())
+            .value_or(Teardown::PerItemRemove);
     config.model.teardownGated = scenario.clientModel.teardownGated;
     config.seed = seed;
     if (problem.isEmpty()) {
@@ -207,7 +210,8 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
         g.model = std::make_unique<gateway::GatewayModel>(*m_scheduler, own);
         g.access = modelAccess(*g.model);
         auto port = std::make_unique<InProcessGatewayPort>(
-            *m_virtualScheduler, *g.model, Duration(std::llround(m_scenario.gateway.networkLatencyMs * 1000)));
+            *m_virtualScheduler, *g.model,
+            Duration(std::llround(m_scenario.gateway.networkLatencyMs * 1000)));
         const GrpcPortOptions transport = withScenarioKeepalive(GrpcPortOptions{});
         port->setKeepalive(transport.keepaliveTime, transport.keepaliveTimeout);
         g.port = std::move(port);
@@ -242,8 +246,8 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             const std::string name = c.gateway.empty() ? c.name : c.gateway;
             if (gateways.contains(name))
                 continue;
-            gateway::MockGatewayServer* server =
-                startEmbeddedServer(QString::fromStdString(name), gatewaySeedFor(m_seed, int(embedded.size())));
+            gateway::MockGatewayServer* server = startEmbeddedServer(
+                QString::fromStdString(name), gatewaySeedFor(m_seed, int(embedded.size())));
             if (!server)
                 return;
             gateways[name] = withScenarioKeepalive(GrpcPortOptions{});
@@ -262,11 +266,13 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
                 continue;
             const auto it = gateways.find(c.gateway);
             if (it == gateways.end()) {
-                m_error = QStringLiteral("gateway: no endpoint for connection \"%1\"").arg(QString::fromStdString(c.name));
+                m_error = QStringLiteral("gateway: no endpoint for connection \"%1\"")
+                              .arg(QString::fromStdString(c.name));
                 return;
             }
             const QString name = QString::fromStdString(c.gateway);
-            if (const QString bad = GrpcGatewayPort::validateTransport(it->second); !bad.isEmpty()) {
+            if (const QString bad = GrpcGatewayPort::validateTransport(it->second);
+                !bad.isEmpty()) {
                 m_error = QStringLiteral("gateway %1: %2").arg(name, bad);
                 return;
             }
@@ -279,9 +285,9 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
             if (server != embedded.end()) {
                 g.server = server->second;
                 g.access = embeddedServerAccess(*server->second);
-            }
-            else // a frozen gateway's control service hangs too: read on a thread of its own
-                g.access = polledStatsAccess(remoteControlAccess(it->second.address), kStatsPollPeriod);
+            } else // a frozen gateway's control service hangs too: read on a thread of its own
+                g.access =
+                    polledStatsAccess(remoteControlAccess(it->second.address), kStatsPollPeriod);
             m_gatewayPorts.emplace(c.gateway, port.get());
             g.port = std::move(port);
             m_gateways.push_back(std::move(g));
@@ -310,9 +316,11 @@ ScenarioRunner::ScenarioRunner(const Scenario& scenario, const VariantSpec& vari
     for (ConnectionSpec& c : config.connections)
         c.gateway.clear();
     Gateway g;
-    g.access = server ? embeddedServerAccess(*server)
-                      : polledStatsAccess(remoteControlAccess(portOptions.address), kStatsPollPeriod);
-    auto port = std::make_unique<GrpcGatewayPort>(*m_scheduler, portOptions); // refused connections say why
+    g.access = server
+                   ? embeddedServerAccess(*server)
+                   : polledStatsAccess(remoteControlAccess(portOptions.address), kStatsPollPeriod);
+    auto port =
+        std::make_unique<GrpcGatewayPort>(*m_scheduler, portOptions); // refused connections say why
     g.port = std::move(port);
     m_gateways.push_back(std::move(g));
     setUp(config);
@@ -322,8 +330,8 @@ gateway::MockGatewayServer* ScenarioRunner::startEmbeddedServer(const QString& n
 {
     // What stormwatch's own contract, which the embedded mock serves, can carry of the
     // scenario's gateway.
-    gateway::GatewayConfig gatewayConfig =
-        gateway::configForContract(*wire::WireCodec::compiled(), gatewayConfigFor(m_scenario, seed));
+    gateway::GatewayConfig gatewayConfig = gateway::configForContract(
+        *wire::WireCodec::compiled(), gatewayConfigFor(m_scenario, seed));
     // Live data carries wall-clock source timestamps.
     gatewayConfig.timestampEpochUs = QDateTime::currentMSecsSinceEpoch() * 1000;
     auto server = std::make_unique<gateway::MockGatewayServer>(gatewayConfig);
@@ -343,9 +351,11 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
     m_levers = config.levers;
     for (const ConnectionSpec& c : config.connections)
         m_gatewayOf[c.name] = c.gateway;
-    m_engine = m_gatewayPorts.empty()
-                   ? std::make_unique<ClientEngine>(*m_scheduler, *m_gateways.front().port, std::move(config))
-                   : std::make_unique<ClientEngine>(*m_scheduler, m_gatewayPorts, std::move(config));
+    m_engine =
+        m_gatewayPorts.empty()
+            ? std::make_unique<ClientEngine>(*m_scheduler, *m_gateways.front().port,
+                                             std::move(config))
+            : std::make_unique<ClientEngine>(*m_scheduler, m_gatewayPorts, std::move(config));
 
     // Series handles, so the hot paths index instead of looking names up.
     const auto& instances = m_engine->instances();
@@ -355,7 +365,8 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
         const Instance& instance = *instances[i];
         for (std::size_t g = 0; g < instance.groupCount(); ++g) {
             const QString subject = SeriesSubject::subscriptionSubject(
-                QString::fromStdString(instance.name()), QString::fromStdString(instance.connection(g).name()));
+                QString::fromStdString(instance.name()),
+                QString::fromStdString(instance.connection(g).name()));
             m_subscriptionSeries[i].push_back(
                 SubscriptionSeries{m_series.indexOf(subject, QStringLiteral("outstanding")),
                                    m_series.indexOf(subject, QStringLiteral("interval_ms")),

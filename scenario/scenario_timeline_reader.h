@@ -10,7 +10,6 @@
 #include <QJsonArray>
 #include <QList>
 #include <QStringList>
-
 #include <optional>
 
 namespace stormwatch::scenario_timeline {
@@ -23,19 +22,21 @@ QStringList actionParams(TimelineAction a);
 // connections had errors (a name cannot be judged then).
 struct KnownGateways {
     std::optional<json_schema::KnownNames> names;
-    bool any = false;  // false: one unnamed gateway, so no name is valid
+    bool any = false; // false: one unnamed gateway, so no name is valid
 };
 
 // $.timeline, sorted by at_s. `knownInstances` is nullopt when the instances had errors.
 void readTimeline(json_schema::Errors& errors, const QJsonArray& a, std::optional<double> durationS,
-                  const std::optional<json_schema::KnownNames>& knownInstances, const KnownGateways& gateways,
-                  QList<TimelineEvent>* out);
+                  const std::optional<json_schema::KnownNames>& knownInstances,
+                  const KnownGateways& gateways, QList<TimelineEvent>* out);
 
 // A lever set (a preset's name or an object of levers) at `path`, as variants and
 // set_levers give one.
-inline void checkLevers(json_schema::Errors& errors, const QJsonValue& levers, const QString& path) {
+inline void checkLevers(json_schema::Errors& errors, const QJsonValue& levers, const QString& path)
+{
     QString why;
-    if (!validateVariant(levers, &why)) errors.add(path, why);
+    if (!validateVariant(levers, &why))
+        errors.add(path, why);
 }
 
-}  // namespace stormwatch::scenario_timeline
+} // namespace stormwatch::scenario_timeline

@@ -1,7 +1,6 @@
 #include "scenario/series.h"
 
 #include <QSet>
-
 #include <algorithm>
 
 namespace stormwatch {
@@ -45,8 +44,9 @@ void Series::keepWindow()
         // Looked at again only once the series has doubled: amortised O(1) per point, at
         // most twice the window's points held.
         const double cutoff = m_points.back().tS - m_windowS;
-        const auto firstInWindow = std::lower_bound(m_points.begin(), m_points.end(), cutoff,
-                                                    [](const SeriesPoint& p, double t) { return p.tS < t; });
+        const auto firstInWindow =
+            std::lower_bound(m_points.begin(), m_points.end(), cutoff,
+                             [](const SeriesPoint& p, double t) { return p.tS < t; });
         // The point before the window stays: the value in force at its start.
         drop = std::size_t(std::max<std::ptrdiff_t>(0, (firstInWindow - m_points.begin()) - 1));
     } else {

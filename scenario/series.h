@@ -1,7 +1,7 @@
 #pragma once
 
-// Time series a run records for plots and reports (the metric names the plots and reports share). Every
-// series is a step series: a point's value holds until the next point, the last one until
+// Time series a run records for plots and reports (the metric names the plots and reports share).
+// Every series is a step series: a point's value holds until the next point, the last one until
 // SeriesSet::endS. Points are recorded on change: a point at the same instant as the last
 // one replaces it, and a value equal to the last one is not stored.
 //

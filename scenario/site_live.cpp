@@ -2,7 +2,8 @@
 
 namespace stormwatch {
 
-std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<QString, QString>& endpoints,
+std::optional<SitePortOptions> sitePortOptions(const Site& site,
+                                               const std::map<QString, QString>& endpoints,
                                                QString* error, QStringList* refusedContracts)
 {
     auto fail = [&](const QString& why) {
@@ -12,7 +13,8 @@ std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<
     };
     for (const auto& [name, endpoint] : endpoints) {
         if (!site.gateway(name))
-            return fail(QStringLiteral("--gateway-endpoint %1: the site has no gateway \"%1\"").arg(name));
+            return fail(
+                QStringLiteral("--gateway-endpoint %1: the site has no gateway \"%1\"").arg(name));
         if (const QString rule = checkEndpoint(endpoint); !rule.isEmpty())
             return fail(QStringLiteral("--gateway-endpoint %1=%2: %3").arg(name, endpoint, rule));
     }
@@ -22,7 +24,8 @@ std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<
         const auto over = endpoints.find(g.name);
         o.address = (over != endpoints.end() ? over->second : g.endpoint).toStdString();
         if (g.tls)
-            o.tls = TlsFiles{g.tlsCa.toStdString(), g.tlsCert.toStdString(), g.tlsKey.toStdString()};
+            o.tls =
+                TlsFiles{g.tlsCa.toStdString(), g.tlsCert.toStdString(), g.tlsKey.toStdString()};
         o.tokenFile = g.tokenFile.toStdString();
         o.contractFile = g.contractFile.toStdString();
         setKeepalive(o, g.keepaliveS, g.keepaliveTimeoutS);
@@ -39,7 +42,8 @@ std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<
     return ports;
 }
 
-std::optional<std::map<QString, QString>> parseGatewayEndpoints(const QStringList& values, QString* error)
+std::optional<std::map<QString, QString>> parseGatewayEndpoints(const QStringList& values,
+                                                                QString* error)
 {
     std::map<QString, QString> endpoints;
     for (const QString& e : values) {

@@ -10,7 +10,6 @@
 #include "scenario/site.h"
 
 #include <QString>
-
 #include <map>
 #include <optional>
 #include <string>
@@ -23,13 +22,16 @@ namespace stormwatch {
 // contract does not check is kept and named there instead (its connection is then refused
 // and sends nothing, while the others run: the console shows it).
 using SitePortOptions = std::map<std::string, GrpcPortOptions>;
-std::optional<SitePortOptions> sitePortOptions(const Site& site, const std::map<QString, QString>& endpoints,
-                                               QString* error, QStringList* refusedContracts = nullptr);
+std::optional<SitePortOptions> sitePortOptions(const Site& site,
+                                               const std::map<QString, QString>& endpoints,
+                                               QString* error,
+                                               QStringList* refusedContracts = nullptr);
 
 // --gateway-endpoint values ("NAME=HOST:PORT", repeatable) as gateway name -> host:port;
 // nullopt with *error naming a value without "NAME=". The endpoints are checked against
 // the site by sitePortOptions.
-std::optional<std::map<QString, QString>> parseGatewayEndpoints(const QStringList& values, QString* error);
+std::optional<std::map<QString, QString>> parseGatewayEndpoints(const QStringList& values,
+                                                                QString* error);
 
 // The site as a scenario: a connection per gateway (named as the gateway), its instances
 // with their real tag addresses, the site's client options, one "live" variant (lever1+2).

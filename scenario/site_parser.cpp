@@ -1,11 +1,9 @@
 // Site files: the scenario's schema reader (json_schema_reader.h) over gateways, instances
 // and options, plus the tag CSV. Linear in the file: names and addresses are looked up in
 // hashes, never by scanning what came before (20,000 rows validate in milliseconds).
-#include "scenario/site.h"
-
-#include "scenario/json_schema_reader.h"
-
 #include "client/options.h"
+#include "scenario/json_schema_reader.h"
+#include "scenario/site.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,7 +11,6 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QSet>
-
 #include <functional>
 
 namespace stormwatch {
@@ -21,57 +18,80 @@ namespace stormwatch {
 using namespace json_schema;
 namespace slimits = site_limits;
 
-qsizetype Site::tagCount() const {
+qsizetype Site::tagCount() const
+{
     qsizetype n = 0;
-    for (const SiteInstance& i : instances) n += i.tags.size();
+    for (const SiteInstance& i : instances)
+        n += i.tags.size();
     return n;
 }
 
-const SiteGateway* Site::gateway(const QString& name) const {
+const SiteGateway* Site::gateway(const QString& name) const
+{
     for (const SiteGateway& g : gateways)
-        if (g.name == name) return &g;
+        if (g.name == name)
+            return &g;
     return nullptr;
 }
 
-QString checkEndpoint(const QString& endpoint) {
-    const QString rule = QStringLiteral("must be HOST:PORT with a port 1..65535 (got %1)").arg(quoted(endpoint));
+QString checkEndpoint(const QString& endpoint)
+{
+    const QString rule =
+        QStringLiteral("must be HOST:PORT with a port 1..65535 (got %1)").arg(quoted(endpoint));
     if (endpoint.size() > slimits::kMaxEndpointLength)
-        return QStringLiteral("must be at most %1 characters (got %2)").arg(slimits::kMaxEndpointLength).arg(endpoint.size());
+        return QStringLiteral("must be at most %1 characters (got %2)")
+            .arg(slimits::kMaxEndpointLength)
+            .arg(endpoint.size());
     const qsizetype colon = endpoint.lastIndexOf(QLatin1Char(':'));
-    if (colon <= 0) return rule;
+    if (colon <= 0)
+        return rule;
     const QString host = endpoint.left(colon);
     bool ok = false;
     const int port = endpoint.mid(colon + 1).toInt(&ok);
-    if (!ok || port < 1 || port > 65535 || endpoint.mid(colon + 1).startsWith(QLatin1Char('+'))) return rule;
+    if (!ok || port < 1 || port > 65535 || endpoint.mid(colon + 1).startsWith(QLatin1Char('+')))
+        return rule;
     if (host.startsWith(QLatin1Char('['))) {
-        if (!host.endsWith(QLatin1Char(']')) || host.size() < 3) return rule;
+        if (!host.endsWith(QLatin1Char(']')) || host.size() < 3)
+            return rule;
         return {};
     }
     for (const QChar c : host)
-        if (!(c.isLetterOrNumber() || c == QLatin1Char('.') || c == QLatin1Char('-') || c == QLatin1Char('_')) || c.unicode() > 127)
+        if (!(c.isLetterOrNumber() || c == QLatin1Char('.') || c == QLatin1Char('-') ||
+              c == QLatin1Char('_')) ||
+            c.unicode() > 127)
             return rule;
     return {};
 }
 
-QString checkTagAddress(const QString& a) {
-    if (a.isEmpty()) return QStringLiteral("a tag address must not be empty");
+QString checkTagAddress(const QString& a)
+{
+    if (a.isEmpty())
+        return QStringLiteral("a tag address must not be empty");
     if (a.size() > slimits::kMaxTagAddressLength)
-        return QStringLiteral("a tag address must be at most %1 characters (got %2)").arg(slimits::kMaxTagAddressLength).arg(a.size());
+        return QStringLiteral("a tag address must be at most %1 characters (got %2)")
+            .arg(slimits::kMaxTagAddressLength)
+            .arg(a.size());
     for (const QChar c : a)
         if (c.unicode() < 0x20 || c.unicode() == 0x7f)
-            return QStringLiteral("a tag address must not contain control characters (got %1)").arg(quoted(a));
+            return QStringLiteral("a tag address must not contain control characters (got %1)")
+                .arg(quoted(a));
     if (a.front().isSpace() || a.back().isSpace())
-        return QStringLiteral("a tag address must not start or end with a blank (got %1)").arg(quoted(a));
+        return QStringLiteral("a tag address must not start or end with a blank (got %1)")
+            .arg(quoted(a));
     return {};
 }
 
 namespace {
 
-QString kindRule(const QString& k) {
+QString kindRule(const QString& k)
+{
     if (k.size() > slimits::kMaxKindLength)
-        return QStringLiteral("a kind must be at most %1 characters (got %2)").arg(slimits::kMaxKindLength).arg(k.size());
+        return QStringLiteral("a kind must be at most %1 characters (got %2)")
+            .arg(slimits::kMaxKindLength)
+            .arg(k.size());
     for (const QChar c : k)
-        if (!((c.isLetterOrNumber() && c.unicode() < 128) || c == QLatin1Char('_') || c == QLatin1Char('-')))
+        if (!((c.isLetterOrNumber() && c.unicode() < 128) || c == QLatin1Char('_') ||
+              c == QLatin1Char('-')))
             return QStringLiteral("a kind is letters, digits, '_' and '-' (got %1)").arg(quoted(k));
     return {};
 }
@@ -80,7 +100,7 @@ QString kindRule(const QString& k) {
 // in constant time) and where each came from.
 struct Building {
     SiteInstance* instance = nullptr;
-    QHash<QString, QString> seen;  // address -> where it was first listed
+    QHash<QString, QString> seen; // address -> where it was first listed
 };
 
 class SiteReader {
@@ -90,13 +110,16 @@ public:
     std::optional<Site> read(const QByteArray& json);
 
 private:
-    QString resolve(const QString& path) const {
+    QString resolve(const QString& path) const
+    {
         return QFileInfo(path).isAbsolute() ? path : QFileInfo(file_).dir().filePath(path);
     }
     // A readable file at `key` (resolved against the site file), or nullopt (reported).
-    std::optional<QString> file(ObjectReader& r, const QString& key) {
+    std::optional<QString> file(ObjectReader& r, const QString& key)
+    {
         auto s = r.name(key, Need::Optional, slimits::kMaxPathLength);
-        if (!s) return std::nullopt;
+        if (!s)
+            return std::nullopt;
         const QString path = resolve(*s);
         const QFileInfo info(path);
         if (!r.check(key, info.isFile() && info.isReadable(),
@@ -108,7 +131,8 @@ private:
     void readInstances(const QJsonArray& a, Site& site);
     void readCsv(const QString& display, const QString& path);
     void readExpectedUpdates(const QString& path, const QJsonObject& periods, Site& site);
-    void addTag(Building& b, const SiteTag& tag, const QString& where, const std::function<void(const QString&)>& fail);
+    void addTag(Building& b, const SiteTag& tag, const QString& where,
+                const std::function<void(const QString&)>& fail);
 
     Errors& errors_;
     QString file_;
@@ -119,63 +143,86 @@ private:
     bool tooManyTags_ = false;
 };
 
-void SiteReader::readGateways(const QJsonArray& a, Site& site) {
+void SiteReader::readGateways(const QJsonArray& a, Site& site)
+{
     const QString base = QStringLiteral("$.gateways");
     checkCount(errors_, base, a.size(), slimits::kMaxGateways, "gateways");
-    if (a.isEmpty()) errors_.add(base, QStringLiteral("must list at least 1 gateway"));
+    if (a.isEmpty())
+        errors_.add(base, QStringLiteral("must list at least 1 gateway"));
     for (qsizetype i = 0; i < a.size() && i < slimits::kMaxGateways; ++i) {
         const QString path = indexPath(base, i);
         auto o = asObject(errors_, a.at(i), path);
-        if (!o) continue;
-        ObjectReader r(errors_, *o, path, {"name", "endpoint", "tls", "token_file", "allow_insecure_token", "write_user_id", "contract",
-                                              "keepalive_s", "keepalive_timeout_s"});
+        if (!o)
+            continue;
+        ObjectReader r(errors_, *o, path,
+                       {"name", "endpoint", "tls", "token_file", "allow_insecure_token",
+                        "write_user_id", "contract", "keepalive_s", "keepalive_timeout_s"});
         SiteGateway g;
         if (auto s = r.name("name", Need::Required)) {
-            if (r.check("name", !gatewayNames_.contains(*s), [&] { return QStringLiteral("duplicate gateway name %1").arg(quoted(*s)); }))
+            if (r.check("name", !gatewayNames_.contains(*s), [&] {
+                    return QStringLiteral("duplicate gateway name %1").arg(quoted(*s));
+                }))
                 gatewayNames_.add(*s);
             g.name = *s;
         }
         if (auto s = r.string("endpoint", Need::Required)) {
             const QString rule = checkEndpoint(*s);
-            if (r.check("endpoint", rule.isEmpty(), rule)) g.endpoint = *s;
+            if (r.check("endpoint", rule.isEmpty(), rule))
+                g.endpoint = *s;
         }
         bool tls = false;
         if (auto t = r.object("tls", Need::Optional)) {
             tls = g.tls = true;
             ObjectReader tr(errors_, *t, r.pathOf("tls"), {"ca", "cert", "key"});
-            if (auto f = file(tr, QStringLiteral("ca"))) g.tlsCa = *f;
-            if (auto f = file(tr, QStringLiteral("cert"))) g.tlsCert = *f;
-            if (auto f = file(tr, QStringLiteral("key"))) g.tlsKey = *f;
-            tr.check(QStringLiteral("cert"), tr.has("cert") == tr.has("key"),
-                     QStringLiteral("cert and key come together (a client certificate needs its key)"));
+            if (auto f = file(tr, QStringLiteral("ca")))
+                g.tlsCa = *f;
+            if (auto f = file(tr, QStringLiteral("cert")))
+                g.tlsCert = *f;
+            if (auto f = file(tr, QStringLiteral("key")))
+                g.tlsKey = *f;
+            tr.check(
+                QStringLiteral("cert"), tr.has("cert") == tr.has("key"),
+                QStringLiteral("cert and key come together (a client certificate needs its key)"));
             tr.finish();
         }
-        if (auto f = file(r, QStringLiteral("token_file"))) g.tokenFile = *f;
-        if (auto f = file(r, QStringLiteral("contract"))) g.contractFile = *f;
+        if (auto f = file(r, QStringLiteral("token_file")))
+            g.tokenFile = *f;
+        if (auto f = file(r, QStringLiteral("contract")))
+            g.contractFile = *f;
         const bool insecure = r.boolean("allow_insecure_token", Need::Optional).value_or(false);
         if (r.has("token_file"))
             r.check("token_file", tls || insecure,
-                    QStringLiteral("a bearer token is sent only over TLS: add \"tls\", or \"allow_insecure_token\": true "
+                    QStringLiteral("a bearer token is sent only over TLS: add \"tls\", or "
+                                   "\"allow_insecure_token\": true "
                                    "to send it in clear text"));
-        if (auto n = r.integer("write_user_id", Need::Optional, scenario_limits::kWriteUserId)) g.writeUserId = *n;
-        if (auto n = r.number("keepalive_s", Need::Optional, slimits::kKeepaliveS)) g.keepaliveS = *n;
-        if (auto n = r.number("keepalive_timeout_s", Need::Optional, slimits::kKeepaliveS)) g.keepaliveTimeoutS = *n;
+        if (auto n = r.integer("write_user_id", Need::Optional, scenario_limits::kWriteUserId))
+            g.writeUserId = *n;
+        if (auto n = r.number("keepalive_s", Need::Optional, slimits::kKeepaliveS))
+            g.keepaliveS = *n;
+        if (auto n = r.number("keepalive_timeout_s", Need::Optional, slimits::kKeepaliveS))
+            g.keepaliveTimeoutS = *n;
         r.finish();
         site.gateways.append(g);
     }
 }
 
 void SiteReader::addTag(Building& b, const SiteTag& tag, const QString& where,
-                        const std::function<void(const QString&)>& fail) {
-    if (const QString rule = checkTagAddress(tag.address); !rule.isEmpty()) return fail(rule);
-    if (const QString rule = kindRule(tag.kind); !rule.isEmpty()) return fail(rule);
+                        const std::function<void(const QString&)>& fail)
+{
+    if (const QString rule = checkTagAddress(tag.address); !rule.isEmpty())
+        return fail(rule);
+    if (const QString rule = kindRule(tag.kind); !rule.isEmpty())
+        return fail(rule);
     if (const auto it = b.seen.constFind(tag.address); it != b.seen.constEnd())
         return fail(QStringLiteral("duplicate tag address %1 in instance %2 (first at %3)")
                         .arg(quoted(tag.address), quoted(b.instance->name), it.value()));
     if (b.instance->tags.size() >= slimits::kMaxTagsPerInstance)
-        return fail(QStringLiteral("instance %1 has more than %2 tags").arg(quoted(b.instance->name)).arg(slimits::kMaxTagsPerInstance));
+        return fail(QStringLiteral("instance %1 has more than %2 tags")
+                        .arg(quoted(b.instance->name))
+                        .arg(slimits::kMaxTagsPerInstance));
     if (totalTags_ >= slimits::kMaxTags) {
-        if (!tooManyTags_) fail(QStringLiteral("the site has more than %1 tags").arg(slimits::kMaxTags));
+        if (!tooManyTags_)
+            fail(QStringLiteral("the site has more than %1 tags").arg(slimits::kMaxTags));
         tooManyTags_ = true;
         return;
     }
@@ -186,11 +233,13 @@ void SiteReader::addTag(Building& b, const SiteTag& tag, const QString& where,
 
 // A period per tag kind; a kind no tag has is refused, since a misspelt one would silently
 // leave its tags unwatched.
-void SiteReader::readExpectedUpdates(const QString& path, const QJsonObject& periods, Site& site) {
+void SiteReader::readExpectedUpdates(const QString& path, const QJsonObject& periods, Site& site)
+{
     QSet<QString> kinds;
     for (const SiteInstance& inst : site.instances)
         for (const SiteTag& t : inst.tags)
-            if (!t.kind.isEmpty()) kinds.insert(t.kind);
+            if (!t.kind.isEmpty())
+                kinds.insert(t.kind);
     QStringList known(kinds.begin(), kinds.end());
     known.sort();
     const NumberRange& range = scenario_limits::kExpectedUpdateS;
@@ -201,8 +250,11 @@ void SiteReader::readExpectedUpdates(const QString& path, const QJsonObject& per
             continue;
         }
         if (!kinds.contains(it.key())) {
-            errors_.add(at, known.isEmpty() ? QStringLiteral("no tag has a kind (give it in the CSV's third column)")
-                                            : QStringLiteral("no tag has this kind (kinds: %1)").arg(known.join(QStringLiteral(", "))));
+            errors_.add(
+                at, known.isEmpty()
+                        ? QStringLiteral("no tag has a kind (give it in the CSV's third column)")
+                        : QStringLiteral("no tag has this kind (kinds: %1)")
+                              .arg(known.join(QStringLiteral(", "))));
             continue;
         }
         if (!it.value().isDouble()) {
@@ -211,17 +263,20 @@ void SiteReader::readExpectedUpdates(const QString& path, const QJsonObject& per
         }
         const double d = it.value().toDouble();
         if (d < range.min || d > range.max) {
-            errors_.add(at, QStringLiteral("must be %1 … %2 s (got %3)").arg(num(range.min), num(range.max), num(d)));
+            errors_.add(at, QStringLiteral("must be %1 … %2 s (got %3)")
+                                .arg(num(range.min), num(range.max), num(d)));
             continue;
         }
         site.expectedUpdateS.insert(it.key(), d);
     }
 }
 
-void SiteReader::readInstances(const QJsonArray& a, Site& site) {
+void SiteReader::readInstances(const QJsonArray& a, Site& site)
+{
     const QString base = QStringLiteral("$.instances");
     checkCount(errors_, base, a.size(), slimits::kMaxInstances, "instances");
-    if (a.isEmpty()) errors_.add(base, QStringLiteral("must list at least 1 instance"));
+    if (a.isEmpty())
+        errors_.add(base, QStringLiteral("must list at least 1 instance"));
     const qsizetype n = std::min<qsizetype>(a.size(), slimits::kMaxInstances);
     site.instances.reserve(n);
     building_.reserve(n);
@@ -230,34 +285,44 @@ void SiteReader::readInstances(const QJsonArray& a, Site& site) {
         site.instances.append(SiteInstance{});
         building_.append(Building{});
         auto o = asObject(errors_, a.at(i), path);
-        if (!o) continue;
+        if (!o)
+            continue;
         ObjectReader r(errors_, *o, path, {"name", "gateway", "alarms", "tags"});
         SiteInstance& inst = site.instances.last();
         Building& b = building_.last();
         b.instance = &inst;
         if (auto s = r.name("name", Need::Required)) {
             // A series names its subscription "instance/connection" (SeriesSubject).
-            if (r.check("name", !s->contains(QLatin1Char('/')), QStringLiteral("must not contain '/' (it separates an instance from its gateway)")) &&
-                r.check("name", !instanceIndex_.contains(*s), [&] { return QStringLiteral("duplicate instance name %1").arg(quoted(*s)); }))
+            if (r.check("name", !s->contains(QLatin1Char('/')),
+                        QStringLiteral(
+                            "must not contain '/' (it separates an instance from its gateway)")) &&
+                r.check("name", !instanceIndex_.contains(*s), [&] {
+                    return QStringLiteral("duplicate instance name %1").arg(quoted(*s));
+                }))
                 instanceIndex_.insert(*s, i);
             inst.name = *s;
         }
         if (auto s = r.name("gateway", Need::Required)) {
-            r.check("gateway", gatewayNames_.contains(*s),
-                    [&] { return QStringLiteral("unknown gateway %1 (gateways: %2)").arg(quoted(*s), gatewayNames_.listed()); });
+            r.check("gateway", gatewayNames_.contains(*s), [&] {
+                return QStringLiteral("unknown gateway %1 (gateways: %2)")
+                    .arg(quoted(*s), gatewayNames_.listed());
+            });
             inst.gateway = *s;
         }
-        if (auto v = r.boolean("alarms", Need::Optional)) inst.alarms = *v;
+        if (auto v = r.boolean("alarms", Need::Optional))
+            inst.alarms = *v;
         if (auto tags = r.array("tags", Need::Optional)) {
             const QString tagsPath = r.pathOf("tags");
             for (qsizetype t = 0; t < tags->size(); ++t) {
                 const QString tagPath = indexPath(tagsPath, t);
                 const QJsonValue v = tags->at(t);
                 if (!v.isString()) {
-                    errors_.add(tagPath, QStringLiteral("expected string, got %1").arg(typeName(v)));
+                    errors_.add(tagPath,
+                                QStringLiteral("expected string, got %1").arg(typeName(v)));
                     continue;
                 }
-                addTag(b, SiteTag{v.toString(), {}}, tagPath, [&](const QString& rule) { errors_.add(tagPath, rule); });
+                addTag(b, SiteTag{v.toString(), {}}, tagPath,
+                       [&](const QString& rule) { errors_.add(tagPath, rule); });
             }
         }
         r.finish();
@@ -266,12 +331,14 @@ void SiteReader::readInstances(const QJsonArray& a, Site& site) {
 
 // One CSV field list from a line: comma separated, blanks around fields trimmed, a field in
 // double quotes may hold commas and "" for a quote. False (with `why`) on a broken quote.
-bool splitCsvLine(QStringView line, QStringList& fields, QString& why) {
+bool splitCsvLine(QStringView line, QStringList& fields, QString& why)
+{
     fields.clear();
     qsizetype i = 0;
     const qsizetype n = line.size();
     while (true) {
-        while (i < n && line[i] == QLatin1Char(' ')) ++i;
+        while (i < n && line[i] == QLatin1Char(' '))
+            ++i;
         QString field;
         if (i < n && line[i] == QLatin1Char('"')) {
             ++i;
@@ -293,31 +360,38 @@ bool splitCsvLine(QStringView line, QStringList& fields, QString& why) {
                 why = QStringLiteral("a quoted field is not closed on its line");
                 return false;
             }
-            while (i < n && line[i] == QLatin1Char(' ')) ++i;
+            while (i < n && line[i] == QLatin1Char(' '))
+                ++i;
             if (i < n && line[i] != QLatin1Char(',')) {
                 why = QStringLiteral("text after a quoted field");
                 return false;
             }
         } else {
             const qsizetype start = i;
-            while (i < n && line[i] != QLatin1Char(',')) ++i;
+            while (i < n && line[i] != QLatin1Char(','))
+                ++i;
             field = line.mid(start, i - start).trimmed().toString();
         }
         fields << field;
-        if (i >= n) return true;
-        ++i;  // the comma
+        if (i >= n)
+            return true;
+        ++i; // the comma
     }
 }
 
-void SiteReader::readCsv(const QString& display, const QString& path) {
+void SiteReader::readCsv(const QString& display, const QString& path)
+{
     const QString key = QStringLiteral("$.tags_csv");
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-        errors_.add(key, QStringLiteral("cannot read %1: %2").arg(quoted(display), f.errorString()));
+        errors_.add(key,
+                    QStringLiteral("cannot read %1: %2").arg(quoted(display), f.errorString()));
         return;
     }
     if (f.size() > scenario_limits::kMaxFileBytes) {
-        errors_.add(key, QStringLiteral("%1 is %2 bytes, more than the 64 MiB a tag list may have").arg(quoted(display)).arg(f.size()));
+        errors_.add(key, QStringLiteral("%1 is %2 bytes, more than the 64 MiB a tag list may have")
+                             .arg(quoted(display))
+                             .arg(f.size()));
         return;
     }
     const QString text = QString::fromUtf8(f.readAll());
@@ -327,11 +401,15 @@ void SiteReader::readCsv(const QString& display, const QString& path) {
     bool headerAllowed = true;
     for (QStringView line : QStringView(text).split(QLatin1Char('\n'))) {
         ++lineNo;
-        if (line.endsWith(QLatin1Char('\r'))) line.chop(1);
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
         const QStringView trimmed = line.trimmed();
-        if (trimmed.isEmpty() || trimmed.startsWith(QLatin1Char('#'))) continue;
+        if (trimmed.isEmpty() || trimmed.startsWith(QLatin1Char('#')))
+            continue;
         const QString where = QStringLiteral("%1:%2").arg(display).arg(lineNo);
-        auto fail = [&](const QString& rule) { errors_.add(key, where + QStringLiteral(": ") + rule); };
+        auto fail = [&](const QString& rule) {
+            errors_.add(key, where + QStringLiteral(": ") + rule);
+        };
         if (!splitCsvLine(line, fields, why)) {
             fail(why);
             continue;
@@ -344,12 +422,14 @@ void SiteReader::readCsv(const QString& display, const QString& path) {
                 continue;
         }
         if (fields.size() < 2 || fields.size() > 3) {
-            fail(QStringLiteral("expected instance,tag_address[,kind] (got %1 fields)").arg(fields.size()));
+            fail(QStringLiteral("expected instance,tag_address[,kind] (got %1 fields)")
+                     .arg(fields.size()));
             continue;
         }
         const auto it = instanceIndex_.constFind(fields[0]);
         if (it == instanceIndex_.constEnd()) {
-            fail(QStringLiteral("unknown instance %1 (declare it in $.instances with its gateway)").arg(quoted(fields[0])));
+            fail(QStringLiteral("unknown instance %1 (declare it in $.instances with its gateway)")
+                     .arg(quoted(fields[0])));
             continue;
         }
         Building& b = building_[it.value()];
@@ -357,33 +437,46 @@ void SiteReader::readCsv(const QString& display, const QString& path) {
     }
 }
 
-std::optional<Site> SiteReader::read(const QByteArray& json) {
+std::optional<Site> SiteReader::read(const QByteArray& json)
+{
     if (json.size() > scenario_limits::kMaxFileBytes) {
-        errors_.add(QStringLiteral("$"), QStringLiteral("the file is %1 bytes, more than the 64 MiB a site file may have").arg(json.size()));
+        errors_.add(
+            QStringLiteral("$"),
+            QStringLiteral("the file is %1 bytes, more than the 64 MiB a site file may have")
+                .arg(json.size()));
         return std::nullopt;
     }
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        errors_.add(QStringLiteral("$"), invalidJsonAt(json, parseError.offset - 1, parseError.errorString()));
+        errors_.add(QStringLiteral("$"),
+                    invalidJsonAt(json, parseError.offset - 1, parseError.errorString()));
         return std::nullopt;
     }
     const QList<StrictJsonIssue> issues = strictJsonIssues(json);
-    for (const StrictJsonIssue& issue : issues) errors_.add(issue.path, invalidJsonAt(json, issue.offset, issue.rule));
-    if (!issues.isEmpty()) return std::nullopt;
+    for (const StrictJsonIssue& issue : issues)
+        errors_.add(issue.path, invalidJsonAt(json, issue.offset, issue.rule));
+    if (!issues.isEmpty())
+        return std::nullopt;
     if (!doc.isObject()) {
-        errors_.add(QStringLiteral("$"), QStringLiteral("expected object, got %1").arg(doc.isArray() ? QStringLiteral("array") : typeName(QJsonValue())));
+        errors_.add(QStringLiteral("$"),
+                    QStringLiteral("expected object, got %1")
+                        .arg(doc.isArray() ? QStringLiteral("array") : typeName(QJsonValue())));
         return std::nullopt;
     }
     Site site;
     site.file = file_;
-    ObjectReader r(errors_, doc.object(), QStringLiteral("$"), {"name", "description", "options", "gateways", "instances", "tags_csv",
-                                                                       "expected_update_s", "stale_factor"});
-    if (auto v = r.name("name", Need::Required)) site.name = *v;
-    if (auto v = r.string("description", Need::Optional); v && r.shorterThan("description", *v, scenario_limits::kMaxDescriptionLength))
+    ObjectReader r(errors_, doc.object(), QStringLiteral("$"),
+                   {"name", "description", "options", "gateways", "instances", "tags_csv",
+                    "expected_update_s", "stale_factor"});
+    if (auto v = r.name("name", Need::Required))
+        site.name = *v;
+    if (auto v = r.string("description", Need::Optional);
+        v && r.shorterThan("description", *v, scenario_limits::kMaxDescriptionLength))
         site.description = *v;
     if (auto o = r.object("options", Need::Optional)) {
-        // The client's own options parser: a site, a scenario and --option agree on names and rules.
+        // The client's own options parser: a site, a scenario and --option agree on names and
+        // rules.
         QList<OptionError> optionErrors;
         optionsFromJson(*o, &optionErrors);
         for (const OptionError& e : optionErrors)
@@ -391,30 +484,39 @@ std::optional<Site> SiteReader::read(const QByteArray& json) {
                         QStringLiteral("%1 (got %2)").arg(e.rule, e.value));
         site.options = *o;
     }
-    if (auto a = r.array("gateways", Need::Required)) readGateways(*a, site);
-    if (auto a = r.array("instances", Need::Required)) readInstances(*a, site);
+    if (auto a = r.array("gateways", Need::Required))
+        readGateways(*a, site);
+    if (auto a = r.array("instances", Need::Required))
+        readInstances(*a, site);
     if (auto csv = r.name("tags_csv", Need::Optional, slimits::kMaxPathLength)) {
         const QString display = QFileInfo(file_).dir().filePath(*csv);
         const QString path = resolve(*csv);
         site.tagsCsv = QFileInfo(path).absoluteFilePath();
         readCsv(QFileInfo(*csv).isAbsolute() ? *csv : display, path);
     }
-    if (auto f = r.number("stale_factor", Need::Optional, scenario_limits::kStaleFactor)) site.staleFactor = *f;
-    if (auto o = r.object("expected_update_s", Need::Optional)) readExpectedUpdates(r.pathOf("expected_update_s"), *o, site);
+    if (auto f = r.number("stale_factor", Need::Optional, scenario_limits::kStaleFactor))
+        site.staleFactor = *f;
+    if (auto o = r.object("expected_update_s", Need::Optional))
+        readExpectedUpdates(r.pathOf("expected_update_s"), *o, site);
     for (qsizetype i = 0; i < site.instances.size(); ++i) {
         const SiteInstance& inst = site.instances[i];
         if (building_[i].instance && inst.tags.isEmpty())
-            errors_.add(indexPath(QStringLiteral("$.instances"), i),
-                        QStringLiteral("instance %1 has no tags (list them in \"tags\" or in tags_csv)").arg(quoted(inst.name)));
+            errors_.add(
+                indexPath(QStringLiteral("$.instances"), i),
+                QStringLiteral("instance %1 has no tags (list them in \"tags\" or in tags_csv)")
+                    .arg(quoted(inst.name)));
     }
     r.finish();
-    if (errors_.count() > 0) return std::nullopt;
+    if (errors_.count() > 0)
+        return std::nullopt;
     return site;
 }
 
-}  // namespace
+} // namespace
 
-std::optional<Site> parseSite(const QByteArray& json, const QString& fileName, QList<ScenarioError>* errorsOut) {
+std::optional<Site> parseSite(const QByteArray& json, const QString& fileName,
+                              QList<ScenarioError>* errorsOut)
+{
     Errors errors(fileName, errorsOut);
     SiteReader reader(errors, fileName);
     auto site = reader.read(json);
@@ -422,17 +524,23 @@ std::optional<Site> parseSite(const QByteArray& json, const QString& fileName, Q
     return site;
 }
 
-std::optional<Site> loadSiteFile(const QString& path, QList<ScenarioError>* errors) {
+std::optional<Site> loadSiteFile(const QString& path, QList<ScenarioError>* errors)
+{
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        if (errors) errors->append({path, QStringLiteral("$"), QStringLiteral("cannot read file: %1").arg(file.errorString())});
+        if (errors)
+            errors->append({path, QStringLiteral("$"),
+                            QStringLiteral("cannot read file: %1").arg(file.errorString())});
         return std::nullopt;
     }
     if (file.size() > scenario_limits::kMaxFileBytes) {
-        if (errors) errors->append({path, QStringLiteral("$"), QStringLiteral("the file is larger than the 64 MiB a site file may have")});
+        if (errors)
+            errors->append(
+                {path, QStringLiteral("$"),
+                 QStringLiteral("the file is larger than the 64 MiB a site file may have")});
         return std::nullopt;
     }
     return parseSite(file.readAll(), path, errors);
 }
 
-}  // namespace stormwatch
+} // namespace stormwatch

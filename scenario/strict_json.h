@@ -20,9 +20,9 @@
 namespace stormwatch {
 
 struct StrictJsonIssue {
-    QString path;       // "$.timeline[2].duration_s"; "$" at the top
-    qsizetype offset;   // byte offset into the text
-    QString rule;       // "a number needs a digit after '.'"
+    QString path;     // "$.timeline[2].duration_s"; "$" at the top
+    qsizetype offset; // byte offset into the text
+    QString rule;     // "a number needs a digit after '.'"
 };
 
 // Every issue up to `maxIssues`, in text order. A syntax error ends the pass (what follows
@@ -34,4 +34,4 @@ QList<StrictJsonIssue> strictJsonIssues(const QByteArray& json, int maxIssues = 
 // message stays one line, and cut to `maxChars` characters with "…".
 QString quotedText(const QString& text, qsizetype maxChars = 64);
 
-}  // namespace stormwatch
+} // namespace stormwatch

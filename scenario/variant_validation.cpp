@@ -4,8 +4,9 @@
 
 namespace stormwatch {
 
-bool validateVariant(const QJsonValue& levers, QString* error) {
+bool validateVariant(const QJsonValue& levers, QString* error)
+{
     return leverSetFromJson(levers, error).has_value();
 }
 
-}  // namespace stormwatch
+} // namespace stormwatch

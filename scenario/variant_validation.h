@@ -14,4 +14,4 @@ namespace stormwatch {
 // with a one-line reason in *error (no JSON path: the caller knows where it stands).
 bool validateVariant(const QJsonValue& levers, QString* error);
 
-}  // namespace stormwatch
+} // namespace stormwatch

@@ -16,6 +16,7 @@ PACKAGES=(
   dpkg-dev appstream desktop-file-utils
   openssl
   python3-grpcio python3-protobuf  # tests/python/wire_robustness.py: a client generated from proto/
+  clang-format git  # format.clang_format: the sources as .clang-format says
 )
 
 missing=()

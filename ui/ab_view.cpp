@@ -5,8 +5,6 @@
 #include "ui/plot_panel.h"
 #include "ui/report_png.h"
 
-#include <qcustomplot.h>
-
 #include <QBoxLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -15,6 +13,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <qcustomplot.h>
 
 namespace stormwatch {
 
@@ -88,17 +87,19 @@ void AbView::start(const Scenario& scenario, const QString& a, const QString& b)
         m_panels[std::size_t(i)]->setUpdatesEnabled(true);
         m_stores[std::size_t(i)]->clear();
         m_panels[std::size_t(i)]->clearMarkers();
-        m_labels[std::size_t(i)]->setText(QStringLiteral("%1: %2").arg(i == 0 ? "A" : "B", m_variants[i]));
+        m_labels[std::size_t(i)]->setText(
+            QStringLiteral("%1: %2").arg(i == 0 ? "A" : "B", m_variants[i]));
     }
     m_status->setText(tr("A/B: running %1 — %2 and %3 in virtual time…").arg(scenario.name, a, b));
     m_thread.release(std::move(m_run)); // the last run's series are freed on its thread, not here
     m_run = std::make_shared<Run>();
     m_thread.run(
         [run = m_run, scenario, variants = m_variants] {
-            run->report = runScenario(scenario, variants, std::nullopt, {}, &run->error, &run->series,
-                                      [run] { return run->cancel.load(); });
+            run->report = runScenario(scenario, variants, std::nullopt, {}, &run->error,
+                                      &run->series, [run] { return run->cancel.load(); });
         },
-        [this] { onDone(); }, ThreadHost::Priority::Background); // yields the core to the UI and the live run
+        [this] { onDone(); },
+        ThreadHost::Priority::Background); // yields the core to the UI and the live run
 }
 
 void AbView::setTheme(Theme theme)
@@ -111,7 +112,8 @@ void AbView::setTheme(Theme theme)
 void AbView::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    m_sides->setDirection(width() >= kSideBySideWidth ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+    m_sides->setDirection(width() >= kSideBySideWidth ? QBoxLayout::LeftToRight
+                                                      : QBoxLayout::TopToBottom);
 }
 
 QString AbView::status() const
@@ -121,7 +123,8 @@ QString AbView::status() const
 
 void AbView::onDone()
 {
-    if (!m_run->error.isEmpty() || m_run->series.size() != 2 || m_run->report.variants.size() != 2) {
+    if (!m_run->error.isEmpty() || m_run->series.size() != 2 ||
+        m_run->report.variants.size() != 2) {
         m_done = true;
         m_status->setText(tr("A/B: cannot run: %1").arg(m_run->error));
         emit finished();
@@ -148,8 +151,9 @@ bool AbView::fillSlice(int stage)
         for (const RunHost::Marker& m : RunHost::timelineMarkers(m_scenario))
             markers.push_back(PlotPanel::Marker{m.tS, m.label});
         // The variant's title as on its report image: variant and levers.
-        m_labels[side]->setText(QStringLiteral("%1: %2").arg(side == 0 ? "A" : "B",
-                                                             variantPngTitle(m_run->report, m_run->report.variants[qsizetype(side)])));
+        m_labels[side]->setText(QStringLiteral("%1: %2").arg(
+            side == 0 ? "A" : "B",
+            variantPngTitle(m_run->report, m_run->report.variants[qsizetype(side)])));
         PlotPanel* panel = m_panels[side];
         panel->addMarkers(markers);
         panel->setValueScale(m_shared);
@@ -164,11 +168,12 @@ void AbView::filled()
 {
     for (PlotPanel* panel : m_panels)
         panel->setUpdatesEnabled(true);
-    m_status->setText(tr("A/B: %1, %2 virtual s each, seed %3 — the same y-scale on both sides; zoom or pan "
-                         "one side and the other follows")
-                          .arg(m_run->report.scenario)
-                          .arg(m_run->report.durationS)
-                          .arg(m_run->report.seed));
+    m_status->setText(
+        tr("A/B: %1, %2 virtual s each, seed %3 — the same y-scale on both sides; zoom or pan "
+           "one side and the other follows")
+            .arg(m_run->report.scenario)
+            .arg(m_run->report.durationS)
+            .arg(m_run->report.seed));
     m_done = true;
     emit finished();
 }

@@ -8,14 +8,13 @@
 
 #include "client/thread_host.h"
 #include "models/series_store.h"
-#include "ui/plot_panel.h"
-#include "ui/sliced_fill.h"
 #include "scenario/scenario.h"
 #include "scenario/series.h"
+#include "ui/plot_panel.h"
+#include "ui/sliced_fill.h"
 #include "ui/theme.h"
 
 #include <QWidget>
-
 #include <array>
 #include <atomic>
 #include <memory>

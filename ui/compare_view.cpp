@@ -22,10 +22,8 @@
 #include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
-
-#include <qcustomplot.h>
-
 #include <algorithm>
+#include <qcustomplot.h>
 #include <utility>
 
 namespace stormwatch {
@@ -44,12 +42,13 @@ const QList<QColor>& variantColours()
 
 struct CompareView::Run {
     std::atomic<bool> cancel{false};
-    std::atomic<int> permille{0}; // the replay's progress, read by the UI's timer
+    std::atomic<int> permille{0};                  // the replay's progress, read by the UI's timer
     std::shared_ptr<const CompareResults> results; // written by the worker, read once it ended
     QString error;
 };
 
-CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), m_scenario(std::move(scenario))
+CompareView::CompareView(Scenario scenario, QWidget* parent)
+    : QDialog(parent), m_scenario(std::move(scenario))
 {
     setWindowTitle(QStringLiteral("Compare variants — %1").arg(m_scenario.name));
     resize(1100, 800);
@@ -93,8 +92,9 @@ CompareView::CompareView(Scenario scenario, QWidget* parent) : QDialog(parent), 
     auto* plots = new QWidget(this);
     auto* plotLayout = new QVBoxLayout(plots);
     plotLayout->setContentsMargins(0, 0, 0, 0);
-    for (const QString& title : {QStringLiteral("outstanding (max over subscriptions)"),
-                                 QStringLiteral("tags not Good"), QStringLiteral("gateway Invoke RPCs/s")}) {
+    for (const QString& title :
+         {QStringLiteral("outstanding (max over subscriptions)"), QStringLiteral("tags not Good"),
+          QStringLiteral("gateway Invoke RPCs/s")}) {
         auto* plot = new QCustomPlot(plots);
         plot->setMinimumHeight(110);
         plot->plotLayout()->insertRow(0);
@@ -172,20 +172,25 @@ void CompareView::beginRun()
     m_rerunPending = false;
     m_run = std::make_shared<Run>();
     showProgress(0);
-    m_status->setText(QStringLiteral("running %1 variants in virtual time…").arg(m_scenario.variants.size()));
+    m_status->setText(
+        QStringLiteral("running %1 variants in virtual time…").arg(m_scenario.variants.size()));
     // The UI reads the progress ten times a second (m_progressPoll): the replay thread, at a
     // low priority, posts nothing to the UI thread while it runs. (A post takes the UI
     // thread's event-queue lock; preempted there, a low-priority thread held the UI up.)
     auto progress = [run = m_run](double fraction) { run->permille = int(fraction * 1000); };
     m_progressPoll.start();
     // The same loop as the headless report; closing the window cancels between steps.
-    m_thread.run([run = m_run, scenario = m_scenario, progress] {
-        QList<SeriesSet> series;
-        ScenarioReport report = runScenario(scenario, {}, std::nullopt, progress, &run->error, &series,
-                                            [run] { return run->cancel.load(); });
-        if (run->error.isEmpty() && !run->cancel)
-            run->results = std::make_shared<const CompareResults>(compareResults(std::move(report), std::move(series)));
-    }, [this] { onDone(); }, ThreadHost::Priority::Background); // yields the core to the UI and the live run
+    m_thread.run(
+        [run = m_run, scenario = m_scenario, progress] {
+            QList<SeriesSet> series;
+            ScenarioReport report = runScenario(scenario, {}, std::nullopt, progress, &run->error,
+                                                &series, [run] { return run->cancel.load(); });
+            if (run->error.isEmpty() && !run->cancel)
+                run->results = std::make_shared<const CompareResults>(
+                    compareResults(std::move(report), std::move(series)));
+        },
+        [this] { onDone(); },
+        ThreadHost::Priority::Background); // yields the core to the UI and the live run
 }
 
 void CompareView::showProgress(int permille)
@@ -215,7 +220,9 @@ void CompareView::onDone()
     }
     if (!m_run->error.isEmpty() || !m_run->results) {
         m_done = true;
-        m_status->setText(QStringLiteral("cannot run: %1").arg(m_run->error.isEmpty() ? QStringLiteral("no result") : m_run->error));
+        m_status->setText(
+            QStringLiteral("cannot run: %1")
+                .arg(m_run->error.isEmpty() ? QStringLiteral("no result") : m_run->error));
         emit finished();
         return;
     }
@@ -267,7 +274,8 @@ void CompareView::fillTableHeader()
         headers << v.name;
     QStringList shown;
     for (int c = 0; c < m_table->columnCount(); ++c)
-        shown << (m_table->horizontalHeaderItem(c) ? m_table->horizontalHeaderItem(c)->text() : QString());
+        shown << (m_table->horizontalHeaderItem(c) ? m_table->horizontalHeaderItem(c)->text()
+                                                   : QString());
     const bool sameColumns = shown == headers;
     m_table->clear(); // the items; the columns and their widths stay
     m_table->setRowCount(int(m_results->rows.size()));
@@ -311,7 +319,8 @@ bool CompareView::eventFilter(QObject* watched, QEvent* event)
 
 void CompareView::fillTableRows(int from, int to)
 {
-    const QColor bestBackground = currentTheme() == Theme::Dark ? QColor(0x2e, 0x5a, 0x34) : QColor(0xc8, 0xe6, 0xc9);
+    const QColor bestBackground =
+        currentTheme() == Theme::Dark ? QColor(0x2e, 0x5a, 0x34) : QColor(0xc8, 0xe6, 0xc9);
     for (int r = from; r < to; ++r) {
         const CompareRow& row = m_results->rows[r];
         for (int c = 0; c < row.cells.size(); ++c) {
@@ -333,7 +342,8 @@ void CompareView::fillTableRows(int from, int to)
 int CompareView::rowOf(const QString& metric) const
 {
     for (int r = 0; r < m_table->rowCount(); ++r)
-        if (m_table->verticalHeaderItem(r) && m_table->verticalHeaderItem(r)->data(Qt::UserRole).toString() == metric)
+        if (m_table->verticalHeaderItem(r) &&
+            m_table->verticalHeaderItem(r)->data(Qt::UserRole).toString() == metric)
             return r;
     return -1;
 }
@@ -425,7 +435,8 @@ bool CompareView::exportTo(const QString& dir, QString* error)
 
 void CompareView::exportInteractively()
 {
-    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Export the report to"));
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, QStringLiteral("Export the report to"));
     if (dir.isEmpty())
         return;
     QString error;

@@ -9,20 +9,18 @@
 // Compare again (rerun) runs in the same window: its place, size, splitter and the user's
 // column widths stay; the last results stay shown until the new ones replace them.
 
+#include "client/thread_host.h"
 #include "scenario/report.h"
 #include "scenario/scenario.h"
 #include "scenario/series.h"
 #include "ui/compare_view_results.h"
 #include "ui/sliced_fill.h"
 
-#include "client/thread_host.h"
-
 #include <QDialog>
 #include <QList>
 #include <QPointF>
 #include <QTimer>
 #include <QVector>
-
 #include <atomic>
 #include <memory>
 
@@ -63,7 +61,8 @@ public:
     {
         return stormwatch::maxOverSubscriptions(series, metric);
     }
-    static QVector<QPointF> sumOverSubscriptions(const SeriesSet& series, const QStringList& metrics)
+    static QVector<QPointF> sumOverSubscriptions(const SeriesSet& series,
+                                                 const QStringList& metrics)
     {
         return stormwatch::sumOverSubscriptions(series, metrics);
     }

@@ -90,7 +90,8 @@ QVector<CompareRow> tableRows(const ScenarioReport& report)
         row.key = src.kind.isEmpty() ? metric.keyString() : src.kind;
         row.tooltip = src.kind.isEmpty()
                           ? metric.tooltip()
-                          : QStringLiteral("%1 calls of kind %2. %3").arg(metric.labelString(), src.kind, metric.tooltip());
+                          : QStringLiteral("%1 calls of kind %2. %3")
+                                .arg(metric.labelString(), src.kind, metric.tooltip());
         // A kind's count is not better for being lower: levers-off sends no subscribe_bulk
         // because it sends a storm of the other kinds. Only the total is ranked.
         const bool ranked = metric.better != Better::Unranked && src.kind.isEmpty();
@@ -108,7 +109,8 @@ QVector<CompareRow> tableRows(const ScenarioReport& report)
         for (const VariantMetrics& v : report.variants) {
             const auto x = value(v);
             // The best of a row is marked only where the variants differ.
-            row.cells << CompareCell{metric.text(x), ranked && !allEqual && x && best && *x == *best};
+            row.cells << CompareCell{metric.text(x),
+                                     ranked && !allEqual && x && best && *x == *best};
         }
         rows << row;
     }
@@ -140,7 +142,9 @@ CompareLine decimateSteps(const QVector<QPointF>& points, double x0, double x1, 
         return line;
     }
     const double width = (x1 - x0) / columns;
-    auto columnOf = [&](double x) { return std::clamp(qsizetype((x - x0) / width), qsizetype(-1), qsizetype(columns)); };
+    auto columnOf = [&](double x) {
+        return std::clamp(qsizetype((x - x0) / width), qsizetype(-1), qsizetype(columns));
+    };
     auto keep = [&](qsizetype i) {
         if (line.x.isEmpty() || line.x.last() != points[i].x() || line.y.last() != points[i].y()) {
             line.x << points[i].x();
@@ -182,14 +186,18 @@ CompareResults compareResults(ScenarioReport report, QList<SeriesSet> series)
     for (qsizetype v = 0; v < r.series.size() && v < r.report.variants.size(); ++v) {
         const SeriesSet& set = r.series[v];
         QVector<QPointF> rpcs;
-        if (const Series* s = set.find(QStringLiteral("gateway"), QStringLiteral("invoke_rpcs_per_s")))
+        if (const Series* s =
+                set.find(QStringLiteral("gateway"), QStringLiteral("invoke_rpcs_per_s")))
             for (const SeriesPoint& p : s->points())
                 rpcs.push_back(QPointF(p.tS, p.value));
         const QVector<QPointF> lines[CompareResults::kPlots] = {
             maxOverSubscriptions(set, QStringLiteral("outstanding")),
-            sumOverSubscriptions(set, {QStringLiteral("tags_bad"), QStringLiteral("tags_uncertain")}), rpcs};
+            sumOverSubscriptions(set,
+                                 {QStringLiteral("tags_bad"), QStringLiteral("tags_uncertain")}),
+            rpcs};
         for (int i = 0; i < CompareResults::kPlots; ++i)
-            r.lines[std::size_t(i)] << decimateSteps(lines[i], 0, endS, CompareResults::kPlotColumns);
+            r.lines[std::size_t(i)]
+                << decimateSteps(lines[i], 0, endS, CompareResults::kPlotColumns);
     }
     return r;
 }

@@ -14,7 +14,6 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
-
 #include <array>
 
 namespace stormwatch {
@@ -27,8 +26,8 @@ struct CompareCell {
 // A row of the table: a metric of scenario/metric_table.h, or one Invoke kind of its
 // gateway_rpcs_by_kind (indented, never ranked).
 struct CompareRow {
-    QString name;    // the vertical header's text
-    QString key;     // the metric's key, or the kind: what CompareView::rowOf finds
+    QString name; // the vertical header's text
+    QString key;  // the metric's key, or the kind: what CompareView::rowOf finds
     QString tooltip;
     QVector<CompareCell> cells; // one per variant, in the report's order
 };

@@ -1,24 +1,24 @@
 #include "ui/console_controller.h"
 
+#include "models/series_store.h"
 #include "scenario/metric_table.h"
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
 #include "ui/compare_view.h"
 #include "ui/console_view.h"
-#include "models/series_store.h"
 
 #include <QDateTime>
 #include <QHash>
 #include <QLoggingCategory>
 #include <QWidget>
-
 #include <cmath>
 
 namespace stormwatch {
 
 QString RunCaption::text() const
 {
-    QStringList parts{variant.isEmpty() ? scenario : QStringLiteral("%1 — %2").arg(scenario, variant)};
+    QStringList parts{variant.isEmpty() ? scenario
+                                        : QStringLiteral("%1 — %2").arg(scenario, variant)};
     if (!levers.isEmpty())
         parts << QStringLiteral("levers: %1").arg(levers);
     if (!gateway.isEmpty())
@@ -44,9 +44,12 @@ QString defaultDemoScenario()
 QString recoveryStateName(int code)
 {
     switch (code) {
-    case 1: return QStringLiteral("recovering");
-    case 2: return QStringLiteral("closed");
-    default: return QStringLiteral("normal");
+    case 1:
+        return QStringLiteral("recovering");
+    case 2:
+        return QStringLiteral("closed");
+    default:
+        return QStringLiteral("normal");
     }
 }
 
@@ -58,7 +61,8 @@ ConsoleController::ConsoleController(ConsoleView* view, QObject* parent)
     ConsoleIntents* intents = view->intents();
     connect(intents, &ConsoleIntents::leversChanged, this, &ConsoleController::applyLevers);
     connect(intents, &ConsoleIntents::faultRequested, this, &ConsoleController::injectFault);
-    connect(intents, &ConsoleIntents::capabilityToggled, this, &ConsoleController::setAdvertiseBulkSupervisory);
+    connect(intents, &ConsoleIntents::capabilityToggled, this,
+            &ConsoleController::setAdvertiseBulkSupervisory);
     connect(intents, &ConsoleIntents::redeployRequested, this, &ConsoleController::redeploy);
     connect(intents, &ConsoleIntents::playRequested, this, &ConsoleController::play);
     connect(intents, &ConsoleIntents::stopRequested, this, &ConsoleController::stop);
@@ -74,7 +78,7 @@ ConsoleController::~ConsoleController()
 {
     if (m_compare)
         delete m_compare.data(); // joins its worker before the window goes
-    m_host->stop(); // closes the run's sessions while its gateway still answers
+    m_host->stop();              // closes the run's sessions while its gateway still answers
 }
 
 bool ConsoleController::setDemoScenario(const QString& nameOrPath, QString* error)
@@ -120,8 +124,8 @@ bool ConsoleController::startLiveRun(QString* error)
         live.gateway = *m_externalPort;
     live.gateways = m_siteGateways;
     QString why;
-    if (!m_host->startLive(RunHost::openEndedLive(m_site.value_or(m_demo), m_levers), QStringLiteral("live"), live,
-                           &why)) {
+    if (!m_host->startLive(RunHost::openEndedLive(m_site.value_or(m_demo), m_levers),
+                           QStringLiteral("live"), live, &why)) {
         if (error)
             *error = why;
         m_view->showError(QStringLiteral("Live run"), why);
@@ -132,13 +136,16 @@ bool ConsoleController::startLiveRun(QString* error)
     startOver();
     refresh();
     log(int(Severity::Info), QStringLiteral("console"),
-        m_site ? QStringLiteral("live run on site \"%1\": %2 (each connection retries with backoff until its gateway "
+        m_site ? QStringLiteral("live run on site \"%1\": %2 (each connection retries with backoff "
+                                "until its gateway "
                                 "answers)")
                      .arg(m_site->name, m_host->gatewayAddress())
-        : m_externalPort ? QStringLiteral("live run on gateway %1 (the connection retries with backoff until it "
-                                        "answers)")
-                             .arg(m_host->gatewayAddress())
-                       : QStringLiteral("live run on an embedded mock gateway, %1").arg(m_host->gatewayAddress()));
+        : m_externalPort
+            ? QStringLiteral("live run on gateway %1 (the connection retries with backoff until it "
+                             "answers)")
+                  .arg(m_host->gatewayAddress())
+            : QStringLiteral("live run on an embedded mock gateway, %1")
+                  .arg(m_host->gatewayAddress()));
     return true;
 }
 
@@ -219,8 +226,9 @@ void ConsoleController::refresh()
     state.live = m_host->live();
     state.progress = m_host->openEnded() || m_host->durationS() <= 0
                          ? -1.0
-                         : (m_host->state() == RunHost::State::Finished ? 1.0
-                                                                         : m_host->virtualS() / m_host->durationS());
+                         : (m_host->state() == RunHost::State::Finished
+                                ? 1.0
+                                : m_host->virtualS() / m_host->durationS());
     state.speed = m_host->live() ? -1.0 : m_host->speed();
     state.label = runLabel(m_host->virtualS());
     if (!m_showingLive) {
@@ -242,23 +250,29 @@ void ConsoleController::refresh()
 QString ConsoleController::runLabel(double t) const
 {
     if (m_showingLive)
-        return QStringLiteral("live — %1 %2").arg(m_site       ? QStringLiteral("site %1:").arg(m_site->name)
-                                                 : external() ? QStringLiteral("gateway")
-                                                              : QStringLiteral("embedded mock gateway"),
-                                                 m_host->gatewayAddress());
+        return QStringLiteral("live — %1 %2")
+            .arg(m_site       ? QStringLiteral("site %1:").arg(m_site->name)
+                 : external() ? QStringLiteral("gateway")
+                              : QStringLiteral("embedded mock gateway"),
+                 m_host->gatewayAddress());
     QString label = QStringLiteral("%1 / %2").arg(m_host->scenarioName(), m_host->variantName());
     if (m_host->live())
         label += QStringLiteral(" — live");
     switch (m_host->state()) {
-    case RunHost::State::Finished: return label + QStringLiteral(" — finished (Back to live returns to the live run)");
+    case RunHost::State::Finished:
+        return label + QStringLiteral(" — finished (Back to live returns to the live run)");
     case RunHost::State::Stopped:
-        return label + QStringLiteral(" — stopped at %1 s (Back to live returns to the live run)").arg(t, 0, 'f', 1);
-    case RunHost::State::Idle: return label;
-    case RunHost::State::Running: break;
+        return label + QStringLiteral(" — stopped at %1 s (Back to live returns to the live run)")
+                           .arg(t, 0, 'f', 1);
+    case RunHost::State::Idle:
+        return label;
+    case RunHost::State::Running:
+        break;
     }
     if (m_host->paused())
         label += QStringLiteral(" — paused");
-    return label + QStringLiteral(" — %1 of %2 s").arg(t, 0, 'f', 1).arg(m_host->durationS(), 0, 'f', 0);
+    return label +
+           QStringLiteral(" — %1 of %2 s").arg(t, 0, 'f', 1).arg(m_host->durationS(), 0, 'f', 0);
 }
 
 void ConsoleController::loadDemoScenario()
@@ -270,7 +284,7 @@ void ConsoleController::loadDemoScenario()
 void ConsoleController::applyLevers(const LeverSet& levers)
 {
     if (m_showingLive)
-        m_levers = levers; // the next live run starts with them too
+        m_levers = levers;       // the next live run starts with them too
     m_host->applyLevers(levers); // the shown run's engine, whichever run it is
 }
 
@@ -309,14 +323,16 @@ std::optional<Scenario> ConsoleController::loadScenarioOrSay(const QString& name
         QStringList lines;
         for (const ScenarioError& e : errors)
             lines << e.toString();
-        m_view->showError(QStringLiteral("Scenario"), lines.isEmpty()
-                                                          ? QStringLiteral("unknown scenario \"%1\"").arg(nameOrPath)
-                                                          : lines.join(QLatin1Char('\n')));
+        m_view->showError(QStringLiteral("Scenario"),
+                          lines.isEmpty()
+                              ? QStringLiteral("unknown scenario \"%1\"").arg(nameOrPath)
+                              : lines.join(QLatin1Char('\n')));
     }
     return scenario;
 }
 
-void ConsoleController::play(const QString& scenarioNameOrPath, const QString& variant, double speed)
+void ConsoleController::play(const QString& scenarioNameOrPath, const QString& variant,
+                             double speed)
 {
     const auto scenario = loadScenarioOrSay(scenarioNameOrPath);
     if (!scenario)
@@ -336,7 +352,8 @@ void ConsoleController::play(const QString& scenarioNameOrPath, const QString& v
     refresh();
 }
 
-bool ConsoleController::playLive(const Scenario& scenario, const QString& variant, const QString& nameOrPath)
+bool ConsoleController::playLive(const Scenario& scenario, const QString& variant,
+                                 const QString& nameOrPath)
 {
     LiveOptions live;
     if (m_externalPort)
@@ -375,7 +392,8 @@ void ConsoleController::togglePause()
     if (m_host->live()) {
         // The panel offers no pause for a live run; Space or a stray click land here.
         log(int(Severity::Info), QStringLiteral("playback"),
-            QStringLiteral("a live run cannot be paused (its gateway and timeline go on in wall time); Stop ends it"));
+            QStringLiteral("a live run cannot be paused (its gateway and timeline go on in wall "
+                           "time); Stop ends it"));
         return;
     }
     m_host->setPaused(!m_host->paused());
@@ -413,8 +431,10 @@ void ConsoleController::connectHost()
     // The plots draw the run's own recorded series: the very points its report is made of.
     connect(m_host, &RunHost::seriesUpdates, this,
             [this](const auto& updates) { m_view->store()->appendSeries(updates); });
-    connect(m_host, &RunHost::tagChanges, this, [this](const auto& changes) { m_view->applyTagChanges(changes); });
-    connect(m_host, &RunHost::logEntries, this, [this](const auto& entries) { m_view->appendLog(entries); });
+    connect(m_host, &RunHost::tagChanges, this,
+            [this](const auto& changes) { m_view->applyTagChanges(changes); });
+    connect(m_host, &RunHost::logEntries, this,
+            [this](const auto& entries) { m_view->appendLog(entries); });
     connect(m_host, &RunHost::connectionInfo, this, [this](const auto& infos) {
         m_connections = infos;
         m_view->setConnectionInfo(infos);
@@ -445,7 +465,8 @@ void ConsoleController::connectHost()
     connect(m_host, &RunHost::stopped, this, [this] {
         if (!m_showingLive)
             log(int(Severity::Info), QStringLiteral("playback"),
-                QStringLiteral("stopped at %1 s; Back to live returns to the live run").arg(m_host->virtualS(), 0, 'f', 1));
+                QStringLiteral("stopped at %1 s; Back to live returns to the live run")
+                    .arg(m_host->virtualS(), 0, 'f', 1));
     });
 }
 
@@ -459,7 +480,8 @@ void ConsoleController::onPlaybackFinished(const QSharedPointer<VariantRun>& run
         if (metric.shape == MetricShape::Scalar)
             values << metric.keyString() + QLatin1Char(' ') + metric.text(m);
     log(int(Severity::Info), QStringLiteral("playback"),
-        QStringLiteral("%1 / %2 finished: %3").arg(m_host->scenarioName(), m.name, values.join(QStringLiteral(", "))));
+        QStringLiteral("%1 / %2 finished: %3")
+            .arg(m_host->scenarioName(), m.name, values.join(QStringLiteral(", "))));
     for (const QString& skipped : m.skippedActions)
         log(int(Severity::Warning), QStringLiteral("timeline"), skipped);
     for (const QString& note : m.notes)
@@ -474,7 +496,8 @@ void ConsoleController::log(int severity, const QString& subject, const QString&
     qCInfo(lcConsole).noquote() << subject << message;
     // The console's own lines carry the shown run's time, so the t (s) column stays in order.
     const double t = m_view->store()->latestTime();
-    m_view->appendLog({LogEntry{std::isnan(t) ? 0 : t, QDateTime::currentDateTime(), severity, subject, message}});
+    m_view->appendLog({LogEntry{std::isnan(t) ? 0 : t, QDateTime::currentDateTime(), severity,
+                                subject, message}});
 }
 
 } // namespace stormwatch

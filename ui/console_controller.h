@@ -12,10 +12,10 @@
 // timeline events at "now", applied by the host's runner through its GatewayAccess.
 
 #include "client/engine_samples.h"
-#include "recording/recorder.h"
-#include "recording/recording.h"
 #include "client/grpc_port_options.h"
 #include "client/lever_set.h"
+#include "recording/recorder.h"
+#include "recording/recording.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_runner.h"
 
@@ -24,7 +24,6 @@
 #include <QObject>
 #include <QPointer>
 #include <QSharedPointer>
-
 #include <map>
 #include <optional>
 
@@ -102,8 +101,8 @@ private:
     bool startLiveRun(QString* error);
     void connectHost();
     void connectRecording();
-    void startOver(); // a new run on the host: the views start empty
-    void refresh();   // every panel, from the host's state
+    void startOver();        // a new run on the host: the views start empty
+    void refresh();          // every panel, from the host's state
     void refreshRecording(); // every panel, from the recording shown
     void log(int severity, const QString& subject, const QString& message);
     void onPlaybackFinished(const QSharedPointer<VariantRun>& run);
@@ -131,9 +130,9 @@ private:
     };
     std::optional<ShownRecording> m_shownRecording;
     std::optional<double> m_retentionBeforeRecording; // the plots' retention, restored by startOver
-    std::unique_ptr<Recorder> m_recorder; // set while File › Record runs is on
+    std::unique_ptr<Recorder> m_recorder;             // set while File › Record runs is on
     bool m_showingLive = false;
-    QDateTime m_runStart; // when the shown run started (wall clock, UTC): exports' time column
+    QDateTime m_runStart;   // when the shown run started (wall clock, UTC): exports' time column
     bool m_started = false; // startEmbedded/startExternal succeeded once
     QString m_recoveryState;
     QVector<ConnectionInfo> m_connections; // the shown run's, as last reported

@@ -2,12 +2,11 @@
 // to one SQLite file (recording/Recorder: one more consumer of the run host's steps), and
 // File › Open recording shows a recorded run read-only in the same plots, tag table, log
 // and markers. Back to live (or any new run) leaves it.
-#include "ui/console_controller.h"
-
 #include "client/lever_set.h"
 #include "models/series_store.h"
 #include "recording/recording.h"
 #include "recording/scenario_skeleton.h"
+#include "ui/console_controller.h"
 #include "ui/console_view.h"
 
 #include <QFileInfo>
@@ -36,10 +35,12 @@ bool ConsoleController::setRecording(const QString& path, QString* error)
         m_recorder.reset(); // closes the file: its run ends "recording stopped"
         m_view->setRecordingFile({});
         if (!current.isEmpty())
-            log(int(Severity::Info), QStringLiteral("recording"), QStringLiteral("recording stopped"));
+            log(int(Severity::Info), QStringLiteral("recording"),
+                QStringLiteral("recording stopped"));
         return true;
     }
-    if (!current.isEmpty() && QFileInfo(path).absoluteFilePath() == QFileInfo(current).absoluteFilePath())
+    if (!current.isEmpty() &&
+        QFileInfo(path).absoluteFilePath() == QFileInfo(current).absoluteFilePath())
         return true; // already recording there (opening it again would replace the file)
     // The new file first: a path that cannot be written leaves the recording in progress as it is.
     auto next = std::make_unique<Recorder>();
@@ -55,7 +56,8 @@ bool ConsoleController::setRecording(const QString& path, QString* error)
     m_recorder->attach(m_host);
     m_view->setRecordingFile(path);
     log(int(Severity::Info), QStringLiteral("recording"),
-        QStringLiteral("recording to %1: the shown run from its next step, and every run after it").arg(path));
+        QStringLiteral("recording to %1: the shown run from its next step, and every run after it")
+            .arg(path));
     return true;
 }
 
@@ -120,12 +122,14 @@ bool ConsoleController::openRecording(const QString& path, QString* error)
         log(int(Severity::Warning), QStringLiteral("recording"), warning);
     if (!source) // the plots still show the run, only not per gateway
         log(int(Severity::Warning), QStringLiteral("recording"),
-            QStringLiteral("the run's scenario could not be read, so no Gateway filter: %1").arg(sourceError));
+            QStringLiteral("the run's scenario could not be read, so no Gateway filter: %1")
+                .arg(sourceError));
     log(int(Severity::Info), QStringLiteral("recording"),
         QStringLiteral("showing %1, run %2 (%3 / %4, %5): read-only; Back to live leaves it")
             .arg(path)
             .arg(run.id)
-            .arg(run.scenario, run.variant, run.ended.isEmpty() ? QStringLiteral("never closed") : run.ended));
+            .arg(run.scenario, run.variant,
+                 run.ended.isEmpty() ? QStringLiteral("never closed") : run.ended));
     refresh();
     m_view->fitWholeRun();
     return true;
@@ -145,7 +149,8 @@ void ConsoleController::refreshRecording()
         m_view->setLevers(*levers);
     m_view->setInstances({});
     m_view->setGatewaySummary(run.gateway, m_recoveryState);
-    m_view->setFaultsAvailable(false, QStringLiteral("a recording is shown (Back to live ends it)"));
+    m_view->setFaultsAvailable(false,
+                               QStringLiteral("a recording is shown (Back to live ends it)"));
     RunState state;
     state.playback = true;
     state.running = false;
@@ -153,7 +158,8 @@ void ConsoleController::refreshRecording()
     state.progress = 1.0;
     state.speed = run.live ? -1.0 : 0.0;
     state.label = QStringLiteral("recording %1: %2 / %3, %4 s (%5)")
-                      .arg(m_shownRecording->file, run.scenario, run.variant, QString::number(run.endS, 'f', 0),
+                      .arg(m_shownRecording->file, run.scenario, run.variant,
+                           QString::number(run.endS, 'f', 0),
                            run.ended.isEmpty() ? QStringLiteral("never closed") : run.ended);
     m_view->setRunState(state);
     RunCaption caption;

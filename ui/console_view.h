@@ -11,7 +11,6 @@
 
 #include <QDateTime>
 #include <QMap>
-
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -29,9 +28,9 @@ struct RunState {
     bool playback = false; // a scenario; false: the console's own live run
     bool running = false;  // steps are coming
     bool paused = false;
-    bool live = false;     // wall time (the live run, or a scenario played live): no pause
-    double progress = -1;  // 0..1; < 0 unbounded
-    double speed = -1;     // as played: 1, 10, 60, 0 = max, -1 = live over gRPC
+    bool live = false;    // wall time (the live run, or a scenario played live): no pause
+    double progress = -1; // 0..1; < 0 unbounded
+    double speed = -1;    // as played: 1, 10, 60, 0 = max, -1 = live over gRPC
     QString label;
     // The scenario played (bundled name or file) and its variant; "" for the live run and a
     // recording. The Scenario dock moves its selection to it. (Initialised: {playback, …,
@@ -45,9 +44,9 @@ struct RunState {
 struct RunCaption {
     QString scenario; // "live" for the console's own live run
     QString variant;
-    QString levers;   // a preset's name, else the levers described
-    QString gateway;  // "in-process mock" or the address
-    QDateTime start;  // wall clock (UTC) when the run started
+    QString levers;  // a preset's name, else the levers described
+    QString gateway; // "in-process mock" or the address
+    QDateTime start; // wall clock (UTC) when the run started
     bool virtualTime = false;
     bool operator==(const RunCaption&) const = default;
     // "incident-30min — levers-off · levers: levers-off · gateway in-process mock"
@@ -79,9 +78,9 @@ class ConsoleView {
 public:
     virtual ~ConsoleView() = default;
 
-    virtual QWidget* widget() = 0;          // parent of dialogs
-    virtual ConsoleIntents* intents() = 0;  // the window's intent signals
-    virtual SeriesStore* store() = 0;       // owned by the view; the plots read it
+    virtual QWidget* widget() = 0;         // parent of dialogs
+    virtual ConsoleIntents* intents() = 0; // the window's intent signals
+    virtual SeriesStore* store() = 0;      // owned by the view; the plots read it
 
     virtual void applyTagChanges(const QVector<TagChange>& changes) = 0;
     virtual void clearTags() = 0; // a playback or a fresh live run starts the table over
@@ -106,7 +105,10 @@ public:
     virtual void setInstancesByConnection(const QMap<QString, QStringList>& byConnection) = 0;
     // A run on several gateways: each gateway and the instances (by index) subscribing
     // through it, for the plots' gateway filter; empty or one gateway: no filter.
-    virtual void setRunGateways(const QMap<QString, QList<int>>& instancesByGateway) { Q_UNUSED(instancesByGateway); }
+    virtual void setRunGateways(const QMap<QString, QList<int>>& instancesByGateway)
+    {
+        Q_UNUSED(instancesByGateway);
+    }
     virtual void showError(const QString& title, const QString& text) = 0;
     // The plots show the whole run (follow-live off): a playback that finished is seen
     // from its first second to its last, not through the follow window's last minutes.
@@ -116,7 +118,8 @@ public:
     virtual void addMarkers(const QVector<RunHost::Marker>& markers) = 0;
     virtual void clearMarkers() = 0;
     virtual void setRunCaption(const RunCaption& caption) = 0;
-    virtual void setRecordingFile(const QString& path) = 0; // the file runs are recorded to; "" = none
+    virtual void
+    setRecordingFile(const QString& path) = 0; // the file runs are recorded to; "" = none
 };
 
 } // namespace stormwatch

@@ -29,8 +29,8 @@ QSize ElidingLabel::minimumSizeHint() const
 void ElidingLabel::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
-    style()->drawItemText(&painter, contentsRect(), int(alignment()), palette(), isEnabled(), shownText(),
-                          foregroundRole());
+    style()->drawItemText(&painter, contentsRect(), int(alignment()), palette(), isEnabled(),
+                          shownText(), foregroundRole());
 }
 
 bool ElidingLabel::event(QEvent* event)
@@ -38,8 +38,9 @@ bool ElidingLabel::event(QEvent* event)
     // Elided, the tooltip says the whole text first, then what the label's own tooltip says.
     if (event->type() == QEvent::ToolTip && isElided()) {
         const auto* help = static_cast<QHelpEvent*>(event);
-        QToolTip::showText(help->globalPos(), toolTip().isEmpty() ? text() : text() + QStringLiteral("\n\n") + toolTip(),
-                           this);
+        QToolTip::showText(
+            help->globalPos(),
+            toolTip().isEmpty() ? text() : text() + QStringLiteral("\n\n") + toolTip(), this);
         return true;
     }
     return QLabel::event(event);

@@ -13,8 +13,7 @@
 
 namespace stormwatch {
 
-EventLogPanel::EventLogPanel(EventLogModel* model, QWidget* parent)
-    : QWidget(parent)
+EventLogPanel::EventLogPanel(EventLogModel* model, QWidget* parent) : QWidget(parent)
 {
     m_proxy = new EventLogFilterProxy(this);
     m_proxy->setSourceModel(model);

@@ -10,7 +10,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
-
 #include <algorithm>
 
 namespace stormwatch {
@@ -56,7 +55,8 @@ GatewayPanel::GatewayPanel(QWidget* parent) : QWidget(parent)
     m_gateway->setObjectName(QStringLiteral("faultGateway"));
     m_gateway->setToolTip(tr("The gateway the capability and the fault buttons hit: one of the "
                              "run's, or all of them"));
-    m_gateway->setFocusPolicy(Qt::StrongFocus); // the wheel changes it only once focused (window rule)
+    m_gateway->setFocusPolicy(
+        Qt::StrongFocus); // the wheel changes it only once focused (window rule)
     m_gatewayLabel->setBuddy(m_gateway);
     connect(m_gateway, &QComboBox::currentIndexChanged, this, &GatewayPanel::showChosenCapability);
     auto* chooserRow = new QHBoxLayout;
@@ -99,9 +99,9 @@ void GatewayPanel::addFault(QGridLayout* grid, const TimelineActionInfo& info)
     grid->addWidget(row.button, r, 0);
     if (info.params & (kParamDuration | kParamDowntime)) {
         const bool downtime = info.params & kParamDowntime;
-        row.duration = spin(name + (downtime ? QStringLiteral("_downtime") : QStringLiteral("_duration")),
-                            0.1, 3600, info.consoleDefault, 1, downtime ? tr("down ") : QString(),
-                            QStringLiteral(" s"));
+        row.duration = spin(
+            name + (downtime ? QStringLiteral("_downtime") : QStringLiteral("_duration")), 0.1,
+            3600, info.consoleDefault, 1, downtime ? tr("down ") : QString(), QStringLiteral(" s"));
         row.duration->setToolTip(downtime ? tr("Downtime") : tr("Duration"));
         grid->addWidget(row.duration, r, 1);
     }
@@ -109,8 +109,9 @@ void GatewayPanel::addFault(QGridLayout* grid, const TimelineActionInfo& info)
         row.parameter = spin(name + QStringLiteral("_factor"), scenario_limits::kSlowFactor.min,
                              scenario_limits::kSlowFactor.max, 20, 1, QStringLiteral("× "), {});
     else if (info.params & kParamProbability)
-        row.parameter = spin(name + QStringLiteral("_probability"), scenario_limits::kProbability.min,
-                             scenario_limits::kProbability.max, 0.5, 2, QStringLiteral("p "), {});
+        row.parameter =
+            spin(name + QStringLiteral("_probability"), scenario_limits::kProbability.min,
+                 scenario_limits::kProbability.max, 0.5, 2, QStringLiteral("p "), {});
     if (row.parameter)
         grid->addWidget(row.parameter, r, 2);
     m_rows.push_back(row);
@@ -187,7 +188,9 @@ void GatewayPanel::showChosenCapability()
         state = m_advertisedBy.value(chosen, true) ? Qt::Checked : Qt::Unchecked;
     } else if (m_gateway->isVisibleTo(this) && !m_advertisedBy.isEmpty()) {
         const auto on = std::count(m_advertisedBy.cbegin(), m_advertisedBy.cend(), true);
-        state = on == m_advertisedBy.size() ? Qt::Checked : on == 0 ? Qt::Unchecked : Qt::PartiallyChecked;
+        state = on == m_advertisedBy.size() ? Qt::Checked
+                : on == 0                   ? Qt::Unchecked
+                                            : Qt::PartiallyChecked;
     }
     const QSignalBlocker block(m_advertise);
     m_advertise->setTristate(state == Qt::PartiallyChecked); // a click leaves it for checked

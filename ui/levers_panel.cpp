@@ -9,7 +9,6 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 
@@ -56,7 +55,8 @@ void LeversPanel::build()
     m_preset->setToolTip(tr("Lever presets; shows \"custom\" once a lever is edited"));
 
     for (const SwitchLever& lever : switchLevers())
-        m_switches.push_back(check(QString::fromLatin1(lever.key), tr(lever.label), tr(lever.description)));
+        m_switches.push_back(
+            check(QString::fromLatin1(lever.key), tr(lever.label), tr(lever.description)));
     m_sendTimeout = check(QStringLiteral("sendCommandTimeout"), tr("Send command timeout"),
                           tr("Lever 3: command_timeout sent at OpenSession; off = the "
                              "gateway's default (30 s)"));
@@ -85,12 +85,14 @@ void LeversPanel::build()
         m_failHandler->addItem(QString::fromLatin1(toString(h)), int(h));
     m_failHandler->setToolTip(tr("simple: every failure counts; windowed: K failures inside "
                                  "the window enter recovery"));
-    m_recoverySeconds = seconds(QStringLiteral("recoverySeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
-                                tr("simple: recovery lasts this long after the last failure"));
-    m_initialSeconds = seconds(QStringLiteral("recoveryInitialSeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
-                               tr("exponential: first period"));
-    m_maxSeconds = seconds(QStringLiteral("recoveryMaxSeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
-                           tr("exponential: longest period (≥ initial)"));
+    m_recoverySeconds =
+        seconds(QStringLiteral("recoverySeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
+                tr("simple: recovery lasts this long after the last failure"));
+    m_initialSeconds = seconds(QStringLiteral("recoveryInitialSeconds"), 0.1,
+                               lever_limits::kMaxRecoverySeconds, tr("exponential: first period"));
+    m_maxSeconds =
+        seconds(QStringLiteral("recoveryMaxSeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
+                tr("exponential: longest period (≥ initial)"));
     m_multiplier = new QDoubleSpinBox;
     m_multiplier->setObjectName(QStringLiteral("recoveryMultiplier"));
     m_multiplier->setRange(1, lever_limits::kMaxMultiplier);
@@ -102,8 +104,8 @@ void LeversPanel::build()
     m_failures->setRange(1, 1000);
     m_failures->setKeyboardTracking(false);
     m_failures->setToolTip(tr("windowed: failures inside the window that enter recovery"));
-    m_windowSeconds = seconds(QStringLiteral("failuresWindowSeconds"), 0.1, lever_limits::kMaxRecoverySeconds,
-                              tr("windowed: the window length"));
+    m_windowSeconds = seconds(QStringLiteral("failuresWindowSeconds"), 0.1,
+                              lever_limits::kMaxRecoverySeconds, tr("windowed: the window length"));
 
     auto* lever1 = new QGroupBox(tr("Lever 1 — subscribe guard"));
     auto* l1 = new QVBoxLayout(lever1);
@@ -113,9 +115,15 @@ void LeversPanel::build()
     auto* o = new QVBoxLayout(other);
     for (std::size_t i = 0; i < m_switches.size(); ++i) {
         switch (switchLevers()[i].group) {
-        case LeverGroup::Lever1: l1->addWidget(m_switches[i]); break;
-        case LeverGroup::Lever2: l2->addWidget(m_switches[i]); break;
-        case LeverGroup::FollowUps: o->addWidget(m_switches[i]); break;
+        case LeverGroup::Lever1:
+            l1->addWidget(m_switches[i]);
+            break;
+        case LeverGroup::Lever2:
+            l2->addWidget(m_switches[i]);
+            break;
+        case LeverGroup::FollowUps:
+            o->addWidget(m_switches[i]);
+            break;
         }
     }
     auto* lever3 = new QGroupBox(tr("Lever 3 — session command timeout"));
@@ -242,7 +250,8 @@ void LeversPanel::onEdited()
         return;
     m_levers = next;
     // readWidgets raises Max to at least Initial: show the value in effect, not the one typed.
-    if (m_maxSeconds->value() < next.recovery.maxSeconds - 0.5 * std::pow(10.0, -m_maxSeconds->decimals()))
+    if (m_maxSeconds->value() <
+        next.recovery.maxSeconds - 0.5 * std::pow(10.0, -m_maxSeconds->decimals()))
         showLevers(next);
     const auto preset = presetNameOf(next);
     m_updating = true;
@@ -270,9 +279,8 @@ void LeversPanel::updateEnabled()
 {
     const bool on = m_recovery->isChecked();
     const auto strategy = RecoveryConfig::Strategy(m_strategy->currentData().toInt());
-    const bool windowed =
-        RecoveryConfig::FailHandler(m_failHandler->currentData().toInt()) ==
-        RecoveryConfig::FailHandler::Windowed;
+    const bool windowed = RecoveryConfig::FailHandler(m_failHandler->currentData().toInt()) ==
+                          RecoveryConfig::FailHandler::Windowed;
     m_strategy->setEnabled(on);
     m_failHandler->setEnabled(on);
     m_recoverySeconds->setEnabled(on && strategy == RecoveryConfig::Strategy::Simple);

@@ -7,7 +7,6 @@
 #include "client/lever_set.h"
 
 #include <QWidget>
-
 #include <vector>
 
 class QCheckBox;

@@ -1,5 +1,4 @@
 #include "ui/main_window.h"
-#include "ui/plot_panel.h"
 
 #include "models/event_log_model.h"
 #include "models/series_store.h"
@@ -9,39 +8,39 @@
 #include "ui/event_log_panel.h"
 #include "ui/gateway_panel.h"
 #include "ui/levers_panel.h"
+#include "ui/plot_panel.h"
 #include "ui/scenario_panel.h"
 #include "ui/tags_panel.h"
 #include "ui/topology_panel.h"
 
-#include <QAction>
 #include <QAbstractButton>
 #include <QAbstractItemView>
 #include <QAbstractScrollArea>
-#include <QSlider>
 #include <QAbstractSpinBox>
-#include <QPlainTextEdit>
-#include <QTextEdit>
+#include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QFile>
-#include <QComboBox>
 #include <QFileDialog>
-#include <QKeyEvent>
 #include <QHBoxLayout>
 #include <QJsonDocument>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QSettings>
+#include <QSlider>
 #include <QStatusBar>
+#include <QTextEdit>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-
 #include <cmath>
 #include <memory>
 
@@ -140,9 +139,10 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
         // scrolled the dock over it: an unfocused combo, spin box or slider passes the wheel
         // to the scroll area it sits in (scroll bars are not value controls: they scroll).
         QWidget* control = widget;
-        while (control && !qobject_cast<QComboBox*>(control) && !qobject_cast<QAbstractSpinBox*>(control) &&
-               !qobject_cast<QSlider*>(control))
-            control = control->parentWidget() && !control->isWindow() ? control->parentWidget() : nullptr;
+        while (control && !qobject_cast<QComboBox*>(control) &&
+               !qobject_cast<QAbstractSpinBox*>(control) && !qobject_cast<QSlider*>(control))
+            control =
+                control->parentWidget() && !control->isWindow() ? control->parentWidget() : nullptr;
         if (control && !control->hasFocus()) {
             for (QWidget* up = control->parentWidget(); up; up = up->parentWidget())
                 if (auto* area = qobject_cast<QAbstractScrollArea*>(up)) {
@@ -267,8 +267,8 @@ void MainWindow::createActions()
         addAction(a); // shortcuts work with the menu bar hidden too
         return a;
     };
-    QAction* open = action(QStringLiteral("actionOpenScenario"), tr("&Open scenario…"),
-                           {QKeySequence::Open});
+    QAction* open =
+        action(QStringLiteral("actionOpenScenario"), tr("&Open scenario…"), {QKeySequence::Open});
     connect(open, &QAction::triggered, m_scenario, &ScenarioPanel::openFile);
     QAction* png = action(QStringLiteral("actionExportPng"), tr("Export plots as &PNG…"),
                           {QKeySequence(Qt::CTRL | Qt::Key_E)});
@@ -283,8 +283,8 @@ void MainWindow::createActions()
     QAction* play = action(QStringLiteral("actionPlayPause"), tr("&Play / pause"),
                            {QKeySequence(Qt::Key_Space)});
     connect(play, &QAction::triggered, m_scenario, &ScenarioPanel::togglePlay);
-    m_followLive = action(QStringLiteral("actionFollowLive"), tr("&Follow live"),
-                          {QKeySequence(Qt::Key_F)});
+    m_followLive =
+        action(QStringLiteral("actionFollowLive"), tr("&Follow live"), {QKeySequence(Qt::Key_F)});
     m_followLive->setCheckable(true);
     m_followLive->setChecked(true);
     connect(m_followLive, &QAction::toggled, this, &MainWindow::followLiveToggled);
@@ -315,8 +315,9 @@ void MainWindow::createActions()
     m_presenterAction->setToolTip(tr("The four plots only, larger, with a caption naming the run "
                                      "and its levers (F5; Esc leaves)"));
     connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
-    QAction* leave = m_leavePresenter = action(QStringLiteral("actionLeavePresenter"),
-                                               tr("Leave presenter mode"), {QKeySequence(Qt::Key_Escape)});
+    QAction* leave = m_leavePresenter =
+        action(QStringLiteral("actionLeavePresenter"), tr("Leave presenter mode"),
+               {QKeySequence(Qt::Key_Escape)});
     leave->setEnabled(false); // Esc is the dialogs' and editors' until presenting
     connect(leave, &QAction::triggered, this, [this] { setPresenterMode(false); });
 
@@ -437,8 +438,8 @@ void MainWindow::updateInstancesTree()
 void MainWindow::showError(const QString& title, const QString& text)
 {
     m_unreachableBanner = false;
-    m_bannerText->setText(QStringLiteral("<b>%1</b> — %2").arg(title.toHtmlEscaped(),
-                                                               text.toHtmlEscaped()));
+    m_bannerText->setText(
+        QStringLiteral("<b>%1</b> — %2").arg(title.toHtmlEscaped(), text.toHtmlEscaped()));
     m_banner->show();
     logLocal(int(LogSeverity::Error), title + QStringLiteral(": ") + text);
 }
@@ -487,7 +488,8 @@ void MainWindow::restoreSettings()
     m_settingsRestored = true;
     std::unique_ptr<QSettings> s(openSettings());
     restoreGeometry(s->value(QLatin1String(kGeometryKey)).toByteArray());
-    m_layoutRestored = restoreState(s->value(QLatin1String(kStateKey)).toByteArray(), kStateVersion);
+    m_layoutRestored =
+        restoreState(s->value(QLatin1String(kStateKey)).toByteArray(), kStateVersion);
     setTheme(themeFromName(s->value(QLatin1String(kThemeKey)).toString()));
     m_plots->setRetentionMinutes(s->value(QLatin1String(kRetentionKey), 60).toInt());
     const QByteArray json = s->value(QLatin1String(kLeversKey)).toByteArray();
@@ -500,8 +502,7 @@ void MainWindow::restoreSettings()
                 emit leversChanged(*set); // the last session's levers apply again
             }
         } else {
-            logLocal(int(LogSeverity::Warning),
-                     tr("Saved lever set ignored: %1").arg(error));
+            logLocal(int(LogSeverity::Warning), tr("Saved lever set ignored: %1").arg(error));
         }
     }
 }
@@ -562,25 +563,26 @@ QString MainWindow::aboutText() const
 {
     // The version is the CMake project's: main() sets it as the application version.
     const QString version = QCoreApplication::applicationVersion();
-    return tr("<h3>stormwatch %1</h3>").arg(version.isEmpty() ? tr("(version unknown)")
-                                                              : version.toHtmlEscaped()) +
+    return tr("<h3>stormwatch %1</h3>")
+               .arg(version.isEmpty() ? tr("(version unknown)") : version.toHtmlEscaped()) +
            tr("<p>A console for engineers who run a SCADA bridge against an MXAccess gateway: "
-           "it runs the bridge's guarded subscribe client against a real or a mock gateway, "
-           "plots what every subscription does, and lets you switch each protective lever "
-           "on and off — live, or replayed in virtual time.</p>"
-           "<p><b>The levers</b></p><ul>"
-           "<li><b>In-flight guard</b> (Lever 1): one outstanding subscribe per instance and "
-           "connection until the ceiling.</li>"
-           "<li><b>Backoff</b> (Lever 1): retries double with jitter instead of a fixed 5 s.</li>"
-           "<li><b>Confirmed flag</b>: a retry already queued when Success arrived does "
-           "nothing.</li>"
-           "<li><b>Bulk supervisory</b> (Lever 2): one SubscribeBulk{supervisory} instead of "
-           "1 + N RPCs, when the gateway advertises it.</li>"
-           "<li><b>Session command timeout</b> (Lever 3): sent at OpenSession, applies to the "
-           "next session.</li>"
-           "<li><b>Recovery gate</b>: after failures, calls wait out a recovery period.</li>"
-           "<li><b>Alarm guard</b>: the same guard on the alarm subscription.</li>"
-           "<li><b>Coalesce</b>: identical concurrent subscribes are merged.</li></ul>");
+              "it runs the bridge's guarded subscribe client against a real or a mock gateway, "
+              "plots what every subscription does, and lets you switch each protective lever "
+              "on and off — live, or replayed in virtual time.</p>"
+              "<p><b>The levers</b></p><ul>"
+              "<li><b>In-flight guard</b> (Lever 1): one outstanding subscribe per instance and "
+              "connection until the ceiling.</li>"
+              "<li><b>Backoff</b> (Lever 1): retries double with jitter instead of a fixed 5 "
+              "s.</li>"
+              "<li><b>Confirmed flag</b>: a retry already queued when Success arrived does "
+              "nothing.</li>"
+              "<li><b>Bulk supervisory</b> (Lever 2): one SubscribeBulk{supervisory} instead of "
+              "1 + N RPCs, when the gateway advertises it.</li>"
+              "<li><b>Session command timeout</b> (Lever 3): sent at OpenSession, applies to the "
+              "next session.</li>"
+              "<li><b>Recovery gate</b>: after failures, calls wait out a recovery period.</li>"
+              "<li><b>Alarm guard</b>: the same guard on the alarm subscription.</li>"
+              "<li><b>Coalesce</b>: identical concurrent subscribes are merged.</li></ul>");
 }
 
 void MainWindow::showAbout()

@@ -6,8 +6,8 @@
 //
 // Habits kept from the consoles engineers already use: dock layout, geometry, theme, last
 // gateway address and last lever set survive a restart (QSettings); Space plays/stops, F
-// follows live, Ctrl+0/Home reset zoom, W fits the whole run, Ctrl+E / Ctrl+Shift+E export PNG / CSV, Ctrl+L
-// jumps to the log filter.
+// follows live, Ctrl+0/Home reset zoom, W fits the whole run, Ctrl+E / Ctrl+Shift+E export PNG /
+// CSV, Ctrl+L jumps to the log filter.
 
 #include "client/engine_samples.h"
 #include "client/lever_set.h"
@@ -58,7 +58,7 @@ public:
     void setLevers(const LeverSet& levers); // reflect the current set (no signal emitted)
     void setScenarioNames(const QStringList& bundled);
     void setRunState(const RunState& state);
-    void setInstances(const QStringList& names); // under the only / first connection
+    void setInstances(const QStringList& names);               // under the only / first connection
     void showError(const QString& title, const QString& text); // banner + event log line
     void fitWholeRun(); // the plots show the whole run (W, View › Fit whole run)
     void setRecordingFile(const QString& path); // File › Record runs reflects it ("" = off)

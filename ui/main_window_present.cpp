@@ -1,10 +1,9 @@
 // MainWindow: what it shows to others — exports with a title, the time markers, presenter
 // mode, the compact layout of a small screen, and scenario files dropped on the window.
-#include "ui/main_window.h"
-
 #include "models/series_store.h"
 #include "scenario/scenario_parser.h"
 #include "ui/ab_view.h"
+#include "ui/main_window.h"
 #include "ui/scenario_panel.h"
 
 #include <QButtonGroup>
@@ -96,9 +95,9 @@ void MainWindow::exportPngInteractive()
     const ExportChoice choice = askExport(this, tr("Export plots as PNG"), true);
     if (!choice.accepted)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plots as PNG"),
-                                                      QStringLiteral("stormwatch.png"),
-                                                      tr("PNG images (*.png)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export plots as PNG"),
+                                     QStringLiteral("stormwatch.png"), tr("PNG images (*.png)"));
     PlotPanel::ExportOptions options;
     options.range = choice.range;
     options.size = choice.size;
@@ -111,9 +110,9 @@ void MainWindow::exportCsvInteractive()
     const ExportChoice choice = askExport(this, tr("Export series as CSV"), false);
     if (!choice.accepted)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export series as CSV"),
-                                                      QStringLiteral("stormwatch.csv"),
-                                                      tr("CSV files (*.csv)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export series as CSV"),
+                                     QStringLiteral("stormwatch.csv"), tr("CSV files (*.csv)"));
     if (!path.isEmpty() && !exportCsv(path, choice.range))
         showError(tr("Export failed"),
                   tr("Could not write %1 (or there is nothing to export yet)").arg(path));
@@ -248,7 +247,8 @@ void MainWindow::showAb()
     QStringList variants;
     for (const VariantSpec& v : loaded->variants)
         variants << v.name;
-    const QString a = m_scenario->currentVariant().isEmpty() ? variants.value(0) : m_scenario->currentVariant();
+    const QString a =
+        m_scenario->currentVariant().isEmpty() ? variants.value(0) : m_scenario->currentVariant();
     QString b;
     for (const QString& v : variants)
         if (v != a && b.isEmpty())

@@ -18,7 +18,8 @@ void MainWindow::createRecordingActions()
     auto* open = new QAction(tr("Open &recording…"), this);
     open->setObjectName(QStringLiteral("actionOpenRecording"));
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-    open->setToolTip(tr("Show a recorded run read-only: its plots, tag table and log (Back to live leaves it)"));
+    open->setToolTip(
+        tr("Show a recorded run read-only: its plots, tag table and log (Back to live leaves it)"));
     addAction(open);
     connect(open, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), {}, kFilter);
@@ -40,7 +41,8 @@ void MainWindow::createRecordingActions()
         const QString suggested =
             QStringLiteral("stormwatch-%1.sqlite")
                 .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
-        const QString path = QFileDialog::getSaveFileName(this, tr("Record runs to"), suggested, kFilter);
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Record runs to"), suggested, kFilter);
         if (path.isEmpty()) {
             const QSignalBlocker blocker(m_recordAction);
             m_recordAction->setChecked(false); // nothing chosen: nothing is recorded
@@ -56,8 +58,9 @@ void MainWindow::setRecordingFile(const QString& path)
         return;
     const QSignalBlocker blocker(m_recordAction);
     m_recordAction->setChecked(!path.isEmpty());
-    m_recordAction->setToolTip(path.isEmpty() ? tr("Record the shown run and every run after it to one file")
-                                              : tr("Recording to %1 (click to stop)").arg(path));
+    m_recordAction->setToolTip(path.isEmpty()
+                                   ? tr("Record the shown run and every run after it to one file")
+                                   : tr("Recording to %1 (click to stop)").arg(path));
 }
 
 } // namespace stormwatch

@@ -1,13 +1,11 @@
 // The window's status bar: the gateway and its recovery gate, the session(s) and what the
 // gateway said at OpenSession; and the banner when no connection reaches the gateway.
-#include "ui/main_window.h"
-
 #include "models/topology_model.h"
 #include "ui/eliding_label.h"
+#include "ui/main_window.h"
 
 #include <QLabel>
 #include <QStatusBar>
-
 #include <optional>
 
 namespace stormwatch {
@@ -18,7 +16,8 @@ void MainWindow::createStatusBar()
     // are elided, whole in the tooltip, while the short ones stay whole.
     // The sessions keep more of their text than the address ("1 of 2 sessions, gw-packaging").
     auto label = [this](const QString& name, const QString& text, const QString& tip,
-                        std::optional<Qt::TextElideMode> elide = std::nullopt, int minimumChars = 0) {
+                        std::optional<Qt::TextElideMode> elide = std::nullopt,
+                        int minimumChars = 0) {
         QLabel* l = elide ? new ElidingLabel(*elide, minimumChars) : new QLabel;
         l->setText(text);
         l->setObjectName(name);
@@ -32,13 +31,13 @@ void MainWindow::createStatusBar()
                             tr("Session id from OpenSession"), Qt::ElideRight, 30);
     m_statusCapabilities = label(QStringLiteral("statusCapabilities"), tr("0 capabilities"),
                                  tr("No capabilities advertised yet"));
-    m_statusProtocol = label(QStringLiteral("statusProtocol"), tr("protocol –"),
-                             tr("gateway_protocol_version"));
+    m_statusProtocol =
+        label(QStringLiteral("statusProtocol"), tr("protocol –"), tr("gateway_protocol_version"));
     m_statusTimeout = label(QStringLiteral("statusTimeout"), tr("cmd timeout –"),
                             tr("The command timeout the gateway echoed at OpenSession "
                                "(default_command_timeout)"));
-    m_statusRecovery = label(QStringLiteral("statusRecovery"), tr("recovery –"),
-                             tr("The recovery gate's state"));
+    m_statusRecovery =
+        label(QStringLiteral("statusRecovery"), tr("recovery –"), tr("The recovery gate's state"));
 }
 
 void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
@@ -57,7 +56,8 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
     for (QLabel* label : {m_statusCapabilities, m_statusProtocol, m_statusTimeout})
         label->setEnabled(current);
     if (infos.size() == 1) {
-        m_statusSession->setText(tr("session %1").arg(c.sessionId.isEmpty() ? c.state : c.sessionId));
+        m_statusSession->setText(
+            tr("session %1").arg(c.sessionId.isEmpty() ? c.state : c.sessionId));
         m_statusSession->setToolTip({});
     } else {
         // Several connections (a site's gateways): how many have a session and which one has
@@ -66,13 +66,17 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
         const ConnectionInfo* down = nullptr;
         int up = 0;
         for (const ConnectionInfo& i : infos) {
-            all << QStringLiteral("%1: %2").arg(i.name, i.sessionId.isEmpty() ? i.state : i.sessionId);
+            all << QStringLiteral("%1: %2").arg(i.name,
+                                                i.sessionId.isEmpty() ? i.state : i.sessionId);
             if (!i.sessionId.isEmpty())
                 ++up;
             else if (!down)
                 down = &i;
         }
-        m_statusSession->setText(down ? tr("%1 of %2 sessions, %3 %4").arg(up).arg(infos.size()).arg(down->name, down->state)
+        m_statusSession->setText(down ? tr("%1 of %2 sessions, %3 %4")
+                                            .arg(up)
+                                            .arg(infos.size())
+                                            .arg(down->name, down->state)
                                       : tr("%1 sessions").arg(infos.size()));
         m_statusSession->setToolTip(all.join(QLatin1Char('\n')));
     }
@@ -82,8 +86,9 @@ void MainWindow::setConnectionInfo(const QVector<ConnectionInfo>& infos)
                                          : c.capabilities.join(QLatin1Char('\n')));
     m_statusProtocol->setText(c.protocolVersion > 0 ? tr("protocol v%1").arg(c.protocolVersion)
                                                     : tr("protocol –"));
-    QString timeout = c.echoedCommandTimeoutS >= 0 ? tr("cmd timeout %1 s").arg(c.echoedCommandTimeoutS)
-                                                   : tr("cmd timeout –");
+    QString timeout = c.echoedCommandTimeoutS >= 0
+                          ? tr("cmd timeout %1 s").arg(c.echoedCommandTimeoutS)
+                          : tr("cmd timeout –");
     if (c.inFlightCeilingS >= 0)
         timeout += tr(", ceiling %1 s").arg(c.inFlightCeilingS);
     m_statusTimeout->setText(timeout);
@@ -115,7 +120,8 @@ void MainWindow::updateGatewayState()
     // recovery gate says; the banner says so without stopping anything (not modal).
     QStringList unreachable, refused, refusedWhole, unresponsive;
     for (const ConnectionInfo& c : m_connections) {
-        const QString line = c.error.isEmpty() ? c.name : QStringLiteral("%1: %2").arg(c.name, c.error);
+        const QString line =
+            c.error.isEmpty() ? c.name : QStringLiteral("%1: %2").arg(c.name, c.error);
         if (c.state == QLatin1String("unreachable")) {
             unreachable << line;
         } else if (c.state == QLatin1String("unresponsive")) {
@@ -129,32 +135,36 @@ void MainWindow::updateGatewayState()
         }
     }
     const bool down = !m_connections.isEmpty() && unreachable.size() == m_connections.size();
-    m_topologyModel->setGateway(m_gatewayAddress, down ? QStringLiteral("unreachable") : m_recoveryState);
+    m_topologyModel->setGateway(m_gatewayAddress,
+                                down ? QStringLiteral("unreachable") : m_recoveryState);
     if (!refused.isEmpty()) {
         // Said first: nothing will change it but the user (a contract file or a key to fix).
-        m_bannerText->setText(tr("<b>Nothing is sent to %1</b> — %2. Check the gateway's contract with "
-                                 "stormwatch --check-contract FILE.")
-                                  .arg(refused.size() == m_connections.size() ? tr("the gateway")
-                                                                               : tr("%n connection(s)", nullptr,
-                                                                                    int(refused.size())),
-                                       refused.join(QStringLiteral("; ")).toHtmlEscaped()));
+        m_bannerText->setText(
+            tr("<b>Nothing is sent to %1</b> — %2. Check the gateway's contract with "
+               "stormwatch --check-contract FILE.")
+                .arg(refused.size() == m_connections.size()
+                         ? tr("the gateway")
+                         : tr("%n connection(s)", nullptr, int(refused.size())),
+                     refused.join(QStringLiteral("; ")).toHtmlEscaped()));
         m_bannerText->setToolTip(refusedWhole.join(QLatin1Char('\n')));
         m_banner->show();
         m_unreachableBanner = true;
     } else if (down) {
         m_bannerText->setToolTip(QString());
-        m_bannerText->setText(tr("<b>Gateway %1 unreachable</b> — %2. The client keeps retrying with "
-                                 "its reconnect backoff.")
-                                  .arg(m_gatewayAddress.toHtmlEscaped(),
-                                       unreachable.join(QStringLiteral("; ")).toHtmlEscaped()));
+        m_bannerText->setText(
+            tr("<b>Gateway %1 unreachable</b> — %2. The client keeps retrying with "
+               "its reconnect backoff.")
+                .arg(m_gatewayAddress.toHtmlEscaped(),
+                     unreachable.join(QStringLiteral("; ")).toHtmlEscaped()));
         m_banner->show();
         m_unreachableBanner = true;
     } else if (!unresponsive.isEmpty()) {
         m_bannerText->setToolTip(QString());
-        m_bannerText->setText(tr("<b>%1 not answering</b> — a command went unanswered and nothing else came. "
-                                 "The session is kept; its tags show their last usable values (Uncertain) "
-                                 "until the gateway answers.")
-                                  .arg(unresponsive.join(QStringLiteral(", ")).toHtmlEscaped()));
+        m_bannerText->setText(
+            tr("<b>%1 not answering</b> — a command went unanswered and nothing else came. "
+               "The session is kept; its tags show their last usable values (Uncertain) "
+               "until the gateway answers.")
+                .arg(unresponsive.join(QStringLiteral(", ")).toHtmlEscaped()));
         m_banner->show();
         m_unreachableBanner = true;
     } else if (m_unreachableBanner) {

@@ -9,15 +9,23 @@ namespace stormwatch {
 
 MainWindowView::MainWindowView(MainWindow& window) : m_window(window)
 {
-    QObject::connect(&window, &MainWindow::leversChanged, &m_intents, &ConsoleIntents::leversChanged);
-    QObject::connect(&window, &MainWindow::faultRequested, &m_intents, &ConsoleIntents::faultRequested);
-    QObject::connect(&window, &MainWindow::capabilityToggled, &m_intents, &ConsoleIntents::capabilityToggled);
-    QObject::connect(&window, &MainWindow::redeployRequested, &m_intents, &ConsoleIntents::redeployRequested);
-    QObject::connect(&window, &MainWindow::playRequested, &m_intents, &ConsoleIntents::playRequested);
-    QObject::connect(&window, &MainWindow::stopRequested, &m_intents, &ConsoleIntents::stopRequested);
+    QObject::connect(&window, &MainWindow::leversChanged, &m_intents,
+                     &ConsoleIntents::leversChanged);
+    QObject::connect(&window, &MainWindow::faultRequested, &m_intents,
+                     &ConsoleIntents::faultRequested);
+    QObject::connect(&window, &MainWindow::capabilityToggled, &m_intents,
+                     &ConsoleIntents::capabilityToggled);
+    QObject::connect(&window, &MainWindow::redeployRequested, &m_intents,
+                     &ConsoleIntents::redeployRequested);
+    QObject::connect(&window, &MainWindow::playRequested, &m_intents,
+                     &ConsoleIntents::playRequested);
+    QObject::connect(&window, &MainWindow::stopRequested, &m_intents,
+                     &ConsoleIntents::stopRequested);
     QObject::connect(&window, &MainWindow::pauseToggled, &m_intents, &ConsoleIntents::pauseToggled);
-    QObject::connect(&window, &MainWindow::compareRequested, &m_intents, &ConsoleIntents::compareRequested);
-    QObject::connect(&window, &MainWindow::recordRequested, &m_intents, &ConsoleIntents::recordRequested);
+    QObject::connect(&window, &MainWindow::compareRequested, &m_intents,
+                     &ConsoleIntents::compareRequested);
+    QObject::connect(&window, &MainWindow::recordRequested, &m_intents,
+                     &ConsoleIntents::recordRequested);
     QObject::connect(&window, &MainWindow::openRecordingRequested, &m_intents,
                      &ConsoleIntents::openRecordingRequested);
 }

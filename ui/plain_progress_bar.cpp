@@ -1,7 +1,6 @@
 #include "ui/plain_progress_bar.h"
 
 #include <QPainter>
-
 #include <algorithm>
 
 namespace stormwatch {
@@ -16,7 +15,8 @@ void PlainProgressBar::paintEvent(QPaintEvent*)
     p.drawRect(frame);
     const QRect inside = rect().adjusted(1, 1, -1, -1);
     const qint64 span = qint64(maximum()) - minimum();
-    const double fraction = span > 0 ? std::clamp(double(qint64(value()) - minimum()) / double(span), 0.0, 1.0) : 0.0;
+    const double fraction =
+        span > 0 ? std::clamp(double(qint64(value()) - minimum()) / double(span), 0.0, 1.0) : 0.0;
     const QRect done(inside.left(), inside.top(), int(inside.width() * fraction), inside.height());
     if (done.width() > 0)
         p.fillRect(done, pal.color(QPalette::Highlight));
@@ -26,7 +26,8 @@ void PlainProgressBar::paintEvent(QPaintEvent*)
     p.setClipRect(done);
     p.setPen(pal.color(QPalette::HighlightedText));
     p.drawText(inside, Qt::AlignCenter, label);
-    p.setClipRect(QRect(done.right() + 1, inside.top(), inside.right() - done.right(), inside.height()));
+    p.setClipRect(
+        QRect(done.right() + 1, inside.top(), inside.right() - done.right(), inside.height()));
     p.setPen(pal.color(QPalette::Text));
     p.drawText(inside, Qt::AlignCenter, label);
 }

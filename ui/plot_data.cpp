@@ -1,9 +1,8 @@
 #include "ui/plot_data.h"
 
-#include <qcustomplot.h>
-
 #include <algorithm>
 #include <cmath>
+#include <qcustomplot.h>
 
 namespace stormwatch::plot {
 
@@ -15,8 +14,8 @@ bool samePoint(const QPointF& a, const QPointF& b)
 }
 } // namespace
 
-bool ViewFeed::sync(QCPGraph* g, const QVector<QPointF>& s, double end, double lower,
-                    double upper, int columns, bool force)
+bool ViewFeed::sync(QCPGraph* g, const QVector<QPointF>& s, double end, double lower, double upper,
+                    int columns, bool force)
 {
     const auto data = g->data();
     if (s.isEmpty()) {
@@ -86,7 +85,7 @@ bool ViewFeed::sync(QCPGraph* g, const QVector<QPointF>& s, double end, double l
                 }
             }
             if (s[j].x() >= next)
-                continue; // before the first point
+                continue;         // before the first point
             if (std::isnan(lo)) { // unknown values: a gap
                 out.push_back(QCPGraphData(x, kNaN));
                 last = pen = kNaN;
@@ -113,7 +112,7 @@ bool ViewFeed::sync(QCPGraph* g, const QVector<QPointF>& s, double end, double l
             double from = x;
             while (from < next) {
                 const bool started = s[j].x() <= from;
-                const double to = !started            ? std::min(next, s[j].x())
+                const double to = !started           ? std::min(next, s[j].x())
                                   : j + 1 < s.size() ? std::min(next, s[j + 1].x())
                                                      : next;
                 const double v = started ? s[j].y() : kNaN;
@@ -142,22 +141,24 @@ void QualityStack::reset()
         l.clear();
 }
 
-std::array<double, kQualityBandCount> qualityBands(double good, double stale, double uncertain, double bad)
+std::array<double, kQualityBandCount> qualityBands(double good, double stale, double uncertain,
+                                                   double bad)
 {
     return {good - stale, stale, uncertain, bad};
 }
 
 void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>& keys)
 {
-    static constexpr std::array kMetrics{SubMetric::Good, SubMetric::Stale, SubMetric::Uncertain, SubMetric::Bad};
+    static constexpr std::array kMetrics{SubMetric::Good, SubMetric::Stale, SubMetric::Uncertain,
+                                         SubMetric::Bad};
     if (keys.isEmpty()) {
         reset();
         return;
     }
     const auto byTime = [](const QPointF& p, double t) { return p.x() < t; };
     // The last row is recomputed: a same-timestamp collapse may have changed it.
-    const double from = m_levels[0].isEmpty() ? -std::numeric_limits<double>::infinity()
-                                              : m_levels[0].last().x();
+    const double from =
+        m_levels[0].isEmpty() ? -std::numeric_limits<double>::infinity() : m_levels[0].last().x();
     QVector<double> times;
     if (!m_levels[0].isEmpty())
         times.push_back(from);
@@ -193,8 +194,9 @@ void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>
     const double earliest = store.earliestTime();
     if (!std::isnan(earliest))
         for (auto& l : m_levels) {
-            const auto firstAfter = std::upper_bound(
-                l.cbegin(), l.cend(), earliest, [](double t, const QPointF& p) { return t < p.x(); });
+            const auto firstAfter =
+                std::upper_bound(l.cbegin(), l.cend(), earliest,
+                                 [](double t, const QPointF& p) { return t < p.x(); });
             if (const qsizetype drop = (firstAfter - l.cbegin()) - 1; drop > 0)
                 l.remove(0, drop);
         }
@@ -218,7 +220,10 @@ QString formatElapsed(double seconds)
     const qint64 h = total / 3600, m = (total / 60) % 60, s = total % 60;
     const QString sign = negative ? QStringLiteral("-") : QString();
     if (h > 0)
-        return sign + QStringLiteral("%1:%2:%3").arg(h).arg(m, 2, 10, QLatin1Char('0')).arg(s, 2, 10, QLatin1Char('0'));
+        return sign + QStringLiteral("%1:%2:%3")
+                          .arg(h)
+                          .arg(m, 2, 10, QLatin1Char('0'))
+                          .arg(s, 2, 10, QLatin1Char('0'));
     return sign + QStringLiteral("%1:%2").arg(m).arg(s, 2, 10, QLatin1Char('0'));
 }
 

@@ -9,7 +9,6 @@
 #include <QPointF>
 #include <QString>
 #include <QVector>
-
 #include <array>
 #include <limits>
 
@@ -28,8 +27,8 @@ public:
 
     // Gives g the part of s inside [lower, upper] (plus the points either side, so steps
     // run to the edges), s's last value held until end (the latest time). More than two
-    // points per column (of kPixelsPerColumn): one reduced set per column. Skipped when nothing it depends on
-    // changed (unless force). Returns whether g's data changed.
+    // points per column (of kPixelsPerColumn): one reduced set per column. Skipped when nothing it
+    // depends on changed (unless force). Returns whether g's data changed.
     bool sync(QCPGraph* g, const QVector<QPointF>& s, double end, double lower, double upper,
               int columns, bool force);
     void invalidate() { m_size = -1; }
@@ -48,7 +47,8 @@ private:
 enum class QualityBand { Good, Stale, Uncertain, Bad };
 inline constexpr int kQualityBandCount = 4;
 // The bands' heights from summed series values (good includes stale).
-std::array<double, kQualityBandCount> qualityBands(double good, double stale, double uncertain, double bad);
+std::array<double, kQualityBandCount> qualityBands(double good, double stale, double uncertain,
+                                                   double bad);
 
 // Tag quality of a set of subscriptions, summed and stacked: level i is the top of band i
 // (level 0 = fresh good, 1 = good, 2 = good + uncertain, 3 = all), a point per distinct

@@ -15,7 +15,6 @@
 #include <QSpinBox>
 #include <QToolBar>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 
@@ -71,7 +70,8 @@ void PlotPanel::buildToolBar(QVBoxLayout* layout)
     m_followAction = bar->addAction(tr("Follow live"));
     m_followAction->setCheckable(true);
     m_followAction->setChecked(m_follow);
-    m_followAction->setToolTip(tr("Scroll with new data (zooming or panning pauses it; Home resumes it)"));
+    m_followAction->setToolTip(
+        tr("Scroll with new data (zooming or panning pauses it; Home resumes it)"));
     connect(m_followAction, &QAction::toggled, this, &PlotPanel::setFollowLive);
     // Reset zoom is Follow live turned on: a key (and View › Reset zoom), not a second
     // button, so the toolbar keeps room for the gateway chooser at 1024 px.
@@ -87,8 +87,7 @@ void PlotPanel::buildToolBar(QVBoxLayout* layout)
     m_windowSpin->setRange(10, 24 * 3600);
     m_windowSpin->setSuffix(tr(" s window"));
     m_windowSpin->setValue(int(m_windowS));
-    connect(m_windowSpin, &QSpinBox::valueChanged, this,
-            [this](int s) { setWindowSeconds(s); });
+    connect(m_windowSpin, &QSpinBox::valueChanged, this, [this](int s) { setWindowSeconds(s); });
     bar->addWidget(m_windowSpin);
     // History kept for zooming out; the store's owner drops older samples (memory bounded).
     m_retentionSpin = new QSpinBox(bar);
@@ -259,8 +258,7 @@ void PlotPanel::buildPlots()
     addGateway(GatewayMetric::InvokeRps, 0, rates, QColor(31, 119, 180), tr("Invoke/s"));
     addGateway(GatewayMetric::DeadlineExceededPerS, 0, rates, kBadColour,
                tr("expired/s")); // DEADLINE_EXCEEDED; short: the side column stays narrow
-    addGateway(GatewayMetric::SuppressedPerS, 0, rates, QColor(148, 103, 189),
-               tr("suppressed/s"));
+    addGateway(GatewayMetric::SuppressedPerS, 0, rates, QColor(148, 103, 189), tr("suppressed/s"));
 
     // The crosshair lives on its own buffered layer: moving it repaints only that layer.
     m_plot->addLayer(QStringLiteral("crosshair"), m_plot->layer(QStringLiteral("legend")),
@@ -313,10 +311,14 @@ QColor PlotPanel::colourFor(SubscriptionKey key, Theme theme)
     // stay distinct from the other seventeen.
     const int i = key.instance < 0 ? 0 : key.instance % kDistinctColours;
     switch (i) {
-    case 10: return QColor(140, 150, 255);
-    case 12: return QColor(170, 255, 195);
-    case 14: return QColor(255, 255, 120);
-    default: return light;
+    case 10:
+        return QColor(140, 150, 255);
+    case 12:
+        return QColor(170, 255, 195);
+    case 14:
+        return QColor(255, 255, 120);
+    default:
+        return light;
     }
 }
 
@@ -339,7 +341,8 @@ void PlotPanel::onSubscriptionsChanged()
             sg = std::make_shared<SubscriptionGraphs>();
             QCPAxisRect* o = axisRect(Plot::Outstanding);
             QCPAxisRect* i = axisRect(Plot::Interval);
-            sg->outstanding = m_plot->addGraph(o->axis(QCPAxis::atBottom), o->axis(QCPAxis::atLeft));
+            sg->outstanding =
+                m_plot->addGraph(o->axis(QCPAxis::atBottom), o->axis(QCPAxis::atLeft));
             sg->interval = m_plot->addGraph(i->axis(QCPAxis::atBottom), i->axis(QCPAxis::atLeft));
             for (QCPGraph* g : {sg->outstanding, sg->interval}) {
                 plot::styleStep(g, colourFor(k, m_theme), QString());
@@ -362,7 +365,8 @@ QList<SubscriptionKey> PlotPanel::visibleSubscriptions() const
 {
     QList<SubscriptionKey> visible;
     for (const SubscriptionKey& k : m_store->subscriptions())
-        if ((m_selection.isEmpty() || m_selection.contains(k)) && ofChosenGateway(k) && !m_hidden.contains(k))
+        if ((m_selection.isEmpty() || m_selection.contains(k)) && ofChosenGateway(k) &&
+            !m_hidden.contains(k))
             visible.push_back(k);
     return visible;
 }
@@ -420,8 +424,9 @@ void PlotPanel::setGatewayFilter(const QString& gateway)
 
 void PlotPanel::showGatewayChoice()
 {
-    m_gatewayCombo->setToolTip(tr("Plotted: %1 — one gateway's subscriptions and gateway load, or all of them")
-                                   .arg(m_gatewayCombo->currentText()));
+    m_gatewayCombo->setToolTip(
+        tr("Plotted: %1 — one gateway's subscriptions and gateway load, or all of them")
+            .arg(m_gatewayCombo->currentText()));
 }
 
 QString PlotPanel::withGateway(const QString& title) const
@@ -456,7 +461,8 @@ void PlotPanel::applyVisibility()
         const auto& sg = m_subGraphs.value(k);
         if (!sg)
             continue;
-        const bool selected = (m_selection.isEmpty() || m_selection.contains(k)) && ofChosenGateway(k);
+        const bool selected =
+            (m_selection.isEmpty() || m_selection.contains(k)) && ofChosenGateway(k);
         const bool visible = selected && !m_hidden.contains(k);
         sg->outstanding->setVisible(visible);
         sg->interval->setVisible(visible);
@@ -538,11 +544,16 @@ QCPGraph* PlotPanel::subscriptionGraph(SubscriptionKey key, SubMetric metric) co
 QCPGraph* PlotPanel::qualityGraph(SubMetric metric) const
 {
     switch (metric) {
-    case SubMetric::Good: return m_quality[std::size_t(plot::QualityBand::Good)];
-    case SubMetric::Stale: return m_quality[std::size_t(plot::QualityBand::Stale)];
-    case SubMetric::Uncertain: return m_quality[std::size_t(plot::QualityBand::Uncertain)];
-    case SubMetric::Bad: return m_quality[std::size_t(plot::QualityBand::Bad)];
-    default: return nullptr;
+    case SubMetric::Good:
+        return m_quality[std::size_t(plot::QualityBand::Good)];
+    case SubMetric::Stale:
+        return m_quality[std::size_t(plot::QualityBand::Stale)];
+    case SubMetric::Uncertain:
+        return m_quality[std::size_t(plot::QualityBand::Uncertain)];
+    case SubMetric::Bad:
+        return m_quality[std::size_t(plot::QualityBand::Bad)];
+    default:
+        return nullptr;
     }
 }
 

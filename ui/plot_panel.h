@@ -18,21 +18,19 @@
 #include "ui/plot_data.h"
 #include "ui/theme.h"
 
+#include <QDateTime>
 #include <QHash>
 #include <QList>
 #include <QMap>
 #include <QPointF>
+#include <QPointer>
 #include <QSet>
 #include <QSharedPointer>
 #include <QSize>
 #include <QString>
 #include <QStringList>
-#include <QPointer>
 #include <QTimer>
 #include <QWidget>
-
-#include <QDateTime>
-
 #include <array>
 #include <memory>
 #include <optional>
@@ -146,15 +144,15 @@ public:
         double outstanding = 0, interval = 0, quality = 0, gatewayLeft = 0, gatewayRight = 0;
         ValueScale max(const ValueScale& o) const;
     };
-    ValueScale naturalValueScale() const; // what the visible data asks for
+    ValueScale naturalValueScale() const;                       // what the visible data asks for
     void setValueScale(const std::optional<ValueScale>& scale); // nullopt: follow the data
 
     // What an export covers: the whole run or the visible range, said in the title.
     enum class Range { Visible, WholeRun };
     struct ExportOptions {
-        QSize size;     // empty: the widget's
+        QSize size; // empty: the widget's
         Range range = Range::Visible;
-        QString title;  // first line (scenario, variant, levers, gateway); the range is added
+        QString title; // first line (scenario, variant, levers, gateway); the range is added
     };
     // "00:00–05:00 (visible range)" / "(whole run)".
     QString rangeText(Range range) const;
@@ -188,15 +186,16 @@ public:
 
     QCustomPlot* customPlot() const { return m_plot; }
     QCPAxisRect* axisRect(Plot p) const { return m_rects[std::size_t(p)]; }
-    QCPGraph* subscriptionGraph(SubscriptionKey key, SubMetric metric) const; // Outstanding/IntervalS
-    QCPGraph* qualityGraph(SubMetric metric) const;                          // Good/Uncertain/Bad
-    QCPGraph* gatewayGraph(GatewayMetric metric) const; // RecoveryState: the recovering band
+    QCPGraph* subscriptionGraph(SubscriptionKey key,
+                                SubMetric metric) const; // Outstanding/IntervalS
+    QCPGraph* qualityGraph(SubMetric metric) const;      // Good/Uncertain/Bad
+    QCPGraph* gatewayGraph(GatewayMetric metric) const;  // RecoveryState: the recovering band
     QCPLegend* subscriptionLegend() const { return m_subLegend; }
     int replotCount() const { return m_replots; }
     // New samples wait for the next throttled replot.
     bool replotScheduled() const { return m_throttle.isActive(); }
     static constexpr int kDistinctColours = 20;
-    static QColor colourFor(SubscriptionKey key); // distinct for instances 0..19
+    static QColor colourFor(SubscriptionKey key);              // distinct for instances 0..19
     static QColor colourFor(SubscriptionKey key, Theme theme); // readable on its background
 
 signals:

@@ -1,6 +1,6 @@
 // PlotPanel: PNG and CSV exports, and the headless rendering of a finished variant.
-#include "ui/plot_panel.h"
 #include "ui/plot_data.h"
+#include "ui/plot_panel.h"
 #include "ui/plot_panel_private.h"
 #include "ui/plot_theme.h"
 
@@ -8,7 +8,6 @@
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QTimeZone>
-
 #include <cmath>
 
 namespace stormwatch {
@@ -140,12 +139,14 @@ bool PlotPanel::exportCsv(const QString& path, QString* error, const CsvOptions&
         from = m_store->earliestTime();
         to = m_store->latestTime();
     }
-    const QList<QByteArray> lines = m_store->toCsv(from, to, visibleSubscriptions(), m_gatewayFilter).split('\n');
+    const QList<QByteArray> lines =
+        m_store->toCsv(from, to, visibleSubscriptions(), m_gatewayFilter).split('\n');
     QStringList out;
     if (const QString title = withGateway(options.title); !title.isEmpty())
         out << QStringLiteral("# ") + title;
     out << QStringLiteral("# range: ") + rangeText(options.range) +
-               QStringLiteral(", t_s %1 to %2").arg(rounded(QString::number(from)), rounded(QString::number(to)));
+               QStringLiteral(", t_s %1 to %2")
+                   .arg(rounded(QString::number(from)), rounded(QString::number(to)));
     if (options.runStart.isValid())
         out << QStringLiteral("# run start: ") +
                    options.runStart.toUTC().toString(Qt::ISODateWithMs);
@@ -162,9 +163,10 @@ bool PlotPanel::exportCsv(const QString& path, QString* error, const CsvOptions&
         QStringList row;
         const double t = fields.value(0).toDouble();
         row << rounded(fields.value(0))
-            << (options.runStart.isValid()
-                    ? options.runStart.toUTC().addMSecs(qint64(std::llround(t * 1000))).toString(Qt::ISODateWithMs)
-                    : QString());
+            << (options.runStart.isValid() ? options.runStart.toUTC()
+                                                 .addMSecs(qint64(std::llround(t * 1000)))
+                                                 .toString(Qt::ISODateWithMs)
+                                           : QString());
         for (qsizetype f = 1; f < fields.size(); ++f)
             row << rounded(fields[f]);
         out << row.join(QLatin1Char(','));

@@ -4,7 +4,6 @@
 #include "ui/plot_theme.h"
 
 #include <QFontMetrics>
-
 #include <algorithm>
 
 namespace stormwatch {
@@ -167,7 +166,8 @@ void PlotPanel::layoutMarkers()
         if (row == rowEnd.size())
             rowEnd.push_back(0);
         rowEnd[row] = left + width;
-        label->position->setCoords(m_markers[i].tS, (1 + double(row) * height) / std::max(1, top->height()));
+        label->position->setCoords(m_markers[i].tS,
+                                   (1 + double(row) * height) / std::max(1, top->height()));
     }
 }
 

@@ -67,7 +67,7 @@ inline QCPLegend* sideLegend(QCPAxisRect* rect)
     legend->setBrush(Qt::NoBrush);
     legend->setRowSpacing(0);
     legend->setMargins(QMargins(4, 0, 6, 0)); // room on the right: text is never cut at the edge
-    legend->setIconSize(18, 10); // a narrow column leaves the data area the width
+    legend->setIconSize(18, 10);              // a narrow column leaves the data area the width
     QFont font = legend->font();
     font.setPointSizeF(font.pointSizeF() * 0.85);
     legend->setFont(font);

@@ -5,11 +5,9 @@
 #include <QAction>
 #include <QComboBox>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QSpinBox>
 #include <QStringList>
-
-#include <QFontMetrics>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -33,9 +31,12 @@ QString recoveryName(double code)
     if (std::isnan(code))
         return QStringLiteral("–");
     switch (int(code)) {
-    case 1: return QStringLiteral("recovering");
-    case 2: return QStringLiteral("closed");
-    default: return QStringLiteral("normal");
+    case 1:
+        return QStringLiteral("recovering");
+    case 2:
+        return QStringLiteral("closed");
+    default:
+        return QStringLiteral("normal");
     }
 }
 
@@ -118,8 +119,8 @@ void PlotPanel::refreshNow()
     m_dirty = false;
     // Lay out first (as replot would) so the reduction uses the plots' current widths.
     QCPLayoutGrid* layout = m_plot->plotLayout();
-    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
-                       QCPLayoutElement::upLayout})
+    for (auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
         layout->update(phase);
     applyFollow();
     syncData();
@@ -354,7 +355,8 @@ QString PlotPanel::crosshairText(double x) const
     if (!visible.isEmpty()) {
         std::array<double, 4> sums{};
         std::array<bool, 4> any{};
-        const std::array metrics{SubMetric::Good, SubMetric::Stale, SubMetric::Uncertain, SubMetric::Bad};
+        const std::array metrics{SubMetric::Good, SubMetric::Stale, SubMetric::Uncertain,
+                                 SubMetric::Bad};
         for (std::size_t m = 0; m < metrics.size(); ++m)
             for (const SubscriptionKey& k : visible)
                 if (const double v = m_store->valueAt(k, metrics[m], x); !std::isnan(v)) {
@@ -362,11 +364,13 @@ QString PlotPanel::crosshairText(double x) const
                     any[m] = true;
                 }
         const auto bands = plot::qualityBands(sums[0], sums[1], sums[2], sums[3]);
-        const std::array<QString, plot::kQualityBandCount> names{tr("good"), tr("stale"), tr("uncertain"), tr("bad")};
+        const std::array<QString, plot::kQualityBandCount> names{tr("good"), tr("stale"),
+                                                                 tr("uncertain"), tr("bad")};
         const std::array<bool, plot::kQualityBandCount> known{any[0], any[0], any[2], any[3]};
         for (std::size_t b = 0; b < bands.size(); ++b) {
             // A run without expected update periods has no stale tags: not worth a word.
-            if (!m_quality[b]->visible() || (b == std::size_t(plot::QualityBand::Stale) && bands[b] == 0))
+            if (!m_quality[b]->visible() ||
+                (b == std::size_t(plot::QualityBand::Stale) && bands[b] == 0))
                 continue;
             quality << names[b] + QLatin1Char(' ') + number(known[b] ? bands[b] : NAN);
         }
@@ -380,12 +384,18 @@ QString PlotPanel::crosshairText(double x) const
             continue;
         const double v = m_store->gatewayValueAt(gg->metric, x, m_gatewayFilter);
         switch (gg->metric) {
-        case GatewayMetric::StaQueueDepth: gateway << tr("STA queue %1").arg(number(v)); break;
-        case GatewayMetric::InvokeRps: gateway << tr("Invoke %1/s").arg(number(v)); break;
+        case GatewayMetric::StaQueueDepth:
+            gateway << tr("STA queue %1").arg(number(v));
+            break;
+        case GatewayMetric::InvokeRps:
+            gateway << tr("Invoke %1/s").arg(number(v));
+            break;
         case GatewayMetric::DeadlineExceededPerS:
             gateway << tr("DEADLINE_EXCEEDED %1/s").arg(number(v));
             break;
-        case GatewayMetric::SuppressedPerS: gateway << tr("suppressed %1/s").arg(number(v)); break;
+        case GatewayMetric::SuppressedPerS:
+            gateway << tr("suppressed %1/s").arg(number(v));
+            break;
         case GatewayMetric::RecoveryState:
             if (!recoveryShown)
                 gateway << tr("recovery %1").arg(recoveryName(v));
@@ -394,7 +404,8 @@ QString PlotPanel::crosshairText(double x) const
         }
     }
     if (!gateway.isEmpty())
-        lines << (m_gatewayFilter.isEmpty() ? tr("gateway: %1") : tr("gateway %1: %2").arg(m_gatewayFilter))
+        lines << (m_gatewayFilter.isEmpty() ? tr("gateway: %1")
+                                            : tr("gateway %1: %2").arg(m_gatewayFilter))
                      .arg(gateway.join(QStringLiteral(", ")));
     return lines.join(QLatin1Char('\n'));
 }
@@ -427,10 +438,11 @@ void PlotPanel::placeCrosshair(bool replotLayer)
     m_crosshairText->setText(text);
     // Beside the cursor, on the side with room, and never past the plot's edges.
     const QMargins pad = m_crosshairText->padding();
-    const QSize box = QFontMetrics(m_crosshairText->font())
-                          .boundingRect(QRect(0, 0, 100000, 100000), Qt::AlignLeft | Qt::AlignTop, text)
-                          .size() +
-                      QSize(pad.left() + pad.right() + 2, pad.top() + pad.bottom() + 2);
+    const QSize box =
+        QFontMetrics(m_crosshairText->font())
+            .boundingRect(QRect(0, 0, 100000, 100000), Qt::AlignLeft | Qt::AlignTop, text)
+            .size() +
+        QSize(pad.left() + pad.right() + 2, pad.top() + pad.bottom() + 2);
     const QRect bounds = m_plot->rect().adjusted(2, 2, -2, -2);
     constexpr int kGap = 12;
     double left = pos.x() + kGap;
@@ -467,7 +479,8 @@ bool PlotPanel::eventFilter(QObject* watched, QEvent* event)
     if (watched == m_plot && event->type() == QEvent::Leave)
         hideCrosshair();
     // Scrolling past the chooser does not pick a gateway; a person focuses it first.
-    if (watched == m_gatewayCombo && event->type() == QEvent::Wheel && !m_gatewayCombo->hasFocus()) {
+    if (watched == m_gatewayCombo && event->type() == QEvent::Wheel &&
+        !m_gatewayCombo->hasFocus()) {
         event->ignore();
         return true;
     }

@@ -21,7 +21,7 @@ struct PlotColours {
     QColor crosshairLine;
     QColor crosshairBox;
     QColor crosshairBorder;
-    QColor marker;      // the time markers' line and label
+    QColor marker; // the time markers' line and label
     QColor markerLabelBox;
 };
 

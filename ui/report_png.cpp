@@ -6,13 +6,11 @@
 #include <QPointF>
 #include <QSet>
 #include <QVector>
-
 #include <memory>
 #include <optional>
 #include <vector>
 
 namespace stormwatch {
-
 
 QString variantPngFileName(const QString& variant)
 {
@@ -69,7 +67,8 @@ QString variantPngTitle(const ScenarioReport& report, const VariantMetrics& vari
     QStringList parts{QStringLiteral("%1 — %2").arg(report.scenario, variant.name)};
     if (!levers.isEmpty())
         parts << levers;
-    parts << (report.live ? QStringLiteral("live gateway") : QStringLiteral("in-process mock, virtual time"));
+    parts << (report.live ? QStringLiteral("live gateway")
+                          : QStringLiteral("in-process mock, virtual time"));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -79,7 +78,9 @@ bool writeVariantPngs(const ScenarioReport& report, const QList<SeriesSet>& seri
 {
     if (series.size() != report.variants.size()) {
         if (error)
-            *error = QStringLiteral("%1 variants but series for %2").arg(report.variants.size()).arg(series.size());
+            *error = QStringLiteral("%1 variants but series for %2")
+                         .arg(report.variants.size())
+                         .arg(series.size());
         return false;
     }
     // One y-scale per plot for every variant: the largest any of them needs.
@@ -103,8 +104,8 @@ bool writeVariantPngs(const ScenarioReport& report, const QList<SeriesSet>& seri
         options.markers = markers;
         options.scale = shared;
         QString why;
-        if (!PlotPanel::renderVariantPng(*stores[std::size_t(i)], QDir(dir).filePath(file), size, &why,
-                                         options)) {
+        if (!PlotPanel::renderVariantPng(*stores[std::size_t(i)], QDir(dir).filePath(file), size,
+                                         &why, options)) {
             if (error)
                 *error = QStringLiteral("plot of variant %1: %2").arg(variant, why);
             return false;

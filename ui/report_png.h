@@ -4,9 +4,9 @@
 // next to report.json / report.csv / report.md. Needs a QApplication (offscreen is enough).
 
 #include "models/series_store.h"
-#include "ui/plot_panel.h"
 #include "scenario/report.h"
 #include "scenario/series.h"
+#include "ui/plot_panel.h"
 
 #include <QList>
 #include <QMap>

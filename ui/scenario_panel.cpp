@@ -8,11 +8,10 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QTextBrowser>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QTextBrowser>
 #include <QVBoxLayout>
-
 #include <cmath>
 
 namespace stormwatch {
@@ -134,16 +133,16 @@ bool ScenarioPanel::loadScenario(const QString& nameOrPath)
         if (index >= 0 && QFileInfo::exists(nameOrPath))
             m_scenario->removeItem(index);
         const bool previous = m_scenario->currentIndex() >= 0 && m_variant->count() > 0;
-        m_description->setPlainText(tr("Cannot load %1:\n%2").arg(nameOrPath, lines.join('\n')) +
-                                    (previous ? tr("\n\nStill selected: %1").arg(m_scenario->currentText())
-                                              : QString()));
+        m_description->setPlainText(
+            tr("Cannot load %1:\n%2").arg(nameOrPath, lines.join('\n')) +
+            (previous ? tr("\n\nStill selected: %1").arg(m_scenario->currentText()) : QString()));
         m_play->setEnabled(previous && !isPlaying());
         m_compare->setEnabled(previous);
         return false;
     }
     if (index < 0) {
-        const QString shown = QFileInfo::exists(nameOrPath) ? QFileInfo(nameOrPath).fileName()
-                                                           : nameOrPath;
+        const QString shown =
+            QFileInfo::exists(nameOrPath) ? QFileInfo(nameOrPath).fileName() : nameOrPath;
         m_scenario->addItem(shown, nameOrPath);
         m_scenario->setItemData(m_scenario->count() - 1, nameOrPath, Qt::ToolTipRole);
         index = m_scenario->count() - 1;
@@ -161,9 +160,10 @@ bool ScenarioPanel::loadScenario(const QString& nameOrPath)
     m_variant->addItems(variants);
     if (variants.contains(previousVariant))
         m_variant->setCurrentText(previousVariant);
-    m_description->setPlainText(scenario->description.isEmpty()
-                               ? scenario->name
-                               : QStringLiteral("%1 — %2").arg(scenario->name, scenario->description));
+    m_description->setPlainText(
+        scenario->description.isEmpty()
+            ? scenario->name
+            : QStringLiteral("%1 — %2").arg(scenario->name, scenario->description));
     m_description->setToolTip(tr("%1 s, %2 instance(s), %3 timeline event(s)")
                                   .arg(scenario->durationS)
                                   .arg(scenario->instances.size())
@@ -258,11 +258,11 @@ void ScenarioPanel::setRunState(const RunState& state)
     if (moved)
         selectPlayed(state.scenario, state.variant);
     const bool playing = isPlaying();
-    const QString played = QStringLiteral("%1 / %2").arg(QFileInfo(state.scenario).fileName(), state.variant);
+    const QString played =
+        QStringLiteral("%1 / %2").arg(QFileInfo(state.scenario).fileName(), state.variant);
     m_now->setText(!state.playback ? tr("Now: the live run. Play plays the scenario chosen below.")
                    : playing       ? tr("Now playing: %1").arg(played)
-                                   : tr("Shown: %1, a playback that is over.")
-                                         .arg(played));
+                                   : tr("Shown: %1, a playback that is over.").arg(played));
     m_play->setEnabled(!playing && m_variant->count() > 0);
     // Stop ends a running playback; once it is over the same button returns to live.
     m_stop->setEnabled(state.playback);
@@ -279,8 +279,11 @@ void ScenarioPanel::setRunState(const RunState& state)
         setSpeed(state.speed); // the speed the shown run plays at, not the last choice
     // An unbounded run: the bar stays empty and the label carries the elapsed time.
     const bool bounded = state.progress >= 0;
-    m_progress->setValue(bounded ? int(std::lround(std::min(state.progress, 1.0) * kProgressSteps)) : 0);
-    m_progress->setFormat(!state.label.isEmpty() ? state.label : bounded ? QStringLiteral("%p%") : tr("live"));
+    m_progress->setValue(bounded ? int(std::lround(std::min(state.progress, 1.0) * kProgressSteps))
+                                 : 0);
+    m_progress->setFormat(!state.label.isEmpty() ? state.label
+                          : bounded              ? QStringLiteral("%p%")
+                                                 : tr("live"));
     m_progress->setToolTip(state.label);
     fitProgressText();
 }
@@ -293,7 +296,9 @@ void ScenarioPanel::fitProgressText()
     if (full.isEmpty())
         return;
     const int room = m_progress->width() - 16;
-    m_progress->setFormat(m_progress->isVisible() && room > 40 ? m_progress->fontMetrics().elidedText(full, Qt::ElideMiddle, room) : full);
+    m_progress->setFormat(m_progress->isVisible() && room > 40
+                              ? m_progress->fontMetrics().elidedText(full, Qt::ElideMiddle, room)
+                              : full);
 }
 
 void ScenarioPanel::resizeEvent(QResizeEvent* event)

@@ -4,9 +4,9 @@
 // (live over gRPC, 1×, 10×, 60×, as fast as possible), play / stop, watch progress, and
 // ask for a side-by-side comparison of the variants.
 
-#include <QStringList>
 #include "ui/console_view.h"
 
+#include <QStringList>
 #include <QWidget>
 
 class QComboBox;

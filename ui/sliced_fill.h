@@ -6,7 +6,6 @@
 // under way: a slice already queued for it does nothing.
 
 #include <QObject>
-
 #include <functional>
 
 namespace stormwatch {

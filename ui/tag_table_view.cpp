@@ -10,7 +10,8 @@ TagTableView::TagTableView(QWidget* parent) : QTableView(parent)
     connect(&m_repaint, &QTimer::timeout, viewport(), [this] { viewport()->update(); });
 }
 
-void TagTableView::dataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight, const QList<int>&)
+void TagTableView::dataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight,
+                               const QList<int>&)
 {
     // Not QTableView's: it repaints at once, for every change. The table is read-only (no
     // editor to refresh); a repaint reads the model's current values.

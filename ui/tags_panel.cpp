@@ -35,33 +35,39 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     }
     // Commissioning's two questions: which tags did the gateway refuse, which never got a
     // value. One at a time (a tag in both lists is shown by either).
-    auto outcomeButton = [&](const QString& name, const QString& tip, TagFilterProxy::Outcome outcome) {
+    auto outcomeButton = [&](const QString& name, const QString& tip,
+                             TagFilterProxy::Outcome outcome) {
         auto* b = new QToolButton;
         b->setObjectName(name);
         b->setCheckable(true);
         b->setToolTip(tip);
-        connect(b, &QToolButton::toggled, this, [this, outcome](bool shown) { showOutcome(outcome, shown); });
+        connect(b, &QToolButton::toggled, this,
+                [this, outcome](bool shown) { showOutcome(outcome, shown); });
         bar->addWidget(b);
         return b;
     };
-    m_failedToAdd = outcomeButton(QStringLiteral("outcomeFailedToAdd"),
-                                  tr("Show only tags the gateway refused to add (its reason in Subscribe); a call that "
-                                     "failed, such as a timeout, is retried and not listed"),
-                                  TagFilterProxy::Outcome::FailedToAdd);
+    m_failedToAdd = outcomeButton(
+        QStringLiteral("outcomeFailedToAdd"),
+        tr("Show only tags the gateway refused to add (its reason in Subscribe); a call that "
+           "failed, such as a timeout, is retried and not listed"),
+        TagFilterProxy::Outcome::FailedToAdd);
     m_neverReceived = outcomeButton(QStringLiteral("outcomeNeverReceived"),
                                     tr("Show only tags that never received a value"),
                                     TagFilterProxy::Outcome::NeverReceived);
-    m_stale = outcomeButton(QStringLiteral("outcomeStale"),
-                            tr("Show only Good tags with no update for longer than their kind allows (the site's "
-                               "expected_update_s × stale_factor): a value that stopped changing"),
-                            TagFilterProxy::Outcome::Stale);
+    m_stale = outcomeButton(
+        QStringLiteral("outcomeStale"),
+        tr("Show only Good tags with no update for longer than their kind allows (the site's "
+           "expected_update_s × stale_factor): a value that stopped changing"),
+        TagFilterProxy::Outcome::Stale);
     m_olderThan = new QLineEdit;
     m_olderThan->setObjectName(QStringLiteral("olderThan"));
     m_olderThan->setPlaceholderText(tr("Older than…"));
-    m_olderThan->setToolTip(tr("Show only tags whose last value arrived at least this long ago: 30, 30 s, 5 min, "
-                               "1.5 h. Tags without a value have no age and are not shown. Empty: off."));
+    m_olderThan->setToolTip(
+        tr("Show only tags whose last value arrived at least this long ago: 30, 30 s, 5 min, "
+           "1.5 h. Tags without a value have no age and are not shown. Empty: off."));
     m_olderThan->setClearButtonEnabled(true);
-    m_olderThan->setFixedWidth(m_olderThan->fontMetrics().horizontalAdvance(QStringLiteral("Older than… 00 min")) + 30);
+    m_olderThan->setFixedWidth(
+        m_olderThan->fontMetrics().horizontalAdvance(QStringLiteral("Older than… 00 min")) + 30);
     // The fields get a row of their own: beside seven buttons a docked panel squeezes them
     // to a few pixels.
     bar->addStretch(1);
@@ -111,7 +117,8 @@ TagsPanel::TagsPanel(TagTableModel* model, QWidget* parent) : QWidget(parent), m
     connect(m_olderThan, &QLineEdit::textChanged, this, &TagsPanel::applyOlderThan);
     // Ages move with the clock, not with the rows: repaint what is shown (the proxy re-filters
     // and re-sorts itself when an age decides).
-    connect(model, &TagTableModel::clockAdvanced, m_view->viewport(), qOverload<>(&QWidget::update));
+    connect(model, &TagTableModel::clockAdvanced, m_view->viewport(),
+            qOverload<>(&QWidget::update));
     connect(model, &TagTableModel::qualityCountsChanged, this, &TagsPanel::updateCounts);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &TagsPanel::updateCounts);
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &TagsPanel::updateCounts);
@@ -125,7 +132,8 @@ void TagsPanel::applyOlderThan()
 {
     const std::optional<double> seconds = TagFilterProxy::parseAge(m_olderThan->text());
     QPalette p = m_olderThan->palette();
-    p.setColor(QPalette::Text, seconds ? palette().color(QPalette::Text) : qualityColor(QualityClass::Bad));
+    p.setColor(QPalette::Text,
+               seconds ? palette().color(QPalette::Text) : qualityColor(QualityClass::Bad));
     m_olderThan->setPalette(p);
     m_olderThan->setProperty("invalid", !seconds);
     if (seconds)

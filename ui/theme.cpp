@@ -116,7 +116,8 @@ QIcon appIcon()
         p.drawPath(cloud.simplified());
         // Lightning bolt.
         p.setBrush(QColor(0xf5, 0xb7, 0x00));
-        p.drawPolygon(QPolygonF({{34, 36}, {26, 48}, {32, 48}, {28, 60}, {40, 44}, {34, 44}, {38, 36}}));
+        p.drawPolygon(
+            QPolygonF({{34, 36}, {26, 48}, {32, 48}, {28, 60}, {40, 44}, {34, 44}, {38, 36}}));
         // The plot line: a storm spike settling back.
         QPen line(QColor(0x2f, 0x9e, 0xe0), 3.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
         p.setPen(line);

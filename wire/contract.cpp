@@ -2,14 +2,13 @@
 
 #include "mxaccess_gateway.pb.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <google/protobuf/compiler/importer.h>
 #include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/descriptor_database.h>
-
-#include <algorithm>
 #include <map>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace stormwatch::wire {
@@ -32,25 +31,34 @@ public:
             return false;
         return m_generated.FindFileByName(filename, output);
     }
-    bool FindFileContainingSymbol(const std::string&, gp::FileDescriptorProto*) override { return false; }
-    bool FindFileContainingExtension(const std::string&, int, gp::FileDescriptorProto*) override { return false; }
+    bool FindFileContainingSymbol(const std::string&, gp::FileDescriptorProto*) override
+    {
+        return false;
+    }
+    bool FindFileContainingExtension(const std::string&, int, gp::FileDescriptorProto*) override
+    {
+        return false;
+    }
 
 private:
     gp::DescriptorPoolDatabase m_generated{*gp::DescriptorPool::generated_pool()};
 };
 
 // Errors of building a pool, "file:line:column: message" (a .proto) or "file: element: message".
-class CollectErrors final : public gp::compiler::MultiFileErrorCollector, public gp::DescriptorPool::ErrorCollector {
+class CollectErrors final : public gp::compiler::MultiFileErrorCollector,
+                            public gp::DescriptorPool::ErrorCollector {
 public:
-    void AddError(const std::string& filename, int line, int column, const std::string& message) override
+    void AddError(const std::string& filename, int line, int column,
+                  const std::string& message) override
     {
         if (line < 0)
             add(filename + ": " + message);
         else
-            add(filename + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message);
+            add(filename + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) +
+                ": " + message);
     }
-    void AddError(const std::string& filename, const std::string& element, const gp::Message*, ErrorLocation,
-                  const std::string& message) override
+    void AddError(const std::string& filename, const std::string& element, const gp::Message*,
+                  ErrorLocation, const std::string& message) override
     {
         add(filename + ": " + (element.empty() ? "" : element + ": ") + message);
     }
@@ -128,8 +136,9 @@ std::shared_ptr<const GatewayContract> GatewayContract::compiled()
     return contract;
 }
 
-std::shared_ptr<const GatewayContract> GatewayContract::fromFile(const std::string& path, std::string& error,
-                                                                 const std::vector<std::string>& importDirs)
+std::shared_ptr<const GatewayContract>
+GatewayContract::fromFile(const std::string& path, std::string& error,
+                          const std::vector<std::string>& importDirs)
 {
     std::string bytes;
     if (!readWhole(path, bytes, error))
@@ -137,11 +146,14 @@ std::shared_ptr<const GatewayContract> GatewayContract::fromFile(const std::stri
     gp::FileDescriptorSet set;
     // By name first; a file named otherwise is a descriptor set when it parses as one.
     const bool asText = std::filesystem::path(path).extension() == ".proto";
-    const bool asSet = !asText && (isDescriptorSetName(path) ||
-                                   (set.ParseFromString(bytes) && set.file_size() > 0 && !set.file(0).name().empty()));
+    const bool asSet =
+        !asText &&
+        (isDescriptorSetName(path) ||
+         (set.ParseFromString(bytes) && set.file_size() > 0 && !set.file(0).name().empty()));
     if (asSet) {
         if (!set.ParseFromString(bytes) || set.file_size() == 0) {
-            error = "contract file '" + path + "' is not a descriptor set (a FileDescriptorSet, as written by "
+            error = "contract file '" + path +
+                    "' is not a descriptor set (a FileDescriptorSet, as written by "
                     "protoc --include_imports --descriptor_set_out)";
             return nullptr;
         }
@@ -162,9 +174,11 @@ std::shared_ptr<const GatewayContract> GatewayContract::fromFile(const std::stri
     o.tree->MapPath("", file.parent_path().string());
     for (const auto& dir : importDirs)
         o.tree->MapPath("", dir);
-    o.sourceDb = std::make_unique<gp::compiler::SourceTreeDescriptorDatabase>(o.tree.get(), &o.wellKnown);
+    o.sourceDb =
+        std::make_unique<gp::compiler::SourceTreeDescriptorDatabase>(o.tree.get(), &o.wellKnown);
     o.sourceDb->RecordErrorsTo(&o.errors);
-    o.pool = std::make_unique<gp::DescriptorPool>(o.sourceDb.get(), o.sourceDb->GetValidationErrorCollector());
+    o.pool = std::make_unique<gp::DescriptorPool>(o.sourceDb.get(),
+                                                  o.sourceDb->GetValidationErrorCollector());
     const gp::FileDescriptor* built = o.pool->FindFileByName(file.filename().string());
     if (!built || !o.errors.empty()) {
         error = "contract file '" + path + "' does not compile: " +
@@ -177,8 +191,9 @@ std::shared_ptr<const GatewayContract> GatewayContract::fromFile(const std::stri
     return c;
 }
 
-std::shared_ptr<const GatewayContract> GatewayContract::fromFileProtos(const std::vector<std::string>& serializedFiles,
-                                                                       const std::string& origin, std::string& error)
+std::shared_ptr<const GatewayContract>
+GatewayContract::fromFileProtos(const std::vector<std::string>& serializedFiles,
+                                const std::string& origin, std::string& error)
 {
     std::shared_ptr<GatewayContract> c(new GatewayContract);
     c->m_owned = std::make_unique<Owned>();
@@ -194,7 +209,8 @@ std::shared_ptr<const GatewayContract> GatewayContract::fromFileProtos(const std
         if (file.name().rfind(kWellKnownPrefix, 0) != 0)
             names.push_back(file.name());
         if (!o.setDb->Add(file)) {
-            error = "file descriptor '" + file.name() + "' is given twice or conflicts with another";
+            error =
+                "file descriptor '" + file.name() + "' is given twice or conflicts with another";
             return nullptr;
         }
     }
@@ -237,12 +253,14 @@ std::vector<const gp::ServiceDescriptor*> GatewayContract::services() const
     return out;
 }
 
-const gp::Descriptor* GatewayContract::message(const std::string& package, const std::string& name) const
+const gp::Descriptor* GatewayContract::message(const std::string& package,
+                                               const std::string& name) const
 {
     return m_pool->FindMessageTypeByName(package.empty() ? name : package + "." + name);
 }
 
-const gp::EnumDescriptor* GatewayContract::enumType(const std::string& package, const std::string& name) const
+const gp::EnumDescriptor* GatewayContract::enumType(const std::string& package,
+                                                    const std::string& name) const
 {
     return m_pool->FindEnumTypeByName(package.empty() ? name : package + "." + name);
 }

@@ -12,7 +12,6 @@
 // A contract owns its descriptor pool; the descriptors it hands out live as long as it.
 
 #include <google/protobuf/descriptor.h>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,12 +25,14 @@ public:
     // A .proto or .protoset file (by its content: a file that parses as a
     // FileDescriptorSet is one, anything else is read as .proto text). Null and `error` set
     // (naming the file, and line:column of a .proto's first errors) when it cannot be read.
-    static std::shared_ptr<const GatewayContract> fromFile(const std::string& path, std::string& error,
-                                                           const std::vector<std::string>& importDirs = {});
+    static std::shared_ptr<const GatewayContract>
+    fromFile(const std::string& path, std::string& error,
+             const std::vector<std::string>& importDirs = {});
     // Descriptors received as FileDescriptorProtos (a .protoset's or server reflection's),
     // in any order; dependencies missing from `files` are taken from the well-known types.
-    static std::shared_ptr<const GatewayContract> fromFileProtos(const std::vector<std::string>& serializedFiles,
-                                                                 const std::string& origin, std::string& error);
+    static std::shared_ptr<const GatewayContract>
+    fromFileProtos(const std::vector<std::string>& serializedFiles, const std::string& origin,
+                   std::string& error);
 
     ~GatewayContract();
     GatewayContract(const GatewayContract&) = delete;
@@ -48,8 +49,10 @@ public:
     std::vector<const google::protobuf::ServiceDescriptor*> services() const;
     // A message or enum of `package` by its name inside the package ("MxEvent",
     // "MxCommand.Kind"); null when absent.
-    const google::protobuf::Descriptor* message(const std::string& package, const std::string& name) const;
-    const google::protobuf::EnumDescriptor* enumType(const std::string& package, const std::string& name) const;
+    const google::protobuf::Descriptor* message(const std::string& package,
+                                                const std::string& name) const;
+    const google::protobuf::EnumDescriptor* enumType(const std::string& package,
+                                                     const std::string& name) const;
     // The contract's own files (not the well-known imports), as FileDescriptorProtos: what a
     // server hands out by reflection and what a .protoset written from it holds.
     std::vector<const google::protobuf::FileDescriptor*> files() const;

@@ -31,7 +31,8 @@ std::string shortName(const std::string& package, const std::string& full)
 std::string typeOf(const gp::FieldDescriptor& f, const std::string& package)
 {
     std::string out = f.is_repeated() ? "repeated " : "";
-    if (f.type() == gp::FieldDescriptor::TYPE_MESSAGE || f.type() == gp::FieldDescriptor::TYPE_GROUP)
+    if (f.type() == gp::FieldDescriptor::TYPE_MESSAGE ||
+        f.type() == gp::FieldDescriptor::TYPE_GROUP)
         return out + "message " + shortName(package, f.message_type()->full_name());
     if (f.type() == gp::FieldDescriptor::TYPE_ENUM)
         return out + "enum " + shortName(package, f.enum_type()->full_name());
@@ -42,17 +43,26 @@ bool scalarMatches(Shape shape, gp::FieldDescriptor::Type t)
 {
     using T = gp::FieldDescriptor;
     switch (shape) {
-    case Shape::String: return t == T::TYPE_STRING;
-    case Shape::Int32: return t == T::TYPE_INT32 || t == T::TYPE_SINT32 || t == T::TYPE_SFIXED32;
-    case Shape::Int64: return t == T::TYPE_INT64 || t == T::TYPE_SINT64 || t == T::TYPE_SFIXED64;
+    case Shape::String:
+        return t == T::TYPE_STRING;
+    case Shape::Int32:
+        return t == T::TYPE_INT32 || t == T::TYPE_SINT32 || t == T::TYPE_SFIXED32;
+    case Shape::Int64:
+        return t == T::TYPE_INT64 || t == T::TYPE_SINT64 || t == T::TYPE_SFIXED64;
     case Shape::Sequence:
-        return t == T::TYPE_UINT64 || t == T::TYPE_FIXED64 || t == T::TYPE_INT64 || t == T::TYPE_SINT64 ||
-               t == T::TYPE_SFIXED64 || t == T::TYPE_UINT32 || t == T::TYPE_FIXED32;
-    case Shape::Bool: return t == T::TYPE_BOOL;
-    case Shape::Double: return t == T::TYPE_DOUBLE;
-    case Shape::Float: return t == T::TYPE_FLOAT;
-    case Shape::Bytes: return t == T::TYPE_BYTES;
-    default: return false;
+        return t == T::TYPE_UINT64 || t == T::TYPE_FIXED64 || t == T::TYPE_INT64 ||
+               t == T::TYPE_SINT64 || t == T::TYPE_SFIXED64 || t == T::TYPE_UINT32 ||
+               t == T::TYPE_FIXED32;
+    case Shape::Bool:
+        return t == T::TYPE_BOOL;
+    case Shape::Double:
+        return t == T::TYPE_DOUBLE;
+    case Shape::Float:
+        return t == T::TYPE_FLOAT;
+    case Shape::Bytes:
+        return t == T::TYPE_BYTES;
+    default:
+        return false;
     }
 }
 
@@ -83,7 +93,8 @@ std::vector<std::string> valuesOf(const gp::EnumDescriptor& e)
     return out;
 }
 
-std::vector<std::string> typesOf(const GatewayContract& contract, const std::string& package, bool enums)
+std::vector<std::string> typesOf(const GatewayContract& contract, const std::string& package,
+                                 bool enums)
 {
     std::vector<std::string> out;
     for (const auto* file : contract.files()) {
@@ -134,16 +145,18 @@ void checkElement(const GatewayContract& contract, const std::string& package, E
     bool ok = f->is_repeated() == e.repeated;
     if (ok) {
         if (e.shape == Shape::Message)
-            ok = f->type() == gp::FieldDescriptor::TYPE_MESSAGE && f->message_type()->full_name() == fullName(package, e.type);
+            ok = f->type() == gp::FieldDescriptor::TYPE_MESSAGE &&
+                 f->message_type()->full_name() == fullName(package, e.type);
         else if (e.shape == Shape::Enum)
-            ok = f->type() == gp::FieldDescriptor::TYPE_ENUM && f->enum_type()->full_name() == fullName(package, e.type);
+            ok = f->type() == gp::FieldDescriptor::TYPE_ENUM &&
+                 f->enum_type()->full_name() == fullName(package, e.type);
         else
             ok = scalarMatches(e.shape, f->type());
     }
     if (!ok) {
         check.status = Status::WrongType;
-        check.problem = std::string(e.message) + "." + e.field + " is " + check.foundType + ", not " +
-                        expectedOf(e, package);
+        check.problem = std::string(e.message) + "." + e.field + " is " + check.foundType +
+                        ", not " + expectedOf(e, package);
         return;
     }
     check.status = Status::Found;
@@ -161,23 +174,28 @@ std::string join(const std::vector<std::string>& items, const char* sep)
 const char* verdictText(Verdict v)
 {
     switch (v) {
-    case Verdict::Usable: return "usable";
-    case Verdict::Limited: return "usable with limits";
-    case Verdict::Unusable: return "not usable";
+    case Verdict::Usable:
+        return "usable";
+    case Verdict::Limited:
+        return "usable with limits";
+    case Verdict::Unusable:
+        return "not usable";
     }
     return "?";
 }
 
 } // namespace
 
-ContractCheck checkContract(std::shared_ptr<const GatewayContract> contract, const ContractProfile& profile)
+ContractCheck checkContract(std::shared_ptr<const GatewayContract> contract,
+                            const ContractProfile& profile)
 {
     ContractCheck out;
     out.contract = contract;
     out.profile = &profile;
     const auto packages = contract->packages();
     out.package = profile.package;
-    const gp::ServiceDescriptor* service = contract->pool().FindServiceByName(fullName(out.package, profile.service));
+    const gp::ServiceDescriptor* service =
+        contract->pool().FindServiceByName(fullName(out.package, profile.service));
     if (!service) {
         // The service under another package name: the names inside still count, and the
         // methods' paths follow the contract's own package.
@@ -193,7 +211,8 @@ ContractCheck checkContract(std::shared_ptr<const GatewayContract> contract, con
         for (const auto* s : contract->services())
             names.push_back(s->full_name());
         out.problem = "the contract has no service " + std::string(profile.service) +
-                      (names.empty() ? std::string(" (it has no service at all)") : " (services there: " + join(names, ", ") + ")");
+                      (names.empty() ? std::string(" (it has no service at all)")
+                                     : " (services there: " + join(names, ", ") + ")");
     }
 
     for (const auto& rpc : profile.rpcs) {
@@ -206,11 +225,15 @@ ContractCheck checkContract(std::shared_ptr<const GatewayContract> contract, con
                 r.problem = service->full_name() + " has no rpc " + rpc.method;
             } else if (r.method->input_type()->full_name() != fullName(out.package, rpc.input) ||
                        r.method->output_type()->full_name() != fullName(out.package, rpc.output)) {
-                r.problem = std::string(rpc.method) + " takes " + shortName(out.package, r.method->input_type()->full_name()) +
-                            " and returns " + shortName(out.package, r.method->output_type()->full_name()) + ", not " +
-                            rpc.input + " → " + rpc.output;
-            } else if (r.method->server_streaming() != rpc.serverStreaming || r.method->client_streaming()) {
-                r.problem = std::string(rpc.method) + (rpc.serverStreaming ? " is not a server stream" : " is not unary");
+                r.problem = std::string(rpc.method) + " takes " +
+                            shortName(out.package, r.method->input_type()->full_name()) +
+                            " and returns " +
+                            shortName(out.package, r.method->output_type()->full_name()) +
+                            ", not " + rpc.input + " → " + rpc.output;
+            } else if (r.method->server_streaming() != rpc.serverStreaming ||
+                       r.method->client_streaming()) {
+                r.problem = std::string(rpc.method) +
+                            (rpc.serverStreaming ? " is not a server stream" : " is not unary");
             } else {
                 r.found = true;
             }
@@ -290,11 +313,15 @@ std::vector<std::string> ContractCheck::failures() const
 
 std::string ContractCheck::summary() const
 {
-    std::string head = "contract " + contract->origin() + " (profile " + profile->name + ") " + verdictText(verdict());
+    std::string head = "contract " + contract->origin() + " (profile " + profile->name + ") " +
+                       verdictText(verdict());
     switch (verdict()) {
-    case Verdict::Usable: return head;
-    case Verdict::Limited: return head + ": " + join(limits, "; ");
-    case Verdict::Unusable: return head + ": " + join(failures(), "; ");
+    case Verdict::Usable:
+        return head;
+    case Verdict::Limited:
+        return head + ": " + join(limits, "; ");
+    case Verdict::Unusable:
+        return head + ": " + join(failures(), "; ");
     }
     return head;
 }
@@ -318,15 +345,18 @@ std::string ContractCheck::report() const
         const std::string name = std::string(e.message) + "." + e.field;
         switch (c.status) {
         case Status::Found:
-            out << "  found    " << e.role << "  " << name << " = " << c.number << " (" << c.foundType << ")\n";
+            out << "  found    " << e.role << "  " << name << " = " << c.number << " ("
+                << c.foundType << ")\n";
             break;
         case Status::NotNeeded:
-            out << "  -        " << e.role << "  " << name << " (not needed: " << e.parent << " is absent)\n";
+            out << "  -        " << e.role << "  " << name << " (not needed: " << e.parent
+                << " is absent)\n";
             break;
         case Status::Missing:
         case Status::WrongType:
-            out << "  " << (c.status == Status::Missing ? (e.required() ? "MISSING  " : "missing  ")
-                                                         : (e.required() ? "WRONG    " : "wrong    "))
+            out << "  "
+                << (c.status == Status::Missing ? (e.required() ? "MISSING  " : "missing  ")
+                                                : (e.required() ? "WRONG    " : "wrong    "))
                 << e.role << "  " << c.problem << "\n";
             if (!c.candidates.empty())
                 out << "           there: " << join(c.candidates, ", ") << "\n";
@@ -341,7 +371,8 @@ std::string ContractCheck::report() const
             out << "  - " << l << "\n";
     }
     if (!writesPresent.empty())
-        out << "writes:   the contract has " << join(writesPresent, ", ") << "; stormwatch never sends them\n";
+        out << "writes:   the contract has " << join(writesPresent, ", ")
+            << "; stormwatch never sends them\n";
     out << "verdict:  " << verdictText(verdict()) << " (exit " << exitCode() << ")\n";
     return out.str();
 }

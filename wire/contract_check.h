@@ -9,7 +9,6 @@
 #include "contract_profile.h"
 
 #include <google/protobuf/descriptor.h>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,10 +21,11 @@ struct ElementCheck {
     enum class Status { Found, Missing, WrongType, NotNeeded };
     const ProfileElement* element = nullptr;
     Status status = Status::Missing;
-    int number = 0;            // the field's number, or the enum value's
-    std::string foundType;     // as the descriptor has it ("int32", "message SubscribeResult")
-    std::string problem;       // what is wrong, in words
-    std::vector<std::string> candidates; // the fields (or values) the message (or enum) has: "name = N (type)"
+    int number = 0;        // the field's number, or the enum value's
+    std::string foundType; // as the descriptor has it ("int32", "message SubscribeResult")
+    std::string problem;   // what is wrong, in words
+    std::vector<std::string>
+        candidates; // the fields (or values) the message (or enum) has: "name = N (type)"
     const google::protobuf::FieldDescriptor* field = nullptr;
     const google::protobuf::EnumValueDescriptor* enumValue = nullptr;
 };
@@ -45,8 +45,8 @@ struct ContractCheck {
     std::string problem; // a contract-wide problem (no such service), empty otherwise
     std::vector<RpcCheck> rpcs;
     std::vector<ElementCheck> elements;
-    std::vector<std::string> limits;          // each optional element's "without it", once each
-    std::vector<std::string> writesPresent;   // write payloads the contract has (never sent)
+    std::vector<std::string> limits;        // each optional element's "without it", once each
+    std::vector<std::string> writesPresent; // write payloads the contract has (never sent)
 
     Verdict verdict() const;
     int exitCode() const { return static_cast<int>(verdict()); }
@@ -62,7 +62,8 @@ struct ContractCheck {
     std::string report() const;
 };
 
-ContractCheck checkContract(std::shared_ptr<const GatewayContract> contract, const ContractProfile& profile);
+ContractCheck checkContract(std::shared_ptr<const GatewayContract> contract,
+                            const ContractProfile& profile);
 
 // The profile a contract is meant for: the one whose package the contract declares; else
 // the one that checks best. Never null (profiles are never empty).

@@ -18,7 +18,19 @@ namespace stormwatch::wire {
 
 // What a field must be. Int32 accepts int32/sint32/sfixed32, Sequence any 64-bit or 32-bit
 // unsigned or signed integer.
-enum class Shape : unsigned char { String, Int32, Int64, Sequence, Bool, Double, Float, Bytes, Message, Enum, EnumValue };
+enum class Shape : unsigned char {
+    String,
+    Int32,
+    Int64,
+    Sequence,
+    Bool,
+    Double,
+    Float,
+    Bytes,
+    Message,
+    Enum,
+    EnumValue
+};
 
 const char* shapeName(Shape shape);
 

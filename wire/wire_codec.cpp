@@ -21,13 +21,20 @@ std::int64_t getInt(const gp::Message& m, const FD* f)
 {
     const gp::Reflection* r = m.GetReflection();
     switch (f->cpp_type()) {
-    case FD::CPPTYPE_INT32: return r->GetInt32(m, f);
-    case FD::CPPTYPE_INT64: return r->GetInt64(m, f);
-    case FD::CPPTYPE_UINT32: return r->GetUInt32(m, f);
-    case FD::CPPTYPE_UINT64: return static_cast<std::int64_t>(r->GetUInt64(m, f));
-    case FD::CPPTYPE_ENUM: return r->GetEnumValue(m, f);
-    case FD::CPPTYPE_BOOL: return r->GetBool(m, f) ? 1 : 0;
-    default: return 0;
+    case FD::CPPTYPE_INT32:
+        return r->GetInt32(m, f);
+    case FD::CPPTYPE_INT64:
+        return r->GetInt64(m, f);
+    case FD::CPPTYPE_UINT32:
+        return r->GetUInt32(m, f);
+    case FD::CPPTYPE_UINT64:
+        return static_cast<std::int64_t>(r->GetUInt64(m, f));
+    case FD::CPPTYPE_ENUM:
+        return r->GetEnumValue(m, f);
+    case FD::CPPTYPE_BOOL:
+        return r->GetBool(m, f) ? 1 : 0;
+    default:
+        return 0;
     }
 }
 
@@ -35,11 +42,16 @@ std::int64_t getRepeatedInt(const gp::Message& m, const FD* f, int i)
 {
     const gp::Reflection* r = m.GetReflection();
     switch (f->cpp_type()) {
-    case FD::CPPTYPE_INT32: return r->GetRepeatedInt32(m, f, i);
-    case FD::CPPTYPE_INT64: return r->GetRepeatedInt64(m, f, i);
-    case FD::CPPTYPE_UINT32: return r->GetRepeatedUInt32(m, f, i);
-    case FD::CPPTYPE_UINT64: return static_cast<std::int64_t>(r->GetRepeatedUInt64(m, f, i));
-    default: return 0;
+    case FD::CPPTYPE_INT32:
+        return r->GetRepeatedInt32(m, f, i);
+    case FD::CPPTYPE_INT64:
+        return r->GetRepeatedInt64(m, f, i);
+    case FD::CPPTYPE_UINT32:
+        return r->GetRepeatedUInt32(m, f, i);
+    case FD::CPPTYPE_UINT64:
+        return static_cast<std::int64_t>(r->GetRepeatedUInt64(m, f, i));
+    default:
+        return 0;
     }
 }
 
@@ -47,13 +59,26 @@ void setInt(gp::Message& m, const FD* f, std::int64_t v)
 {
     const gp::Reflection* r = m.GetReflection();
     switch (f->cpp_type()) {
-    case FD::CPPTYPE_INT32: r->SetInt32(&m, f, static_cast<std::int32_t>(v)); break;
-    case FD::CPPTYPE_INT64: r->SetInt64(&m, f, v); break;
-    case FD::CPPTYPE_UINT32: r->SetUInt32(&m, f, static_cast<std::uint32_t>(v)); break;
-    case FD::CPPTYPE_UINT64: r->SetUInt64(&m, f, static_cast<std::uint64_t>(v)); break;
-    case FD::CPPTYPE_ENUM: r->SetEnumValue(&m, f, static_cast<int>(v)); break;
-    case FD::CPPTYPE_BOOL: r->SetBool(&m, f, v != 0); break;
-    default: break;
+    case FD::CPPTYPE_INT32:
+        r->SetInt32(&m, f, static_cast<std::int32_t>(v));
+        break;
+    case FD::CPPTYPE_INT64:
+        r->SetInt64(&m, f, v);
+        break;
+    case FD::CPPTYPE_UINT32:
+        r->SetUInt32(&m, f, static_cast<std::uint32_t>(v));
+        break;
+    case FD::CPPTYPE_UINT64:
+        r->SetUInt64(&m, f, static_cast<std::uint64_t>(v));
+        break;
+    case FD::CPPTYPE_ENUM:
+        r->SetEnumValue(&m, f, static_cast<int>(v));
+        break;
+    case FD::CPPTYPE_BOOL:
+        r->SetBool(&m, f, v != 0);
+        break;
+    default:
+        break;
     }
 }
 
@@ -61,11 +86,20 @@ void addInt(gp::Message& m, const FD* f, std::int64_t v)
 {
     const gp::Reflection* r = m.GetReflection();
     switch (f->cpp_type()) {
-    case FD::CPPTYPE_INT32: r->AddInt32(&m, f, static_cast<std::int32_t>(v)); break;
-    case FD::CPPTYPE_INT64: r->AddInt64(&m, f, v); break;
-    case FD::CPPTYPE_UINT32: r->AddUInt32(&m, f, static_cast<std::uint32_t>(v)); break;
-    case FD::CPPTYPE_UINT64: r->AddUInt64(&m, f, static_cast<std::uint64_t>(v)); break;
-    default: break;
+    case FD::CPPTYPE_INT32:
+        r->AddInt32(&m, f, static_cast<std::int32_t>(v));
+        break;
+    case FD::CPPTYPE_INT64:
+        r->AddInt64(&m, f, v);
+        break;
+    case FD::CPPTYPE_UINT32:
+        r->AddUInt32(&m, f, static_cast<std::uint32_t>(v));
+        break;
+    case FD::CPPTYPE_UINT64:
+        r->AddUInt64(&m, f, static_cast<std::uint64_t>(v));
+        break;
+    default:
+        break;
     }
 }
 
@@ -77,8 +111,10 @@ bool isIntLike(const FD* f)
     case FD::CPPTYPE_UINT32:
     case FD::CPPTYPE_UINT64:
     case FD::CPPTYPE_ENUM:
-    case FD::CPPTYPE_BOOL: return true;
-    default: return false;
+    case FD::CPPTYPE_BOOL:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -95,7 +131,8 @@ bool copyField(const gp::Message& src, const FD* sf, gp::Message& dst, const FD*
             sf->message_type()->full_name() != df->message_type()->full_name())
             return false;
         if (sr->HasField(src, sf))
-            dr->MutableMessage(&dst, df, nullptr)->ParseFromString(sr->GetMessage(src, sf).SerializeAsString());
+            dr->MutableMessage(&dst, df, nullptr)
+                ->ParseFromString(sr->GetMessage(src, sf).SerializeAsString());
         return true;
     }
     if (sf->cpp_type() == FD::CPPTYPE_STRING && df->cpp_type() == FD::CPPTYPE_STRING) {
@@ -110,7 +147,8 @@ bool copyField(const gp::Message& src, const FD* sf, gp::Message& dst, const FD*
     const bool real = sf->cpp_type() == FD::CPPTYPE_DOUBLE || sf->cpp_type() == FD::CPPTYPE_FLOAT;
     const bool dreal = df->cpp_type() == FD::CPPTYPE_DOUBLE || df->cpp_type() == FD::CPPTYPE_FLOAT;
     if (real && dreal && !sf->is_repeated()) {
-        const double v = sf->cpp_type() == FD::CPPTYPE_DOUBLE ? sr->GetDouble(src, sf) : sr->GetFloat(src, sf);
+        const double v =
+            sf->cpp_type() == FD::CPPTYPE_DOUBLE ? sr->GetDouble(src, sf) : sr->GetFloat(src, sf);
         if (df->cpp_type() == FD::CPPTYPE_DOUBLE)
             dr->SetDouble(&dst, df, v);
         else
@@ -218,30 +256,57 @@ std::shared_ptr<const WireCodec> WireCodec::compiled()
 {
     static const std::shared_ptr<const WireCodec> codec = [] {
         std::string error;
-        auto c = create(checkContract(GatewayContract::compiled(), *findProfile("stormwatch")), error);
+        auto c =
+            create(checkContract(GatewayContract::compiled(), *findProfile("stormwatch")), error);
         if (!c)
-            std::fprintf(stderr, "stormwatch: the compiled-in contract does not check: %s\n", error.c_str());
+            std::fprintf(stderr, "stormwatch: the compiled-in contract does not check: %s\n",
+                         error.c_str());
         return c;
     }();
     return codec;
 }
 
-const std::string& WireCodec::openPath() const { return m_r->openPath; }
-const std::string& WireCodec::closePath() const { return m_r->closePath; }
-const std::string& WireCodec::invokePath() const { return m_r->invokePath; }
-const std::string& WireCodec::eventsPath() const { return m_r->eventsPath; }
-bool WireCodec::canSendCommandTimeout() const { return m_r->f("open.command_timeout") != nullptr; }
-bool WireCodec::hasSupervisoryFlag() const { return m_r->f("subscribe_bulk.supervisory") != nullptr; }
-bool WireCodec::hasEventSequence() const { return bool(m_r->layout.sequence); }
+const std::string& WireCodec::openPath() const
+{
+    return m_r->openPath;
+}
+const std::string& WireCodec::closePath() const
+{
+    return m_r->closePath;
+}
+const std::string& WireCodec::invokePath() const
+{
+    return m_r->invokePath;
+}
+const std::string& WireCodec::eventsPath() const
+{
+    return m_r->eventsPath;
+}
+bool WireCodec::canSendCommandTimeout() const
+{
+    return m_r->f("open.command_timeout") != nullptr;
+}
+bool WireCodec::hasSupervisoryFlag() const
+{
+    return m_r->f("subscribe_bulk.supervisory") != nullptr;
+}
+bool WireCodec::hasEventSequence() const
+{
+    return bool(m_r->layout.sequence);
+}
 bool WireCodec::canSend(std::string_view payload) const
 {
     return m_r->f("command." + std::string(payload)) != nullptr;
 }
-bool WireCodec::canResumeEvents() const { return m_r->f("events.resume_after") != nullptr; }
+bool WireCodec::canResumeEvents() const
+{
+    return m_r->f("events.resume_after") != nullptr;
+}
 
 // ---- sessions -----------------------------------------------------------------------------------
 
-bool WireCodec::encodeOpenRequest(const v1::OpenSessionRequest& in, std::string& out, std::string&) const
+bool WireCodec::encodeOpenRequest(const v1::OpenSessionRequest& in, std::string& out,
+                                  std::string&) const
 {
     auto m = m_r->make(m_r->open->input_type());
     if (const FD* f = m_r->f("open.client_name"))
@@ -253,7 +318,8 @@ bool WireCodec::encodeOpenRequest(const v1::OpenSessionRequest& in, std::string&
     return true;
 }
 
-bool WireCodec::decodeOpenReply(const std::string& bytes, v1::OpenSessionReply& out, std::string& error) const
+bool WireCodec::decodeOpenReply(const std::string& bytes, v1::OpenSessionReply& out,
+                                std::string& error) const
 {
     auto m = m_r->make(m_r->open->output_type());
     if (!parse(*m, bytes, error))
@@ -263,10 +329,12 @@ bool WireCodec::decodeOpenReply(const std::string& bytes, v1::OpenSessionReply& 
         const gp::Message& s = r->GetMessage(*m, status);
         const FD* code = m_r->f("status.code");
         if (code && getInt(s, code) != m_r->value("status.ok").value_or(-1)) {
-            const auto* name = code->enum_type()->FindValueByNumber(static_cast<int>(getInt(s, code)));
+            const auto* name =
+                code->enum_type()->FindValueByNumber(static_cast<int>(getInt(s, code)));
             const FD* text = m_r->f("status.message");
-            error = "OpenSession refused: " + (name ? name->name() : std::to_string(getInt(s, code))) +
-                    (text ? ": " + s.GetReflection()->GetString(s, text) : std::string());
+            error =
+                "OpenSession refused: " + (name ? name->name() : std::to_string(getInt(s, code))) +
+                (text ? ": " + s.GetReflection()->GetString(s, text) : std::string());
             return false;
         }
     }
@@ -278,7 +346,8 @@ bool WireCodec::decodeOpenReply(const std::string& bytes, v1::OpenSessionReply& 
     return true;
 }
 
-bool WireCodec::encodeCloseRequest(const v1::CloseSessionRequest& in, std::string& out, std::string&) const
+bool WireCodec::encodeCloseRequest(const v1::CloseSessionRequest& in, std::string& out,
+                                   std::string&) const
 {
     auto m = m_r->make(m_r->close->input_type());
     m->GetReflection()->SetString(m.get(), m_r->f("close.session_id"), in.session_id());
@@ -286,9 +355,11 @@ bool WireCodec::encodeCloseRequest(const v1::CloseSessionRequest& in, std::strin
     return true;
 }
 
-// ---- commands -------------------------------------------------------------------------------------
+// ---- commands
+// -------------------------------------------------------------------------------------
 
-bool WireCodec::encodeInvokeRequest(const v1::MxCommandRequest& in, std::string& out, std::string& error) const
+bool WireCodec::encodeInvokeRequest(const v1::MxCommandRequest& in, std::string& out,
+                                    std::string& error) const
 {
     auto m = m_r->make(m_r->invoke->input_type());
     const gp::Reflection* r = m->GetReflection();
@@ -304,8 +375,9 @@ bool WireCodec::encodeInvokeRequest(const v1::MxCommandRequest& in, std::string&
     if (!payload) {
         const FD* set = v1::MxCommand::descriptor()->FindFieldByNumber(cmd.kind_case());
         const std::string name = set ? set->name() : std::string("an empty command");
-        error = name.find("write") != std::string::npos ? "stormwatch never sends a write (" + name + ")"
-                                                         : "stormwatch does not send " + name;
+        error = name.find("write") != std::string::npos
+                    ? "stormwatch never sends a write (" + name + ")"
+                    : "stormwatch does not send " + name;
         return false;
     }
     const std::string role = std::string("command.") + payload->name;
@@ -324,7 +396,8 @@ bool WireCodec::encodeInvokeRequest(const v1::MxCommandRequest& in, std::string&
     }
     const FD* internalPayload = v1::MxCommand::descriptor()->FindFieldByNumber(cmd.kind_case());
     const gp::Message& src = cmd.GetReflection()->GetMessage(cmd, internalPayload);
-    gp::Message* dst = command->GetReflection()->MutableMessage(command, wirePayload, &m_r->factory);
+    gp::Message* dst =
+        command->GetReflection()->MutableMessage(command, wirePayload, &m_r->factory);
     const gp::Descriptor* sd = src.GetDescriptor();
     for (int i = 0; i < sd->field_count(); ++i) {
         const FD* sf = sd->field(i);
@@ -337,7 +410,8 @@ bool WireCodec::encodeInvokeRequest(const v1::MxCommandRequest& in, std::string&
         } else if (isSet(src, sf)) {
             // Never silently drop what the command asks for (a supervisory advise sent
             // as a plain one would change what the gateway does).
-            error = "the contract's " + dst->GetDescriptor()->name() + " has no " + sf->name() + " field";
+            error = "the contract's " + dst->GetDescriptor()->name() + " has no " + sf->name() +
+                    " field";
             return false;
         }
     }
@@ -345,7 +419,8 @@ bool WireCodec::encodeInvokeRequest(const v1::MxCommandRequest& in, std::string&
     return true;
 }
 
-bool WireCodec::decodeInvokeReply(const std::string& bytes, v1::MxCommandReply& out, std::string& error) const
+bool WireCodec::decodeInvokeReply(const std::string& bytes, v1::MxCommandReply& out,
+                                  std::string& error) const
 {
     auto m = m_r->make(m_r->invoke->output_type());
     if (!parse(*m, bytes, error))
@@ -361,17 +436,20 @@ bool WireCodec::decodeInvokeReply(const std::string& bytes, v1::MxCommandReply& 
     } else {
         const gp::Message& s = r->GetMessage(*m, m_r->f("reply.protocol_status"));
         const FD* code = m_r->f("status.code");
-        const std::int64_t value = r->HasField(*m, m_r->f("reply.protocol_status")) ? getInt(s, code) : 0;
+        const std::int64_t value =
+            r->HasField(*m, m_r->f("reply.protocol_status")) ? getInt(s, code) : 0;
         const bool ok = value == m_r->value("status.ok").value_or(-1);
         out.set_success(ok);
         if (!ok) {
             const auto* name = code->enum_type()->FindValueByNumber(static_cast<int>(value));
             std::string text = name ? name->name() : "protocol status " + std::to_string(value);
-            if (const FD* f = m_r->f("status.message"); f && !s.GetReflection()->GetString(s, f).empty())
+            if (const FD* f = m_r->f("status.message");
+                f && !s.GetReflection()->GetString(s, f).empty())
                 text += ": " + s.GetReflection()->GetString(s, f);
             if (const FD* f = m_r->f("reply.hresult"); f && getInt(*m, f) != 0) {
                 char hr[32];
-                std::snprintf(hr, sizeof hr, " (HRESULT 0x%08" PRIX32 ")", static_cast<std::uint32_t>(getInt(*m, f)));
+                std::snprintf(hr, sizeof hr, " (HRESULT 0x%08" PRIX32 ")",
+                              static_cast<std::uint32_t>(getInt(*m, f)));
                 text += hr;
             }
             out.set_error_message(text);
@@ -387,8 +465,9 @@ bool WireCodec::decodeInvokeReply(const std::string& bytes, v1::MxCommandReply& 
         if (!f || !r->HasField(*m, f))
             continue;
         const gp::Message& bulk = r->GetMessage(*m, f);
-        v1::BulkItemReply* into = std::string(name) == "add_item_bulk" ? out.mutable_add_item_bulk()
-                                                                       : out.mutable_subscribe_bulk();
+        v1::BulkItemReply* into = std::string(name) == "add_item_bulk"
+                                      ? out.mutable_add_item_bulk()
+                                      : out.mutable_subscribe_bulk();
         const FD* results = m_r->f("bulk.results");
         const gp::Reflection* br = bulk.GetReflection();
         for (int i = 0; i < br->FieldSize(bulk, results); ++i) {
@@ -396,7 +475,8 @@ bool WireCodec::decodeInvokeReply(const std::string& bytes, v1::MxCommandReply& 
             const gp::Reflection* ir = item.GetReflection();
             v1::ItemResult* result = into->add_results();
             result->set_tag_address(ir->GetString(item, m_r->f("result.tag_address")));
-            result->set_item_handle(static_cast<std::int32_t>(getInt(item, m_r->f("result.item_handle"))));
+            result->set_item_handle(
+                static_cast<std::int32_t>(getInt(item, m_r->f("result.item_handle"))));
             result->set_ok(ir->GetBool(item, m_r->f("result.ok")));
             if (const FD* e = m_r->f("result.error"))
                 result->set_error(ir->GetString(item, e));
@@ -411,8 +491,8 @@ bool WireCodec::decodeInvokeReply(const std::string& bytes, v1::MxCommandReply& 
     return true;
 }
 
-bool WireCodec::encodeStreamRequest(const v1::StreamEventsRequest& in, std::uint64_t resumeAfter, std::string& out,
-                                    std::string& error) const
+bool WireCodec::encodeStreamRequest(const v1::StreamEventsRequest& in, std::uint64_t resumeAfter,
+                                    std::string& out, std::string& error) const
 {
     auto m = m_r->make(m_r->events->input_type());
     m->GetReflection()->SetString(m.get(), m_r->f("events.session_id"), in.session_id());
@@ -428,9 +508,11 @@ bool WireCodec::encodeStreamRequest(const v1::StreamEventsRequest& in, std::uint
     return true;
 }
 
-// ---- the gateway's side ---------------------------------------------------------------------------
+// ---- the gateway's side
+// ---------------------------------------------------------------------------
 
-bool WireCodec::decodeOpenRequest(const std::string& bytes, v1::OpenSessionRequest& out, std::string& error) const
+bool WireCodec::decodeOpenRequest(const std::string& bytes, v1::OpenSessionRequest& out,
+                                  std::string& error) const
 {
     auto m = m_r->make(m_r->open->input_type());
     if (!parse(*m, bytes, error))
@@ -444,7 +526,8 @@ bool WireCodec::decodeOpenRequest(const std::string& bytes, v1::OpenSessionReque
     return true;
 }
 
-bool WireCodec::encodeOpenReply(const v1::OpenSessionReply& in, std::string& out, std::string&) const
+bool WireCodec::encodeOpenReply(const v1::OpenSessionReply& in, std::string& out,
+                                std::string&) const
 {
     auto m = m_r->make(m_r->open->output_type());
     const gp::Descriptor* d = in.GetDescriptor();
@@ -459,7 +542,8 @@ bool WireCodec::encodeOpenReply(const v1::OpenSessionReply& in, std::string& out
     return true;
 }
 
-bool WireCodec::decodeCloseRequest(const std::string& bytes, v1::CloseSessionRequest& out, std::string& error) const
+bool WireCodec::decodeCloseRequest(const std::string& bytes, v1::CloseSessionRequest& out,
+                                   std::string& error) const
 {
     auto m = m_r->make(m_r->close->input_type());
     if (!parse(*m, bytes, error))
@@ -468,7 +552,8 @@ bool WireCodec::decodeCloseRequest(const std::string& bytes, v1::CloseSessionReq
     return true;
 }
 
-bool WireCodec::decodeInvokeRequest(const std::string& bytes, v1::MxCommandRequest& out, std::string& error) const
+bool WireCodec::decodeInvokeRequest(const std::string& bytes, v1::MxCommandRequest& out,
+                                    std::string& error) const
 {
     auto m = m_r->make(m_r->invoke->input_type());
     if (!parse(*m, bytes, error))
@@ -486,14 +571,15 @@ bool WireCodec::decodeInvokeRequest(const std::string& bytes, v1::MxCommandReque
         if (const FD* kind = m_r->f("command.kind")) {
             const auto expected = m_r->value(std::string("kind.") + p.name);
             if (!expected || getInt(command, kind) != *expected) {
-                error = "command kind " + std::to_string(getInt(command, kind)) + " does not match its " + p.name +
-                        " payload";
+                error = "command kind " + std::to_string(getInt(command, kind)) +
+                        " does not match its " + p.name + " payload";
                 return false;
             }
         }
         const gp::Message& src = cr->GetMessage(command, wirePayload);
         const FD* internalPayload = v1::MxCommand::descriptor()->FindFieldByNumber(p.kindCase);
-        gp::Message* dst = out.mutable_command()->GetReflection()->MutableMessage(out.mutable_command(), internalPayload);
+        gp::Message* dst = out.mutable_command()->GetReflection()->MutableMessage(
+            out.mutable_command(), internalPayload);
         const gp::Descriptor* dd = dst->GetDescriptor();
         for (int i = 0; i < dd->field_count(); ++i)
             if (const FD* sf = m_r->f(std::string(p.name) + "." + dd->field(i)->name()))
@@ -510,7 +596,8 @@ bool WireCodec::decodeInvokeRequest(const std::string& bytes, v1::MxCommandReque
     return false;
 }
 
-bool WireCodec::encodeInvokeReply(const v1::MxCommandReply& in, std::string& out, std::string&) const
+bool WireCodec::encodeInvokeReply(const v1::MxCommandReply& in, std::string& out,
+                                  std::string&) const
 {
     auto m = m_r->make(m_r->invoke->output_type());
     const gp::Reflection* r = m->GetReflection();
@@ -566,15 +653,16 @@ bool WireCodec::encodeInvokeReply(const v1::MxCommandReply& in, std::string& out
         if (const FD* f = m_r->f("reply.subscribe_alarms")) {
             gp::Message* alarms = r->MutableMessage(m.get(), f, &m_r->factory);
             if (const FD* id = alarms->GetDescriptor()->FindFieldByName("subscription_id"))
-                copyField(in.subscribe_alarms(), in.subscribe_alarms().GetDescriptor()->FindFieldByName("subscription_id"),
+                copyField(in.subscribe_alarms(),
+                          in.subscribe_alarms().GetDescriptor()->FindFieldByName("subscription_id"),
                           *alarms, id);
         }
     out = m->SerializeAsString();
     return true;
 }
 
-bool WireCodec::decodeStreamRequest(const std::string& bytes, v1::StreamEventsRequest& out, std::uint64_t& resumeAfter,
-                                    std::string& error) const
+bool WireCodec::decodeStreamRequest(const std::string& bytes, v1::StreamEventsRequest& out,
+                                    std::uint64_t& resumeAfter, std::string& error) const
 {
     auto m = m_r->make(m_r->events->input_type());
     if (!parse(*m, bytes, error))

@@ -14,13 +14,11 @@
 // Immutable once made; any thread may use it.
 
 #include "contract_check.h"
-
 #include "mxaccess_gateway.pb.h"
 #include "proto/mx_event_batch.h"
 
-#include <google/protobuf/io/zero_copy_stream.h>
-
 #include <cstdint>
+#include <google/protobuf/io/zero_copy_stream.h>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,38 +50,50 @@ public:
     const std::string& invokePath() const;
     const std::string& eventsPath() const;
     // What the contract lets the client do.
-    bool canSendCommandTimeout() const;   // Lever 3
-    bool hasSupervisoryFlag() const;      // Lever 2 as proposed
-    bool hasEventSequence() const;        // lost events can be counted
-    bool canResumeEvents() const;         // a stream can restart after a sequence
-    bool canSend(std::string_view payload) const; // the contract has this command ("subscribe_alarms")
+    bool canSendCommandTimeout() const; // Lever 3
+    bool hasSupervisoryFlag() const;    // Lever 2 as proposed
+    bool hasEventSequence() const;      // lost events can be counted
+    bool canResumeEvents() const;       // a stream can restart after a sequence
+    bool
+    canSend(std::string_view payload) const; // the contract has this command ("subscribe_alarms")
 
     // ---- client side: encode requests, decode replies. False with `error` set when a
     // request asks for something the contract cannot carry (a payload it lacks, a
     // supervisory flag it has no field for, anything that writes), or a reply does not parse.
-    bool encodeOpenRequest(const mxgateway::v1::OpenSessionRequest& in, std::string& out, std::string& error) const;
-    bool decodeOpenReply(const std::string& bytes, mxgateway::v1::OpenSessionReply& out, std::string& error) const;
-    bool encodeCloseRequest(const mxgateway::v1::CloseSessionRequest& in, std::string& out, std::string& error) const;
-    bool encodeInvokeRequest(const mxgateway::v1::MxCommandRequest& in, std::string& out, std::string& error) const;
+    bool encodeOpenRequest(const mxgateway::v1::OpenSessionRequest& in, std::string& out,
+                           std::string& error) const;
+    bool decodeOpenReply(const std::string& bytes, mxgateway::v1::OpenSessionReply& out,
+                         std::string& error) const;
+    bool encodeCloseRequest(const mxgateway::v1::CloseSessionRequest& in, std::string& out,
+                            std::string& error) const;
+    bool encodeInvokeRequest(const mxgateway::v1::MxCommandRequest& in, std::string& out,
+                             std::string& error) const;
     // success is the contract's: a success flag, or protocol status OK; otherwise
     // error_message names the status code, its message and the HRESULT when given.
-    bool decodeInvokeReply(const std::string& bytes, mxgateway::v1::MxCommandReply& out, std::string& error) const;
+    bool decodeInvokeReply(const std::string& bytes, mxgateway::v1::MxCommandReply& out,
+                           std::string& error) const;
     // resumeAfter 0: a fresh stream; else the events after that sequence (only when
     // canResumeEvents()).
-    bool encodeStreamRequest(const mxgateway::v1::StreamEventsRequest& in, std::uint64_t resumeAfter, std::string& out,
-                             std::string& error) const;
+    bool encodeStreamRequest(const mxgateway::v1::StreamEventsRequest& in,
+                             std::uint64_t resumeAfter, std::string& out, std::string& error) const;
     // One wire MxEvent into the native batch (overwritten; vectors keep their capacity).
     // Timestamps are clamped as the batch's contract says.
     bool decodeEvent(const std::string& bytes, MxEventBatch& out, EventMeta& meta) const;
     // The same from a stream of the message's bytes (a gRPC buffer's slices, uncopied).
-    bool decodeEvent(google::protobuf::io::ZeroCopyInputStream& bytes, MxEventBatch& out, EventMeta& meta) const;
+    bool decodeEvent(google::protobuf::io::ZeroCopyInputStream& bytes, MxEventBatch& out,
+                     EventMeta& meta) const;
 
     // ---- gateway side (the mock): the mirror image.
-    bool decodeOpenRequest(const std::string& bytes, mxgateway::v1::OpenSessionRequest& out, std::string& error) const;
-    bool encodeOpenReply(const mxgateway::v1::OpenSessionReply& in, std::string& out, std::string& error) const;
-    bool decodeCloseRequest(const std::string& bytes, mxgateway::v1::CloseSessionRequest& out, std::string& error) const;
-    bool decodeInvokeRequest(const std::string& bytes, mxgateway::v1::MxCommandRequest& out, std::string& error) const;
-    bool encodeInvokeReply(const mxgateway::v1::MxCommandReply& in, std::string& out, std::string& error) const;
+    bool decodeOpenRequest(const std::string& bytes, mxgateway::v1::OpenSessionRequest& out,
+                           std::string& error) const;
+    bool encodeOpenReply(const mxgateway::v1::OpenSessionReply& in, std::string& out,
+                         std::string& error) const;
+    bool decodeCloseRequest(const std::string& bytes, mxgateway::v1::CloseSessionRequest& out,
+                            std::string& error) const;
+    bool decodeInvokeRequest(const std::string& bytes, mxgateway::v1::MxCommandRequest& out,
+                             std::string& error) const;
+    bool encodeInvokeReply(const mxgateway::v1::MxCommandReply& in, std::string& out,
+                           std::string& error) const;
     bool decodeStreamRequest(const std::string& bytes, mxgateway::v1::StreamEventsRequest& out,
                              std::uint64_t& resumeAfter, std::string& error) const;
     // A batch as the contract's events: one message holding the whole batch where the
@@ -91,7 +101,8 @@ public:
     // sequence (starting after `sequence`, which is advanced; a batch the gateway numbered,
     // firstSequence != 0, keeps its numbers). A notice where the contract has none is not
     // sent (false).
-    bool encodeEvents(const MxEventBatch& in, std::uint64_t& sequence, std::vector<std::string>& out) const;
+    bool encodeEvents(const MxEventBatch& in, std::uint64_t& sequence,
+                      std::vector<std::string>& out) const;
 
     struct Resolved; // the roles' fields, numbers and types
 

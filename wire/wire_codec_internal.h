@@ -6,7 +6,6 @@
 
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/io/coded_stream.h>
-
 #include <string>
 #include <unordered_map>
 
@@ -29,7 +28,8 @@ struct EventLayout {
     int familyDataChange = -1; // the family value of a data change
     WireField batch;           // stormwatch: MxEvent.data_changes (a DataChangeBatch)
     WireField batchChanges;    // DataChangeBatch.changes
-    bool changesOnEvent = false; // the published contract: one change per event, its fields on MxEvent
+    bool changesOnEvent =
+        false; // the published contract: one change per event, its fields on MxEvent
     WireField serverHandle, itemHandle, value, quality, timestamp;
     WireField vDouble, vFloat, vInt32, vInt64, vString, vBool;
     WireField notice, noticeKind, noticeMessage;
@@ -38,8 +38,8 @@ struct EventLayout {
 
 struct WireCodec::Resolved {
     mutable gp::DynamicMessageFactory factory; // GetPrototype is thread-safe
-    std::unordered_map<std::string, const gp::FieldDescriptor*> fields;    // role → field
-    std::unordered_map<std::string, int> enumValues;                       // role → number
+    std::unordered_map<std::string, const gp::FieldDescriptor*> fields; // role → field
+    std::unordered_map<std::string, int> enumValues;                    // role → number
     const gp::MethodDescriptor* open = nullptr;
     const gp::MethodDescriptor* close = nullptr;
     const gp::MethodDescriptor* invoke = nullptr;
@@ -70,7 +70,7 @@ struct WireCodec::Resolved {
 // Fills the event layout from the resolved roles (wire_events.cpp).
 void resolveEventLayout(WireCodec::Resolved& r);
 // One event from `in` (wire_events.cpp).
-bool decodeEventFrom(const EventLayout& layout, google::protobuf::io::CodedInputStream& in, MxEventBatch& out,
-                     EventMeta& meta);
+bool decodeEventFrom(const EventLayout& layout, google::protobuf::io::CodedInputStream& in,
+                     MxEventBatch& out, EventMeta& meta);
 
 } // namespace stormwatch::wire

@@ -4,12 +4,11 @@
 // contract's descriptors.
 #include "wire_codec_internal.h"
 
+#include <algorithm>
+#include <bit>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
-
-#include <algorithm>
-#include <bit>
 #include <limits>
 
 namespace stormwatch::wire {
@@ -35,15 +34,18 @@ WireField fieldOf(const WireCodec::Resolved& r, const char* role)
 bool readRaw(CodedInputStream& in, WFL::WireType wt, std::uint64_t& raw)
 {
     switch (wt) {
-    case WFL::WIRETYPE_VARINT: return in.ReadVarint64(&raw);
-    case WFL::WIRETYPE_FIXED64: return in.ReadLittleEndian64(&raw);
+    case WFL::WIRETYPE_VARINT:
+        return in.ReadVarint64(&raw);
+    case WFL::WIRETYPE_FIXED64:
+        return in.ReadLittleEndian64(&raw);
     case WFL::WIRETYPE_FIXED32: {
         std::uint32_t v = 0;
         const bool ok = in.ReadLittleEndian32(&v);
         raw = v;
         return ok;
     }
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -51,14 +53,21 @@ std::int64_t asInt(std::uint64_t raw, FD::Type type)
 {
     switch (type) {
     case FD::TYPE_INT32:
-    case FD::TYPE_ENUM: return static_cast<std::int32_t>(raw);
-    case FD::TYPE_SINT32: return WFL::ZigZagDecode32(static_cast<std::uint32_t>(raw));
-    case FD::TYPE_SFIXED32: return static_cast<std::int32_t>(static_cast<std::uint32_t>(raw));
+    case FD::TYPE_ENUM:
+        return static_cast<std::int32_t>(raw);
+    case FD::TYPE_SINT32:
+        return WFL::ZigZagDecode32(static_cast<std::uint32_t>(raw));
+    case FD::TYPE_SFIXED32:
+        return static_cast<std::int32_t>(static_cast<std::uint32_t>(raw));
     case FD::TYPE_UINT32:
-    case FD::TYPE_FIXED32: return static_cast<std::uint32_t>(raw);
-    case FD::TYPE_SINT64: return WFL::ZigZagDecode64(raw);
-    case FD::TYPE_BOOL: return raw != 0;
-    default: return static_cast<std::int64_t>(raw);
+    case FD::TYPE_FIXED32:
+        return static_cast<std::uint32_t>(raw);
+    case FD::TYPE_SINT64:
+        return WFL::ZigZagDecode64(raw);
+    case FD::TYPE_BOOL:
+        return raw != 0;
+    default:
+        return static_cast<std::int64_t>(raw);
     }
 }
 
@@ -132,13 +141,16 @@ struct Reader {
                         return false;
                     continue;
                 }
-                const bool scalar = wt == WFL::WIRETYPE_VARINT || wt == WFL::WIRETYPE_FIXED32 || wt == WFL::WIRETYPE_FIXED64;
-                if (scalar && ((l.vDouble && n == l.vDouble.number) || (l.vFloat && n == l.vFloat.number))) {
+                const bool scalar = wt == WFL::WIRETYPE_VARINT || wt == WFL::WIRETYPE_FIXED32 ||
+                                    wt == WFL::WIRETYPE_FIXED64;
+                if (scalar &&
+                    ((l.vDouble && n == l.vDouble.number) || (l.vFloat && n == l.vFloat.number))) {
                     if (!readRaw(in, wt, raw))
                         return false;
                     c.kind = MxValueKind::Double;
                     c.number = asReal(raw, n == l.vDouble.number ? l.vDouble.type : l.vFloat.type);
-                } else if (scalar && ((l.vInt64 && n == l.vInt64.number) || (l.vInt32 && n == l.vInt32.number))) {
+                } else if (scalar && ((l.vInt64 && n == l.vInt64.number) ||
+                                      (l.vInt32 && n == l.vInt32.number))) {
                     if (!readRaw(in, wt, raw))
                         return false;
                     c.kind = MxValueKind::Int;
@@ -227,10 +239,12 @@ struct Reader {
         return readNested(in, [&] {
             while (const std::uint32_t tag = in.ReadTag()) {
                 const int n = WFL::GetTagFieldNumber(tag);
-                if (n == l.noticeKind.number && WFL::GetTagWireType(tag) == WFL::WIRETYPE_LENGTH_DELIMITED) {
+                if (n == l.noticeKind.number &&
+                    WFL::GetTagWireType(tag) == WFL::WIRETYPE_LENGTH_DELIMITED) {
                     if (!WFL::ReadString(&in, &out.noticeKind))
                         return false;
-                } else if (n == l.noticeMessage.number && WFL::GetTagWireType(tag) == WFL::WIRETYPE_LENGTH_DELIMITED) {
+                } else if (n == l.noticeMessage.number &&
+                           WFL::GetTagWireType(tag) == WFL::WIRETYPE_LENGTH_DELIMITED) {
                     if (!WFL::ReadString(&in, &out.noticeMessage))
                         return false;
                 } else if (!WFL::SkipField(&in, tag)) {
@@ -249,21 +263,44 @@ void writeInt(CodedOutputStream& out, const WireField& f, std::int64_t v)
     if (!f)
         return;
     switch (f.type) {
-    case FD::TYPE_SINT32: WFL::WriteSInt32(f.number, static_cast<std::int32_t>(v), &out); break;
-    case FD::TYPE_SFIXED32: WFL::WriteSFixed32(f.number, static_cast<std::int32_t>(v), &out); break;
-    case FD::TYPE_FIXED32: WFL::WriteFixed32(f.number, static_cast<std::uint32_t>(v), &out); break;
-    case FD::TYPE_UINT32: WFL::WriteUInt32(f.number, static_cast<std::uint32_t>(v), &out); break;
-    case FD::TYPE_SINT64: WFL::WriteSInt64(f.number, v, &out); break;
-    case FD::TYPE_SFIXED64: WFL::WriteSFixed64(f.number, v, &out); break;
-    case FD::TYPE_FIXED64: WFL::WriteFixed64(f.number, static_cast<std::uint64_t>(v), &out); break;
-    case FD::TYPE_UINT64: WFL::WriteUInt64(f.number, static_cast<std::uint64_t>(v), &out); break;
-    case FD::TYPE_INT64: WFL::WriteInt64(f.number, v, &out); break;
-    case FD::TYPE_BOOL: WFL::WriteBool(f.number, v != 0, &out); break;
-    default: WFL::WriteInt32(f.number, static_cast<std::int32_t>(v), &out); break;
+    case FD::TYPE_SINT32:
+        WFL::WriteSInt32(f.number, static_cast<std::int32_t>(v), &out);
+        break;
+    case FD::TYPE_SFIXED32:
+        WFL::WriteSFixed32(f.number, static_cast<std::int32_t>(v), &out);
+        break;
+    case FD::TYPE_FIXED32:
+        WFL::WriteFixed32(f.number, static_cast<std::uint32_t>(v), &out);
+        break;
+    case FD::TYPE_UINT32:
+        WFL::WriteUInt32(f.number, static_cast<std::uint32_t>(v), &out);
+        break;
+    case FD::TYPE_SINT64:
+        WFL::WriteSInt64(f.number, v, &out);
+        break;
+    case FD::TYPE_SFIXED64:
+        WFL::WriteSFixed64(f.number, v, &out);
+        break;
+    case FD::TYPE_FIXED64:
+        WFL::WriteFixed64(f.number, static_cast<std::uint64_t>(v), &out);
+        break;
+    case FD::TYPE_UINT64:
+        WFL::WriteUInt64(f.number, static_cast<std::uint64_t>(v), &out);
+        break;
+    case FD::TYPE_INT64:
+        WFL::WriteInt64(f.number, v, &out);
+        break;
+    case FD::TYPE_BOOL:
+        WFL::WriteBool(f.number, v != 0, &out);
+        break;
+    default:
+        WFL::WriteInt32(f.number, static_cast<std::int32_t>(v), &out);
+        break;
     }
 }
 
-template <class Fn> void writeNested(CodedOutputStream& out, int number, std::string& scratch, Fn&& fill)
+template <class Fn>
+void writeNested(CodedOutputStream& out, int number, std::string& scratch, Fn&& fill)
 {
     scratch.clear();
     {
@@ -274,7 +311,8 @@ template <class Fn> void writeNested(CodedOutputStream& out, int number, std::st
     WFL::WriteBytes(number, scratch, &out);
 }
 
-void writeValue(CodedOutputStream& out, const EventLayout& l, const MxEventBatch& batch, const MxChange& c)
+void writeValue(CodedOutputStream& out, const EventLayout& l, const MxEventBatch& batch,
+                const MxChange& c)
 {
     switch (c.kind) {
     case MxValueKind::Double:
@@ -289,21 +327,26 @@ void writeValue(CodedOutputStream& out, const EventLayout& l, const MxEventBatch
         else if (l.vInt32)
             writeInt(out, l.vInt32, c.integer);
         break;
-    case MxValueKind::Bool: writeInt(out, l.vBool, c.integer); break;
+    case MxValueKind::Bool:
+        writeInt(out, l.vBool, c.integer);
+        break;
     case MxValueKind::String:
         if (l.vString)
             WFL::WriteString(l.vString.number, batch.textOf(c), &out);
         break;
-    case MxValueKind::None: break;
+    case MxValueKind::None:
+        break;
     }
 }
 
-void writeChangeFields(CodedOutputStream& out, const EventLayout& l, const MxEventBatch& batch, const MxChange& c)
+void writeChangeFields(CodedOutputStream& out, const EventLayout& l, const MxEventBatch& batch,
+                       const MxChange& c)
 {
     writeInt(out, l.serverHandle, c.serverHandle);
     writeInt(out, l.itemHandle, c.itemHandle);
     std::string valueBytes;
-    writeNested(out, l.value.number, valueBytes, [&](CodedOutputStream& v) { writeValue(v, l, batch, c); });
+    writeNested(out, l.value.number, valueBytes,
+                [&](CodedOutputStream& v) { writeValue(v, l, batch, c); });
     writeInt(out, l.quality, c.quality);
     if (l.timestamp) {
         // Floor division: a time before 1970 keeps its nanoseconds in [0, 1e9).
@@ -359,11 +402,13 @@ void resolveEventLayout(WireCodec::Resolved& r)
 
 bool WireCodec::decodeEvent(const std::string& bytes, MxEventBatch& out, EventMeta& meta) const
 {
-    CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+    CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                        static_cast<int>(bytes.size()));
     return decodeEventFrom(m_r->layout, in, out, meta);
 }
 
-bool WireCodec::decodeEvent(gp::io::ZeroCopyInputStream& bytes, MxEventBatch& out, EventMeta& meta) const
+bool WireCodec::decodeEvent(gp::io::ZeroCopyInputStream& bytes, MxEventBatch& out,
+                            EventMeta& meta) const
 {
     CodedInputStream in(&bytes);
     return decodeEventFrom(m_r->layout, in, out, meta);
@@ -436,7 +481,8 @@ bool decodeEventFrom(const EventLayout& l, CodedInputStream& in, MxEventBatch& o
     return true;
 }
 
-bool WireCodec::encodeEvents(const MxEventBatch& in, std::uint64_t& sequence, std::vector<std::string>& out) const
+bool WireCodec::encodeEvents(const MxEventBatch& in, std::uint64_t& sequence,
+                             std::vector<std::string>& out) const
 {
     const EventLayout& l = m_r->layout;
     out.clear();

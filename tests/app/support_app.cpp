@@ -2,7 +2,6 @@
 
 #include <QProcess>
 #include <QProcessEnvironment>
-
 #include <csignal>
 #include <sys/resource.h>
 
@@ -19,19 +18,20 @@ Run stormwatch(const QStringList& args, int timeoutMs, long maxFileBytes)
     env.insert("QT_QPA_PLATFORM", "offscreen");
     p.setProcessEnvironment(env);
     if (maxFileBytes > 0)
-        p.setChildProcessModifier([maxFileBytes] { // in the child, before exec: async-signal-safe calls only
-            std::signal(SIGXFSZ, SIG_IGN);          // the write fails (EFBIG) instead of killing it
-            const rlimit limit{rlim_t(maxFileBytes), rlim_t(maxFileBytes)};
-            setrlimit(RLIMIT_FSIZE, &limit);
-        });
+        p.setChildProcessModifier(
+            [maxFileBytes] { // in the child, before exec: async-signal-safe calls only
+                std::signal(SIGXFSZ, SIG_IGN); // the write fails (EFBIG) instead of killing it
+                const rlimit limit{rlim_t(maxFileBytes), rlim_t(maxFileBytes)};
+                setrlimit(RLIMIT_FSIZE, &limit);
+            });
     p.start(STORMWATCH_BINARY, args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished(5000);
         return {};
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromLocal8Bit(p.readAllStandardError()),
-            p.readAllStandardOutput()};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromLocal8Bit(p.readAllStandardError()), p.readAllStandardOutput()};
 }
 
 } // namespace apptest

@@ -39,7 +39,8 @@ QStringList unknownAddresses()
 // A copy of the example site in `dir`, its CSV without the rows of `drop`.
 bool copySite(const QTemporaryDir& dir, const QStringList& drop)
 {
-    if (!QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.json"), dir.filePath("site.json")))
+    if (!QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.json"),
+                     dir.filePath("site.json")))
         return false;
     QFile in(QFINDTESTDATA("../../resources/sites/example-site.csv"));
     QFile out(dir.filePath("example-site.csv"));
@@ -58,7 +59,8 @@ bool copySite(const QTemporaryDir& dir, const QStringList& drop)
 QJsonObject readJson(const QString& path)
 {
     QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
+                                       : QJsonObject();
 }
 
 } // namespace
@@ -77,9 +79,18 @@ private slots:
 private:
     QStringList commissionArgs(const QString& site, const QString& report) const
     {
-        return {"--headless", "--site", site, "--commission", "--report", report, "--timeout-s", "60",
-                "--gateway-endpoint", "gw-packaging=" + m_packaging->endpoint(),
-                "--gateway-endpoint", "gw-utilities=" + m_utilities->endpoint()};
+        return {"--headless",
+                "--site",
+                site,
+                "--commission",
+                "--report",
+                report,
+                "--timeout-s",
+                "60",
+                "--gateway-endpoint",
+                "gw-packaging=" + m_packaging->endpoint(),
+                "--gateway-endpoint",
+                "gw-utilities=" + m_utilities->endpoint()};
     }
     std::unique_ptr<MockProcess> m_packaging, m_utilities;
     QStringList m_unknown;
@@ -120,7 +131,8 @@ void TestCommission::reportsExactlyTheUnknownTagsAsFailed()
         const QJsonObject t = v.toObject();
         if (t.value("outcome").toString() == "failed") {
             failed.insert(t.value("tag_address").toString());
-            QCOMPARE(t.value("reason").toString(), "item not found: " + t.value("tag_address").toString());
+            QCOMPARE(t.value("reason").toString(),
+                     "item not found: " + t.value("tag_address").toString());
             QVERIFY(t.value("first_value_s").isNull()); // refused: it never had a value
         } else {
             QCOMPARE(t.value("outcome").toString(), QString("good"));
@@ -133,7 +145,8 @@ void TestCommission::reportsExactlyTheUnknownTagsAsFailed()
     for (const QJsonValue& v : gateways) {
         const QJsonObject g = v.toObject();
         QVERIFY(g.value("subscribe_rpcs").toInt() >= 1);
-        QVERIFY(g.value("capabilities").toArray().contains(QJsonValue("bulk-subscribe-supervisory")));
+        QVERIFY(
+            g.value("capabilities").toArray().contains(QJsonValue("bulk-subscribe-supervisory")));
         QCOMPARE(g.value("advise_kind").toString(), QString("supervisory (SubscribeBulk)"));
         QVERIFY(g.value("echoed_command_timeout_s").toDouble() > 0);
         QVERIFY(g.value("first_value_max_s").toDouble() >= g.value("first_value_p50_s").toDouble());
@@ -144,11 +157,14 @@ void TestCommission::reportsExactlyTheUnknownTagsAsFailed()
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QList<QByteArray> rows = csv.readAll().trimmed().split('\n');
     QCOMPARE(rows.size(), 1001);
-    QCOMPARE(rows[0], QByteArray("gateway,instance,tag_address,kind,outcome,reason,first_value_s,quality"));
+    QCOMPARE(rows[0],
+             QByteArray("gateway,instance,tag_address,kind,outcome,reason,first_value_s,quality"));
     QFile md(reportDir + "/report.md");
     QVERIFY(md.open(QIODevice::ReadOnly));
     const QString markdown = QString::fromUtf8(md.readAll());
-    QVERIFY2(markdown.contains("FAIL: 997 of 1000 tags Good; 3 failed to add, 0 never received a value"), qPrintable(markdown));
+    QVERIFY2(
+        markdown.contains("FAIL: 997 of 1000 tags Good; 3 failed to add, 0 never received a value"),
+        qPrintable(markdown));
     for (const QString& a : m_unknown)
         QVERIFY2(markdown.contains("| " + a + " | item not found: " + a + " |"), qPrintable(a));
 }
@@ -164,7 +180,8 @@ void TestCommission::exitsZeroWhenEveryTagIsGood()
     QCOMPARE(report.value("good").toInt(), 997);
     QCOMPARE(report.value("tags").toArray().size(), 997);
     QCOMPARE(report.value("all_good").toBool(), true);
-    QVERIFY(report.value("verdict").toString().startsWith("PASS: all 997 tags Good on 2 gateway(s)"));
+    QVERIFY(
+        report.value("verdict").toString().startsWith("PASS: all 997 tags Good on 2 gateway(s)"));
 }
 
 // One gateway down for the whole run: its tags never receive a value (the report names the
@@ -182,9 +199,10 @@ void TestCommission::anUnreachableGatewayFailsOnlyItsOwnTags()
     QTemporaryDir dir;
     QVERIFY(copySite(dir, m_unknown));
     const QString reportDir = dir.filePath("report");
-    const Run run = stormwatch({"--headless", "--site", dir.filePath("site.json"), "--commission", "--report", reportDir,
-                                "--timeout-s", "4", "--gateway-endpoint", "gw-packaging=" + m_packaging->endpoint(),
-                                "--gateway-endpoint", QStringLiteral("gw-utilities=127.0.0.1:%1").arg(deadPort)});
+    const Run run = stormwatch({"--headless", "--site", dir.filePath("site.json"), "--commission",
+                                "--report", reportDir, "--timeout-s", "4", "--gateway-endpoint",
+                                "gw-packaging=" + m_packaging->endpoint(), "--gateway-endpoint",
+                                QStringLiteral("gw-utilities=127.0.0.1:%1").arg(deadPort)});
     QVERIFY2(run.exitCode == 1, qPrintable(run.stdErr));
     const QJsonObject report = readJson(reportDir + "/report.json");
     QCOMPARE(report.value("timed_out").toBool(), true);
@@ -197,7 +215,8 @@ void TestCommission::anUnreachableGatewayFailsOnlyItsOwnTags()
             QCOMPARE(g.value("good").toInt(), 0);
             QCOMPARE(g.value("no_value").toInt(), g.value("tags").toInt());
             QVERIFY(g.value("tags").toInt() > 0);
-            QVERIFY2(g.value("state").toString() != "connected", qPrintable(g.value("state").toString()));
+            QVERIFY2(g.value("state").toString() != "connected",
+                     qPrintable(g.value("state").toString()));
             QVERIFY2(!g.value("last_error").toString().isEmpty(), "the report says why");
             QVERIFY(g.value("capabilities").toArray().isEmpty());
         }
@@ -207,7 +226,8 @@ void TestCommission::anUnreachableGatewayFailsOnlyItsOwnTags()
 
 void TestCommission::validateSite()
 {
-    const Run ok = stormwatch({"--validate-site", QFINDTESTDATA("../../resources/sites/example-site.json")});
+    const Run ok =
+        stormwatch({"--validate-site", QFINDTESTDATA("../../resources/sites/example-site.json")});
     QVERIFY2(ok.exitCode == 0, qPrintable(ok.stdErr));
     QTemporaryDir dir;
     QVERIFY(copySite(dir, {}));
@@ -217,7 +237,8 @@ void TestCommission::validateSite()
     csv.close();
     const Run bad = stormwatch({"--validate-site", dir.filePath("site.json")});
     QCOMPARE(bad.exitCode, 2);
-    QVERIFY2(bad.stdErr.contains("example-site.csv:1002: unknown instance \"Nowhere\""), qPrintable(bad.stdErr));
+    QVERIFY2(bad.stdErr.contains("example-site.csv:1002: unknown instance \"Nowhere\""),
+             qPrintable(bad.stdErr));
 }
 
 void TestCommission::badInputExits2_data()
@@ -225,20 +246,31 @@ void TestCommission::badInputExits2_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
     const QString site = QFINDTESTDATA("../../resources/sites/example-site.json");
-    QTest::newRow("unknown preset") << QStringList{"--headless", "--site", site, "--commission", "--report", "/tmp/x",
-                                                   "--variant", "lever9"}
-                                    << "--variant lever9";
-    QTest::newRow("no report") << QStringList{"--headless", "--site", site, "--commission"} << "--report DIR";
-    QTest::newRow("timeout") << QStringList{"--headless", "--site", site, "--commission", "--report", "/tmp/x",
-                                            "--timeout-s", "0"}
+    QTest::newRow("unknown preset")
+        << QStringList{"--headless", "--site", site,        "--commission",
+                       "--report",   "/tmp/x", "--variant", "lever9"}
+        << "--variant lever9";
+    QTest::newRow("no report") << QStringList{"--headless", "--site", site, "--commission"}
+                               << "--report DIR";
+    QTest::newRow("timeout") << QStringList{"--headless", "--site", site,          "--commission",
+                                            "--report",   "/tmp/x", "--timeout-s", "0"}
                              << "--timeout-s 0: must be a number > 0";
-    QTest::newRow("endpoint of no gateway") << QStringList{"--headless", "--site", site, "--commission", "--report", "/tmp/x",
-                                                           "--gateway-endpoint", "gw-x=127.0.0.1:1"}
-                                            << "the site has no gateway \"gw-x\"";
-    QTest::newRow("bad endpoint") << QStringList{"--headless", "--site", site, "--commission", "--report", "/tmp/x",
-                                                 "--gateway-endpoint", "gw-packaging=nowhere"}
+    QTest::newRow("endpoint of no gateway")
+        << QStringList{"--headless",         "--site",          site,
+                       "--commission",       "--report",        "/tmp/x",
+                       "--gateway-endpoint", "gw-x=127.0.0.1:1"}
+        << "the site has no gateway \"gw-x\"";
+    QTest::newRow("bad endpoint") << QStringList{"--headless",
+                                                 "--site",
+                                                 site,
+                                                 "--commission",
+                                                 "--report",
+                                                 "/tmp/x",
+                                                 "--gateway-endpoint",
+                                                 "gw-packaging=nowhere"}
                                   << "must be HOST:PORT";
-    QTest::newRow("missing site") << QStringList{"--headless", "--site", "/nonexistent.json", "--commission", "--report", "/tmp/x"}
+    QTest::newRow("missing site") << QStringList{"--headless",   "--site",   "/nonexistent.json",
+                                                 "--commission", "--report", "/tmp/x"}
                                   << "cannot read file";
 }
 

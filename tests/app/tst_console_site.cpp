@@ -7,11 +7,11 @@
 #include "support_app.h"
 
 #include <QFile>
-#include <QtEndian>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtEndian>
 
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
@@ -36,10 +36,11 @@ void TestConsoleSite::opensLiveOnEveryGatewayOfTheSite()
     QVERIFY(utilities.start());
     QTemporaryDir dir;
     const QString shot = dir.filePath("site.png"), recording = dir.filePath("site.sqlite");
-    const Run run = stormwatch({"--site", QFINDTESTDATA("../../resources/sites/example-site.json"), "--gateway-endpoint",
-                                "gw-packaging=" + packaging.endpoint(), "--gateway-endpoint",
-                                "gw-utilities=" + utilities.endpoint(), "--settings", dir.filePath("settings.ini"),
-                                "--record", recording, "--screenshot", shot, "--screenshot-after-s", "5"});
+    const Run run = stormwatch({"--site", QFINDTESTDATA("../../resources/sites/example-site.json"),
+                                "--gateway-endpoint", "gw-packaging=" + packaging.endpoint(),
+                                "--gateway-endpoint", "gw-utilities=" + utilities.endpoint(),
+                                "--settings", dir.filePath("settings.ini"), "--record", recording,
+                                "--screenshot", shot, "--screenshot-after-s", "5"});
     QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
     // The window was shown and grabbed: a PNG of its size (IHDR: width, height big-endian).
     QFile png(shot);
@@ -47,7 +48,8 @@ void TestConsoleSite::opensLiveOnEveryGatewayOfTheSite()
     const QByteArray head = png.read(24);
     QVERIFY(head.startsWith("\x89PNG\r\n\x1a\n"));
     const auto be32 = [&](int at) { return qFromBigEndian<quint32>(head.constData() + at); };
-    QVERIFY2(be32(16) > 400 && be32(20) > 300, qPrintable(QString("%1x%2").arg(be32(16)).arg(be32(20))));
+    QVERIFY2(be32(16) > 400 && be32(20) > 300,
+             qPrintable(QString("%1x%2").arg(be32(16)).arg(be32(20))));
 
     // What the console's live run saw, as it recorded it.
     {
@@ -62,13 +64,16 @@ void TestConsoleSite::opensLiveOnEveryGatewayOfTheSite()
         QVERIFY2(gateways.contains("gw-packaging " + packaging.endpoint()), qPrintable(gateways));
         QVERIFY2(gateways.contains("gw-utilities " + utilities.endpoint()), qPrintable(gateways));
         // Each connection is named as its gateway and reached that gateway's endpoint.
-        QVERIFY(q.exec("SELECT name, address FROM connections WHERE state = 'connected' GROUP BY name ORDER BY name"));
+        QVERIFY(q.exec("SELECT name, address FROM connections WHERE state = 'connected' GROUP BY "
+                       "name ORDER BY name"));
         QStringList connected;
         while (q.next())
             connected << q.value(0).toString() + "@" + q.value(1).toString();
-        QCOMPARE(connected, QStringList({"gw-packaging@" + packaging.endpoint(), "gw-utilities@" + utilities.endpoint()}));
+        QCOMPARE(connected, QStringList({"gw-packaging@" + packaging.endpoint(),
+                                         "gw-utilities@" + utilities.endpoint()}));
         // The example site's 1,000 real addresses, every one Good (the mocks know them all).
-        QVERIFY(q.exec("SELECT COUNT(*), SUM(quality = 192), COUNT(DISTINCT instance_name) FROM tags"));
+        QVERIFY(
+            q.exec("SELECT COUNT(*), SUM(quality = 192), COUNT(DISTINCT instance_name) FROM tags"));
         QVERIFY(q.next());
         QCOMPARE(q.value(0).toInt(), 1000);
         QCOMPARE(q.value(1).toInt(), 1000);
@@ -88,17 +93,22 @@ void TestConsoleSite::aBadSiteExits2WithItsRule()
     f.close();
     const Run run = stormwatch({"--site", site, "--settings", dir.filePath("settings.ini")});
     QCOMPARE(run.exitCode, 2);
-    QVERIFY2(run.stdErr.contains(site + ": $.gateways[0].endpoint: must be HOST:PORT with a port 1..65535 (got \"plant-gw2\")"),
-             qPrintable(run.stdErr));
+    QVERIFY2(
+        run.stdErr.contains(
+            site +
+            ": $.gateways[0].endpoint: must be HOST:PORT with a port 1..65535 (got \"plant-gw2\")"),
+        qPrintable(run.stdErr));
 }
 
 void TestConsoleSite::anUnknownGatewayEndpointExits2()
 {
     QTemporaryDir dir;
-    const Run run = stormwatch({"--site", QFINDTESTDATA("../../resources/sites/example-site.json"), "--gateway-endpoint",
-                                "gw-nowhere=127.0.0.1:1", "--settings", dir.filePath("settings.ini")});
+    const Run run = stormwatch({"--site", QFINDTESTDATA("../../resources/sites/example-site.json"),
+                                "--gateway-endpoint", "gw-nowhere=127.0.0.1:1", "--settings",
+                                dir.filePath("settings.ini")});
     QCOMPARE(run.exitCode, 2);
-    QVERIFY2(run.stdErr.contains("--gateway-endpoint gw-nowhere: the site has no gateway \"gw-nowhere\""),
+    QVERIFY2(run.stdErr.contains(
+                 "--gateway-endpoint gw-nowhere: the site has no gateway \"gw-nowhere\""),
              qPrintable(run.stdErr));
 }
 

@@ -5,12 +5,9 @@
 // flag, and a contract that lacks a needed field is refused before any command, the field
 // named, the mock's stats showing no Invoke.
 #include "integration/support_mock_process.h"
+#include "mock_control.grpc.pb.h"
 #include "support_app.h"
 #include "wire/support_contracts.h"
-
-#include "mock_control.grpc.pb.h"
-
-#include <grpcpp/grpcpp.h>
 
 #include <QDir>
 #include <QFile>
@@ -19,6 +16,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <grpcpp/grpcpp.h>
 
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
@@ -49,13 +47,15 @@ bool copySite(const QTemporaryDir& dir, const QString& contract)
     }
     site.insert("gateways", gateways);
     contracts::writeText(dir, "site.json", QString::fromUtf8(QJsonDocument(site).toJson()));
-    return QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.csv"), dir.filePath("example-site.csv"));
+    return QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.csv"),
+                       dir.filePath("example-site.csv"));
 }
 
 QJsonObject readJson(const QString& path)
 {
     QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
+                                       : QJsonObject();
 }
 
 // The mock's Invoke count, from its control service (which speaks stormwatch's own contract).
@@ -99,8 +99,9 @@ void TestPublishedContract::theExampleSiteCommissionsOnThePublishedContract()
     QTemporaryDir dir;
     QString contract = contractPath();
     if (renumber) {
-        contract = contracts::writeText(dir, "site-gateway.proto",
-                                        contracts::renumberFields(contracts::readText(contractPath()), 100));
+        contract = contracts::writeText(
+            dir, "site-gateway.proto",
+            contracts::renumberFields(contracts::readText(contractPath()), 100));
     }
     QVERIFY(copySite(dir, contract));
     const QString unknown = QFINDTESTDATA("../../resources/sites/example-unknown.txt");
@@ -110,10 +111,10 @@ void TestPublishedContract::theExampleSiteCommissionsOnThePublishedContract()
     QVERIFY(utilities.start());
 
     const QString reportDir = dir.filePath("report");
-    const Run run = apptest::stormwatch({"--headless", "--site", dir.filePath("site.json"), "--commission", "--report",
-                                reportDir, "--timeout-s", "60", "--gateway-endpoint",
-                                "gw-packaging=" + packaging.endpoint(), "--gateway-endpoint",
-                                "gw-utilities=" + utilities.endpoint()});
+    const Run run = apptest::stormwatch(
+        {"--headless", "--site", dir.filePath("site.json"), "--commission", "--report", reportDir,
+         "--timeout-s", "60", "--gateway-endpoint", "gw-packaging=" + packaging.endpoint(),
+         "--gateway-endpoint", "gw-utilities=" + utilities.endpoint()});
     QVERIFY2(run.exitCode == 1, qPrintable(run.stdErr));
     const QJsonObject report = readJson(reportDir + "/report.json");
     QCOMPARE(report.value("good").toInt(), 997);
@@ -121,15 +122,19 @@ void TestPublishedContract::theExampleSiteCommissionsOnThePublishedContract()
     for (const QJsonValue& v : report.value("tags").toArray()) {
         const QJsonObject t = v.toObject();
         if (t.value("outcome").toString() == "failed")
-            QCOMPARE(t.value("reason").toString(), "item not found: " + t.value("tag_address").toString());
+            QCOMPARE(t.value("reason").toString(),
+                     "item not found: " + t.value("tag_address").toString());
     }
     for (const QJsonValue& v : report.value("gateways").toArray()) {
         const QJsonObject g = v.toObject();
         // No supervisory flag in the contract: not advertised, and the client fans out.
-        QVERIFY(!g.value("capabilities").toArray().contains(QJsonValue("bulk-subscribe-supervisory")));
+        QVERIFY(
+            !g.value("capabilities").toArray().contains(QJsonValue("bulk-subscribe-supervisory")));
         QVERIFY(g.value("capabilities").toArray().contains(QJsonValue("bulk-subscribe-commands")));
-        QCOMPARE(g.value("advise_kind").toString(), QString("supervisory (AddItemBulk + AdviseSupervisory)"));
-        QVERIFY(g.value("echoed_command_timeout_s").toDouble() > 0); // Lever 3's echo read by its own number
+        QCOMPARE(g.value("advise_kind").toString(),
+                 QString("supervisory (AddItemBulk + AdviseSupervisory)"));
+        QVERIFY(g.value("echoed_command_timeout_s").toDouble() >
+                0); // Lever 3's echo read by its own number
     }
     QVERIFY(invokesReceived(packaging) > 0);
 }
@@ -145,11 +150,13 @@ void TestPublishedContract::aContractMissingAFieldSendsNothing()
     MockProcess mock(MXGW_MOCK_PATH, {"--data-hz", "0", "--contract", contractPath()});
     QVERIFY(mock.start());
 
-    const Run run = apptest::stormwatch({"--headless", "--scenario", "subscribe-storm", "--variants", "lever1", "--live",
-                                "--gateway", mock.endpoint(), "--gateway-contract", broken});
+    const Run run =
+        apptest::stormwatch({"--headless", "--scenario", "subscribe-storm", "--variants", "lever1",
+                             "--live", "--gateway", mock.endpoint(), "--gateway-contract", broken});
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.stdErr.contains("MxEvent has no field item_handle"), qPrintable(run.stdErr));
-    QVERIFY2(run.stdErr.contains("server_handle = 4 (int32)"), qPrintable(run.stdErr)); // what is there
+    QVERIFY2(run.stdErr.contains("server_handle = 4 (int32)"),
+             qPrintable(run.stdErr)); // what is there
     QVERIFY2(run.stdErr.contains("--check-contract"), qPrintable(run.stdErr));
     QCOMPARE(invokesReceived(mock), std::int64_t(0));
 
@@ -157,7 +164,8 @@ void TestPublishedContract::aContractMissingAFieldSendsNothing()
     MockProcess refused(MXGW_MOCK_PATH, {"--contract", broken});
     QVERIFY(!refused.start());
     QCOMPARE(refused.process.exitCode(), 2);
-    QVERIFY(QString::fromLocal8Bit(refused.process.readAllStandardError()).contains("MxEvent has no field item_handle"));
+    QVERIFY(QString::fromLocal8Bit(refused.process.readAllStandardError())
+                .contains("MxEvent has no field item_handle"));
 }
 
 void TestPublishedContract::checkContractExitsByVerdict()
@@ -166,9 +174,11 @@ void TestPublishedContract::checkContractExitsByVerdict()
     QCOMPARE(limited.exitCode, 1);
     QVERIFY(limited.stdOut.contains("verdict:  usable with limits (exit 1)"));
     QVERIFY(limited.stdOut.contains("Lever 2 falls back to the per-item fan-out"));
-    const Run wrongProfile = apptest::stormwatch({"--check-contract", contractPath(), "--profile", "stormwatch"});
+    const Run wrongProfile =
+        apptest::stormwatch({"--check-contract", contractPath(), "--profile", "stormwatch"});
     QCOMPARE(wrongProfile.exitCode, 2);
-    const Run unknownProfile = apptest::stormwatch({"--check-contract", contractPath(), "--profile", "nope"});
+    const Run unknownProfile =
+        apptest::stormwatch({"--check-contract", contractPath(), "--profile", "nope"});
     QCOMPARE(unknownProfile.exitCode, 2);
     QVERIFY(unknownProfile.stdErr.contains("profiles: stormwatch, mxaccess-gateway-v1"));
     const Run missing = apptest::stormwatch({"--check-contract", "/nonexistent/gw.proto"});

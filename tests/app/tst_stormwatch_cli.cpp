@@ -6,8 +6,6 @@
 #include "scenario/scenario_parser.h"
 #include "support_app.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,7 +15,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-
+#include <grpcpp/grpcpp.h>
 #include <memory>
 
 #ifndef STORMWATCH_BINARY
@@ -66,15 +64,17 @@ QString writeShortLiveScenario(const QTemporaryDir& dir)
 }
 
 // A self-signed certificate (its own CA) for `san`, made with the openssl CLI: {cert, key}.
-std::pair<QString, QString> makeCertificate(const QTemporaryDir& dir, const QString& name, const QString& san)
+std::pair<QString, QString> makeCertificate(const QTemporaryDir& dir, const QString& name,
+                                            const QString& san)
 {
     const QString openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
     const QString cert = dir.filePath(name + "-cert.pem");
     const QString key = dir.filePath(name + "-key.pem");
     QProcess make;
-    make.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                         "-days", "1", "-subj", "/CN=" + name, "-addext", "subjectAltName=" + san, "-keyout", key,
-                         "-out", cert});
+    make.start(openssl,
+               {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-days", "1", "-subj", "/CN=" + name, "-addext", "subjectAltName=" + san,
+                "-keyout", key, "-out", cert});
     if (openssl.isEmpty() || !make.waitForFinished(10000) || make.exitCode() != 0)
         return {};
     return {cert, key};
@@ -98,7 +98,10 @@ public:
         builder.RegisterService(this);
         m_server = builder.BuildAndStart();
     }
-    ~RefusingTlsGateway() override { m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1)); }
+    ~RefusingTlsGateway() override
+    {
+        m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    }
     QString address() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
 
     grpc::ServerUnaryReactor* OpenSession(grpc::CallbackServerContext* context,
@@ -106,7 +109,8 @@ public:
                                           mxgateway::v1::OpenSessionReply*) override
     {
         auto* reactor = context->DefaultReactor();
-        reactor->Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "missing or wrong bearer token"));
+        reactor->Finish(
+            grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "missing or wrong bearer token"));
         return reactor;
     }
 
@@ -277,15 +281,40 @@ private slots:
         const Result r = run({"--help"});
         QCOMPARE(r.exitCode, 0);
         const QString text = QString::fromUtf8(r.out);
-        for (const char* option :
-             {"--headless", "--scenario", "--variants", "--seed", "--json", "--report",
-              "--list-scenarios", "--validate-scenario", "--live", "--gateway", "--progress",
-              "--tls-ca", "--tls-cert", "--tls-key", "--token-file", "--levers", "--settings",
-              "--play", "--speed", "--screenshot", "--screenshot-after-s", "--record",
-              "--recording-info", "--export-skeleton", "--open-recording", "--site", "--validate-site",
-              "--commission", "--gateway-endpoint", "--keepalive-s", "--keepalive-timeout-s"})
+        for (const char* option : {"--headless",
+                                   "--scenario",
+                                   "--variants",
+                                   "--seed",
+                                   "--json",
+                                   "--report",
+                                   "--list-scenarios",
+                                   "--validate-scenario",
+                                   "--live",
+                                   "--gateway",
+                                   "--progress",
+                                   "--tls-ca",
+                                   "--tls-cert",
+                                   "--tls-key",
+                                   "--token-file",
+                                   "--levers",
+                                   "--settings",
+                                   "--play",
+                                   "--speed",
+                                   "--screenshot",
+                                   "--screenshot-after-s",
+                                   "--record",
+                                   "--recording-info",
+                                   "--export-skeleton",
+                                   "--open-recording",
+                                   "--site",
+                                   "--validate-site",
+                                   "--commission",
+                                   "--gateway-endpoint",
+                                   "--keepalive-s",
+                                   "--keepalive-timeout-s"})
             QVERIFY2(text.contains(option), option);
-        QVERIFY(text.simplified().contains("default: the scenario's seed")); // wrapped to the terminal
+        QVERIFY(
+            text.simplified().contains("default: the scenario's seed")); // wrapped to the terminal
     }
 
     // A two-second live run on the embedded mock gateway over loopback gRPC.
@@ -329,11 +358,13 @@ private slots:
         r = run({"--headless", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("add --live"), qPrintable(r.err));
-        r = run({"--live", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001", "--keepalive-s", "0.01"});
+        r = run({"--live", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001",
+                 "--keepalive-s", "0.01"});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("bad --keepalive-s \"0.01\"") && r.err.contains("0.1 to 3600"), qPrintable(r.err));
-        r = run({"--live", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001", "--keepalive-timeout-s",
-                 "soon"});
+        QVERIFY2(r.err.contains("bad --keepalive-s \"0.01\"") && r.err.contains("0.1 to 3600"),
+                 qPrintable(r.err));
+        r = run({"--live", "--scenario", "live-gate-lever1", "--gateway", "127.0.0.1:5001",
+                 "--keepalive-timeout-s", "soon"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("bad --keepalive-timeout-s"), qPrintable(r.err));
         r = run({"--live", "--scenario", "live-gate-lever1", "--keepalive-s", "3"});
@@ -354,13 +385,15 @@ private slots:
         for (const QStringList& args :
              {QStringList{"--headless", "--live", "--scenario", scenario},
               QStringList{"--settings", dir.filePath("s.ini")}}) { // the console window too
-            const Result r = run(args + QStringList{"--gateway", "127.0.0.1:5001", "--token-file", token});
+            const Result r =
+                run(args + QStringList{"--gateway", "127.0.0.1:5001", "--token-file", token});
             QCOMPARE(r.exitCode, 2);
             QVERIFY2(r.err.contains("--token-file") && r.err.contains("clear text") &&
                          r.err.contains("--tls-ca") && r.err.contains("--allow-insecure-token"),
                      qPrintable(r.err));
             QVERIFY2(!r.err.contains("s3cret"), qPrintable(r.err));
-            QCOMPARE(r.err.split(QLatin1Char('\n')).filter(QStringLiteral("--token-file")).size(), 1); // one line
+            QCOMPARE(r.err.split(QLatin1Char('\n')).filter(QStringLiteral("--token-file")).size(),
+                     1); // one line
         }
         QVERIFY(QString::fromUtf8(run({"--help"}).out).contains("--allow-insecure-token"));
         // Allowed: the run goes ahead over plaintext (a tunnel, a loopback gateway).
@@ -370,7 +403,8 @@ private slots:
                               QString::fromStdString(server.address()), "--token-file", token,
                               "--allow-insecure-token"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QJsonObject v = QJsonDocument::fromJson(r.out).object().value("variants").toArray().at(0).toObject();
+        const QJsonObject v =
+            QJsonDocument::fromJson(r.out).object().value("variants").toArray().at(0).toObject();
         QVERIFY(v.value("connected_after_s").isDouble());
         QVERIFY(problemLines(r.err).isEmpty());
     }
@@ -382,7 +416,8 @@ private slots:
         QTemporaryDir dir;
         const auto [cert, key] = makeCertificate(dir, "localhost", "IP:127.0.0.1,DNS:localhost");
         const auto [otherCert, otherKey] = makeCertificate(dir, "other", "DNS:other.example");
-        QVERIFY2(!cert.isEmpty() && !otherCert.isEmpty(), "the openssl CLI is needed to make test certificates");
+        QVERIFY2(!cert.isEmpty() && !otherCert.isEmpty(),
+                 "the openssl CLI is needed to make test certificates");
         const QString token = dir.filePath("token");
         QFile t(token);
         QVERIFY(t.open(QIODevice::WriteOnly));
@@ -397,22 +432,36 @@ private slots:
             QStringList words;
         };
         const Case cases[] = {
-            {"untrusted CA", {"--gateway", gateway.address(), "--tls-ca", otherCert}, {"not trusted", otherCert}},
-            {"wrong host name", {"--gateway", elsewhere.address(), "--tls-ca", otherCert}, {"not issued for", "127.0.0.1"}},
-            {"refused token", {"--gateway", gateway.address(), "--tls-ca", cert, "--token-file", token},
+            {"untrusted CA",
+             {"--gateway", gateway.address(), "--tls-ca", otherCert},
+             {"not trusted", otherCert}},
+            {"wrong host name",
+             {"--gateway", elsewhere.address(), "--tls-ca", otherCert},
+             {"not issued for", "127.0.0.1"}},
+            {"refused token",
+             {"--gateway", gateway.address(), "--tls-ca", cert, "--token-file", token},
              {"refused the bearer token", "UNAUTHENTICATED"}},
         };
         for (const Case& c : cases) {
-            const Result r = run(QStringList{"--headless", "--live", "--scenario", scenario, "--json"} + c.args);
-            QVERIFY2(r.exitCode == 1, qPrintable(QStringLiteral("%1: exit %2: %3").arg(c.what).arg(r.exitCode).arg(r.err)));
+            const Result r =
+                run(QStringList{"--headless", "--live", "--scenario", scenario, "--json"} + c.args);
+            QVERIFY2(r.exitCode == 1,
+                     qPrintable(
+                         QStringLiteral("%1: exit %2: %3").arg(c.what).arg(r.exitCode).arg(r.err)));
             const QStringList lines = problemLines(r.err);
             QVERIFY2(lines.size() == 1, qPrintable(QStringLiteral("%1: %2").arg(c.what, r.err)));
             QVERIFY2(lines[0].contains(c.args[1]), qPrintable(lines[0])); // names the gateway
             for (const QString& w : c.words)
-                QVERIFY2(lines[0].contains(w), qPrintable(QStringLiteral("%1: %2 lacks %3").arg(c.what, lines[0], w)));
+                QVERIFY2(lines[0].contains(w),
+                         qPrintable(QStringLiteral("%1: %2 lacks %3").arg(c.what, lines[0], w)));
             QVERIFY2(!r.err.contains("wrong-token"), qPrintable(r.err)); // never the token itself
             // The report is still printed: the connection never opened.
-            const QJsonObject v = QJsonDocument::fromJson(r.out).object().value("variants").toArray().at(0).toObject();
+            const QJsonObject v = QJsonDocument::fromJson(r.out)
+                                      .object()
+                                      .value("variants")
+                                      .toArray()
+                                      .at(0)
+                                      .toObject();
             QVERIFY2(v.value("connected_after_s").isNull(), r.out.constData());
         }
     }
@@ -426,7 +475,8 @@ private slots:
         f.close();
         const Result r = run({"--headless", "--scenario", "live-gate-lever1", "--report", file});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains("cannot write the report") && r.err.contains(file), qPrintable(r.err));
+        QVERIFY2(r.err.contains("cannot write the report") && r.err.contains(file),
+                 qPrintable(r.err));
     }
 
     // --record onto an old recording where nothing can be written (no file may grow past
@@ -435,7 +485,9 @@ private slots:
     {
         QTemporaryDir dir;
         const QString file = dir.filePath("incident.sqlite");
-        const QStringList args{"--headless", "--scenario", "incident-2026-08-26", "--variants", "lever1", "--record", file};
+        const QStringList args{"--headless", "--scenario", "incident-2026-08-26",
+                               "--variants", "lever1",     "--record",
+                               file};
         apptest::Run r = apptest::stormwatch(args);
         QVERIFY2(r.exitCode == 0, qPrintable(r.stdErr));
         QFile old(file);
@@ -450,7 +502,8 @@ private slots:
         QVERIFY(r.stdOut.isEmpty());
         QVERIFY(old.open(QIODevice::ReadOnly));
         QCOMPARE(old.readAll(), before);
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"incident.sqlite"});
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
+                 QStringList{"incident.sqlite"});
     }
 
     // The recorder fails during the first variant (its file may not grow past 400 kB: enough
@@ -461,14 +514,17 @@ private slots:
     {
         QTemporaryDir dir;
         const QString file = dir.filePath("storm.sqlite");
-        const apptest::Run r = apptest::stormwatch(
-            {"--headless", "--scenario", "incident-2026-08-26", "--variants", "levers-off,all", "--record", file}, 120000,
-            400 * 1024);
+        const apptest::Run r =
+            apptest::stormwatch({"--headless", "--scenario", "incident-2026-08-26", "--variants",
+                                 "levers-off,all", "--record", file},
+                                120000, 400 * 1024);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.stdErr.contains(QStringLiteral("recording to \"%1\" stopped: ").arg(file)) &&
-                     r.stdErr.contains("(variant levers-off; the file holds only what was committed before)"),
+                     r.stdErr.contains(
+                         "(variant levers-off; the file holds only what was committed before)"),
                  qPrintable(r.stdErr));
-        QVERIFY2(r.stdOut.isEmpty(), r.stdOut.constData()); // no report beside a recording that lacks the run
+        QVERIFY2(r.stdOut.isEmpty(),
+                 r.stdOut.constData()); // no report beside a recording that lacks the run
         const Result info = run({"--recording-info", file});
         QCOMPARE(info.exitCode, 0);
         QVERIFY2(!info.out.contains(" / all,"), info.out.constData());
@@ -485,7 +541,8 @@ private slots:
         env.remove("QT_QPA_PLATFORM");
         env.remove("DISPLAY");
         env.remove("WAYLAND_DISPLAY");
-        const Result r = run({"--headless", "--scenario", "live-gate-lever1", "--report", reportDir}, env);
+        const Result r =
+            run({"--headless", "--scenario", "live-gate-lever1", "--report", reportDir}, env);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QDir out(reportDir);
         for (const char* file : {"report.json", "report.csv", "report.md"})
@@ -500,7 +557,8 @@ private slots:
         QFile md(out.filePath("report.md"));
         QVERIFY(md.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(md.readAll());
-        QVERIFY2(text.contains("![levers-off](levers-off.png)") && text.contains("![lever1](lever1.png)"),
+        QVERIFY2(text.contains("![levers-off](levers-off.png)") &&
+                     text.contains("![lever1](lever1.png)"),
                  qPrintable(text));
         QVERIFY(text.contains("## How to read the plots"));
     }
@@ -510,7 +568,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString png = dir.filePath("console.png");
-        const Result r = run({"--screenshot", png, "--screenshot-after-s", "2", "--settings", dir.filePath("s.ini")});
+        const Result r = run({"--screenshot", png, "--screenshot-after-s", "2", "--settings",
+                              dir.filePath("s.ini")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QFile file(png);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -521,7 +580,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString settings = dir.filePath("s.ini");
-        Result r = run({"--gateway", "127.0.0.1:5001", "--tls-ca", dir.filePath("missing.pem"), "--settings", settings});
+        Result r = run({"--gateway", "127.0.0.1:5001", "--tls-ca", dir.filePath("missing.pem"),
+                        "--settings", settings});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("missing.pem"), qPrintable(r.err));
         r = run({"--token-file", dir.filePath("token"), "--settings", settings});
@@ -536,15 +596,17 @@ private slots:
     {
         QTemporaryDir dir;
         const QString settings = dir.filePath("s.ini");
-        Result r = run({"--scenario", "live-gate-lever1", "--play", "bogus", "--settings", settings});
+        Result r =
+            run({"--scenario", "live-gate-lever1", "--play", "bogus", "--settings", settings});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("--play") && r.err.contains("levers-off, lever1"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("--play") && r.err.contains("levers-off, lever1"),
+                 qPrintable(r.err));
         r = run({"--play", "lever1", "--speed", "5", "--settings", settings});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--speed") && r.err.contains("max"), qPrintable(r.err));
         const QString png = dir.filePath("playing.png");
-        r = run({"--scenario", "live-gate-lever1", "--play", "levers-off", "--speed", "max", "--screenshot", png,
-                 "--screenshot-after-s", "2", "--settings", settings});
+        r = run({"--scenario", "live-gate-lever1", "--play", "levers-off", "--speed", "max",
+                 "--screenshot", png, "--screenshot-after-s", "2", "--settings", settings});
         QCOMPARE(r.exitCode, 0);
         QFile shot(png);
         QVERIFY(shot.open(QIODevice::ReadOnly));
@@ -558,10 +620,12 @@ private slots:
         QTemporaryDir dir;
         const QString settings = dir.filePath("s.ini");
         const QString file = dir.filePath("gate.sqlite");
-        Result r = run({"--headless", "--scenario", "live-gate-lever1", "--variants", "lever1", "--record", file});
+        Result r = run({"--headless", "--scenario", "live-gate-lever1", "--variants", "lever1",
+                        "--record", file});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString png = dir.filePath("recording.png");
-        r = run({"--open-recording", file, "--screenshot", png, "--screenshot-after-s", "1", "--settings", settings});
+        r = run({"--open-recording", file, "--screenshot", png, "--screenshot-after-s", "1",
+                 "--settings", settings});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QFile shot(png);
         QVERIFY(shot.open(QIODevice::ReadOnly));

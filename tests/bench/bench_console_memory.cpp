@@ -30,7 +30,6 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
-
 #include <cstdio>
 
 using namespace stormwatch;
@@ -70,7 +69,8 @@ std::optional<Scenario> storm(const QString& variant, double hours)
                                 {"data_hz", 1}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
         {"instances", list},
-        {"timeline", QJsonArray{QJsonObject{{"at_s", 600}, {"action", "wedge"}, {"duration_s", 60}}}},
+        {"timeline",
+         QJsonArray{QJsonObject{{"at_s", 600}, {"action", "wedge"}, {"duration_s", 60}}}},
         {"variants", QJsonArray{variant}},
     };
     QList<ScenarioError> errors;
@@ -122,8 +122,9 @@ int main(int argc, char** argv)
         else if (args[i] == QLatin1String("--whole-series"))
             wholeSeries = true;
         else {
-            std::fprintf(stderr, "usage: bench_console_memory [--minutes M] [--speed X] [--retention-min R] "
-                                 "[--variant PRESET] [--open-ended] [--whole-series]\n");
+            std::fprintf(
+                stderr, "usage: bench_console_memory [--minutes M] [--speed X] [--retention-min R] "
+                        "[--variant PRESET] [--open-ended] [--whole-series]\n");
             return 2;
         }
     }
@@ -155,11 +156,15 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "%s\n", qPrintable(error));
         return 1;
     }
-    std::printf("bench_console_memory: 20 x 244 tags, %s, wedge hourly, %.0fx, retention %s, %.0f min%s%s\n",
-                qPrintable(variant), speed,
-                retentionMin > 0 ? qPrintable(QStringLiteral("%1 min").arg(retentionMin))
-                                 : qPrintable(QStringLiteral("default (%1 min)").arg(window.plots()->retentionMinutes())),
-                minutes, openEnded ? ", open-ended" : "", wholeSeries ? ", whole series kept" : "");
+    std::printf(
+        "bench_console_memory: 20 x 244 tags, %s, wedge hourly, %.0fx, retention %s, %.0f "
+        "min%s%s\n",
+        qPrintable(variant), speed,
+        retentionMin > 0
+            ? qPrintable(QStringLiteral("%1 min").arg(retentionMin))
+            : qPrintable(
+                  QStringLiteral("default (%1 min)").arg(window.plots()->retentionMinutes())),
+        minutes, openEnded ? ", open-ended" : "", wholeSeries ? ", whole series kept" : "");
     std::printf("  %8s %10s %9s\n", "wall_min", "virtual_h", "rss_mb");
     std::printf("  %8.0f %10.2f %9.1f\n", 0.0, 0.0, rssBefore);
     std::fflush(stdout);
@@ -173,7 +178,8 @@ int main(int argc, char** argv)
         const double elapsedMin = double(wall.elapsed()) / 60000.0;
         if (elapsedMin >= minute + 1) {
             ++minute;
-            std::printf("  %8d %10.2f %9.1f\n", minute, elapsedMin * 60 * speed / 3600, statusMb("VmRSS"));
+            std::printf("  %8d %10.2f %9.1f\n", minute, elapsedMin * 60 * speed / 3600,
+                        statusMb("VmRSS"));
             std::fflush(stdout);
         }
         if (elapsedMin >= minutes || !controller.host()->running())
@@ -183,7 +189,8 @@ int main(int argc, char** argv)
     loop.exec();
     std::printf("  after %.1f min: rss %.1f MB, peak %.1f MB, plotted points %zu%s\n",
                 double(wall.elapsed()) / 60000.0, statusMb("VmRSS"), statusMb("VmHWM"),
-                view.store()->pointCount(), controller.host()->running() ? "" : " (the playback ended early)");
+                view.store()->pointCount(),
+                controller.host()->running() ? "" : " (the playback ended early)");
     controller.host()->stop();
     return 0;
 }

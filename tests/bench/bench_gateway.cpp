@@ -4,17 +4,14 @@
 #include "client/virtual_scheduler.h"
 #include "gateway/gateway_model.h"
 #include "gateway/mock_gateway_server.h"
-
 #include "mxaccess_gateway.grpc.pb.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <QCoreApplication>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <grpcpp/grpcpp.h>
 #include <vector>
 
 using namespace stormwatch;
@@ -37,7 +34,8 @@ std::string openAndRegister(GatewayModel& model, VirtualScheduler& sched, int& s
     MxCommandRequest req;
     req.set_session_id(session);
     req.mutable_command()->mutable_register_();
-    model.invoke(req, [&](CallStatus, MxCommandReply r) { serverHandle = r.register_().server_handle(); });
+    model.invoke(
+        req, [&](CallStatus, MxCommandReply r) { serverHandle = r.register_().server_handle(); });
     sched.runAll();
     return session;
 }
@@ -83,10 +81,11 @@ void staThroughput(std::int64_t total, int window, bool queueAllAtOnce)
     sched.runAll(std::numeric_limits<std::size_t>::max());
     const double wall = secondsSince(start);
     const auto run = model.commandsRun(CommandKind::AdviseSupervisory);
-    std::printf("  %-34s %9lld commands in %6.3f s wall = %10.0f commands/s (answered ok %lld, virtual %.0f s)\n",
+    std::printf("  %-34s %9lld commands in %6.3f s wall = %10.0f commands/s (answered ok %lld, "
+                "virtual %.0f s)\n",
                 queueAllAtOnce ? "queued all at once (deep queue):" : "pipelined, window 16:",
-                static_cast<long long>(run), wall, static_cast<double>(run) / wall, static_cast<long long>(ok),
-                std::chrono::duration<double>(sched.now()).count());
+                static_cast<long long>(run), wall, static_cast<double>(run) / wall,
+                static_cast<long long>(ok), std::chrono::duration<double>(sched.now()).count());
 }
 
 void replayDataPath()
@@ -101,8 +100,8 @@ void replayDataPath()
         const auto session = openAndRegister(model, sched, sh);
         StreamEventsRequest sreq;
         sreq.set_session_id(session);
-        model.streamEvents(sreq, [&](const MxEventBatch& e) { changes += e.changes.size(); },
-                           [](CallStatus) {});
+        model.streamEvents(
+            sreq, [&](const MxEventBatch& e) { changes += e.changes.size(); }, [](CallStatus) {});
         MxCommandRequest req;
         req.set_session_id(session);
         auto* bulk = req.mutable_command()->mutable_subscribe_bulk();
@@ -116,8 +115,8 @@ void replayDataPath()
     changes = 0;
     const auto start = Clock::now();
     sched.runFor(std::chrono::minutes(30));
-    std::printf("  30 min virtual replay, 2 x 244 tags at 1 Hz: %zu data changes in %.3f s wall\n", changes,
-                secondsSince(start));
+    std::printf("  30 min virtual replay, 2 x 244 tags at 1 Hz: %zu data changes in %.3f s wall\n",
+                changes, secondsSince(start));
 }
 
 void invokeRoundTrip(int samples)
@@ -131,8 +130,8 @@ void invokeRoundTrip(int samples)
         std::printf("  cannot start server: %s\n", server.lastError().c_str());
         return;
     }
-    auto stub = MxAccessGateway::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials()));
+    auto stub = MxAccessGateway::NewStub(grpc::CreateChannel(
+        "127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials()));
     OpenSessionReply session;
     {
         grpc::ClientContext ctx;
@@ -150,16 +149,20 @@ void invokeRoundTrip(int samples)
         MxCommandReply reply;
         const auto start = Clock::now();
         const auto st = stub->Invoke(&ctx, req, &reply);
-        const double elapsed = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+        const double elapsed =
+            std::chrono::duration<double, std::micro>(Clock::now() - start).count();
         failures += !st.ok();
         if (i >= 500) // warm-up first
             us.push_back(elapsed);
     }
     std::sort(us.begin(), us.end());
-    auto pct = [&](double p) { return us[std::min(us.size() - 1, static_cast<std::size_t>(p * us.size()))]; };
-    std::printf("  unary Invoke over loopback, zero cost, %d samples: p50 %.0f us, p90 %.0f us, p99 %.0f us"
-                " (failures %d)\n",
-                samples, pct(0.50), pct(0.90), pct(0.99), failures);
+    auto pct = [&](double p) {
+        return us[std::min(us.size() - 1, static_cast<std::size_t>(p * us.size()))];
+    };
+    std::printf(
+        "  unary Invoke over loopback, zero cost, %d samples: p50 %.0f us, p90 %.0f us, p99 %.0f us"
+        " (failures %d)\n",
+        samples, pct(0.50), pct(0.90), pct(0.99), failures);
     server.stop();
 }
 
@@ -182,8 +185,8 @@ void invokeBaseline(int samples)
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&service);
     auto server = builder.BuildAndStart();
-    auto stub = MxAccessGateway::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+    auto stub = MxAccessGateway::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                                             grpc::InsecureChannelCredentials()));
     MxCommandRequest req;
     req.mutable_command()->mutable_register_();
     std::vector<double> us;
@@ -196,8 +199,11 @@ void invokeBaseline(int samples)
             us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
     }
     std::sort(us.begin(), us.end());
-    auto pct = [&](double p) { return us[std::min(us.size() - 1, static_cast<std::size_t>(p * us.size()))]; };
-    std::printf("  baseline: inline-answering callback service:       p50 %.0f us, p90 %.0f us, p99 %.0f us\n",
+    auto pct = [&](double p) {
+        return us[std::min(us.size() - 1, static_cast<std::size_t>(p * us.size()))];
+    };
+    std::printf("  baseline: inline-answering callback service:       p50 %.0f us, p90 %.0f us, "
+                "p99 %.0f us\n",
                 pct(0.50), pct(0.90), pct(0.99));
     server->Shutdown(std::chrono::system_clock::now());
 }

@@ -50,7 +50,8 @@ int main(int argc, char** argv)
         else if (args[i] == "--duration-s" && hasValue)
             durationS = args[++i].toDouble();
         else {
-            std::fprintf(stderr, "usage: bench_incident [--repeat N] [--variants a,b] [--duration-s S]\n");
+            std::fprintf(stderr,
+                         "usage: bench_incident [--repeat N] [--variants a,b] [--duration-s S]\n");
             return 2;
         }
     }
@@ -69,9 +70,9 @@ int main(int argc, char** argv)
     }
     const double virtualS = scenario->durationS;
     std::printf("incident-2026-08-26: %.0f virtual s per variant, best of %d\n", virtualS, repeat);
-    std::printf("%-10s %9s %8s %11s %6s %7s %7s %6s %9s %9s %10s %8s %7s\n", "variant",
-                "virtual_s", "wall_ms", "virt_s/wall", "target", "cpu_ms", "subscr", "max_out",
-                "gw_rpcs", "deadline", "bad_tag_s", "all_good", "max_sta");
+    std::printf("%-10s %9s %8s %11s %6s %7s %7s %6s %9s %9s %10s %8s %7s\n", "variant", "virtual_s",
+                "wall_ms", "virt_s/wall", "target", "cpu_ms", "subscr", "max_out", "gw_rpcs",
+                "deadline", "bad_tag_s", "all_good", "max_sta");
     bool allMet = true;
     for (const VariantSpec& variant : scenario->variants) {
         if (!only.isEmpty() && !only.contains(variant.name))

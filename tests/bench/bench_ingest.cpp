@@ -17,7 +17,6 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
-
 #include <cstdio>
 #include <sys/resource.h>
 
@@ -29,7 +28,8 @@ double cpuSeconds()
 {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
-    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 } // namespace
@@ -119,7 +119,8 @@ int main(int argc, char** argv)
     std::printf("ingest: client delivered %.0f tag updates/s (target >= 250000) over %.1f s\n",
                 received, elapsed);
     std::printf("ingest: contract %s; process CPU %.2f s, %.0f ns per update delivered\n",
-                codec->check().profile->name, cpu, updates > startUpdates ? cpu * 1e9 / double(updates - startUpdates) : 0.0);
+                codec->check().profile->name, cpu,
+                updates > startUpdates ? cpu * 1e9 / double(updates - startUpdates) : 0.0);
     connection.stop();
     server.stop();
     return 0;

@@ -60,7 +60,8 @@ QByteArray scenarioJson(int instances, int tags, const QString& variant)
                                 {"data_hz", 1}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
         {"instances", list},
-        {"timeline", QJsonArray{QJsonObject{{"at_s", 600}, {"action", "wedge"}, {"duration_s", 60}}}},
+        {"timeline",
+         QJsonArray{QJsonObject{{"at_s", 600}, {"action", "wedge"}, {"duration_s", 60}}}},
         {"variants", QJsonArray{variant}},
     };
     return QJsonDocument(doc).toJson(QJsonDocument::Compact);
@@ -69,7 +70,8 @@ QByteArray scenarioJson(int instances, int tags, const QString& variant)
 int runOne(double hours, int instances, int tags, const QString& variant)
 {
     QList<ScenarioError> errors;
-    auto scenario = parseScenario(scenarioJson(instances, tags, variant), QStringLiteral("bench_memory"), &errors);
+    auto scenario = parseScenario(scenarioJson(instances, tags, variant),
+                                  QStringLiteral("bench_memory"), &errors);
     if (!scenario) {
         for (const auto& e : errors)
             std::fprintf(stderr, "%s\n", qPrintable(e.toString()));
@@ -93,12 +95,14 @@ int runOne(double hours, int instances, int tags, const QString& variant)
     const VariantRun run = runner.run();
     const double ms = double(wall.nsecsElapsed()) / 1e6;
     const double peakMb = statusKb("VmHWM") / 1024.0;
-    const QString maxSta = run.metrics.maxStaQueueDepth ? QString::number(*run.metrics.maxStaQueueDepth)
-                                                        : QStringLiteral("n/a");
-    std::printf("%-10s %5.0f %5d %5d %10.0f %9.1f %11.0fx %9.1f %9.1f %7s %9lld %6s\n", qPrintable(variant),
-                hours, instances, tags, scenario->durationS, ms, scenario->durationS / (ms / 1000.0),
-                rssBefore / 1024.0, peakMb, qPrintable(maxSta),
-                static_cast<long long>(run.metrics.subscribeRequests), peakMb < kTargetMb ? "met" : "MISSED");
+    const QString maxSta = run.metrics.maxStaQueueDepth
+                               ? QString::number(*run.metrics.maxStaQueueDepth)
+                               : QStringLiteral("n/a");
+    std::printf("%-10s %5.0f %5d %5d %10.0f %9.1f %11.0fx %9.1f %9.1f %7s %9lld %6s\n",
+                qPrintable(variant), hours, instances, tags, scenario->durationS, ms,
+                scenario->durationS / (ms / 1000.0), rssBefore / 1024.0, peakMb, qPrintable(maxSta),
+                static_cast<long long>(run.metrics.subscribeRequests),
+                peakMb < kTargetMb ? "met" : "MISSED");
     std::fflush(stdout);
     return 0;
 }
@@ -140,9 +144,11 @@ int main(int argc, char** argv)
         return 2;
     if (child)
         return runOne(hours.first(), instances, tags, variant);
-    std::printf("%d instances x %d tags, 60 s wedge every hour, one process per run\n", instances, tags);
-    std::printf("%-10s %5s %5s %5s %10s %9s %12s %9s %9s %7s %9s %6s\n", "variant", "hours", "inst", "tags",
-                "virtual_s", "wall_ms", "virt_s/wall", "start_MB", "peak_MB", "max_sta", "subscr", "<150MB");
+    std::printf("%d instances x %d tags, 60 s wedge every hour, one process per run\n", instances,
+                tags);
+    std::printf("%-10s %5s %5s %5s %10s %9s %12s %9s %9s %7s %9s %6s\n", "variant", "hours", "inst",
+                "tags", "virtual_s", "wall_ms", "virt_s/wall", "start_MB", "peak_MB", "max_sta",
+                "subscr", "<150MB");
     std::fflush(stdout);
     int rc = 0;
     for (double h : hours) {

@@ -4,9 +4,8 @@
 // (docs/recordings.md quotes them). A benchmark, not a pass/fail test: the figures are
 // printed, and it runs only when asked (`build/tests/bench/bench_recording`).
 
-#include "recording/support_recording.h"
-
 #include "recording/recording.h"
+#include "recording/support_recording.h"
 #include "scenario/scenario_parser.h"
 
 #include <QElapsedTimer>
@@ -15,7 +14,6 @@
 #include <QLoggingCategory>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <ctime>
 
 using namespace stormwatch;
@@ -135,10 +133,11 @@ private slots:
         const double hours = s.durationS / 3600.0;
         const double mbPerHour = double(fileBytes(file)) / 1e6 / hours;
         const double ratio = double(bestRecorded) / double(bestPlain);
-        qInfo("%s: replay %lld ms plain, %lld ms recorded (wall ratio %.2f); CPU %.0f ms plain, %.0f ms "
+        qInfo("%s: replay %lld ms plain, %lld ms recorded (wall ratio %.2f); CPU %.0f ms plain, "
+              "%.0f ms "
               "recorded (ratio %.2f); file %.2f MB per virtual hour",
-              qPrintable(variant), bestPlain, bestRecorded, ratio, cpuPlain, cpuRecorded, cpuRecorded / cpuPlain,
-              mbPerHour);
+              qPrintable(variant), bestPlain, bestRecorded, ratio, cpuPlain, cpuRecorded,
+              cpuRecorded / cpuPlain, mbPerHour);
         QString error;
         const auto rec = Recording::open(file, &error);
         QVERIFY2(rec, qPrintable(error));

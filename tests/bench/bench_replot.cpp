@@ -4,13 +4,11 @@
 //   bench_replot [--png out.png] [--runs N]
 #include "ui/plot_panel.h"
 
-#include <qcustomplot.h>
-
 #include <QApplication>
 #include <QElapsedTimer>
-
 #include <algorithm>
 #include <cstdio>
+#include <qcustomplot.h>
 #include <vector>
 
 using namespace stormwatch;
@@ -31,9 +29,9 @@ void fill(SeriesStore& store, int from, int to)
             s.instance = i;
             s.instanceName = QStringLiteral("Z%1").arg(28061 + i);
             s.connection = QStringLiteral("gw1");
-            s.outstanding = (t + i) % 3;                      // changes every second
-            s.intervalMs = 5000.0 * (1 + (t + i) % 12);   // every second
-            s.good = 200 - (t * 7 + i) % 40;                  // every second
+            s.outstanding = (t + i) % 3;                // changes every second
+            s.intervalMs = 5000.0 * (1 + (t + i) % 12); // every second
+            s.good = 200 - (t * 7 + i) % 40;            // every second
             s.bad = 44;
             batch.push_back(s);
         }
@@ -102,8 +100,9 @@ int main(int argc, char** argv)
     std::printf("first sync + replot (whole hour): %.1f ms\n", double(clock.nsecsElapsed()) / 1e6);
 
     const Figures hour = time(runs, [&](int) { plot->replot(QCustomPlot::rpImmediateRefresh); });
-    std::printf("replot, whole hour visible:   median %.1f ms, p90 %.1f ms (%d runs; target < 20 ms: %s)\n",
-                hour.median, hour.p90, runs, hour.median < 20 ? "met" : "MISSED");
+    std::printf(
+        "replot, whole hour visible:   median %.1f ms, p90 %.1f ms (%d runs; target < 20 ms: %s)\n",
+        hour.median, hour.p90, runs, hour.median < 20 ? "met" : "MISSED");
     if (pngAt > 0) {
         QString error;
         if (!panel.exportPng(args.value(pngAt + 1), &error))
@@ -132,8 +131,7 @@ int main(int argc, char** argv)
 
     panel.resetZoom();
     panel.refreshNow();
-    const Figures window =
-        time(runs, [&](int) { plot->replot(QCustomPlot::rpImmediateRefresh); });
+    const Figures window = time(runs, [&](int) { plot->replot(QCustomPlot::rpImmediateRefresh); });
     std::printf("replot, 5 min follow window:  median %.1f ms, p90 %.1f ms\n", window.median,
                 window.p90);
 
@@ -144,8 +142,9 @@ int main(int argc, char** argv)
         ++t;
         panel.refreshNow();
     });
-    std::printf("live tick (append 1 s + sync + replot, 5 min window): median %.1f ms, p90 %.1f ms\n",
-                tick.median, tick.p90);
+    std::printf(
+        "live tick (append 1 s + sync + replot, 5 min window): median %.1f ms, p90 %.1f ms\n",
+        tick.median, tick.p90);
     panel.showAll();
     const Figures tickAll = time(runs, [&](int) {
         fill(store, t, t + 1);

@@ -84,14 +84,16 @@ int main(int argc, char** argv)
                 const int n = nt.value(0).toInt();
                 const int t = nt.value(1).toInt();
                 if (nt.size() != 2 || n < 1 || n > 100 || t < 1 || t > 10000) {
-                    std::fprintf(stderr, "--grid: each cell is NxT (1..100 instances x 1..10000 tags)\n");
+                    std::fprintf(stderr,
+                                 "--grid: each cell is NxT (1..100 instances x 1..10000 tags)\n");
                     return 2;
                 }
                 grid.emplace_back(n, t);
             }
         } else {
-            std::fprintf(stderr, "usage: bench_scale [--repeat N] [--variants a,b] [--duration-s S] "
-                                 "[--grid 2x244,8x244,2x5000]\n");
+            std::fprintf(stderr,
+                         "usage: bench_scale [--repeat N] [--variants a,b] [--duration-s S] "
+                         "[--grid 2x244,8x244,2x5000]\n");
             return 2;
         }
     }
@@ -108,9 +110,11 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "%s\n", qPrintable(bad));
         return 2;
     }
-    std::printf("incident-2026-08-26 scaled: %.0f virtual s per run, best of %d rounds\n", incident->durationS, repeat);
-    std::printf("%-10s %5s %5s %9s %11s %6s %9s %7s %9s %7s %10s %7s %8s\n", "variant", "inst", "tags", "wall_ms",
-                "virt_s/wall", "target", "cpu_ms", "subscr", "gw_rpcs", "max_sta", "updates", "ns/upd", "vs_first");
+    std::printf("incident-2026-08-26 scaled: %.0f virtual s per run, best of %d rounds\n",
+                incident->durationS, repeat);
+    std::printf("%-10s %5s %5s %9s %11s %6s %9s %7s %9s %7s %10s %7s %8s\n", "variant", "inst",
+                "tags", "wall_ms", "virt_s/wall", "target", "cpu_ms", "subscr", "gw_rpcs",
+                "max_sta", "updates", "ns/upd", "vs_first");
     std::fflush(stdout);
     // Every cell and variant runs once per round, round after round, so a slow spell of a shared
     // machine (another tenant's cache use, a frequency dip) falls on all cells alike instead of
@@ -167,8 +171,10 @@ int main(int argc, char** argv)
         const VariantMetrics& metrics = cell.metrics;
         const QString maxSta = metrics.maxStaQueueDepth ? QString::number(*metrics.maxStaQueueDepth)
                                                         : QStringLiteral("n/a");
-        const double nsPerUpdate = cell.updates > 0 ? cell.bestCpuMs * 1e6 / double(cell.updates) : 0;
-        const double first = firstNsPerUpdate.try_emplace(cell.variant.name, nsPerUpdate).first->second;
+        const double nsPerUpdate =
+            cell.updates > 0 ? cell.bestCpuMs * 1e6 / double(cell.updates) : 0;
+        const double first =
+            firstNsPerUpdate.try_emplace(cell.variant.name, nsPerUpdate).first->second;
         const double vsFirst = first > 0 ? (nsPerUpdate / first - 1) * 100 : 0;
         std::printf("%-10s %5d %5d %9.1f %10.0fx %6s %9.1f %7lld %9lld %7s %10lld %7.1f %+7.0f%%\n",
                     qPrintable(cell.variant.name), cell.instances, cell.tags, cell.bestMs, speed,

@@ -20,14 +20,13 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QThread>
-#include <QMetaEnum>
 #include <QFile>
+#include <QMetaEnum>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 #include <QWidget>
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -86,13 +85,18 @@ public:
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
         const double ms = double(t.nsecsElapsed()) / 1e6;
-        if (ms >= 5 && g_probesFired == probesBefore && (m_slow.size() < kKept || ms > m_slow.back().ms)) {
+        if (ms >= 5 && g_probesFired == probesBefore &&
+            (m_slow.size() < kKept || ms > m_slow.back().ms)) {
             QString what = who.text();
-            std::sort(m_nested.begin(), m_nested.end(), [](const Slow& a, const Slow& b) { return a.ms > b.ms; });
+            std::sort(m_nested.begin(), m_nested.end(),
+                      [](const Slow& a, const Slow& b) { return a.ms > b.ms; });
             for (std::size_t i = 0; i < m_nested.size() && i < 3; ++i)
-                what += QStringLiteral("\n                 %1 ms in %2").arg(m_nested[i].ms, 5, 'f', 2).arg(m_nested[i].what);
+                what += QStringLiteral("\n                 %1 ms in %2")
+                            .arg(m_nested[i].ms, 5, 'f', 2)
+                            .arg(m_nested[i].what);
             m_slow.push_back(Slow{ms, what});
-            std::sort(m_slow.begin(), m_slow.end(), [](const Slow& a, const Slow& b) { return a.ms > b.ms; });
+            std::sort(m_slow.begin(), m_slow.end(),
+                      [](const Slow& a, const Slow& b) { return a.ms > b.ms; });
             if (m_slow.size() > kKept)
                 m_slow.pop_back();
         }
@@ -106,7 +110,8 @@ public:
         const char* parentCls = nullptr; // a scroll area's viewport says little: its view
         QString parentName;
         QEvent::Type type;
-        Who(QObject* receiver, QEvent::Type t) : cls(receiver->metaObject()->className()), name(receiver->objectName()), type(t)
+        Who(QObject* receiver, QEvent::Type t)
+            : cls(receiver->metaObject()->className()), name(receiver->objectName()), type(t)
         {
             // A nameless or inner widget (a table's scroll bar sits in an unnamed container)
             // is named by the first ancestor that is not one.
@@ -127,7 +132,8 @@ public:
             QString who = QStringLiteral("%1 %2").arg(QString::fromLatin1(cls), name);
             if (parentCls)
                 who += QStringLiteral(" of %1 %2").arg(QString::fromLatin1(parentCls), parentName);
-            return QStringLiteral("%1 (%2)").arg(who, typeName ? QString::fromLatin1(typeName) : QString::number(type));
+            return QStringLiteral("%1 (%2)").arg(who, typeName ? QString::fromLatin1(typeName)
+                                                               : QString::number(type));
         }
     };
     void setTiming(bool on) { m_timing = on; }
@@ -197,7 +203,8 @@ int main(int argc, char** argv)
             compareScenario = args[i + 1];
     }
     if (seconds <= 0 || !leverPreset(levers, nullptr)) {
-        std::fprintf(stderr, "usage: bench_ui_stall [--seconds N>0] [--levers PRESET] [--compare SCENARIO [--new-window]]\n");
+        std::fprintf(stderr, "usage: bench_ui_stall [--seconds N>0] [--levers PRESET] [--compare "
+                             "SCENARIO [--new-window]]\n");
         return 2;
     }
 
@@ -238,8 +245,9 @@ int main(int argc, char** argv)
 
     // Count the tag updates that reach the table, to show the load is real.
     qint64 cellsChanged = 0;
-    QObject::connect(tags, &QAbstractItemModel::dataChanged,
-                     [&](const QModelIndex& a, const QModelIndex& b) { cellsChanged += b.row() - a.row() + 1; });
+    QObject::connect(
+        tags, &QAbstractItemModel::dataChanged,
+        [&](const QModelIndex& a, const QModelIndex& b) { cellsChanged += b.row() - a.row() + 1; });
 
     std::vector<double> lateMs;
     QElapsedTimer clock;
@@ -296,20 +304,23 @@ int main(int argc, char** argv)
     const double wallS = double(clock.elapsed()) / 1000.0;
     const int replots = window.plots()->replotCount() - replotsBefore;
 
-    std::printf("bench_ui_stall: 488 tags at 10 Hz, levers %s, %.1f s measured (all Good after %.0f ms)\n",
-                qPrintable(levers), wallS, goodAfterMs);
-    std::printf("  table rows updated   %.0f /s (offered 4,880 /s)\n", double(cellsChanged) / wallS);
+    std::printf(
+        "bench_ui_stall: 488 tags at 10 Hz, levers %s, %.1f s measured (all Good after %.0f ms)\n",
+        qPrintable(levers), wallS, goodAfterMs);
+    std::printf("  table rows updated   %.0f /s (offered 4,880 /s)\n",
+                double(cellsChanged) / wallS);
     std::printf("  replots              %.1f /s\n", double(replots) / wallS);
     if (!compareScenario.isEmpty())
         std::printf("  playback beside it   %s at max speed (compare view), %d finished, "
                     "%s took up to %.1f ms\n",
                     qPrintable(compareScenario), comparesDone,
-                    newWindow ? "a new window each time, opening one" : "one window, starting a run",
+                    newWindow ? "a new window each time, opening one"
+                              : "one window, starting a run",
                     longestCompareOpenMs);
     std::printf("  probe lateness (ms)  p50 %.2f  p99 %.2f  max %.2f  (%zu probes of %d ms)\n",
                 percentile(lateMs, 0.5), percentile(lateMs, 0.99),
-                lateMs.empty() ? 0.0 : *std::max_element(lateMs.begin(), lateMs.end()), lateMs.size(),
-                kProbeMs);
+                lateMs.empty() ? 0.0 : *std::max_element(lateMs.begin(), lateMs.end()),
+                lateMs.size(), kProbeMs);
     std::printf("  longest UI stall     %.2f ms (target < 50 ms)\n",
                 lateMs.empty() ? 0.0 : *std::max_element(lateMs.begin(), lateMs.end()));
     std::printf("  slowest event deliveries on the UI thread (receiver, event):\n");

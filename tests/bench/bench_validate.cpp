@@ -28,7 +28,8 @@ namespace {
 
 QJsonObject skeleton(double durationS)
 {
-    return QJsonObject{{"name", "bench"}, {"description", "validation benchmark"}, {"duration_s", durationS}};
+    return QJsonObject{
+        {"name", "bench"}, {"description", "validation benchmark"}, {"duration_s", durationS}};
 }
 
 QByteArray bigTimeline(int entries, int instances)
@@ -37,21 +38,47 @@ QByteArray bigTimeline(int entries, int instances)
     o["connections"] = QJsonArray{QJsonObject{{"name", "gw1"}}};
     QJsonArray insts;
     for (int i = 0; i < instances; ++i)
-        insts.append(QJsonObject{{"name", QString("inst-%1").arg(i)}, {"connection", "gw1"}, {"tags", 1}});
+        insts.append(
+            QJsonObject{{"name", QString("inst-%1").arg(i)}, {"connection", "gw1"}, {"tags", 1}});
     o["instances"] = insts;
     QJsonArray timeline;
     for (int i = 0; i < entries; ++i) {
         const double at = double((i * 7919) % 3600);
         QJsonObject e{{"at_s", at}};
         switch (i % 8) {
-        case 0: e["action"] = "wedge"; e["duration_s"] = 5; break;
-        case 1: e["action"] = "slow"; e["factor"] = 3; e["duration_s"] = 5; break;
-        case 2: e["action"] = "drop_replies"; e["probability"] = 0.25; e["duration_s"] = 5; break;
-        case 3: e["action"] = "restart_gateway"; e["downtime_s"] = 2; break;
-        case 4: e["action"] = "redeploy"; e["instance"] = QString("inst-%1").arg(i % instances); break;
-        case 5: e["action"] = "set_levers"; e["levers"] = QJsonObject{{"preset", "lever1"}, {"backoff", false}}; break;
-        case 6: e["action"] = "set_capability"; e["advertise_bulk_supervisory"] = (i % 16) < 8; break;
-        default: e["action"] = "kill_gateway"; break;
+        case 0:
+            e["action"] = "wedge";
+            e["duration_s"] = 5;
+            break;
+        case 1:
+            e["action"] = "slow";
+            e["factor"] = 3;
+            e["duration_s"] = 5;
+            break;
+        case 2:
+            e["action"] = "drop_replies";
+            e["probability"] = 0.25;
+            e["duration_s"] = 5;
+            break;
+        case 3:
+            e["action"] = "restart_gateway";
+            e["downtime_s"] = 2;
+            break;
+        case 4:
+            e["action"] = "redeploy";
+            e["instance"] = QString("inst-%1").arg(i % instances);
+            break;
+        case 5:
+            e["action"] = "set_levers";
+            e["levers"] = QJsonObject{{"preset", "lever1"}, {"backoff", false}};
+            break;
+        case 6:
+            e["action"] = "set_capability";
+            e["advertise_bulk_supervisory"] = (i % 16) < 8;
+            break;
+        default:
+            e["action"] = "kill_gateway";
+            break;
         }
         timeline.append(e);
     }
@@ -64,10 +91,13 @@ QByteArray manyConnections(int count, bool knownConnections)
     QJsonObject o = skeleton(60);
     QJsonArray conns, insts;
     for (int i = 0; i < count; ++i) {
-        conns.append(QJsonObject{{"name", QString("gateway-connection-%1").arg(i)}, {"write_user_id", i}});
-        const QString target = knownConnections ? QString("gateway-connection-%1").arg(count - 1 - i)
-                                                : QString("missing-connection-%1").arg(i);
-        insts.append(QJsonObject{{"name", QString("instance-%1").arg(i)}, {"connection", target}, {"tags", 2}});
+        conns.append(
+            QJsonObject{{"name", QString("gateway-connection-%1").arg(i)}, {"write_user_id", i}});
+        const QString target = knownConnections
+                                   ? QString("gateway-connection-%1").arg(count - 1 - i)
+                                   : QString("missing-connection-%1").arg(i);
+        insts.append(QJsonObject{
+            {"name", QString("instance-%1").arg(i)}, {"connection", target}, {"tags", 2}});
     }
     o["connections"] = conns;
     o["instances"] = insts;
@@ -112,10 +142,12 @@ Result measure(const QByteArray& json, int repeat)
 
 void print(const char* what, const QByteArray& json, const Result& r)
 {
-    std::printf("%-44s %7.1f ms  (Qt's parse %5.1f ms, strict pass %4.1f ms; %4.1f MB file, %s, %lld errors, "
+    std::printf("%-44s %7.1f ms  (Qt's parse %5.1f ms, strict pass %4.1f ms; %4.1f MB file, %s, "
+                "%lld errors, "
                 "%lld bytes of error text)\n",
-                what, r.bestMs, r.qtMs, r.strictMs, double(json.size()) / 1e6, r.valid ? "valid" : "invalid",
-                static_cast<long long>(r.errors), static_cast<long long>(r.errorBytes));
+                what, r.bestMs, r.qtMs, r.strictMs, double(json.size()) / 1e6,
+                r.valid ? "valid" : "invalid", static_cast<long long>(r.errors),
+                static_cast<long long>(r.errorBytes));
 }
 
 } // namespace

@@ -55,7 +55,8 @@ public:
     }
     void cancelStream(StreamId) override {}
     bool canResumeEvents() const override { return resumable; }
-    StreamId resumeEvents(const StreamEventsRequest& r, std::uint64_t after, EventFn onEvent, EndFn onEnd) override
+    StreamId resumeEvents(const StreamEventsRequest& r, std::uint64_t after, EventFn onEvent,
+                          EndFn onEnd) override
     {
         resumedAfter.push_back(after);
         return streamEvents(r, std::move(onEvent), std::move(onEnd));

@@ -15,7 +15,10 @@ const Duration kMax = 60s;
 class TestBackoff : public QObject {
     Q_OBJECT
 private slots:
-    void doublesWithNoJitter() { QCOMPARE(Backoff::next(kFloor, kFloor, kMax, 0.5), Duration(10s)); }
+    void doublesWithNoJitter()
+    {
+        QCOMPARE(Backoff::next(kFloor, kFloor, kMax, 0.5), Duration(10s));
+    }
 
     void jitterSpansPlusMinusTwentyPercent()
     {

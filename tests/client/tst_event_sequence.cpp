@@ -5,11 +5,10 @@
 // session with nothing subscribed again; a session the gateway no longer knows is replaced,
 // named. Driven through a scripted port on the VirtualScheduler.
 #include "client/gateway_connection.h"
-#include "client/virtual_scheduler.h"
 #include "client/support_scripted_port.h"
+#include "client/virtual_scheduler.h"
 
 #include <QTest>
-
 #include <algorithm>
 
 using namespace stormwatch;
@@ -35,8 +34,9 @@ struct Harness {
     ~Harness() { c.stop(); }
     bool logged(const std::string& fragment) const
     {
-        return std::any_of(lines.begin(), lines.end(),
-                           [&](const std::string& l) { return l.find(fragment) != std::string::npos; });
+        return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+            return l.find(fragment) != std::string::npos;
+        });
     }
 
     VirtualScheduler s;
@@ -60,7 +60,8 @@ private slots:
         h.port.send(6);
         QCOMPARE(h.c.stats().eventsLost, std::int64_t(2));
         QCOMPARE(h.warnings.size(), std::size_t(1));
-        QVERIFY2(h.warnings[0].find("worker_sequence went from 2 to 5 (2 events") != std::string::npos,
+        QVERIFY2(h.warnings[0].find("worker_sequence went from 2 to 5 (2 events") !=
+                     std::string::npos,
                  h.warnings[0].c_str());
         h.port.send(6); // a repeat is no loss
         QCOMPARE(h.c.stats().eventsLost, std::int64_t(2));
@@ -119,8 +120,9 @@ private slots:
     {
         Harness h(/*resumable=*/true);
         h.port.send(1);
-        h.port.finish(RpcStatus{grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                "EventQueueOverflow: the subscriber fell 10001 events behind: session faulted"});
+        h.port.finish(RpcStatus{
+            grpc::StatusCode::RESOURCE_EXHAUSTED,
+            "EventQueueOverflow: the subscriber fell 10001 events behind: session faulted"});
         h.s.runFor(1ms);
         QCOMPARE(h.port.resumedAfter.size(), std::size_t(1));
         h.port.finish(RpcStatus{grpc::StatusCode::NOT_FOUND, "unknown session s-1"});
@@ -128,7 +130,8 @@ private slots:
         QCOMPARE(h.port.sessions, 2);
         QCOMPARE(h.c.stats().reconnects, std::int64_t(1));
         QVERIFY(!h.warnings.empty());
-        QVERIFY2(h.warnings.back().find("no longer knows session s-1") != std::string::npos, h.warnings.back().c_str());
+        QVERIFY2(h.warnings.back().find("no longer knows session s-1") != std::string::npos,
+                 h.warnings.back().c_str());
     }
 
     void aResumeThatEndsBeforeAnyEventGivesUpTheSession()
@@ -137,7 +140,8 @@ private slots:
         h.port.send(7);
         h.port.finish(RpcStatus{grpc::StatusCode::UNAVAILABLE, "stream reset"});
         h.s.runFor(1ms);
-        h.port.finish(RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, "EventSubscriberAlreadyActive"});
+        h.port.finish(
+            RpcStatus{grpc::StatusCode::FAILED_PRECONDITION, "EventSubscriberAlreadyActive"});
         h.s.runFor(10s);
         QCOMPARE(h.port.resumedAfter, std::vector<std::uint64_t>{7}); // asked once, not forever
         QCOMPARE(h.port.sessions, 2);

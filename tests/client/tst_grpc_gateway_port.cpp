@@ -16,8 +16,8 @@
 #include <QtTest>
 #include <algorithm>
 #include <atomic>
-#include <limits>
 #include <grpcpp/grpcpp.h>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -358,15 +358,17 @@ bool writeFile(const QString& path, const QByteArray& data)
 
 // A self-signed EC certificate (its own CA) for the subject alternative names `san`, made
 // with the openssl CLI; {cert, key} PEM paths in `dir`, or empty strings when it failed.
-std::pair<QString, QString> makeCertificate(const QTemporaryDir& dir, const QString& name, const QString& san)
+std::pair<QString, QString> makeCertificate(const QTemporaryDir& dir, const QString& name,
+                                            const QString& san)
 {
     const QString openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
     const QString cert = dir.filePath(name + "-cert.pem");
     const QString key = dir.filePath(name + "-key.pem");
     QProcess make;
-    make.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                         "-days", "1", "-subj", "/CN=" + name, "-addext", "subjectAltName=" + san, "-keyout", key,
-                         "-out", cert});
+    make.start(openssl,
+               {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-days", "1", "-subj", "/CN=" + name, "-addext", "subjectAltName=" + san,
+                "-keyout", key, "-out", cert});
     if (openssl.isEmpty() || !make.waitForFinished(10000) || make.exitCode() != 0)
         return {};
     return {cert, key};
@@ -594,7 +596,8 @@ private slots:
         // An event with neither case set is neither data nor a notice.
         MxEventBatch empty = data;
         wire::EventMeta meta;
-        QVERIFY(wire::WireCodec::compiled()->decodeEvent(MxEvent{}.SerializeAsString(), empty, meta));
+        QVERIFY(
+            wire::WireCodec::compiled()->decodeEvent(MxEvent{}.SerializeAsString(), empty, meta));
         QCOMPARE(empty.kind, MxEventBatch::Kind::Empty);
         QVERIFY(empty.changes.empty() && empty.texts.empty());
     }
@@ -844,12 +847,15 @@ private slots:
         options.contractFile = CONTRACTS_DIR "/mxaccess-gateway-v1.proto";
         options.tokenFile = bad.toStdString();
         const QString error = GrpcGatewayPort::validate(options);
-        QVERIFY2(error.contains("does not hold an MXAccess Gateway API key (mxgw_<key-id>_<secret>)"), qPrintable(error));
+        QVERIFY2(
+            error.contains("does not hold an MXAccess Gateway API key (mxgw_<key-id>_<secret>)"),
+            qPrintable(error));
         QVERIFY2(error.contains("bad-key"), qPrintable(error));
         QVERIFY(!error.contains("abc")); // never the token itself
         QtScheduler owner;
         GrpcGatewayPort port(owner, options);
-        QVERIFY2(port.setupError().find("MXAccess Gateway API key") != std::string::npos, port.setupError().c_str());
+        QVERIFY2(port.setupError().find("MXAccess Gateway API key") != std::string::npos,
+                 port.setupError().c_str());
         options.tokenFile = good.toStdString();
         QCOMPARE(GrpcGatewayPort::validate(options), QString());
         options.contractFile.clear();
@@ -872,10 +878,15 @@ private slots:
         QCOMPARE(open->code, grpc::StatusCode::UNIMPLEMENTED);
         const GatewayFailure f = GrpcGatewayPort::explainFailure(*open, options);
         QVERIFY(f.setup);
-        QVERIFY2(f.text.find("is up but does not serve the contract in --gateway-contract") != std::string::npos, f.text.c_str());
+        QVERIFY2(f.text.find("is up but does not serve the contract in --gateway-contract") !=
+                     std::string::npos,
+                 f.text.c_str());
         QVERIFY2(f.text.find("--check-contract") != std::string::npos, f.text.c_str());
-        const GatewayFailure ours = GrpcGatewayPort::explainFailure(*open, optionsFor(server.address()));
-        QVERIFY2(ours.text.find("stormwatch's own contract (package mxgateway.v1)") != std::string::npos, ours.text.c_str());
+        const GatewayFailure ours =
+            GrpcGatewayPort::explainFailure(*open, optionsFor(server.address()));
+        QVERIFY2(ours.text.find("stormwatch's own contract (package mxgateway.v1)") !=
+                     std::string::npos,
+                 ours.text.c_str());
     }
 
     void validateNamesTheBadAddressOrFile()
@@ -999,7 +1010,8 @@ private slots:
             Duration read;
         };
         const Case cases[] = {
-            {std::numeric_limits<std::int64_t>::max(), 999'999'999, Duration(315'576'000'000'999'999)},
+            {std::numeric_limits<std::int64_t>::max(), 999'999'999,
+             Duration(315'576'000'000'999'999)},
             {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int32_t>::min(),
              Duration(-315'576'000'000'999'999)},
             {30, 2'000'000'000, Duration(30'999'999)},
@@ -1036,17 +1048,21 @@ private slots:
         {
             QtScheduler owner;
             GrpcGatewayPort port(owner, optionsFor(server.address()));
-            GatewayConnection connection(owner, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
-            connection.setLogger([&](Severity, const std::string& message) { observed.push_back(message); });
+            GatewayConnection connection(owner, port, ConnectionConfig{}, nullptr,
+                                         [] { return 0.5; });
+            connection.setLogger(
+                [&](Severity, const std::string& message) { observed.push_back(message); });
             connection.start();
             std::optional<RpcStatus> end;
             port.streamEvents(
-                streamScript("forged:0"), [](const MxEventBatch&) {}, [&](RpcStatus s) { end = s; });
+                streamScript("forged:0"), [](const MxEventBatch&) {},
+                [&](RpcStatus s) { end = s; });
             QTRY_VERIFY_WITH_TIMEOUT(end.has_value(), kWaitMs);
             QCOMPARE(end->message, std::string(kForgedText)); // the port hands the text on as it is
-            QTRY_VERIFY_WITH_TIMEOUT(std::any_of(observed.begin(), observed.end(),
-                                                 [](const std::string& m) { return m.find("OpenSession failed") == 0; }),
-                                     kWaitMs);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                std::any_of(observed.begin(), observed.end(),
+                            [](const std::string& m) { return m.find("OpenSession failed") == 0; }),
+                kWaitMs);
             connection.stop();
         }
         qInstallMessageHandler(previous);
@@ -1055,15 +1071,18 @@ private slots:
         const QString escaped = QStringLiteral("x\\nstormwatch.client: forged line\\x1b[31mRED");
         int withPeerText = 0;
         for (const QString& line : std::as_const(g_logged)) {
-            QVERIFY2(!line.contains(QLatin1Char('\n')) && !line.contains(QLatin1Char('\x1b')), qPrintable(line));
+            QVERIFY2(!line.contains(QLatin1Char('\n')) && !line.contains(QLatin1Char('\x1b')),
+                     qPrintable(line));
             if (line.contains(QLatin1String("forged line"))) {
                 ++withPeerText;
                 QVERIFY2(line.contains(escaped), qPrintable(line));
             }
         }
-        QVERIFY2(withPeerText >= 2, qPrintable(g_logged.join(QLatin1Char('|')))); // OpenSession failed + stream end
+        QVERIFY2(withPeerText >= 2,
+                 qPrintable(g_logged.join(QLatin1Char('|')))); // OpenSession failed + stream end
         for (const std::string& message : observed)
-            QVERIFY2(message.find('\n') == std::string::npos && message.find('\x1b') == std::string::npos,
+            QVERIFY2(message.find('\n') == std::string::npos &&
+                         message.find('\x1b') == std::string::npos,
                      message.c_str());
     }
 
@@ -1075,19 +1094,22 @@ private slots:
         QTemporaryDir dir;
         const auto [cert, key] = makeCertificate(dir, "localhost", "IP:127.0.0.1,DNS:localhost");
         const auto [otherCert, otherKey] = makeCertificate(dir, "other", "DNS:other.example");
-        QVERIFY2(!cert.isEmpty() && !otherCert.isEmpty(), "the openssl CLI is needed to make test certificates");
+        QVERIFY2(!cert.isEmpty() && !otherCert.isEmpty(),
+                 "the openssl CLI is needed to make test certificates");
         QtScheduler owner;
         const auto openWith = [&](const GrpcPortOptions& options) {
             GrpcGatewayPort port(owner, options);
             std::optional<RpcStatus> open;
-            port.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) { open = s; });
+            port.openSession(OpenSessionRequest{},
+                             [&](RpcStatus s, OpenSessionReply) { open = s; });
             QElapsedTimer waited;
             waited.start();
             while (!open && waited.elapsed() < kWaitMs)
                 QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
             return open.value_or(RpcStatus{grpc::StatusCode::UNKNOWN, "no answer within 5 s"});
         };
-        const auto expect = [](const GatewayFailure& f, bool setup, std::initializer_list<const char*> words) {
+        const auto expect = [](const GatewayFailure& f, bool setup,
+                               std::initializer_list<const char*> words) {
             QVERIFY2(f.setup == setup, f.text.c_str());
             QVERIFY2(f.text.find('\n') == std::string::npos, f.text.c_str());
             for (const char* w : words)
@@ -1106,7 +1128,8 @@ private slots:
                {"TLS", "not trusted", otherCert.toUtf8().constData(), "--tls-ca"});
         auto systemRoots = options;
         systemRoots.tls = TlsFiles{};
-        expect(GrpcGatewayPort::explainFailure(s, systemRoots), true, {"not trusted", "system", "--tls-ca"});
+        expect(GrpcGatewayPort::explainFailure(s, systemRoots), true,
+               {"not trusted", "system", "--tls-ca"});
 
         // Trusted, but issued for another host name than the one dialled.
         TestServer elsewhere(serverTls(otherCert, otherKey));
@@ -1114,7 +1137,8 @@ private slots:
         wrongHost.tls = TlsFiles{otherCert.toStdString(), {}, {}};
         s = openWith(wrongHost);
         QCOMPARE(s.code, grpc::StatusCode::UNAVAILABLE);
-        expect(GrpcGatewayPort::explainFailure(s, wrongHost), true, {"TLS", "not issued for", "127.0.0.1"});
+        expect(GrpcGatewayPort::explainFailure(s, wrongHost), true,
+               {"TLS", "not issued for", "127.0.0.1"});
 
         // TLS to a gateway that serves plaintext.
         TestServer plain;
@@ -1136,8 +1160,9 @@ private slots:
         options.tokenFile.clear();
         expect(GrpcGatewayPort::explainFailure(openWith(options), options), true,
                {"needs credentials", "--token-file", "UNAUTHENTICATED"});
-        expect(GrpcGatewayPort::explainFailure({grpc::StatusCode::PERMISSION_DENIED, "not you"}, options), true,
-               {"PERMISSION_DENIED: not you"});
+        expect(GrpcGatewayPort::explainFailure({grpc::StatusCode::PERMISSION_DENIED, "not you"},
+                                               options),
+               true, {"PERMISSION_DENIED: not you"});
 
         // Anything else is the status as it is (a peer's newline escaped), not a setup problem.
         TestServer gone;
@@ -1147,8 +1172,9 @@ private slots:
         QCOMPARE(s.code, grpc::StatusCode::UNAVAILABLE);
         QCOMPARE(GrpcGatewayPort::explainFailure(s, nowhere).text, s.toString());
         QVERIFY(!GrpcGatewayPort::explainFailure(s, nowhere).setup);
-        expect(GrpcGatewayPort::explainFailure({grpc::StatusCode::UNAUTHENTICATED, kForgedText}, options), true,
-               {"x\\nstormwatch.client: forged line\\x1b[31mRED"});
+        expect(GrpcGatewayPort::explainFailure({grpc::StatusCode::UNAUTHENTICATED, kForgedText},
+                                               options),
+               true, {"x\\nstormwatch.client: forged line\\x1b[31mRED"});
     }
 
     void tlsOptionsBuildAnSslChannel()

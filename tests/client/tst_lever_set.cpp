@@ -55,7 +55,8 @@ private slots:
         QVERIFY(!s.dropSuperseded);
     }
 
-    // Lever 1 with its two follow-ups (what the incident analysis claims of Lever 1, docs/background.md).
+    // Lever 1 with its two follow-ups (what the incident analysis claims of Lever 1,
+    // docs/background.md).
     void lever1PresetIsGuardBackoffConfirmedAndItsFollowUps()
     {
         LeverSet expected = preset("levers-off");
@@ -204,16 +205,19 @@ private slots:
         QTest::newRow("enabled not bool") << R"({"recovery": {"enabled": 1}})"
                                           << "recovery.enabled";
         // Every number has a ceiling, so a backoff step never overflows
-        QTest::newRow("recovery 1e308") << R"({"recovery": {"recovery_seconds": 1e308}})"
-                                        << "recovery.recovery_seconds must be > 0 and <= 86400 (got 1e+308)";
-        QTest::newRow("initial above a day") << R"({"recovery": {"initial_seconds": 86401, "max_seconds": 86401}})"
-                                             << "recovery.initial_seconds must be > 0 and <= 86400 (got 86401)";
+        QTest::newRow("recovery 1e308")
+            << R"({"recovery": {"recovery_seconds": 1e308}})"
+            << "recovery.recovery_seconds must be > 0 and <= 86400 (got 1e+308)";
+        QTest::newRow("initial above a day")
+            << R"({"recovery": {"initial_seconds": 86401, "max_seconds": 86401}})"
+            << "recovery.initial_seconds must be > 0 and <= 86400 (got 86401)";
         QTest::newRow("max above a day") << R"({"recovery": {"max_seconds": 1e308}})"
                                          << "recovery.max_seconds must be <= 86400 (got 1e+308)";
         QTest::newRow("multiplier 1e308") << R"({"recovery": {"multiplier": 1e308}})"
                                           << "recovery.multiplier must be 1..100 (got 1e+308)";
-        QTest::newRow("window 1e9") << R"({"recovery": {"failures_window_seconds": 1e9}})"
-                                    << "recovery.failures_window_seconds must be > 0 and <= 86400 (got 1e+09)";
+        QTest::newRow("window 1e9")
+            << R"({"recovery": {"failures_window_seconds": 1e9}})"
+            << "recovery.failures_window_seconds must be > 0 and <= 86400 (got 1e+09)";
     }
     void recoveryOutOfRangeValuesNameTheKey()
     {
@@ -254,18 +258,18 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::newRow("bool as string") << R"({"backoff": "yes"})"
                                         << R"(backoff must be true or false (got "yes"))";
-        QTest::newRow("negative timeout")
-            << R"({"session_command_timeout_ms": -1})"
-            << "session_command_timeout_ms must be a whole number 0..86400000 (0 = not sent) (got -1)";
-        QTest::newRow("fractional timeout")
-            << R"({"session_command_timeout_ms": 1.5})"
-            << "session_command_timeout_ms must be a whole number 0..86400000 (0 = not sent) (got 1.5)";
-        QTest::newRow("timeout above a day")
-            << R"({"session_command_timeout_ms": 86400001})"
-            << "session_command_timeout_ms must be a whole number 0..86400000 (0 = not sent) (got 86400001)";
-        QTest::newRow("timeout 1e308")
-            << R"({"session_command_timeout_ms": 1e308})"
-            << "session_command_timeout_ms must be a whole number 0..86400000 (0 = not sent) (got 1e+308)";
+        QTest::newRow("negative timeout") << R"({"session_command_timeout_ms": -1})"
+                                          << "session_command_timeout_ms must be a whole number "
+                                             "0..86400000 (0 = not sent) (got -1)";
+        QTest::newRow("fractional timeout") << R"({"session_command_timeout_ms": 1.5})"
+                                            << "session_command_timeout_ms must be a whole number "
+                                               "0..86400000 (0 = not sent) (got 1.5)";
+        QTest::newRow("timeout above a day") << R"({"session_command_timeout_ms": 86400001})"
+                                             << "session_command_timeout_ms must be a whole number "
+                                                "0..86400000 (0 = not sent) (got 86400001)";
+        QTest::newRow("timeout 1e308") << R"({"session_command_timeout_ms": 1e308})"
+                                       << "session_command_timeout_ms must be a whole number "
+                                          "0..86400000 (0 = not sent) (got 1e+308)";
         QTest::newRow("recovery as string")
             << R"({"recovery": "on"})"
             << R"(recovery must be true, false or an object (got "on"))";

@@ -11,8 +11,10 @@ class TestLogText : public QObject {
 private slots:
     void plainTextIsKept()
     {
-        QCOMPARE(escapeLogText(std::string_view("Z28061.Attr12 ok: 30 s")), std::string("Z28061.Attr12 ok: 30 s"));
-        const std::string utf8 = "Zürich ✓ \xf0\x9f\x98\x80 \\n stays"; // printable non-ASCII, a literal backslash-n
+        QCOMPARE(escapeLogText(std::string_view("Z28061.Attr12 ok: 30 s")),
+                 std::string("Z28061.Attr12 ok: 30 s"));
+        const std::string utf8 =
+            "Zürich ✓ \xf0\x9f\x98\x80 \\n stays"; // printable non-ASCII, a literal backslash-n
         QCOMPARE(escapeLogText(utf8), utf8);
         QCOMPARE(escapeLogText(std::string_view()), std::string());
     }
@@ -20,32 +22,49 @@ private slots:
     // The forged-line attack: one line, the ESC visible.
     void newlinesAndEscapesAreEscaped()
     {
-        const std::string attack = "x\nstormwatch.gateway: fault: STA wedged for 999999 ms\x1b[31mRED";
-        QCOMPARE(escapeLogText(attack),
-                 std::string("x\\nstormwatch.gateway: fault: STA wedged for 999999 ms\\x1b[31mRED"));
-        QCOMPARE(escapeLogText(std::string_view("a\rb\tc\x7f" "d\x01")), std::string("a\\rb\\tc\\x7fd\\x01"));
+        const std::string attack =
+            "x\nstormwatch.gateway: fault: STA wedged for 999999 ms\x1b[31mRED";
+        QCOMPARE(
+            escapeLogText(attack),
+            std::string("x\\nstormwatch.gateway: fault: STA wedged for 999999 ms\\x1b[31mRED"));
+        QCOMPARE(escapeLogText(std::string_view("a\rb\tc\x7f"
+                                                "d\x01")),
+                 std::string("a\\rb\\tc\\x7fd\\x01"));
         QCOMPARE(escapeLogText(std::string_view("nul\0end", 7)), std::string("nul\\x00end"));
     }
 
     void unicodeControlsAndLineSeparatorsAreEscaped()
     {
-        QCOMPARE(escapeLogText(std::string_view("a\xc2\x9b" "31mb")), std::string("a\\u009b31mb")); // C1 CSI
-        QCOMPARE(escapeLogText(std::string_view("a\xc2\x85" "b")), std::string("a\\u0085b"));       // NEL
-        QCOMPARE(escapeLogText(std::string_view("a\xe2\x80\xa8" "b\xe2\x80\xa9")), std::string("a\\u2028b\\u2029"));
+        QCOMPARE(escapeLogText(std::string_view("a\xc2\x9b"
+                                                "31mb")),
+                 std::string("a\\u009b31mb")); // C1 CSI
+        QCOMPARE(escapeLogText(std::string_view("a\xc2\x85"
+                                                "b")),
+                 std::string("a\\u0085b")); // NEL
+        QCOMPARE(escapeLogText(std::string_view("a\xe2\x80\xa8"
+                                                "b\xe2\x80\xa9")),
+                 std::string("a\\u2028b\\u2029"));
     }
 
     void bytesThatAreNotUtf8AreEscaped()
     {
-        QCOMPARE(escapeLogText(std::string_view("a\xff" "b")), std::string("a\\xffb"));
-        QCOMPARE(escapeLogText(std::string_view("\xc0\xaf")), std::string("\\xc0\\xaf"));        // overlong '/'
-        QCOMPARE(escapeLogText(std::string_view("\xed\xa0\x80")), std::string("\\xed\\xa0\\x80")); // a surrogate
-        QCOMPARE(escapeLogText(std::string_view("end\xe2\x82")), std::string("end\\xe2\\x82"));  // cut short
-        QCOMPARE(escapeLogText(std::string_view("\xf4\x90\x80\x80")), std::string("\\xf4\\x90\\x80\\x80")); // > U+10FFFF
+        QCOMPARE(escapeLogText(std::string_view("a\xff"
+                                                "b")),
+                 std::string("a\\xffb"));
+        QCOMPARE(escapeLogText(std::string_view("\xc0\xaf")),
+                 std::string("\\xc0\\xaf")); // overlong '/'
+        QCOMPARE(escapeLogText(std::string_view("\xed\xa0\x80")),
+                 std::string("\\xed\\xa0\\x80")); // a surrogate
+        QCOMPARE(escapeLogText(std::string_view("end\xe2\x82")),
+                 std::string("end\\xe2\\x82")); // cut short
+        QCOMPARE(escapeLogText(std::string_view("\xf4\x90\x80\x80")),
+                 std::string("\\xf4\\x90\\x80\\x80")); // > U+10FFFF
     }
 
     void escapingTwiceChangesNothing()
     {
-        for (const std::string& s : {std::string("x\n\x1b[0m\\n\xc2\x9b\xff"), std::string("plain"), std::string("\\x1b")}) {
+        for (const std::string& s : {std::string("x\n\x1b[0m\\n\xc2\x9b\xff"), std::string("plain"),
+                                     std::string("\\x1b")}) {
             const std::string once = escapeLogText(s);
             QCOMPARE(escapeLogText(once), once);
             QVERIFY(once.find('\n') == std::string::npos && once.find('\x1b') == std::string::npos);
@@ -57,7 +76,8 @@ private slots:
         const std::string name = std::string(1 << 20, 'a');
         QCOMPARE(escapeLogText(name, 8), std::string("aaaaaaaa...(+1048568 bytes)"));
         // "é" is two bytes: a cut inside it backs up to before it.
-        QCOMPARE(escapeLogText(std::string_view("abc\xc3\xa9xyz"), 4), std::string("abc...(+5 bytes)"));
+        QCOMPARE(escapeLogText(std::string_view("abc\xc3\xa9xyz"), 4),
+                 std::string("abc...(+5 bytes)"));
         QCOMPARE(escapeLogText(std::string_view("short"), 8), std::string("short"));
     }
 

@@ -163,17 +163,18 @@ private slots:
         QCOMPARE(errors.size(), 2);
         QCOMPARE(errors[0].message(),
                  QString("TagSubscribeRetryIntervalMs = 3600001 is invalid: must be 10..3600000"));
-        QCOMPARE(errors[1].message(),
-                 QString("TagSubscribeRetryMaxIntervalMs = 3600001 is invalid: must be <= 3600000"));
+        QCOMPARE(
+            errors[1].message(),
+            QString("TagSubscribeRetryMaxIntervalMs = 3600001 is invalid: must be <= 3600000"));
     }
 
     // A value quoted in an error is cut: a file may hold a megabyte where a number belongs.
     void echoedValuesAreCut()
     {
         QList<OptionError> errors;
-        QVERIFY(!optionsFromJson(QJsonObject{{"MxCommandTimeoutMs", QString(1 << 20, 'x')},
-                                             {QString(1 << 20, 'k'), 1}},
-                                 &errors));
+        QVERIFY(!optionsFromJson(
+            QJsonObject{{"MxCommandTimeoutMs", QString(1 << 20, 'x')}, {QString(1 << 20, 'k'), 1}},
+            &errors));
         QCOMPARE(errors.size(), 2);
         for (const OptionError& e : errors)
             QVERIFY2(e.value.size() <= 70, qPrintable(e.value.left(100)));
@@ -209,7 +210,8 @@ private slots:
     {
         QList<OptionError> errors;
         const auto o = optionsFromJson(
-            QJsonObject{{"TagSubscribeRetryIntervalMs", 200}, {"MxCommandTimeoutMs", 20500}}, &errors);
+            QJsonObject{{"TagSubscribeRetryIntervalMs", 200}, {"MxCommandTimeoutMs", 20500}},
+            &errors);
         QVERIFY(errors.isEmpty());
         QVERIFY(o.has_value());
         ClientOptions expected;
@@ -221,7 +223,8 @@ private slots:
     // Defect 7: these validated but were never read; the recovery lever carries them.
     void recoveryKeysPointToTheRecoveryLever()
     {
-        for (const char* key : {"RecoverySeconds", "FailuresToEnterRecovery", "FailuresWindowSeconds"}) {
+        for (const char* key :
+             {"RecoverySeconds", "FailuresToEnterRecovery", "FailuresWindowSeconds"}) {
             QList<OptionError> errors;
             QVERIFY(!optionsFromJson(QJsonObject{{key, 10}}, &errors).has_value());
             QCOMPARE(errors.size(), 1);
@@ -293,8 +296,10 @@ private slots:
             "TagSubscribeRetryIntervalMs = \"5000\" is invalid: must be a whole number"));
         QVERIFY(
             messages.contains("MxCommandTimeoutMs = 1500.5 is invalid: must be a whole number"));
-        QVERIFY(messages.contains("ReconnectBackoffFloorMs = true is invalid: must be a whole number"));
-        QVERIFY(messages.contains("ReconnectBackoffMaxMs = [1] is invalid: must be a whole number"));
+        QVERIFY(
+            messages.contains("ReconnectBackoffFloorMs = true is invalid: must be a whole number"));
+        QVERIFY(
+            messages.contains("ReconnectBackoffMaxMs = [1] is invalid: must be a whole number"));
     }
 
     void jsonAppliesTheRules()
@@ -350,10 +355,10 @@ private slots:
     {
         QCOMPARE(optionKeys(),
                  QStringList({"TagSubscribeRetryIntervalMs", "TagSubscribeRetryMaxIntervalMs",
-                              "TagSubscribeInFlightCeilingMs", "TagSubscribeInFlightCeilingMarginMs",
-                              "MxCommandTimeoutMs", "MxSupervisoryAdviseParallelism",
-                              "ReconnectBackoffFloorMs", "ReconnectBackoffMaxMs",
-                              "AlarmSubscribeRetryIntervalMs"}));
+                              "TagSubscribeInFlightCeilingMs",
+                              "TagSubscribeInFlightCeilingMarginMs", "MxCommandTimeoutMs",
+                              "MxSupervisoryAdviseParallelism", "ReconnectBackoffFloorMs",
+                              "ReconnectBackoffMaxMs", "AlarmSubscribeRetryIntervalMs"}));
     }
 };
 

@@ -123,8 +123,8 @@ private slots:
         QVERIFY(!gate.check().allowed);
     }
 
-    // Manual run "window": FailuresToEnterRecovery 7, FailuresWindowSeconds 30. Batches spread wider
-    // than the window never add up; recovery starts only with the last batch.
+    // Manual run "window": FailuresToEnterRecovery 7, FailuresWindowSeconds 30. Batches spread
+    // wider than the window never add up; recovery starts only with the last batch.
     void windowedPrRun_failuresWiderThanWindowNeverAccumulate()
     {
         VirtualScheduler sched;

@@ -5,7 +5,6 @@
 #include <QEventLoop>
 #include <QTimer>
 #include <QtTest>
-
 #include <thread>
 #include <vector>
 
@@ -149,7 +148,10 @@ private slots:
         QtScheduler s;
         std::vector<int> order;
         QEventLoop loop;
-        s.callAfter(6ms, [&] { order.push_back(2); loop.quit(); });
+        s.callAfter(6ms, [&] {
+            order.push_back(2);
+            loop.quit();
+        });
         s.callAfter(1ms, [&] { order.push_back(1); });
         const TimerId cancelled = s.callAfter(3ms, [&] { order.push_back(99); });
         QVERIFY(s.cancel(cancelled));
@@ -164,7 +166,12 @@ private slots:
         QtScheduler s;
         QEventLoop loop;
         Qt::HANDLE ranOn = nullptr;
-        std::thread other([&] { s.post([&] { ranOn = QThread::currentThreadId(); loop.quit(); }); });
+        std::thread other([&] {
+            s.post([&] {
+                ranOn = QThread::currentThreadId();
+                loop.quit();
+            });
+        });
         QTimer::singleShot(5000, &loop, &QEventLoop::quit);
         loop.exec();
         other.join();

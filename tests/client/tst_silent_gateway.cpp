@@ -32,7 +32,8 @@ struct Harness {
         c.start();
         sub = c.addSubscriber(
             {"Area1.Pump1.Speed"}, [](const std::vector<TagUpdate>&) {},
-            [this](bool good) { quality.push_back(good); }, [this](bool responsive) { liveness.push_back(responsive); });
+            [this](bool good) { quality.push_back(good); },
+            [this](bool responsive) { liveness.push_back(responsive); });
         s.runFor(1s);
         quality.clear(); // the first session's
     }
@@ -83,8 +84,9 @@ private slots:
     {
         Harness h;
         h.port.finish(keepaliveTimeout());
-        h.port.openFails = RpcStatus{grpc::StatusCode::UNAVAILABLE, "failed to connect to all addresses; last "
-                                                                    "error: Connection refused"};
+        h.port.openFails =
+            RpcStatus{grpc::StatusCode::UNAVAILABLE, "failed to connect to all addresses; last "
+                                                     "error: Connection refused"};
         h.s.runFor(5s);
         QCOMPARE(h.quality, std::vector<bool>{false});
         QCOMPARE(h.c.stateText(), std::string("unreachable"));

@@ -51,7 +51,7 @@ private slots:
         QVERIFY(!h.watch.updated(0)); // it was fresh
         h.s.runFor(9s);               // t = 16: 9 s since the update
         QVERIFY(h.went.empty());
-        h.s.runFor(1s);               // t = 17: exactly the limit
+        h.s.runFor(1s); // t = 17: exactly the limit
         QCOMPARE(h.went.size(), std::size_t(1));
         QCOMPARE(h.went[0].first, Time(17s));
         QVERIFY(h.watch.updated(0)); // it was stale
@@ -81,7 +81,8 @@ private slots:
     {
         std::vector<std::vector<int>> calls;
         VirtualScheduler s;
-        TagAgeWatch watch(s, {3s, 3s, 4s}, [&](const std::vector<int>& tags) { calls.push_back(tags); });
+        TagAgeWatch watch(s, {3s, 3s, 4s},
+                          [&](const std::vector<int>& tags) { calls.push_back(tags); });
         watch.start();
         s.runFor(10s);
         const std::vector<std::vector<int>> expected{{0, 1}, {2}};
@@ -99,7 +100,7 @@ private slots:
         h.s.runFor(30s);
         QCOMPARE(h.went.size(), std::size_t(1)); // nothing while stopped
         QVERIFY(!h.watch.updated(0));            // an update while stopped is no event either
-        h.watch.start();                          // t = 42
+        h.watch.start();                         // t = 42
         h.s.runFor(9s);
         QCOMPARE(h.went.size(), std::size_t(1));
         h.s.runFor(1s);
@@ -129,7 +130,8 @@ private slots:
         QVERIFY(!watch.updated(0));
         QVERIFY(!watch.stale(0));
         QCOMPARE(watch.limit(0), Duration{0});
-        TagAgeWatch zeros(s, {0s, 0s}, [](const std::vector<int>&) { QFAIL("no tag has a limit"); });
+        TagAgeWatch zeros(s, {0s, 0s},
+                          [](const std::vector<int>&) { QFAIL("no tag has a limit"); });
         zeros.start();
         QCOMPARE(s.pending(), std::size_t(0));
     }

@@ -5,7 +5,6 @@
 #include "client/virtual_scheduler.h"
 
 #include <QtTest>
-
 #include <memory>
 #include <random>
 #include <vector>
@@ -37,7 +36,10 @@ struct Harness {
             rng.seed(seed);
         }
         guard = std::make_unique<TagSubscribeGuard>(
-            sched, timing, policy, [this](std::uint64_t id) { sent.push_back({sched.now(), id}); },
+            sched, timing, policy,
+            [this](std::uint64_t id) {
+                sent.push_back({sched.now(), id});
+            },
             [this] {
                 return randomJitter ? std::uniform_real_distribution<double>(0, 1)(rng) : 0.5;
             });
@@ -57,7 +59,7 @@ struct Harness {
     int count(GuardEventKind kind) const
     {
         return int(std::count_if(events.begin(), events.end(),
-                                  [&](const GuardEvent& e) { return e.kind == kind; }));
+                                 [&](const GuardEvent& e) { return e.kind == kind; }));
     }
 };
 
@@ -92,7 +94,8 @@ private slots:
     void aConfirmedGuardSubscribesAgainWhenItsTagsAreLost()
     {
         GuardPolicy preFix;
-        preFix.inflightGuard = preFix.backoff = preFix.confirmedFlag = preFix.resubscribeOnRestore = false;
+        preFix.inflightGuard = preFix.backoff = preFix.confirmedFlag = preFix.resubscribeOnRestore =
+            false;
         for (const GuardPolicy& policy : {GuardPolicy{}, preFix}) {
             Harness h(timing(200, 200, 2000), policy);
             h.guard->start();
@@ -492,7 +495,7 @@ private slots:
     {
         Harness h(timing(200, 800, 300));
         h.guard->start();
-        h.sched.runUntil(400ms); // skip at 200, presumed lost + interval at 400
+        h.sched.runUntil(400ms);            // skip at 200, presumed lost + interval at 400
         h.reply(h.sent[0].id, true);        // stale
         h.reply(h.lastId(), false, "boom"); // failed + interval; retry at 1200 ms
         h.sched.runUntil(1900ms);

@@ -3,12 +3,11 @@
 // job's done callback comes on the owner's thread, or not at all once the host was joined.
 #include "client/thread_host.h"
 
+#include <QElapsedTimer>
 #include <QPointer>
 #include <QSemaphore>
-#include <QElapsedTimer>
 #include <QThread>
 #include <QtTest>
-
 #include <atomic>
 #include <memory>
 
@@ -87,10 +86,9 @@ private slots:
         ThreadHost host(QStringLiteral("test-job"));
         std::atomic<bool> ran{false};
         bool done = false;
-        host.run([&] { ran = true; },
-                 [&] {
-                     done = QThread::currentThread() == QCoreApplication::instance()->thread();
-                 });
+        host.run(
+            [&] { ran = true; },
+            [&] { done = QThread::currentThread() == QCoreApplication::instance()->thread(); });
         QTRY_VERIFY(done);
         QVERIFY(ran.load());
         QVERIFY(!host.running());
@@ -194,7 +192,8 @@ private slots:
         std::atomic<int> second{-100};
         host.run([] {}, {}, ThreadHost::Priority::Background);
         host.join();
-        host.run([&] { second = getpriority(PRIO_PROCESS, id_t(gettid())); }, {}, ThreadHost::Priority::Background);
+        host.run([&] { second = getpriority(PRIO_PROCESS, id_t(gettid())); }, {},
+                 ThreadHost::Priority::Background);
         host.join();
         QCOMPARE(second.load(), std::max(own, 10));
         QCOMPARE(getpriority(PRIO_PROCESS, id_t(gettid())), own); // only the job's thread

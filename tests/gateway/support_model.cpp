@@ -85,7 +85,8 @@ MxCommand write(int serverHandle, int itemHandle, double value, int userId)
     return c;
 }
 
-AnswerPtr send(GatewayModel& model, const std::string& sessionId, const MxCommand& command, const std::string& correlationId)
+AnswerPtr send(GatewayModel& model, const std::string& sessionId, const MxCommand& command,
+               const std::string& correlationId)
 {
     auto answer = std::make_shared<Answer>();
     MxCommandRequest request;
@@ -102,13 +103,15 @@ AnswerPtr send(GatewayModel& model, const std::string& sessionId, const MxComman
     return answer;
 }
 
-Opened open(GatewayModel& model, VirtualScheduler& scheduler, std::optional<Duration> commandTimeout)
+Opened open(GatewayModel& model, VirtualScheduler& scheduler,
+            std::optional<Duration> commandTimeout)
 {
     OpenSessionRequest request;
     request.set_client_name("test");
     if (commandTimeout) {
         request.mutable_command_timeout()->set_seconds(commandTimeout->count() / 1'000'000);
-        request.mutable_command_timeout()->set_nanos(static_cast<int>(commandTimeout->count() % 1'000'000) * 1000);
+        request.mutable_command_timeout()->set_nanos(
+            static_cast<int>(commandTimeout->count() % 1'000'000) * 1000);
     }
     auto result = std::make_shared<std::optional<Opened>>();
     model.openSession(request, [result](CallStatus st, OpenSessionReply reply) {
@@ -116,7 +119,8 @@ Opened open(GatewayModel& model, VirtualScheduler& scheduler, std::optional<Dura
     });
     while (!*result && scheduler.runNext()) {
     }
-    return result->value_or(Opened{CallStatus::error(grpc::StatusCode::INTERNAL, "never answered"), {}});
+    return result->value_or(
+        Opened{CallStatus::error(grpc::StatusCode::INTERNAL, "never answered"), {}});
 }
 
 CallStatus close(GatewayModel& model, VirtualScheduler& scheduler, const std::string& sessionId)

@@ -33,12 +33,13 @@ mxgateway::v1::MxCommand addItemBulk(int serverHandle, const std::vector<std::st
 mxgateway::v1::MxCommand advise(int serverHandle, int itemHandle);
 mxgateway::v1::MxCommand adviseSupervisory(int serverHandle, int itemHandle);
 mxgateway::v1::MxCommand adviseItemBulk(int serverHandle, const std::vector<int>& itemHandles);
-mxgateway::v1::MxCommand subscribeBulk(int serverHandle, const std::vector<std::string>& tags, bool supervisory);
+mxgateway::v1::MxCommand subscribeBulk(int serverHandle, const std::vector<std::string>& tags,
+                                       bool supervisory);
 mxgateway::v1::MxCommand write(int serverHandle, int itemHandle, double value, int userId);
 
 // Sends one Invoke; the returned answer fills in when the model calls done.
-AnswerPtr send(GatewayModel& model, const std::string& sessionId, const mxgateway::v1::MxCommand& command,
-               const std::string& correlationId = {});
+AnswerPtr send(GatewayModel& model, const std::string& sessionId,
+               const mxgateway::v1::MxCommand& command, const std::string& correlationId = {});
 
 // Opens a session (running the scheduler until answered); empty id when refused.
 struct Opened {
@@ -46,7 +47,8 @@ struct Opened {
     mxgateway::v1::OpenSessionReply reply;
     std::string id() const { return reply.session_id(); }
 };
-Opened open(GatewayModel& model, VirtualScheduler& scheduler, std::optional<Duration> commandTimeout = std::nullopt);
+Opened open(GatewayModel& model, VirtualScheduler& scheduler,
+            std::optional<Duration> commandTimeout = std::nullopt);
 
 // Closes a session (running the scheduler until answered); the close's status.
 CallStatus close(GatewayModel& model, VirtualScheduler& scheduler, const std::string& sessionId);

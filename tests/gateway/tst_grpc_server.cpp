@@ -2,17 +2,14 @@
 // generic stub for the health and reflection services, whose protos Debian does not ship).
 #include "gateway/mock_gateway_server.h"
 #include "gateway/stream_reactor.h"
-
 #include "mock_control.grpc.pb.h"
 #include "mxaccess_gateway.grpc.pb.h"
 
-#include <grpcpp/generic/generic_stub.h>
-#include <grpcpp/grpcpp.h>
-
 #include <QElapsedTimer>
 #include <QTest>
-
 #include <future>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 
 using namespace stormwatch;
 using namespace stormwatch::gateway;
@@ -33,13 +30,15 @@ struct Client {
     std::unique_ptr<mock::MockGatewayControl::Stub> control;
 
     explicit Client(int port)
-        : channel(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()))
-        , gateway(MxAccessGateway::NewStub(channel))
-        , control(mock::MockGatewayControl::NewStub(channel))
+        : channel(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                      grpc::InsecureChannelCredentials())),
+          gateway(MxAccessGateway::NewStub(channel)),
+          control(mock::MockGatewayControl::NewStub(channel))
     {
     }
 
-    grpc::Status open(OpenSessionReply& reply, std::optional<std::chrono::milliseconds> timeout = std::nullopt)
+    grpc::Status open(OpenSessionReply& reply,
+                      std::optional<std::chrono::milliseconds> timeout = std::nullopt)
     {
         grpc::ClientContext ctx;
         ctx.set_deadline(in(5s));
@@ -47,7 +46,8 @@ struct Client {
         req.set_client_name("tst_grpc_server");
         if (timeout) {
             req.mutable_command_timeout()->set_seconds(timeout->count() / 1000);
-            req.mutable_command_timeout()->set_nanos(static_cast<int>(timeout->count() % 1000) * 1'000'000);
+            req.mutable_command_timeout()->set_nanos(static_cast<int>(timeout->count() % 1000) *
+                                                     1'000'000);
         }
         return gateway->OpenSession(&ctx, req, &reply);
     }
@@ -246,7 +246,8 @@ void TestGrpcServer::dataChangesArriveOnTheEventStream()
     ctx.TryCancel();
     reader->Finish();
     // The server forgets the cancelled stream.
-    QTRY_VERIFY_WITH_TIMEOUT(m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 0, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 0, 5000);
 }
 
 void TestGrpcServer::deadlineExceededUnderAWedge()
@@ -265,11 +266,11 @@ void TestGrpcServer::deadlineExceededUnderAWedge()
     const auto st = client.invoke(session.session_id(), subscribeBulk(sh, 244, true), reply, 10s);
     QCOMPARE(st.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
     // The gateway's deadline (300 ms), not the client's (10 s).
-    QVERIFY2(QString::fromStdString(st.error_message()).contains("command timeout"), st.error_message().c_str());
+    QVERIFY2(QString::fromStdString(st.error_message()).contains("command timeout"),
+             st.error_message().c_str());
     QVERIFY(wall.elapsed() < 5000);
-    const auto counts = m_server->runOnModel([](GatewayModel& m) {
-        return std::pair(m.deadlineExceeded(), m.staQueueDepth());
-    });
+    const auto counts = m_server->runOnModel(
+        [](GatewayModel& m) { return std::pair(m.deadlineExceeded(), m.staQueueDepth()); });
     QCOMPARE(counts.first, std::int64_t(1));
     QCOMPARE(counts.second, std::size_t(1)); // still queued behind the wedge
 }
@@ -284,7 +285,8 @@ void TestGrpcServer::restartEndsStreamsAndRefusesSessions()
     StreamEventsRequest req;
     req.set_session_id(session.session_id());
     auto reader = client.gateway->StreamEvents(&ctx, req);
-    QTRY_VERIFY_WITH_TIMEOUT(m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 1, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 1, 5000);
 
     mock::FaultRequest restart;
     restart.mutable_restart()->set_downtime_s(0.5);
@@ -302,7 +304,8 @@ void TestGrpcServer::restartEndsStreamsAndRefusesSessions()
     MxCommandReply reply;
     MxCommand reg;
     reg.mutable_register_();
-    QCOMPARE(client.invoke(session.session_id(), reg, reply).error_code(), grpc::StatusCode::NOT_FOUND);
+    QCOMPARE(client.invoke(session.session_id(), reg, reply).error_code(),
+             grpc::StatusCode::NOT_FOUND);
 }
 
 void TestGrpcServer::healthServiceReportsServing()
@@ -329,7 +332,8 @@ void TestGrpcServer::reflectionListsTheGatewayService()
     grpc::CompletionQueue cq;
     grpc::ClientContext ctx;
     ctx.set_deadline(in(5s));
-    auto call = stub.PrepareCall(&ctx, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
+    auto call = stub.PrepareCall(
+        &ctx, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
     int tags[4];
     call->StartCall(&tags[0]);
     QVERIFY(await(cq, &tags[0]));
@@ -413,7 +417,8 @@ void TestGrpcServer::stopFinishesOpenStreams()
     StreamEventsRequest req;
     req.set_session_id(session.session_id());
     auto reader = client.gateway->StreamEvents(&ctx, req);
-    QTRY_VERIFY_WITH_TIMEOUT(m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 1, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 1, 5000);
     // A call stuck behind a wedge is answered too.
     m_server->runOnModel([](GatewayModel& m) { m.wedge(std::chrono::seconds(60)); });
     auto pending = std::async(std::launch::async, [&] {
@@ -422,7 +427,8 @@ void TestGrpcServer::stopFinishesOpenStreams()
         reg.mutable_register_();
         return client.invoke(session.session_id(), reg, reply, 10s).error_code();
     });
-    QTRY_VERIFY_WITH_TIMEOUT(m_server->runOnModel([](GatewayModel& m) { return m.staQueueDepth(); }) == 1, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_server->runOnModel([](GatewayModel& m) { return m.staQueueDepth(); }) == 1, 5000);
 
     QElapsedTimer wall;
     wall.start();
@@ -480,7 +486,8 @@ void TestGrpcServer::stalledReaderBacklogIsBoundedAndFreed()
     StreamEventsRequest req;
     req.set_session_id(session.session_id());
     auto reader = stalledStub->StreamEvents(&ctx, req);
-    QTRY_VERIFY_WITH_TIMEOUT(m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 1, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 1, 5000);
     MxCommandReply reply;
     QVERIFY(client.invoke(session.session_id(), subscribeBulk(sh, kTags, true), reply).ok());
 
@@ -509,8 +516,10 @@ void TestGrpcServer::stalledReaderBacklogIsBoundedAndFreed()
     // The client goes away: its backlog goes with it.
     ctx.TryCancel();
     reader->Finish();
-    QTRY_VERIFY_WITH_TIMEOUT(m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 0, 5000);
-    QTRY_VERIFY_WITH_TIMEOUT(stats().stream_backlog_messages() == 0 && stats().stream_backlog_items() == 0, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 0, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        stats().stream_backlog_messages() == 0 && stats().stream_backlog_items() == 0, 5000);
     QVERIFY(stats().stream_updates_coalesced() >= coalesced);
 }
 

@@ -1,11 +1,10 @@
-// ItemTable: a session's items by handle, with the flat list the data tick walks. The list must always be the live items in handle order, whatever order they
-// were added or removed in, and the tick batch must follow it.
+// ItemTable: a session's items by handle, with the flat list the data tick walks. The list must
+// always be the live items in handle order, whatever order they were added or removed in, and the
+// tick batch must follow it.
+#include "gateway/session.h"
 #include "support_model.h"
 
-#include "gateway/session.h"
-
 #include <QTest>
-
 #include <cmath>
 #include <functional>
 
@@ -37,7 +36,8 @@ std::vector<std::int32_t> handlesOf(ItemTable& table)
     std::vector<std::int32_t> handles;
     for (const ItemTable::Hot& entry : table.flat()) {
         // Each entry is the table's own item's: its server handle, and the entry hot() finds.
-        if (!table.contains(entry.handle) || table.at(entry.handle).serverHandle != entry.serverHandle ||
+        if (!table.contains(entry.handle) ||
+            table.at(entry.handle).serverHandle != entry.serverHandle ||
             table.hot(entry.handle) != &entry || !entry.live)
             return {-1};
         handles.push_back(entry.handle);
@@ -93,7 +93,7 @@ void TestItemTable::flatListFollowsManyErasesBetweenWalks()
     QCOMPARE(handlesOf(table), expected);
     for (std::int32_t h = 2; h <= 100; h += 3) // between two walks, some erased ...
         QCOMPARE(table.erase(h), std::size_t(1));
-    table.erase(table.find(100));              // ... the last one too
+    table.erase(table.find(100)); // ... the last one too
     std::erase_if(expected, [](std::int32_t h) { return h % 3 == 2 || h == 100; });
     QCOMPARE(handlesOf(table), expected);
     QCOMPARE(table.erase(2), std::size_t(0)); // already gone: nothing changes
@@ -146,7 +146,6 @@ void TestItemTable::tickBatchSkipsRemovedItemsAndTakesNewOnesInHandleOrder()
     QCOMPARE(changes[0].source_timestamp().seconds(), changes[3].source_timestamp().seconds());
     QCOMPARE(changes[0].source_timestamp().nanos(), changes[3].source_timestamp().nanos());
 }
-
 
 // The tick reads an item's value and whether it is advised from its flat entry alone: the
 // entry keeps the value across inserts and erases around it, and follows the advise state.
@@ -224,7 +223,8 @@ void TestItemTable::tickAdvancesValuesOfAdvisedItemsOnlyAndWritesReachThem()
     sched.runFor(1s);
     QCOMPARE(log->events.size(), std::size_t(1));
     const double next = log->events[0].data_changes().changes(0).value().double_value();
-    QVERIFY(next != 500.0 && std::abs(next - 500.0) <= 0.5); // the walk went on from the written value
+    QVERIFY(next != 500.0 &&
+            std::abs(next - 500.0) <= 0.5); // the walk went on from the written value
 }
 
 QTEST_GUILESS_MAIN(TestItemTable)

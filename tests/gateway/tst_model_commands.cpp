@@ -1,12 +1,10 @@
 // GatewayModel on the VirtualScheduler: sessions, command semantics, STA cost and queue
 // arithmetic, FIFO order, command deadlines, queued commands of a closed session and the
 // outstanding-subscribe counter.
+#include "gateway/mock_control.h"
 #include "support_model.h"
 
-#include "gateway/mock_control.h"
-
 #include <QTest>
-
 #include <algorithm>
 #include <limits>
 
@@ -23,10 +21,14 @@ GatewayConfig costConfig(double commandMs = 2, double perItemMs = 0.5)
     c.dataHz = 0; // no data ticks: only the STA schedules events
     return c;
 }
-Duration ms(double v) { return Duration(static_cast<std::int64_t>(v * 1000)); }
+Duration ms(double v)
+{
+    return Duration(static_cast<std::int64_t>(v * 1000));
+}
 
 // OpenSession with a raw google.protobuf.Duration, as a hostile or careless client sends it.
-Opened openRaw(GatewayModel& model, VirtualScheduler& scheduler, std::int64_t seconds, std::int32_t nanos)
+Opened openRaw(GatewayModel& model, VirtualScheduler& scheduler, std::int64_t seconds,
+               std::int32_t nanos)
 {
     OpenSessionRequest request;
     request.mutable_command_timeout()->set_seconds(seconds);
@@ -128,30 +130,37 @@ void TestModelCommands::openSessionValidatesTheDurationByItsOwnRules_data()
     QTest::addColumn<int>("nanos");
     QTest::addColumn<QString>("rule"); // what the INVALID_ARGUMENT message must say
     constexpr qint64 kMax = 315'576'000'000;
-    const QString range =
-        QStringLiteral("command_timeout.seconds = %1: must be within +-315576000000 (google.protobuf.Duration)");
-    QTest::newRow("10^12 s (echoed wrapped before)") << qint64(1'000'000'000'000) << 0 << range.arg(1'000'000'000'000);
+    const QString range = QStringLiteral(
+        "command_timeout.seconds = %1: must be within +-315576000000 (google.protobuf.Duration)");
+    QTest::newRow("10^12 s (echoed wrapped before)")
+        << qint64(1'000'000'000'000) << 0 << range.arg(1'000'000'000'000);
     QTest::newRow("INT64_MAX s (UBSan overflow before)")
         << std::numeric_limits<qint64>::max() << 0 << range.arg(std::numeric_limits<qint64>::max());
     QTest::newRow("just above the range") << kMax + 1 << 0 << range.arg(kMax + 1);
     QTest::newRow("INT64_MIN s") << std::numeric_limits<qint64>::min() << 0
                                  << range.arg(std::numeric_limits<qint64>::min());
-    QTest::newRow("nanos 10^9") << qint64(1) << 1'000'000'000
-                                << QStringLiteral("command_timeout.nanos = 1000000000: must be within +-999999999 "
-                                                  "(google.protobuf.Duration)");
-    QTest::newRow("nanos INT32_MIN") << qint64(0) << std::numeric_limits<int>::min()
-                                     << QStringLiteral("command_timeout.nanos = -2147483648: must be within "
-                                                      "+-999999999 (google.protobuf.Duration)");
+    QTest::newRow("nanos 10^9")
+        << qint64(1) << 1'000'000'000
+        << QStringLiteral("command_timeout.nanos = 1000000000: must be within +-999999999 "
+                          "(google.protobuf.Duration)");
+    QTest::newRow("nanos INT32_MIN")
+        << qint64(0) << std::numeric_limits<int>::min()
+        << QStringLiteral("command_timeout.nanos = -2147483648: must be within "
+                          "+-999999999 (google.protobuf.Duration)");
     QTest::newRow("positive seconds, negative nanos")
-        << qint64(5) << -1 << QStringLiteral("command_timeout = 5 s -1 ns: nanos must have the sign of seconds "
-                                         "(google.protobuf.Duration)");
+        << qint64(5) << -1
+        << QStringLiteral("command_timeout = 5 s -1 ns: nanos must have the sign of seconds "
+                          "(google.protobuf.Duration)");
     QTest::newRow("negative seconds, positive nanos")
-        << qint64(-5) << 1 << QStringLiteral("command_timeout = -5 s 1 ns: nanos must have the sign of seconds "
-                                         "(google.protobuf.Duration)");
+        << qint64(-5) << 1
+        << QStringLiteral("command_timeout = -5 s 1 ns: nanos must have the sign of seconds "
+                          "(google.protobuf.Duration)");
     QTest::newRow("zero") << qint64(0) << 0 << QStringLiteral("command_timeout = 0 s: must be > 0");
-    QTest::newRow("negative") << qint64(-1) << -500 << QStringLiteral("command_timeout = -1 s -500 ns: must be > 0");
-    QTest::newRow("most negative valid") << -kMax << -999'999'999
-                                         << QStringLiteral("command_timeout = -315576000000 s -999999999 ns: must be > 0");
+    QTest::newRow("negative") << qint64(-1) << -500
+                              << QStringLiteral("command_timeout = -1 s -500 ns: must be > 0");
+    QTest::newRow("most negative valid")
+        << -kMax << -999'999'999
+        << QStringLiteral("command_timeout = -315576000000 s -999999999 ns: must be > 0");
 }
 
 void TestModelCommands::openSessionValidatesTheDurationByItsOwnRules()
@@ -193,7 +202,8 @@ void TestModelCommands::openSessionClampsTheCommandTimeoutTo24Hours()
     GatewayModel model(sched, costConfig());
     for (const Case& c : cases) {
         const auto o = openRaw(model, sched, c.seconds, c.nanos);
-        const QByteArray what = QByteArray::number(qint64(c.seconds)) + " s " + QByteArray::number(c.nanos) + " ns";
+        const QByteArray what =
+            QByteArray::number(qint64(c.seconds)) + " s " + QByteArray::number(c.nanos) + " ns";
         QVERIFY2(o.status.ok(), what + ": " + o.status.message.c_str());
         QVERIFY2(o.reply.default_command_timeout().seconds() == c.echoSeconds, what);
         QVERIFY2(o.reply.default_command_timeout().nanos() == c.echoNanos, what);
@@ -208,8 +218,9 @@ void TestModelCommands::defaultCommandTimeoutAbove24HoursIsInvalidConfig()
     config.defaultCommandTimeout = 24h;
     QCOMPARE(validateConfig(config), std::string());
     config.defaultCommandTimeout = 24h + Duration(1);
-    QCOMPARE(validateConfig(config), std::string("default_command_timeout_s = 86400: must be > 0 and <= 86400 "
-                                                 "(the maximum command timeout)"));
+    QCOMPARE(validateConfig(config),
+             std::string("default_command_timeout_s = 86400: must be > 0 and <= 86400 "
+                         "(the maximum command timeout)"));
 }
 
 void TestModelCommands::oldGatewayAdvertisesNineCapabilities()
@@ -466,7 +477,8 @@ void TestModelCommands::supervisoryFlagIgnoredByOldGateway()
         QVERIFY(!state->supervisory);
     }
     // ... so a write without a user now fails: the reason a client must not send it blind.
-    auto w = send(model, id, write(sh, sub->reply.subscribe_bulk().results(0).item_handle(), 1.5, 0));
+    auto w =
+        send(model, id, write(sh, sub->reply.subscribe_bulk().results(0).item_handle(), 1.5, 0));
     QVERIFY(runUntilAnswered(sched, w));
     QVERIFY(!w->reply.success());
 }
@@ -585,7 +597,8 @@ void TestModelCommands::removedHandlesAreHandedOutAgainLowestFirstWhenConfigured
         std::vector<int> next;
         for (const auto& r : again->reply.subscribe_bulk().results())
             next.push_back(r.item_handle());
-        const std::vector<int> expected = reuse ? std::vector<int>{2, 3, 5} : std::vector<int>{5, 6, 7};
+        const std::vector<int> expected =
+            reuse ? std::vector<int>{2, 3, 5} : std::vector<int>{5, 6, 7};
         QCOMPARE(next, expected);
         // The reused handle is the new item's: its tag, advised, in the data path.
         const auto* s = model.session(id);
@@ -658,7 +671,7 @@ void TestModelCommands::closeSessionDropsItsQueuedCommands()
 
     QVERIFY(close(model, sched, closing).ok());
     QCOMPARE(model.staQueueDepth(), std::size_t(1)); // only the other session's register
-    for (const auto& a : queued) { // answered, not left hanging
+    for (const auto& a : queued) {                   // answered, not left hanging
         QCOMPARE(a->calls, 1);
         QCOMPARE(a->status.code, StatusCode::CANCELLED);
         QCOMPARE(a->status.message, std::string("session closed"));
@@ -770,8 +783,7 @@ void TestModelCommands::outstandingSubscribesKeyedBySessionAndTagSet()
     auto reversed = tagsA;
     std::reverse(reversed.begin(), reversed.end());
     std::vector<AnswerPtr> answers = {
-        send(model, one, addItemBulk(sh1, tagsA)),
-        send(model, one, addItemBulk(sh1, tagsB)),
+        send(model, one, addItemBulk(sh1, tagsA)), send(model, one, addItemBulk(sh1, tagsB)),
         send(model, one, addItemBulk(sh1, reversed)), // another list of addresses: another key
         send(model, two, addItemBulk(sh2, tagsA)),    // another session: another key
     };
@@ -798,7 +810,8 @@ void TestModelCommands::outstandingSubscribeEndsWithItsDeadlineOrAFailure()
     auto b = send(model, id, subscribeBulk(sh, tags, true));
     QVERIFY(runUntilAnswered(sched, b));
     QCOMPARE(b->status.code, StatusCode::DEADLINE_EXCEEDED);
-    QCOMPARE(model.outstandingSubscribes(id, tags), 0); // answered, though the STA still owes the work
+    QCOMPARE(model.outstandingSubscribes(id, tags),
+             0); // answered, though the STA still owes the work
     QCOMPARE(model.staQueueDepth(), std::size_t(2));
     sched.runFor(10s);
     QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 2);
@@ -867,7 +880,8 @@ void TestModelCommands::handleCountersStopAtTheEndOfTheirRange()
     QCOMPARE(takeHandle(counter), std::optional<std::int32_t>(1));
     QCOMPARE(takeHandle(counter), std::optional<std::int32_t>(2));
     counter = std::numeric_limits<std::int32_t>::max() - 1;
-    QCOMPARE(takeHandle(counter), std::optional<std::int32_t>(std::numeric_limits<std::int32_t>::max() - 1));
+    QCOMPARE(takeHandle(counter),
+             std::optional<std::int32_t>(std::numeric_limits<std::int32_t>::max() - 1));
     QCOMPARE(takeHandle(counter), std::nullopt);
     QCOMPARE(takeHandle(counter), std::nullopt); // and stays exhausted
 }

@@ -1,12 +1,10 @@
 // GatewayModel data source: rate, batching per session per tick, initial values, stream
 // cancellation, and the cost of a long virtual replay.
-#include "support_model.h"
-
 #include "gateway/grpc_services.h"
+#include "support_model.h"
 
 #include <QElapsedTimer>
 #include <QTest>
-
 #include <cmath>
 #include <map>
 
@@ -34,11 +32,14 @@ namespace {
 struct Fixture {
     VirtualScheduler sched;
     GatewayModel model;
-    explicit Fixture(double hz) : model(sched, [hz] {
-        GatewayConfig c;
-        c.dataHz = hz;
-        return c;
-    }()) {}
+    explicit Fixture(double hz)
+        : model(sched, [hz] {
+              GatewayConfig c;
+              c.dataHz = hz;
+              return c;
+          }())
+    {
+    }
     std::string subscribed(int tags, std::shared_ptr<StreamLog>& log)
     {
         const auto id = open(model, sched).id();
@@ -220,8 +221,9 @@ void TestModelData::sharedStreamBatchIsNotChangedWhileHeld()
     std::vector<std::shared_ptr<const MxEventBatch>> held;
     StreamEventsRequest req;
     req.set_session_id(id);
-    f.model.streamEventsShared(req, [&](const std::shared_ptr<const MxEventBatch>& e) { held.push_back(e); },
-                               [](CallStatus) {});
+    f.model.streamEventsShared(
+        req, [&](const std::shared_ptr<const MxEventBatch>& e) { held.push_back(e); },
+        [](CallStatus) {});
     auto wire = [](const MxEventBatch& e) { // every field, as the gRPC service sends it
         MxEvent w;
         encodeEvent(e, w);
@@ -237,8 +239,8 @@ void TestModelData::sharedStreamBatchIsNotChangedWhileHeld()
     QVERIFY(nextTick());
     const std::string first = wire(*held[0]);
     QVERIFY(nextTick());
-    QVERIFY(held[1] != held[0]);         // a held batch is not rebuilt ...
-    QCOMPARE(wire(*held[0]), first);     // ... nor changed
+    QVERIFY(held[1] != held[0]);     // a held batch is not rebuilt ...
+    QCOMPARE(wire(*held[0]), first); // ... nor changed
     QVERIFY(wire(*held[1]) != first);
     QCOMPARE(held[1]->changes.size(), std::size_t(3));
     const MxEventBatch* second = held[1].get();
@@ -262,15 +264,16 @@ void TestModelData::replayOf30MinutesIsCheap()
     }
     for (const auto& id : {std::string("session-1"), std::string("session-2")}) {
         req.set_session_id(id);
-        f.model.streamEvents(req, [&](const MxEventBatch& e) { changes += e.changes.size(); },
-                             [](CallStatus) {});
+        f.model.streamEvents(
+            req, [&](const MxEventBatch& e) { changes += e.changes.size(); }, [](CallStatus) {});
     }
     QElapsedTimer wall;
     wall.start();
     f.sched.runFor(30min);
     const auto elapsedMs = wall.elapsed();
     QCOMPARE(changes, std::size_t(2 * 244 * 1800));
-    qInfo("30 min virtual replay, 2 x 244 tags at 1 Hz: %lld ms wall", static_cast<long long>(elapsedMs));
+    qInfo("30 min virtual replay, 2 x 244 tags at 1 Hz: %lld ms wall",
+          static_cast<long long>(elapsedMs));
 #ifdef NDEBUG
     QVERIFY2(elapsedMs < 300, "the per-tick path must stay cheap");
 #else

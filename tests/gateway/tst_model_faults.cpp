@@ -1,11 +1,9 @@
 // GatewayModel faults on the VirtualScheduler: wedge, slow, drop replies, restart, kill, end
 // streams, source outage, refuse sessions, capability toggle; and seed determinism.
+#include "gateway/mock_control.h"
 #include "support_model.h"
 
-#include "gateway/mock_control.h"
-
 #include <QTest>
-
 #include <map>
 
 using namespace testsupport;
@@ -21,21 +19,27 @@ GatewayConfig quietConfig()
     c.dataHz = 0;
     return c;
 }
-Duration ms(double v) { return Duration(static_cast<std::int64_t>(v * 1000)); }
+Duration ms(double v)
+{
+    return Duration(static_cast<std::int64_t>(v * 1000));
+}
 
 // Records, in delivery order, the end of one event stream and the answers of invokes.
 struct Delivery {
     std::vector<std::string> order;
     std::map<std::string, CallStatus> status;
 };
-void listenLogged(GatewayModel& model, const std::string& sessionId, const std::shared_ptr<Delivery>& log)
+void listenLogged(GatewayModel& model, const std::string& sessionId,
+                  const std::shared_ptr<Delivery>& log)
 {
     StreamEventsRequest request;
     request.set_session_id(sessionId);
-    model.streamEvents(request, [](const MxEventBatch&) {}, [log](CallStatus st) {
-        log->order.push_back("stream");
-        log->status["stream"] = std::move(st);
-    });
+    model.streamEvents(
+        request, [](const MxEventBatch&) {},
+        [log](CallStatus st) {
+            log->order.push_back("stream");
+            log->status["stream"] = std::move(st);
+        });
 }
 void invokeLogged(GatewayModel& model, const std::string& sessionId, const MxCommand& command,
                   const std::string& name, const std::shared_ptr<Delivery>& log)
@@ -344,8 +348,10 @@ void TestModelFaults::capabilityToggleAppliesToNewSessions()
     auto m = send(model, modern, subscribeBulk(shm, {"T"}, true));
     auto o = send(model, old.id(), subscribeBulk(sho, {"T"}, true));
     QVERIFY(runUntilAnswered(sched, o));
-    QVERIFY(model.adviseState(modern, m->reply.subscribe_bulk().results(0).item_handle())->supervisory);
-    const auto oldState = model.adviseState(old.id(), o->reply.subscribe_bulk().results(0).item_handle());
+    QVERIFY(
+        model.adviseState(modern, m->reply.subscribe_bulk().results(0).item_handle())->supervisory);
+    const auto oldState =
+        model.adviseState(old.id(), o->reply.subscribe_bulk().results(0).item_handle());
     QVERIFY(oldState->plain && !oldState->supervisory);
 
     model.setAdvertiseBulkSupervisory(true);
@@ -358,7 +364,8 @@ void TestModelFaults::watchStatsReportsAtTheInterval()
     GatewayModel model(sched, quietConfig());
     std::vector<mxgateway::mock::v1::GatewayStats> seen;
     int ends = 0;
-    const auto w = model.watchStats(500ms, [&](const auto& st) { seen.push_back(st); }, [&](CallStatus) { ++ends; });
+    const auto w = model.watchStats(
+        500ms, [&](const auto& st) { seen.push_back(st); }, [&](CallStatus) { ++ends; });
     sched.runFor(ms(1999)); // at 0, 500, 1000, 1500 ms
     QCOMPARE(seen.size(), std::size_t(4));
     open(model, sched);
@@ -378,7 +385,9 @@ void TestModelFaults::shutdownAnswersEverythingUnavailable()
     const auto id = open(model, sched).id();
     auto stream = listen(model, id);
     int watchEnds = 0;
-    model.watchStats(1s, [](const auto&) {}, [&](CallStatus st) { watchEnds += st.code == StatusCode::UNAVAILABLE; });
+    model.watchStats(
+        1s, [](const auto&) {},
+        [&](CallStatus st) { watchEnds += st.code == StatusCode::UNAVAILABLE; });
     model.wedge(100s);
     auto pending = send(model, id, registerCommand());
     model.shutdown();
@@ -434,7 +443,8 @@ void TestModelFaults::killEndsStreamsBeforeFailingInFlightInvokes()
     const int sh = registerClient(model, sched, id);
     auto log = std::make_shared<Delivery>();
     listenLogged(model, id, log);
-    invokeLogged(model, id, subscribeBulk(sh, tagNames(100), true), "running", log); // 52 ms on the STA
+    invokeLogged(model, id, subscribeBulk(sh, tagNames(100), true), "running",
+                 log); // 52 ms on the STA
     invokeLogged(model, id, addItem(sh, "T"), "queued", log);
     sched.runFor(ms(10));
     QCOMPARE(model.staQueueDepth(), std::size_t(2));
@@ -451,7 +461,8 @@ void TestModelFaults::killEndsStreamsBeforeFailingInFlightInvokes()
     QCOMPARE(log->order, (std::vector<std::string>{"stream", "running", "queued"}));
     for (const auto& [name, st] : log->status) {
         QCOMPARE(st.code, StatusCode::UNAVAILABLE);
-        QVERIFY2(name == "stream" || st.message == "connection reset: gateway killed", st.message.c_str());
+        QVERIFY2(name == "stream" || st.message == "connection reset: gateway killed",
+                 st.message.c_str());
     }
     QCOMPARE(model.commandsRun(CommandKind::SubscribeBulk), 0);
     sched.runFor(100s);

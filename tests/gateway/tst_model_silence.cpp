@@ -2,9 +2,8 @@
 // half-open gateway sends nothing (replies, deadline answers, session answers, events) until
 // the silence ends, then all of it in order; a reset fails what is in flight and ends every
 // stream while the sessions and the STA's queue stay.
-#include "support_model.h"
-
 #include "gateway/mock_control.h"
+#include "support_model.h"
 
 #include <QTest>
 
@@ -131,7 +130,7 @@ void TestModelSilence::aResetFailsWhatIsInFlightAndKeepsTheSessions()
     QVERIFY(QString::fromStdString(queued->status.message).contains("connection reset"));
     QCOMPARE(stream->ends, 1);
     QCOMPARE(stream->endStatus.code, StatusCode::UNAVAILABLE);
-    QCOMPARE(model.sessionCount(), std::size_t(1)); // the process and its sessions stay
+    QCOMPARE(model.sessionCount(), std::size_t(1));           // the process and its sessions stay
     QCOMPARE(model.outstandingSubscribes(), std::int64_t(0)); // answered, to nobody's use
 
     // The STA still runs what it queued: the items exist when the wedge ends.

@@ -3,11 +3,10 @@
 #include "mock_control.grpc.pb.h"
 #include "mxaccess_gateway.grpc.pb.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
+#include <grpcpp/grpcpp.h>
 
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
@@ -46,7 +45,8 @@ Finished runToEnd(const QStringList& args)
         p.waitForFinished(5000);
         return {};
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromLocal8Bit(p.readAllStandardError())};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromLocal8Bit(p.readAllStandardError())};
 }
 // Starts mxgw-mock and reads its one line, "listening on 127.0.0.1:PORT": the port, or
 // empty (with what it printed in `printed`).
@@ -57,7 +57,8 @@ QString startAndReadPort(QProcess& p, const QStringList& args, QString& printed)
         return {};
     while (!printed.contains('\n') && p.waitForReadyRead(10000))
         printed += QString::fromLocal8Bit(p.readAllStandardOutput());
-    const auto match = QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(printed);
+    const auto match =
+        QRegularExpression("^listening on 127\\.0\\.0\\.1:(\\d+)\\n$").match(printed);
     return match.hasMatch() ? match.captured(1) : QString();
 }
 } // namespace
@@ -66,13 +67,14 @@ void TestMxgwMockProcess::announcesPortServesAndStopsOnSigterm()
 {
     QProcess p;
     QString line;
-    const QString listenPort = startAndReadPort(p, {"--listen", "127.0.0.1:0", "--no-bulk-supervisory", "--data-hz", "0"}, line);
+    const QString listenPort = startAndReadPort(
+        p, {"--listen", "127.0.0.1:0", "--no-bulk-supervisory", "--data-hz", "0"}, line);
     QVERIFY2(!listenPort.isEmpty(), qPrintable(line));
     const int port = listenPort.toInt();
     QVERIFY(port > 0);
 
-    auto stub = mxgateway::v1::MxAccessGateway::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+    auto stub = mxgateway::v1::MxAccessGateway::NewStub(grpc::CreateChannel(
+        "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + 5s);
     mxgateway::v1::OpenSessionRequest req;
@@ -92,7 +94,8 @@ void TestMxgwMockProcess::refusesNonLoopbackListen()
 {
     const auto r = runToEnd({"--listen", "10.1.2.3:5"});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.stderrText.contains("--listen 10.1.2.3:5") && r.stderrText.contains("--allow-remote"),
+    QVERIFY2(r.stderrText.contains("--listen 10.1.2.3:5") &&
+                 r.stderrText.contains("--allow-remote"),
              qPrintable(r.stderrText));
 }
 
@@ -100,7 +103,8 @@ void TestMxgwMockProcess::rejectsNegativeCommandMs()
 {
     const auto r = runToEnd({"--command-ms", "-1"});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.stderrText.contains("--command-ms -1") && r.stderrText.contains(">= 0"), qPrintable(r.stderrText));
+    QVERIFY2(r.stderrText.contains("--command-ms -1") && r.stderrText.contains(">= 0"),
+             qPrintable(r.stderrText));
 }
 
 void TestMxgwMockProcess::helpDocumentsEveryFlag()
@@ -110,9 +114,9 @@ void TestMxgwMockProcess::helpDocumentsEveryFlag()
     QVERIFY(p.waitForFinished(10000));
     QCOMPARE(p.exitCode(), 0);
     const QString help = QString::fromLocal8Bit(p.readAllStandardOutput());
-    for (const char* flag : {"--listen", "--allow-remote", "--no-bulk-supervisory", "--command-ms", "--per-item-ms",
-                             "--default-command-timeout-s", "--data-hz", "--seed", "--keep-queued-on-close",
-                             "--reuse-handles"})
+    for (const char* flag : {"--listen", "--allow-remote", "--no-bulk-supervisory", "--command-ms",
+                             "--per-item-ms", "--default-command-timeout-s", "--data-hz", "--seed",
+                             "--keep-queued-on-close", "--reuse-handles"})
         QVERIFY2(help.contains(flag), flag);
     QVERIFY(help.contains("default 127.0.0.1:50051"));
     QVERIFY(help.contains("default 30"));
@@ -172,7 +176,8 @@ void TestMxgwMockProcess::reuseHandlesHandsARemovedHandleOutAgain()
 {
     for (const bool reuse : {true, false}) {
         QProcess p;
-        QStringList args = {"--listen", "127.0.0.1:0", "--data-hz", "0", "--command-ms", "0", "--per-item-ms", "0"};
+        QStringList args = {"--listen",     "127.0.0.1:0", "--data-hz",     "0",
+                            "--command-ms", "0",           "--per-item-ms", "0"};
         if (reuse)
             args << "--reuse-handles";
         QString line;
@@ -180,7 +185,8 @@ void TestMxgwMockProcess::reuseHandlesHandsARemovedHandleOutAgain()
         QVERIFY2(!listenPort.isEmpty(), qPrintable(line));
         auto stub = mxgateway::v1::MxAccessGateway::NewStub(grpc::CreateChannel(
             "127.0.0.1:" + listenPort.toStdString(), grpc::InsecureChannelCredentials()));
-        auto call = [&](const mxgateway::v1::MxCommandRequest& req, mxgateway::v1::MxCommandReply& reply) {
+        auto call = [&](const mxgateway::v1::MxCommandRequest& req,
+                        mxgateway::v1::MxCommandReply& reply) {
             grpc::ClientContext ctx;
             ctx.set_deadline(std::chrono::system_clock::now() + 5s);
             return stub->Invoke(&ctx, req, &reply).ok() && reply.success();
@@ -225,10 +231,11 @@ void TestMxgwMockProcess::forgedClientNameLogsOneEscapedLine()
 {
     QProcess p;
     QString line;
-    const QString listenPort = startAndReadPort(p, {"--listen", "127.0.0.1:0", "--data-hz", "0"}, line);
+    const QString listenPort =
+        startAndReadPort(p, {"--listen", "127.0.0.1:0", "--data-hz", "0"}, line);
     QVERIFY2(!listenPort.isEmpty(), qPrintable(line));
-    auto stub = mxgateway::v1::MxAccessGateway::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + listenPort.toStdString(), grpc::InsecureChannelCredentials()));
+    auto stub = mxgateway::v1::MxAccessGateway::NewStub(grpc::CreateChannel(
+        "127.0.0.1:" + listenPort.toStdString(), grpc::InsecureChannelCredentials()));
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + 5s);
     mxgateway::v1::OpenSessionRequest req;
@@ -248,7 +255,8 @@ void TestMxgwMockProcess::forgedClientNameLogsOneEscapedLine()
             opened << l;
     }
     QCOMPARE(opened.size(), 1);
-    QVERIFY2(opened[0].contains("opened by x\\nstormwatch.gateway: fault: STA wedged for 999999 ms\\x1b[31mRED"),
+    QVERIFY2(opened[0].contains(
+                 "opened by x\\nstormwatch.gateway: fault: STA wedged for 999999 ms\\x1b[31mRED"),
              opened[0].constData());
 }
 
@@ -257,7 +265,8 @@ void TestMxgwMockProcess::helpStatesTheMaximumCommandTimeout()
     QProcess p;
     p.start(MXGW_MOCK_PATH, {"--help"});
     QVERIFY(p.waitForFinished(10000));
-    const QString help = QString::fromLocal8Bit(p.readAllStandardOutput()).simplified(); // unwrapped
+    const QString help =
+        QString::fromLocal8Bit(p.readAllStandardOutput()).simplified(); // unwrapped
     QVERIFY2(help.contains("maximum command timeout") && help.contains("86400"), qPrintable(help));
 }
 
@@ -265,7 +274,8 @@ void TestMxgwMockProcess::defaultCommandTimeoutAboveTheMaximumExits2()
 {
     auto r = runToEnd({"--default-command-timeout-s", "86401"});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.stderrText.contains("--default-command-timeout-s 86401") && r.stderrText.contains("86400"),
+    QVERIFY2(r.stderrText.contains("--default-command-timeout-s 86401") &&
+                 r.stderrText.contains("86400"),
              qPrintable(r.stderrText));
     r = runToEnd({"--default-command-timeout-s", "1e308"});
     QCOMPARE(r.exitCode, 2);

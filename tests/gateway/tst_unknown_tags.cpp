@@ -2,16 +2,13 @@
 // AddItem fails, AddItemBulk and SubscribeBulk fail exactly those items with the gateway's
 // "item not found: <address>" while the rest go through — in the model and in the built
 // mxgw-mock (--unknown-tags FILE).
-#include "support_model.h"
-
 #include "integration/support_mock_process.h"
-
 #include "mxaccess_gateway.grpc.pb.h"
-
-#include <grpcpp/grpcpp.h>
+#include "support_model.h"
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <grpcpp/grpcpp.h>
 
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
@@ -55,12 +52,15 @@ void TestUnknownTags::bulkCommandsFailExactlyTheUnknownItems()
     model.setUnknownTags({"TK101.Level.PV", "Line3_Filler.Speed.SP"});
     const auto id = open(model, sched).id();
     const int sh = registerClient(model, sched, id);
-    const std::vector<std::string> tags = {"TK101.Level.PV", "TK101.Temp.PV", "Line3_Filler.Speed.SP", "P201.Run"};
-    auto answer = send(model, id, subscribe ? subscribeBulk(sh, tags, true) : addItemBulk(sh, tags));
+    const std::vector<std::string> tags = {"TK101.Level.PV", "TK101.Temp.PV",
+                                           "Line3_Filler.Speed.SP", "P201.Run"};
+    auto answer =
+        send(model, id, subscribe ? subscribeBulk(sh, tags, true) : addItemBulk(sh, tags));
     QVERIFY(runUntilAnswered(sched, answer));
     QVERIFY(answer->status.ok());
     QVERIFY(answer->reply.success()); // the command itself succeeds, item by item
-    const auto& r = subscribe ? answer->reply.subscribe_bulk().results() : answer->reply.add_item_bulk().results();
+    const auto& r = subscribe ? answer->reply.subscribe_bulk().results()
+                              : answer->reply.add_item_bulk().results();
     QCOMPARE(r.size(), 4);
     for (int i = 0; i < 4; ++i)
         QCOMPARE(r[i].tag_address(), tags[std::size_t(i)]);
@@ -123,7 +123,8 @@ void TestUnknownTags::mockProcessRejectsTheAddressesOfItsFile()
 
     MockProcess mock(MXGW_MOCK_PATH, {"--data-hz", "0", "--unknown-tags", file.fileName()});
     QVERIFY(mock.start());
-    auto stub = MxAccessGateway::NewStub(grpc::CreateChannel(mock.address(), grpc::InsecureChannelCredentials()));
+    auto stub = MxAccessGateway::NewStub(
+        grpc::CreateChannel(mock.address(), grpc::InsecureChannelCredentials()));
     auto call = [&](auto method, const auto& request, auto& reply) {
         grpc::ClientContext ctx;
         ctx.set_deadline(std::chrono::system_clock::now() + 5s);
@@ -140,7 +141,8 @@ void TestUnknownTags::mockProcessRejectsTheAddressesOfItsFile()
 
     MxCommandRequest sub;
     sub.set_session_id(opened.session_id());
-    *sub.mutable_command() = subscribeBulk(sh, {"TK101.Level.PV", "TK101.Temp.PV", "Line3_Filler.Speed.SP"}, true);
+    *sub.mutable_command() =
+        subscribeBulk(sh, {"TK101.Level.PV", "TK101.Temp.PV", "Line3_Filler.Speed.SP"}, true);
     MxCommandReply subReply;
     QVERIFY(call(&MxAccessGateway::Stub::Invoke, sub, subReply).ok());
     const auto& r = subReply.subscribe_bulk().results();
@@ -155,10 +157,12 @@ void TestUnknownTags::mockProcessRejectsTheAddressesOfItsFile()
 void TestUnknownTags::mockProcessRefusesAnUnreadableFile()
 {
     QProcess p;
-    p.start(MXGW_MOCK_PATH, {"--listen", "127.0.0.1:0", "--unknown-tags", "/nonexistent/unknown.txt"});
+    p.start(MXGW_MOCK_PATH,
+            {"--listen", "127.0.0.1:0", "--unknown-tags", "/nonexistent/unknown.txt"});
     QVERIFY(p.waitForFinished(10000));
     QCOMPARE(p.exitCode(), 2);
-    QVERIFY(QString::fromLocal8Bit(p.readAllStandardError()).contains("--unknown-tags /nonexistent/unknown.txt"));
+    QVERIFY(QString::fromLocal8Bit(p.readAllStandardError())
+                .contains("--unknown-tags /nonexistent/unknown.txt"));
 }
 
 QTEST_GUILESS_MAIN(TestUnknownTags)

@@ -22,7 +22,8 @@ inline QJsonObject action(double atS, const char* name, QJsonObject params = {})
 inline stormwatch::Scenario parse(const QJsonObject& o)
 {
     QList<stormwatch::ScenarioError> errors;
-    auto s = stormwatch::parseScenario(QJsonDocument(o).toJson(), QStringLiteral("matrix.json"), &errors);
+    auto s = stormwatch::parseScenario(QJsonDocument(o).toJson(), QStringLiteral("matrix.json"),
+                                       &errors);
     for (const auto& e : errors)
         qWarning() << e.toString();
     return s.value_or(stormwatch::Scenario{});

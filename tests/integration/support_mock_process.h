@@ -8,14 +8,16 @@
 #include <QRegularExpression>
 #include <QStringList>
 #include <QThread>
-
 #include <string>
 
 namespace testsupport {
 
 struct MockProcess {
     // The fault matrix's gateway: a 5 ms command, 0.1 ms per item, data at 2 Hz.
-    static QStringList defaultArgs() { return {"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2"}; }
+    static QStringList defaultArgs()
+    {
+        return {"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2"};
+    }
 
     explicit MockProcess(QString binaryPath, QStringList arguments = defaultArgs())
         : binary(std::move(binaryPath)), args(std::move(arguments))
@@ -48,7 +50,8 @@ struct MockProcess {
     }
     bool startOnce()
     {
-        process.start(binary, QStringList{"--listen", QStringLiteral("127.0.0.1:%1").arg(port)} + args);
+        process.start(binary,
+                      QStringList{"--listen", QStringLiteral("127.0.0.1:%1").arg(port)} + args);
         if (!process.waitForStarted(10000))
             return false;
         QString line;

@@ -31,7 +31,7 @@ struct Received {
     std::map<int, int> count;
     std::map<int, std::int32_t> handle;
     std::map<int, double> value;
-    std::map<int, std::string> text; // a string value's text, the latest
+    std::map<int, std::string> text;           // a string value's text, the latest
     std::map<int, std::int64_t> oldestStampUs; // the oldest source timestamp it was given
     std::vector<int> lost; // indices the connection said lost their item (LostFn)
     int batches = 0;
@@ -44,8 +44,8 @@ struct Received {
     }
 };
 
-inline GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, std::vector<std::string> tags,
-                                            std::shared_ptr<Received> into)
+inline GatewayConnection::SubscriberId
+addRecorded(GatewayConnection& c, std::vector<std::string> tags, std::shared_ptr<Received> into)
 {
     return c.addSubscriber(
         std::move(tags),
@@ -55,7 +55,8 @@ inline GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, std::ve
                 ++into->count[u.index];
                 into->handle[u.index] = u.itemHandle;
                 into->value[u.index] = u.value;
-                auto [oldest, first] = into->oldestStampUs.try_emplace(u.index, u.sourceTimestampUs);
+                auto [oldest, first] =
+                    into->oldestStampUs.try_emplace(u.index, u.sourceTimestampUs);
                 if (!first)
                     oldest->second = std::min(oldest->second, u.sourceTimestampUs);
                 if (u.text)
@@ -69,8 +70,8 @@ inline GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, std::ve
 }
 
 // The gateway's item for `tag` on the connection's session: its handle and current value.
-inline std::optional<std::pair<std::int32_t, double>> gatewayItem(VirtualGateway& gw, const GatewayConnection& c,
-                                                           const std::string& tag)
+inline std::optional<std::pair<std::int32_t, double>>
+gatewayItem(VirtualGateway& gw, const GatewayConnection& c, const std::string& tag)
 {
     const auto* s = gw.model.session(c.sessionId());
     if (!s)
@@ -85,7 +86,9 @@ inline std::optional<std::pair<std::int32_t, double>> gatewayItem(VirtualGateway
 // value comes before the reply that routes it.
 class LateReplyPort : public GatewayPort {
 public:
-    LateReplyPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler) {}
+    LateReplyPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler)
+    {
+    }
     void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
     {
         m_inner.openSession(r, std::move(d));
@@ -96,11 +99,14 @@ public:
     }
     void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
     {
-        m_inner.invoke(r, [this, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
-            m_scheduler.callAfter(std::chrono::milliseconds(50), [d, status, reply] { d(status, reply); });
-        });
+        m_inner.invoke(
+            r, [this, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
+                m_scheduler.callAfter(std::chrono::milliseconds(50),
+                                      [d, status, reply] { d(status, reply); });
+            });
     }
-    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent, EndFn onEnd) override
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent,
+                          EndFn onEnd) override
     {
         return m_inner.streamEvents(r, std::move(onEvent), std::move(onEnd));
     }
@@ -119,7 +125,8 @@ private:
 class TextPort final : public LateReplyPort {
 public:
     using LateReplyPort::LateReplyPort;
-    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent, EndFn onEnd) override
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent,
+                          EndFn onEnd) override
     {
         return m_inner.streamEvents(
             r,
@@ -147,7 +154,9 @@ public:
 // value comes after the reply that routes it, and what was kept before is older.
 class LateEventPort final : public GatewayPort {
 public:
-    LateEventPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler) {}
+    LateEventPort(GatewayPort& inner, Scheduler& scheduler) : m_inner(inner), m_scheduler(scheduler)
+    {
+    }
     void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
     {
         m_inner.openSession(r, std::move(d));
@@ -156,14 +165,19 @@ public:
     {
         m_inner.closeSession(r, std::move(d));
     }
-    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override { m_inner.invoke(r, std::move(d)); }
-    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent, EndFn onEnd) override
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
+    {
+        m_inner.invoke(r, std::move(d));
+    }
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn onEvent,
+                          EndFn onEnd) override
     {
         auto deliver = std::make_shared<EventFn>(std::move(onEvent));
         return m_inner.streamEvents(
             r,
             [this, deliver](const MxEventBatch& event) {
-                m_scheduler.callAfter(std::chrono::milliseconds(50), [deliver, copy = event] { (*deliver)(copy); });
+                m_scheduler.callAfter(std::chrono::milliseconds(50),
+                                      [deliver, copy = event] { (*deliver)(copy); });
             },
             std::move(onEnd));
     }
@@ -179,7 +193,10 @@ private:
 // when its reply came.
 class OrderPort final : public LateReplyPort {
 public:
-    OrderPort(GatewayPort& inner, Scheduler& scheduler) : LateReplyPort(inner, scheduler), m_clock(scheduler) {}
+    OrderPort(GatewayPort& inner, Scheduler& scheduler)
+        : LateReplyPort(inner, scheduler), m_clock(scheduler)
+    {
+    }
     struct Sent {
         std::string kind;
         Time sentAt{};
@@ -194,10 +211,11 @@ public:
         else if (r.command().kind_case() == mxgateway::v1::MxCommand::kAdviseSupervisory)
             kind = "advise_supervisory";
         sent.push_back(Sent{kind, m_clock.now(), std::nullopt});
-        LateReplyPort::invoke(r, [this, i, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
-            sent[i].answeredAt = m_clock.now();
-            d(status, std::move(reply));
-        });
+        LateReplyPort::invoke(
+            r, [this, i, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
+                sent[i].answeredAt = m_clock.now();
+                d(status, std::move(reply));
+            });
     }
     std::optional<Sent> first(const std::string& kind) const
     {
@@ -244,18 +262,18 @@ public:
         if (!r.command().has_un_advise() && !r.command().has_advise_supervisory())
             return LateReplyPort::invoke(r, std::move(d));
         maxInFlight = std::max(maxInFlight, ++inFlight);
-        LateReplyPort::invoke(r, [this, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
-            --inFlight;
-            d(std::move(status), std::move(reply));
-        });
+        LateReplyPort::invoke(
+            r, [this, d = std::move(d)](RpcStatus status, mxgateway::v1::MxCommandReply reply) {
+                --inFlight;
+                d(std::move(status), std::move(reply));
+            });
     }
     int inFlight = 0;
     int maxInFlight = 0;
 };
 
 // Port: LateReplyPort, TextPort for string values, RefusingAdvisePort or ReadviseCountingPort.
-template <class Port>
-struct ReusedHandleRunOver {
+template <class Port> struct ReusedHandleRunOver {
     explicit ReusedHandleRunOver(bool reuse)
         : ReusedHandleRunOver([reuse] {
               gateway::GatewayConfig c = config(true);
@@ -266,9 +284,8 @@ struct ReusedHandleRunOver {
     {
     }
     explicit ReusedHandleRunOver(const gateway::GatewayConfig& gateway)
-        : gw(gateway)
-        , port(gw.port, gw.sched)
-        , c(gw.sched, port, connectionConfig(), nullptr, [] { return 0.5; })
+        : gw(gateway), port(gw.port, gw.sched),
+          c(gw.sched, port, connectionConfig(), nullptr, [] { return 0.5; })
     {
     }
     static ConnectionConfig connectionConfig()
@@ -286,8 +303,9 @@ struct ReusedHandleRunOver {
     // `oldTag` is subscribed, then removed while the STA is slow (the remove times out on the
     // client at 1 s; the STA still runs it, for 2 s); then `newTag` is subscribed. Returns the
     // old tag's handle; `removeSentAt` is when its remove was sent.
-    std::int32_t round(const std::string& oldTag, const std::shared_ptr<Received>& oldGot, const std::string& newTag,
-                       const std::shared_ptr<Received>& newGot, bool& newDone)
+    std::int32_t round(const std::string& oldTag, const std::shared_ptr<Received>& oldGot,
+                       const std::string& newTag, const std::shared_ptr<Received>& newGot,
+                       bool& newDone)
     {
         const auto subOld = addRecorded(c, {oldTag}, oldGot);
         c.subscribe(subOld, [](const SubscribeOutcome&) {});
@@ -324,6 +342,5 @@ struct ReusedHandleRunOver {
     GatewayConnection::SubscriberId lastNew = 0; // the new tag's subscriber of the last round
 };
 using ReusedHandleRun = ReusedHandleRunOver<LateReplyPort>;
-
 
 } // namespace stormwatch::testing::routing

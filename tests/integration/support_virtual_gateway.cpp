@@ -36,8 +36,8 @@ GatewayConnection::SubscriberId ConnectionHarness::addSubscriber(std::vector<std
     return *id;
 }
 
-std::shared_ptr<std::optional<SubscribeOutcome>> ConnectionHarness::subscribe(
-    GatewayConnection::SubscriberId id)
+std::shared_ptr<std::optional<SubscribeOutcome>>
+ConnectionHarness::subscribe(GatewayConnection::SubscriberId id)
 {
     auto slot = std::make_shared<std::optional<SubscribeOutcome>>();
     connection.subscribe(id, [slot](const SubscribeOutcome& outcome) { *slot = outcome; });

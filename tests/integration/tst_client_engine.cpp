@@ -26,8 +26,9 @@ struct Recorder : EngineObserver {
     }
     bool logged(const std::string& fragment) const
     {
-        return std::any_of(logs.begin(), logs.end(),
-                           [&](const std::string& l) { return l.find(fragment) != std::string::npos; });
+        return std::any_of(logs.begin(), logs.end(), [&](const std::string& l) {
+            return l.find(fragment) != std::string::npos;
+        });
     }
 };
 
@@ -40,13 +41,20 @@ public:
     {
     }
     const std::string& setupError() const override { return m_setupError; }
-    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override { m_inner.openSession(r, std::move(d)); }
+    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
+    {
+        m_inner.openSession(r, std::move(d));
+    }
     void closeSession(const mxgateway::v1::CloseSessionRequest& r, CloseDone d) override
     {
         m_inner.closeSession(r, std::move(d));
     }
-    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override { m_inner.invoke(r, std::move(d)); }
-    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn e, EndFn end) override
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
+    {
+        m_inner.invoke(r, std::move(d));
+    }
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn e,
+                          EndFn end) override
     {
         return m_inner.streamEvents(r, std::move(e), std::move(end));
     }
@@ -99,7 +107,8 @@ private slots:
         // is the first deadline the subscribe passes.
         QVERIFY(gc.defaultCommandTimeout < engine.connections()[0]->config().commandTimeout);
         gw.sched.runFor(gc.defaultCommandTimeout - 1s);
-        QCOMPARE(engine.connections()[0]->stateText(), std::string("connected")); // a slow STA, so far
+        QCOMPARE(engine.connections()[0]->stateText(),
+                 std::string("connected")); // a slow STA, so far
         QCOMPARE(engine.instances()[0]->counts().good, 10);
         gw.sched.runFor(2s);
         QCOMPARE(engine.connections()[0]->stateText(), std::string("unresponsive"));
@@ -107,7 +116,8 @@ private slots:
         QCOMPARE(engine.instances()[0]->counts().good, 0);
         QCOMPARE(engine.instances()[0]->counts().uncertain, 10);
         for (int t = 0; t < 10; ++t)
-            QCOMPARE(engine.instances()[0]->tags()[std::size_t(t)].quality, kQualityUncertainLastUsable);
+            QCOMPARE(engine.instances()[0]->tags()[std::size_t(t)].quality,
+                     kQualityUncertainLastUsable);
         QVERIFY(rec.logged("unresponsive: a command went unanswered past its deadline"));
 
         gw.sched.runFor(150s); // the wedge ends; the STA answers what it holds
@@ -229,7 +239,8 @@ private slots:
             engine.deployAll();
             gw.sched.runUntil(110s - 1us);
             const auto sent = engine.instances()[0]->alarmRequestsSent();
-            // Off: a fixed 2 × 5 s interval, no in-flight check — 11 in 110 s. On: guarded like tags.
+            // Off: a fixed 2 × 5 s interval, no in-flight check — 11 in 110 s. On: guarded like
+            // tags.
             QCOMPARE(sent, guardOn ? std::int64_t(3) : std::int64_t(11));
         }
     }
@@ -246,7 +257,10 @@ private slots:
         gw.sched.runFor(120s);
         QCOMPARE(engine.instances()[0]->alarmRequestsSent(), std::int64_t(0));
         QCOMPARE(std::count_if(rec.logs.begin(), rec.logs.end(),
-                               [](const std::string& l) { return l.find("has no SubscribeAlarms command") != std::string::npos; }),
+                               [](const std::string& l) {
+                                   return l.find("has no SubscribeAlarms command") !=
+                                          std::string::npos;
+                               }),
                  std::ptrdiff_t(1));
         QCOMPARE(engine.instances()[0]->counts().good, 3); // the tags themselves are unaffected
     }
@@ -264,7 +278,8 @@ private slots:
         const GatewayConnection& c = *engine.connections()[0];
         QCOMPARE(c.state(), ConnectionState::Refused);
         QCOMPARE(c.stateText(), std::string("refused"));
-        QVERIFY2(c.lastError().find("MxEvent has no field item_handle") != std::string::npos, c.lastError().c_str());
+        QVERIFY2(c.lastError().find("MxEvent has no field item_handle") != std::string::npos,
+                 c.lastError().c_str());
         QVERIFY(rec.logged("no command is sent"));
         QCOMPARE(gw.model.sessionCount(), std::size_t(0));
         QCOMPARE(gw.model.invokeRpcs(), std::int64_t(0));
@@ -454,7 +469,8 @@ private slots:
         QTest::addColumn<int>("writeUser");
         QTest::addColumn<QString>("advise");
         QTest::newRow("Lever 2") << true << 0 << "supervisory (SubscribeBulk)";
-        QTest::newRow("old gateway") << false << 0 << "supervisory (AddItemBulk + AdviseSupervisory)";
+        QTest::newRow("old gateway")
+            << false << 0 << "supervisory (AddItemBulk + AdviseSupervisory)";
         QTest::newRow("write user") << true << 7 << "plain (SubscribeBulk)";
     }
     void batcherNamesTheAdviseEachTagGot()

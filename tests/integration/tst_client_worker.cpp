@@ -2,8 +2,8 @@
 // model on that same thread; signals reach this (UI) thread batched and queued.
 #include "client/client_worker.h"
 #include "client/grpc_gateway_port.h"
-#include "gateway/mock_gateway_server.h"
 #include "gateway/gateway_model.h"
+#include "gateway/mock_gateway_server.h"
 #include "scenario/in_process_gateway_port.h"
 #include "support_virtual_gateway.h"
 
@@ -20,10 +20,20 @@ namespace {
 class ModelPort final : public GatewayPort {
 public:
     ModelPort(Scheduler& s, gateway::GatewayConfig c) : model(s, c), port(s, model, Duration(0)) {}
-    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override { port.openSession(r, std::move(d)); }
-    void closeSession(const mxgateway::v1::CloseSessionRequest& r, CloseDone d) override { port.closeSession(r, std::move(d)); }
-    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override { port.invoke(r, std::move(d)); }
-    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn e, EndFn end) override
+    void openSession(const mxgateway::v1::OpenSessionRequest& r, OpenDone d) override
+    {
+        port.openSession(r, std::move(d));
+    }
+    void closeSession(const mxgateway::v1::CloseSessionRequest& r, CloseDone d) override
+    {
+        port.closeSession(r, std::move(d));
+    }
+    void invoke(const mxgateway::v1::MxCommandRequest& r, InvokeDone d) override
+    {
+        port.invoke(r, std::move(d));
+    }
+    StreamId streamEvents(const mxgateway::v1::StreamEventsRequest& r, EventFn e,
+                          EndFn end) override
     {
         return port.streamEvents(r, std::move(e), std::move(end));
     }
@@ -71,12 +81,13 @@ private slots:
         int tagBatches = 0;
         QThread* receivedOn = nullptr;
         QHash<qint64, int> quality;
-        connect(&worker, &ClientWorker::tagChanges, &context, [&](const QVector<TagChange>& changes) {
-            ++tagBatches;
-            receivedOn = QThread::currentThread();
-            for (const auto& c : changes)
-                quality[(qint64(c.instance) << 32) | c.tag] = c.quality;
-        });
+        connect(&worker, &ClientWorker::tagChanges, &context,
+                [&](const QVector<TagChange>& changes) {
+                    ++tagBatches;
+                    receivedOn = QThread::currentThread();
+                    for (const auto& c : changes)
+                        quality[(qint64(c.instance) << 32) | c.tag] = c.quality;
+                });
         QElapsedTimer wall;
         wall.start();
         worker.start(engineConfig(2, 100, "lever1+2"), factory(50)); // 10,000 updates/s
@@ -134,7 +145,7 @@ private slots:
                     }
                 });
         worker.start(config, factory(1, /*refuseSessions=*/true)); // subscribes go unanswered
-        QTRY_VERIFY_WITH_TIMEOUT(maxOutstanding >= 5, 10000); // stacking with the lever off
+        QTRY_VERIFY_WITH_TIMEOUT(maxOutstanding >= 5, 10000);      // stacking with the lever off
 
         // Listen before the change: the worker thread may emit its log batch before a
         // connection made afterwards exists, and a queued signal goes only to the
@@ -143,9 +154,10 @@ private slots:
         connect(&worker, &ClientWorker::logEntries, &context,
                 [&](const QVector<LogEntry>& l) { logs += l; });
         worker.applyLevers(*leverPreset("lever1", nullptr));
-        QTRY_VERIFY_WITH_TIMEOUT(std::any_of(logs.begin(), logs.end(), [](const LogEntry& e) {
-            return e.message.contains("levers changed");
-        }), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::any_of(logs.begin(), logs.end(),
+                        [](const LogEntry& e) { return e.message.contains("levers changed"); }),
+            5000);
         const qint64 atChange = sent;
         QElapsedTimer t;
         t.start();
@@ -207,8 +219,8 @@ private slots:
         worker.stop();
         QCOMPARE(sessions(), std::size_t(0));
         QCOMPARE(server.runOnModel([](gateway::GatewayModel& m) {
-                     return m.invokeRpcs(gateway::CommandKind::RemoveItem);
-                 }),
+            return m.invokeRpcs(gateway::CommandKind::RemoveItem);
+        }),
                  std::int64_t(0)); // closing is not a redeploy
     }
 };

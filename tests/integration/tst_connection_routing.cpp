@@ -258,7 +258,8 @@ private slots:
         // Every tag of the AddItemBulk was its own: the gateway still holds three items.
         QCOMPARE(gw.model.session(c.sessionId())->items.size(), std::size_t(3));
         for (int i = 0; i < 3; ++i)
-            QCOMPARE(outcomes[2].tags[std::size_t(i)].itemHandle, gatewayItem(gw, c, tags[std::size_t(i)])->first);
+            QCOMPARE(outcomes[2].tags[std::size_t(i)].itemHandle,
+                     gatewayItem(gw, c, tags[std::size_t(i)])->first);
     }
 };
 

@@ -8,12 +8,11 @@
 // events lost (counted), and the client's reader stalled past the gateway's event queue
 // (the session faulted, the client back on a new one).
 
+#include "integration/support_live_matrix.h"
+#include "integration/support_mock_process.h"
 #include "scenario/gateway_access.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
-
-#include "integration/support_live_matrix.h"
-#include "integration/support_mock_process.h"
 #include "wire/support_contracts.h"
 
 #include <QJsonArray>
@@ -22,7 +21,6 @@
 #include <QRegularExpression>
 #include <QTimer>
 #include <QtTest>
-
 #include <csignal>
 #include <cstdlib>
 
@@ -31,8 +29,8 @@
 #endif
 
 using namespace stormwatch;
-using testsupport::MockProcess;
 using testsupport::action;
+using testsupport::MockProcess;
 using testsupport::parse;
 
 namespace {
@@ -55,13 +53,17 @@ QJsonObject scenarioJson(const QString& variant, bool virtualKill, const QString
         {"description", "SIGKILL with a subscribe in flight, restart on the same port"},
         {"duration_s", kDurationS},
         {"seed", 5},
-        {"gateway", QJsonObject{{"command_ms", 5}, {"per_item_ms", 0.1}, {"data_hz", 2},
-                                {"network_latency_ms", 0.2}, {"contract_family", family}}},
+        {"gateway", QJsonObject{{"command_ms", 5},
+                                {"per_item_ms", 0.1},
+                                {"data_hz", 2},
+                                {"network_latency_ms", 0.2},
+                                {"contract_family", family}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
         {"instances",
-         QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 50}},
-                    QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", 50},
-                                {"start_at_s", 1}}}},
+         QJsonArray{
+             QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 50}},
+             QJsonObject{
+                 {"name", "inst-b"}, {"connection", "gw1"}, {"tags", 50}, {"start_at_s", 1}}}},
         {"timeline", timeline},
         {"variants", QJsonArray{variant}},
     };
@@ -83,11 +85,15 @@ QJsonObject eventFaultJson(const QString& variant, const QJsonObject& fault, dou
         {"description", "an event fault on the published contract"},
         {"duration_s", kEventRunS},
         {"seed", 5},
-        {"gateway", QJsonObject{{"command_ms", 5}, {"per_item_ms", 0.1}, {"data_hz", dataHz},
-                                {"network_latency_ms", 0.2}, {"contract_family", kPublished}}},
+        {"gateway", QJsonObject{{"command_ms", 5},
+                                {"per_item_ms", 0.1},
+                                {"data_hz", dataHz},
+                                {"network_latency_ms", 0.2},
+                                {"contract_family", kPublished}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 100}},
-                                 QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", 100}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 100}},
+                    QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", 100}}}},
         {"timeline", QJsonArray{fault}},
         {"variants", QJsonArray{variant}},
     };
@@ -95,7 +101,8 @@ QJsonObject eventFaultJson(const QString& variant, const QJsonObject& fault, dou
 
 QStringList mockArgs(const QString& family, double dataHz)
 {
-    QStringList args{"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", QString::number(dataHz)};
+    QStringList args{"--command-ms", "5",         "--per-item-ms",
+                     "0.1",          "--data-hz", QString::number(dataHz)};
     if (family == kPublished)
         args << "--contract" << contracts::kV1;
     return args;
@@ -120,7 +127,8 @@ private slots:
         QTest::addColumn<QString>("family");
         for (const char* family : {"stormwatch", kPublished})
             for (const char* v : {"lever1", "lever1+2", "all"})
-                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(family, v))) << QString(v) << QString(family);
+                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(family, v)))
+                    << QString(v) << QString(family);
     }
 
     void killedWithCallsInFlightRecoversLikeTheVirtualKill()
@@ -138,7 +146,8 @@ private slots:
         MockProcess mock(MXGW_MOCK_PATH, mockArgs(family, 2));
         QVERIFY(mock.start());
         const Scenario liveScenario = parse(scenarioJson(variant, false, family));
-        ScenarioRunner liveRunner(liveScenario, liveScenario.variants[0], liveOptions(mock, family));
+        ScenarioRunner liveRunner(liveScenario, liveScenario.variants[0],
+                                  liveOptions(mock, family));
         QVERIFY2(liveRunner.ok(), qPrintable(liveRunner.error()));
         bool restarted = false;
         QTimer::singleShot(int(kKillS * 1000), [&] { mock.kill(); });
@@ -158,7 +167,9 @@ private slots:
         // The same recovery path: at most one request apart (a slow machine can let one
         // retry tick land before the restarted gateway answers; seen only under sanitizers).
         QVERIFY2(std::abs(l.subscribeRequests - v.subscribeRequests) <= 1,
-                 qPrintable(QStringLiteral("live %1, virtual %2").arg(l.subscribeRequests).arg(v.subscribeRequests)));
+                 qPrintable(QStringLiteral("live %1, virtual %2")
+                                .arg(l.subscribeRequests)
+                                .arg(v.subscribeRequests)));
         QCOMPARE(virtualRunner.model().sessionCount(), std::size_t(0));
 
         // The restarted gateway's own view once the client has gone: no session left open,
@@ -176,7 +187,8 @@ private slots:
         QTest::addColumn<QString>("fault");
         for (const char* fault : {"end_event_streams", "lose_events", "stall_reader"})
             for (const char* v : {"lever1", "lever1+2", "all"})
-                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(fault, v))) << QString(v) << QString(fault);
+                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(fault, v)))
+                    << QString(v) << QString(fault);
     }
 
     void publishedEventFaultsRecoverLikeTheVirtualRun()
@@ -190,7 +202,8 @@ private slots:
         if (stall)
             params = {{"duration_s", 6}}; // 120,000 events against a queue of 10,000
         const double hz = stall ? 100 : 20;
-        const Scenario scenario = parse(eventFaultJson(variant, action(3, qPrintable(fault), params), hz));
+        const Scenario scenario =
+            parse(eventFaultJson(variant, action(3, qPrintable(fault), params), hz));
 
         ScenarioRunner virtualRunner(scenario, scenario.variants[0]);
         QVERIFY2(virtualRunner.ok(), qPrintable(virtualRunner.error()));
@@ -200,7 +213,8 @@ private slots:
 
         QStringList args = mockArgs(kPublished, hz);
         if (!stall)
-            args << "--event-queue" << "0";
+            args << "--event-queue"
+                 << "0";
         MockProcess mock(MXGW_MOCK_PATH, args);
         QVERIFY(mock.start());
         ScenarioRunner liveRunner(scenario, scenario.variants[0], liveOptions(mock, kPublished));
@@ -209,13 +223,17 @@ private slots:
         const auto stats = remoteControlAccess(mock.address())->stats();
         QVERIFY(stats.has_value());
 
-        qInfo("%s %s: virtual good after %.2f s, %lld add_item_bulk, %lld lost, %lld resumed, %lld faulted; "
+        qInfo("%s %s: virtual good after %.2f s, %lld add_item_bulk, %lld lost, %lld resumed, %lld "
+              "faulted; "
               "live good after %.2f s, %lld add_item_bulk, %lld lost, %lld resumed, %lld faulted",
               qPrintable(fault), qPrintable(variant), v.timeToAllGoodS.value_or(-1),
-              static_cast<long long>(v.gatewayRpcsByKind.value("add_item_bulk")), static_cast<long long>(v.eventsLost),
-              static_cast<long long>(vResumed), static_cast<long long>(vFaulted), l.timeToAllGoodS.value_or(-1),
-              static_cast<long long>(l.gatewayRpcsByKind.value("add_item_bulk")), static_cast<long long>(l.eventsLost),
-              static_cast<long long>(stats->streams_resumed()), static_cast<long long>(stats->sessions_faulted()));
+              static_cast<long long>(v.gatewayRpcsByKind.value("add_item_bulk")),
+              static_cast<long long>(v.eventsLost), static_cast<long long>(vResumed),
+              static_cast<long long>(vFaulted), l.timeToAllGoodS.value_or(-1),
+              static_cast<long long>(l.gatewayRpcsByKind.value("add_item_bulk")),
+              static_cast<long long>(l.eventsLost),
+              static_cast<long long>(stats->streams_resumed()),
+              static_cast<long long>(stats->sessions_faulted()));
         for (const VariantMetrics* m : {&v, &l}) {
             QVERIFY2(m->timeToAllGoodS.has_value(), "every tag Good again");
             QCOMPARE(m->orphanedTagSeconds, 0.0);
@@ -224,12 +242,14 @@ private slots:
         QCOMPARE(stats->streams_resumed(), vResumed);
         if (!stall) {
             // The gateway's own count of subscribes: the same in both modes.
-            QCOMPARE(l.gatewayRpcsByKind.value("add_item_bulk"), v.gatewayRpcsByKind.value("add_item_bulk"));
+            QCOMPARE(l.gatewayRpcsByKind.value("add_item_bulk"),
+                     v.gatewayRpcsByKind.value("add_item_bulk"));
             QCOMPARE(stats->sessions_faulted(), vFaulted);
         }
         if (fault == "end_event_streams") {
             QCOMPARE(vResumed, std::int64_t(1));
-            QCOMPARE(l.gatewayRpcsByKind.value("add_item_bulk"), qint64(2)); // nothing subscribed again
+            QCOMPARE(l.gatewayRpcsByKind.value("add_item_bulk"),
+                     qint64(2)); // nothing subscribed again
         } else if (fault == "lose_events") {
             QVERIFY(v.eventsLost > 0);
             QCOMPARE(l.eventsLost, qint64(stats->events_dropped()));
@@ -241,7 +261,8 @@ private slots:
             QCOMPARE(vFaulted, std::int64_t(1));
             QCOMPARE(v.gatewayRpcsByKind.value("add_item_bulk"), qint64(4));
             QVERIFY(stats->sessions_faulted() >= 1);
-            QCOMPARE(l.gatewayRpcsByKind.value("add_item_bulk"), qint64(2 * (1 + stats->sessions_faulted())));
+            QCOMPARE(l.gatewayRpcsByKind.value("add_item_bulk"),
+                     qint64(2 * (1 + stats->sessions_faulted())));
         }
         QCOMPARE(stats->sessions(), 0);
     }

@@ -125,13 +125,16 @@ private slots:
     {
         QuietGateway gw;
         QVERIFY(gw.start());
-        GatewayConnection c(gw.scheduler, *gw.port, ConnectionConfig{}, nullptr, [] { return 0.5; });
+        GatewayConnection c(gw.scheduler, *gw.port, ConnectionConfig{}, nullptr,
+                            [] { return 0.5; });
         std::vector<bool> quality, liveness;
         int changes = 0;
         c.start();
         const auto sub = c.addSubscriber(
-            {"Area1.Pump1.Speed"}, [&](const std::vector<TagUpdate>& u) { changes += int(u.size()); },
-            [&](bool good) { quality.push_back(good); }, [&](bool responsive) { liveness.push_back(responsive); });
+            {"Area1.Pump1.Speed"},
+            [&](const std::vector<TagUpdate>& u) { changes += int(u.size()); },
+            [&](bool good) { quality.push_back(good); },
+            [&](bool responsive) { liveness.push_back(responsive); });
         bool subscribed = false;
         c.subscribe(sub, [&](const SubscribeOutcome& o) { subscribed = o.success; });
         QTRY_VERIFY_WITH_TIMEOUT(subscribed && changes > 0, 20000);
@@ -142,7 +145,8 @@ private slots:
         QCOMPARE(::kill(pid, SIGSTOP), 0);
         QElapsedTimer frozen;
         frozen.start();
-        const bool unresponsive = QTest::qWaitFor([&] { return c.stateText() == "unresponsive"; }, 15000);
+        const bool unresponsive =
+            QTest::qWaitFor([&] { return c.stateText() == "unresponsive"; }, 15000);
         const qint64 tookMs = frozen.elapsed();
         if (!unresponsive)
             ::kill(pid, SIGCONT);
@@ -154,7 +158,8 @@ private slots:
         ::kill(pid, SIGCONT);
         QCOMPARE(during, std::string("unresponsive"));
         QVERIFY(qualityDuring.empty()); // never Bad
-        qInfo("unresponsive %lld ms after SIGSTOP (keepalive 1 s + 1 s)", static_cast<long long>(tookMs));
+        qInfo("unresponsive %lld ms after SIGSTOP (keepalive 1 s + 1 s)",
+              static_cast<long long>(tookMs));
 
         QTRY_VERIFY_WITH_TIMEOUT(c.stateText() == "connected" && c.routed(sub, 0), 30000);
         QVERIFY(c.sessionId() != session);

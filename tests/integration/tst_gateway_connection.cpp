@@ -292,7 +292,8 @@ private slots:
     void subscribeInFlightWhenTheGatewayRestartsFailsUnavailable()
     {
         auto config = gatewayConfig(true);
-        config.perItemMs = 1000; // Register is quick; the subscribe is still on the STA when the gateway restarts
+        config.perItemMs =
+            1000; // Register is quick; the subscribe is still on the STA when the gateway restarts
         VirtualGateway gw(config);
         ConnectionHarness h(gw);
         h.connection.start();
@@ -400,7 +401,8 @@ private slots:
             QVERIFY(h.connection.subscribePending(sub)); // down: the reconnect is coming
             gw.sched.runFor(30s);
             QVERIFY(h.connection.connected());
-            QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(guarded ? 1 : 2));
+            QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk),
+                     std::int64_t(guarded ? 1 : 2));
             for (int i = 0; i < 4; ++i)
                 QCOMPARE(h.connection.routed(sub, i), !guarded);
             QCOMPARE(h.connection.subscribePending(sub), false);
@@ -675,7 +677,8 @@ private slots:
     // kept once no subscribe runs: no reply is on its way that could route them.
     void unroutedValuesAreKeptOnlyWhileASubscribeRuns()
     {
-        VirtualGateway gw(gatewayConfig(false, 0)); // the fan-out: initial values come before the route
+        VirtualGateway gw(
+            gatewayConfig(false, 0)); // the fan-out: initial values come before the route
         ConnectionHarness h(gw);
         h.connection.start();
         gw.sched.runFor(1s);
@@ -724,7 +727,8 @@ private slots:
         VirtualGateway gw(gatewayConfig(true));
         ConnectionHarness h(gw);
         std::optional<bool> ok;
-        h.connection.subscribeAlarms("Z28061", [&](bool success, const std::string&) { ok = success; });
+        h.connection.subscribeAlarms("Z28061",
+                                     [&](bool success, const std::string&) { ok = success; });
         h.connection.start();
         gw.sched.runFor(2s);
         QCOMPARE(ok, std::optional<bool>(true));

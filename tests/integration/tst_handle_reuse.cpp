@@ -22,8 +22,8 @@ struct SubscribedThenSlow {
               gateway::GatewayConfig g = config(true);
               g.dataHz = 0;
               return g;
-          }())
-        , c(gw.sched, gw.port, cc, nullptr, [] { return 0.5; })
+          }()),
+          c(gw.sched, gw.port, cc, nullptr, [] { return 0.5; })
     {
         c.start();
         sub = addRecorded(c, {"X"}, got);
@@ -159,9 +159,10 @@ private slots:
         QVERIFY(gotC->count[0] > 0); // C streamed
         QVERIFY(gotD->count[0] > 0);
         // The STA ran C's remove for 2 s from removeSentAt: D's item is younger than that.
-        QVERIFY2(gotD->oldestStampUs[0] >= r.stampUs(r.removeSentAt + 2s),
-                 qPrintable(QStringLiteral("D was given a value stamped %1 us before C's remove ended")
-                                .arg(r.stampUs(r.removeSentAt + 2s) - gotD->oldestStampUs[0])));
+        QVERIFY2(
+            gotD->oldestStampUs[0] >= r.stampUs(r.removeSentAt + 2s),
+            qPrintable(QStringLiteral("D was given a value stamped %1 us before C's remove ended")
+                           .arg(r.stampUs(r.removeSentAt + 2s) - gotD->oldestStampUs[0])));
         QCOMPARE(r.c.stats().readvises, std::int64_t(2));
         QCOMPARE(r.c.retiringHandles(), std::size_t(0));
     }
@@ -236,7 +237,8 @@ private slots:
         QVERIFY(r.c.reusesHandles());
         QCOMPARE(r.c.stats().readvises, std::int64_t(40));
         const int parallel = r.c.config().adviseParallelism;
-        QVERIFY2(r.port.maxInFlight <= parallel, qPrintable(QString("%1 in flight").arg(r.port.maxInFlight)));
+        QVERIFY2(r.port.maxInFlight <= parallel,
+                 qPrintable(QString("%1 in flight").arg(r.port.maxInFlight)));
         QCOMPARE(r.port.maxInFlight, parallel); // and not slower than that
         QCOMPARE(r.c.stats().maxReadvisesInFlight, parallel);
         for (int i = 0; i < 40; ++i)
@@ -255,7 +257,8 @@ private slots:
         const auto advise = r.port.first("advise_supervisory");
         QVERIFY(unadvise && advise);
         QVERIFY(unadvise->answeredAt);
-        QVERIFY2(advise->sentAt >= *unadvise->answeredAt, "the advise went before its UnAdvise was answered");
+        QVERIFY2(advise->sentAt >= *unadvise->answeredAt,
+                 "the advise went before its UnAdvise was answered");
         QCOMPARE(r.b->count[0], 1);
     }
 
@@ -294,7 +297,7 @@ private slots:
         SubscribedThenSlow r(cc);
         auto& [gw, c, first, subOld, handle] = r;
         c.subscribe(subOld, [](const SubscribeOutcome&) {}); // runs first on the STA
-        c.removeItems(subOld);                                // then this remove
+        c.removeItems(subOld);                               // then this remove
         c.removeSubscriber(subOld);
         auto second = std::make_shared<Received>();
         const auto subNew = addRecorded(c, {"X"}, second);
@@ -322,17 +325,18 @@ private slots:
         auto& [gw, c, got, sub, handle] = r;
         std::optional<SubscribeOutcome> outcome;
         c.subscribe(sub, [&](const SubscribeOutcome& o) { outcome = o; }); // runs first on the STA
-        c.removeItems(sub);                                                 // then removes its item
+        c.removeItems(sub);                                                // then removes its item
         gw.sched.runFor(3s);
         QVERIFY(outcome);
         QVERIFY(!outcome->success);
         QCOMPARE(outcome->tags.size(), std::size_t(1));
         QVERIFY(!outcome->tags[0].ok);
         QVERIFY(!outcome->tags[0].definitive); // a guard retries it
-        QVERIFY2(outcome->tags[0].error.find("item " + std::to_string(handle) + " is being removed") != std::string::npos,
+        QVERIFY2(outcome->tags[0].error.find("item " + std::to_string(handle) +
+                                             " is being removed") != std::string::npos,
                  outcome->tags[0].error.c_str());
         QVERIFY(!gatewayItem(gw, c, "X")); // the remove ran
-        QVERIFY(!c.routed(sub, 0));         // so nothing is routed to it
+        QVERIFY(!c.routed(sub, 0));        // so nothing is routed to it
 
         bool again = false;
         c.subscribe(sub, [&](const SubscribeOutcome& o) { again = o.success; });

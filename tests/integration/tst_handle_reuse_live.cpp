@@ -8,15 +8,14 @@
 // the item advised again when the handle went to another tag. The same case runs in virtual time in
 // integration.connection_routing (aReusedHandlesFirstValueIsNotLostAfterATimedOutRemove).
 // Also at this boundary: a subscribe answered with the item its own remove is deleting (the
-// virtual case is integration.handle_reuse's aSubscribeAnsweredWithAnItemBeingRemovedFailsTransiently).
+// virtual case is integration.handle_reuse's
+// aSubscribeAnsweredWithAnItemBeingRemovedFailsTransiently).
 #include "client/gateway_connection.h"
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
-
 #include "integration/support_mock_process.h"
 
 #include <QtTest>
-
 #include <memory>
 #include <optional>
 #include <set>
@@ -35,7 +34,8 @@ struct Got {
     std::int32_t handle = 0;
 };
 
-GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, const std::string& tag, std::shared_ptr<Got> got)
+GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, const std::string& tag,
+                                            std::shared_ptr<Got> got)
 {
     return c.addSubscriber(
         {tag},
@@ -125,7 +125,8 @@ private slots:
     // interesting order all but certain, and every round must end with values flowing.
     void aSubscribeAnsweredWithAnItemBeingRemovedFailsTransiently()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), {"--command-ms", "150", "--per-item-ms", "0.1", "--data-hz", "5"});
+        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH),
+                         {"--command-ms", "150", "--per-item-ms", "0.1", "--data-hz", "5"});
         QVERIFY(mock.start());
         QtScheduler scheduler;
         GrpcPortOptions options;
@@ -143,14 +144,15 @@ private slots:
             const std::int32_t handle = got->handle;
 
             std::optional<SubscribeOutcome> outcome;
-            c.subscribe(sub, [&outcome](const SubscribeOutcome& o) { outcome = o; }); // queued first
-            c.removeItems(sub);                                                        // then this
+            c.subscribe(sub,
+                        [&outcome](const SubscribeOutcome& o) { outcome = o; }); // queued first
+            c.removeItems(sub);                                                  // then this
             QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 10000);
             if (!outcome->success) {
                 QCOMPARE(outcome->tags.size(), std::size_t(1));
                 QVERIFY(!outcome->tags[0].definitive);
-                QVERIFY2(outcome->tags[0].error.find("item " + std::to_string(handle) + " is being removed") !=
-                             std::string::npos,
+                QVERIFY2(outcome->tags[0].error.find("item " + std::to_string(handle) +
+                                                     " is being removed") != std::string::npos,
                          outcome->tags[0].error.c_str());
                 ++transientFailures;
                 QTRY_COMPARE_WITH_TIMEOUT(c.retiringHandles(), std::size_t(0), 10000);

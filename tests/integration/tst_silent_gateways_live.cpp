@@ -6,13 +6,11 @@
 // every tag Good again, no tag orphaned or frozen under the guarded presets, every session
 // closed on the gateway, and the unresponsive time within half a keepalive round of each other.
 
-#include "scenario/gateway_access.h"
-
 #include "integration/support_live_matrix.h"
+#include "scenario/gateway_access.h"
 
 #include <QJsonArray>
 #include <QtTest>
-
 #include <cmath>
 
 #ifndef MXGW_MOCK_PATH
@@ -52,14 +50,19 @@ QJsonObject silenceJson(const QString& variant, const QString& fault)
         {"description", "a gateway that goes silent, then speaks again"},
         {"duration_s", kSilenceRunS},
         {"seed", 5},
-        {"gateway", QJsonObject{{"command_ms", 5}, {"per_item_ms", 0.1}, {"data_hz", 2},
-                                {"default_command_timeout_s", 1}, {"network_latency_ms", 0.2}}},
+        {"gateway", QJsonObject{{"command_ms", 5},
+                                {"per_item_ms", 0.1},
+                                {"data_hz", 2},
+                                {"default_command_timeout_s", 1},
+                                {"network_latency_ms", 0.2}}},
         {"client_model", QJsonObject{{"keepalive_s", 1}, {"keepalive_timeout_s", 1}}},
         {"options", QJsonObject{{"TagSubscribeRetryIntervalMs", 1000}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
         {"instances",
-         QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 50}},
-                    QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", 50}, {"start_at_s", 1}}}},
+         QJsonArray{
+             QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 50}},
+             QJsonObject{
+                 {"name", "inst-b"}, {"connection", "gw1"}, {"tags", 50}, {"start_at_s", 1}}}},
         {"timeline", timeline},
         {"variants", QJsonArray{variant}},
     };
@@ -76,7 +79,8 @@ private slots:
         QTest::addColumn<QString>("fault");
         for (const char* fault : {"freeze", "half_open", "reset_peer"})
             for (const char* v : {"levers-off", "lever1", "lever1+2", "all"})
-                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(fault, v))) << QString(v) << QString(fault);
+                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(fault, v)))
+                    << QString(v) << QString(fault);
     }
 
     void silentGatewaysRecoverLikeTheVirtualRun()
@@ -90,8 +94,9 @@ private slots:
         QVERIFY2(virtualRunner.ok(), qPrintable(virtualRunner.error()));
         const VariantMetrics v = virtualRunner.run().metrics;
 
-        MockProcess mock(MXGW_MOCK_PATH, QStringList{"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2",
-                                                     "--default-command-timeout-s", "1"});
+        MockProcess mock(MXGW_MOCK_PATH,
+                         QStringList{"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2",
+                                     "--default-command-timeout-s", "1"});
         QVERIFY(mock.start());
         ScenarioRunner liveRunner(scenario, scenario.variants[0], liveOptions(mock));
         QVERIFY2(liveRunner.ok(), qPrintable(liveRunner.error()));
@@ -99,11 +104,14 @@ private slots:
         const auto stats = remoteControlAccess(mock.address())->stats();
         QVERIFY(stats.has_value());
 
-        qInfo("%s %s: virtual good after %.2f s, unresponsive %.2f s, frozen %.1f tag·s, %lld requests; "
+        qInfo("%s %s: virtual good after %.2f s, unresponsive %.2f s, frozen %.1f tag·s, %lld "
+              "requests; "
               "live good after %.2f s, unresponsive %.2f s, frozen %.1f tag·s, %lld requests",
-              qPrintable(fault), qPrintable(variant), v.timeToAllGoodS.value_or(-1), v.unresponsiveSeconds,
-              v.frozenTagSeconds, static_cast<long long>(v.subscribeRequests), l.timeToAllGoodS.value_or(-1),
-              l.unresponsiveSeconds, l.frozenTagSeconds, static_cast<long long>(l.subscribeRequests));
+              qPrintable(fault), qPrintable(variant), v.timeToAllGoodS.value_or(-1),
+              v.unresponsiveSeconds, v.frozenTagSeconds,
+              static_cast<long long>(v.subscribeRequests), l.timeToAllGoodS.value_or(-1),
+              l.unresponsiveSeconds, l.frozenTagSeconds,
+              static_cast<long long>(l.subscribeRequests));
         // Every session closed in both modes, the frozen one's included.
         QCOMPARE(virtualRunner.model().sessionCount(), std::size_t(0));
         QCOMPARE(stats->sessions(), 0);
@@ -123,7 +131,9 @@ private slots:
         // The same detection: the keepalive or the liveness rule fires within one keepalive
         // period of where the virtual run's does.
         QVERIFY2(std::abs(l.unresponsiveSeconds - v.unresponsiveSeconds) <= 1.0,
-                 qPrintable(QStringLiteral("live %1 s, virtual %2 s").arg(l.unresponsiveSeconds).arg(v.unresponsiveSeconds)));
+                 qPrintable(QStringLiteral("live %1 s, virtual %2 s")
+                                .arg(l.unresponsiveSeconds)
+                                .arg(v.unresponsiveSeconds)));
     }
 };
 

@@ -2,12 +2,11 @@
 // the runner opens one gRPC port per site gateway (endpoint, TLS and token as the site says,
 // built by the same sitePortOptions as commissioning) and one engine over them. At the real
 // boundary: two mxgw-mock processes serve the site's two gateways.
+#include "integration/support_mock_process.h"
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 #include "scenario/site_live.h"
-
-#include "integration/support_mock_process.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -46,15 +45,22 @@ QString writeSiteAndScenario(const QTemporaryDir& dir, const QString& north, con
         {"name", "two-gateway-plant"},
         {"gateways", QJsonArray{QJsonObject{{"name", "gw-north"}, {"endpoint", north}},
                                 QJsonObject{{"name", "gw-south"}, {"endpoint", south}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "gw-north"}, {"tags", addresses("PS01.Pump", 20)}},
-                                 QJsonObject{{"name", "Tanks"}, {"gateway", "gw-south"}, {"tags", addresses("TK1", 25)}},
-                                 QJsonObject{{"name", "Valves"}, {"gateway", "gw-south"}, {"tags", addresses("XV2", 15)}}}}};
-    const QJsonObject scenario{{"name", "site-live"},
-                               {"description", "the site's real shape, live"},
-                               {"duration_s", 4},
-                               {"site", "site.json"},
-                               {"variants", QJsonArray{QJsonObject{{"name", "lever1+2"}, {"levers", "lever1+2"}}}}};
-    if (!writeJson(dir.filePath("site.json"), site) || !writeJson(dir.filePath("scenario.json"), scenario))
+        {"instances",
+         QJsonArray{
+             QJsonObject{
+                 {"name", "Pumps"}, {"gateway", "gw-north"}, {"tags", addresses("PS01.Pump", 20)}},
+             QJsonObject{
+                 {"name", "Tanks"}, {"gateway", "gw-south"}, {"tags", addresses("TK1", 25)}},
+             QJsonObject{
+                 {"name", "Valves"}, {"gateway", "gw-south"}, {"tags", addresses("XV2", 15)}}}}};
+    const QJsonObject scenario{
+        {"name", "site-live"},
+        {"description", "the site's real shape, live"},
+        {"duration_s", 4},
+        {"site", "site.json"},
+        {"variants", QJsonArray{QJsonObject{{"name", "lever1+2"}, {"levers", "lever1+2"}}}}};
+    if (!writeJson(dir.filePath("site.json"), site) ||
+        !writeJson(dir.filePath("scenario.json"), scenario))
         return {};
     return dir.filePath("scenario.json");
 }
@@ -101,7 +107,8 @@ void TestSiteLive::aSiteScenarioRunsLiveOnEveryGateway()
     live.gateways = *ports;
     ScenarioRunner runner(*scenario, scenario->variants.first(), live);
     QVERIFY2(runner.ok(), qPrintable(runner.error()));
-    QCOMPARE(runner.gatewayDescription(), QStringLiteral("gw-north %1, gw-south %2").arg(north.endpoint(), south.endpoint()));
+    QCOMPARE(runner.gatewayDescription(),
+             QStringLiteral("gw-north %1, gw-south %2").arg(north.endpoint(), south.endpoint()));
 
     runner.start();
     double t = 0;
@@ -155,11 +162,14 @@ void TestSiteLive::theConsolesLiveRunOnASiteReachesEveryGateway()
                 connected[c.name] = c.address;
     });
     const Scenario shape = siteScenario(*site);
-    QVERIFY2(host.startLive(RunHost::openEndedLive(shape, *leverPreset("lever1+2", nullptr)), "live", live, &error),
+    QVERIFY2(host.startLive(RunHost::openEndedLive(shape, *leverPreset("lever1+2", nullptr)),
+                            "live", live, &error),
              qPrintable(error));
     QVERIFY(host.openEnded());
-    QCOMPARE(host.gatewayAddress(), QStringLiteral("gw-north %1, gw-south %2").arg(north.endpoint(), south.endpoint()));
-    const QMap<QString, QStringList> grouped{{"gw-north", {"Pumps"}}, {"gw-south", {"Tanks", "Valves"}}};
+    QCOMPARE(host.gatewayAddress(),
+             QStringLiteral("gw-north %1, gw-south %2").arg(north.endpoint(), south.endpoint()));
+    const QMap<QString, QStringList> grouped{{"gw-north", {"Pumps"}},
+                                             {"gw-south", {"Tanks", "Valves"}}};
     QCOMPARE(host.instancesByConnection(), grouped);
     QTRY_COMPARE_WITH_TIMEOUT(connected.size(), 2, 10000);
     QCOMPARE(connected.value("gw-north"), north.endpoint());
@@ -226,9 +236,11 @@ void TestSiteLive::endpointOverridesAreCheckedAndApplied()
     QVERIFY(site);
     QString error;
     QVERIFY(!sitePortOptions(*site, {{"gw-east", "127.0.0.1:1"}}, &error));
-    QCOMPARE(error, QStringLiteral("--gateway-endpoint gw-east: the site has no gateway \"gw-east\""));
+    QCOMPARE(error,
+             QStringLiteral("--gateway-endpoint gw-east: the site has no gateway \"gw-east\""));
     QVERIFY(!sitePortOptions(*site, {{"gw-north", "nowhere"}}, &error));
-    QVERIFY2(error.startsWith("--gateway-endpoint gw-north=nowhere: must be HOST:PORT"), qPrintable(error));
+    QVERIFY2(error.startsWith("--gateway-endpoint gw-north=nowhere: must be HOST:PORT"),
+             qPrintable(error));
     const auto ports = sitePortOptions(*site, {{"gw-south", "127.0.0.1:7000"}}, &error);
     QVERIFY2(ports, qPrintable(error));
     QCOMPARE(ports->at("gw-north").address, std::string("plant-n:50061"));

@@ -8,13 +8,12 @@
 #include "client/virtual_scheduler.h"
 #include "gateway/gateway_model.h"
 #include "gateway/mock_gateway_server.h"
+#include "integration/support_mock_process.h"
 #include "scenario/gateway_access.h"
 #include "scenario/in_process_gateway_port.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 #include "scenario/site_live.h"
-
-#include "integration/support_mock_process.h"
 #include "support_virtual_gateway.h"
 
 #include <QEventLoop>
@@ -24,7 +23,6 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
-
 #include <limits>
 #include <set>
 
@@ -48,25 +46,34 @@ QJsonArray addresses(const QString& prefix, int n)
 
 // A site of two gateways (gw-a: one instance, gw-b: two) and a plain scenario on it whose
 // faults all name gw-a: a wedge with a redeploy queued behind it, then a kill. Times in s.
-QString writeSiteScenario(const QTemporaryDir& dir, const QString& endpointA, const QString& endpointB)
+QString writeSiteScenario(const QTemporaryDir& dir, const QString& endpointA,
+                          const QString& endpointB)
 {
     const QJsonObject site{
         {"name", "two-gateways"},
         {"options", QJsonObject{{"ReconnectBackoffFloorMs", 200}, {"ReconnectBackoffMaxMs", 1000}}},
         {"gateways", QJsonArray{QJsonObject{{"name", "gw-a"}, {"endpoint", endpointA}},
                                 QJsonObject{{"name", "gw-b"}, {"endpoint", endpointB}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "TankFarm"}, {"gateway", "gw-a"}, {"tags", addresses("TK1", 30)}},
-                                 QJsonObject{{"name", "Filler"}, {"gateway", "gw-b"}, {"tags", addresses("FL3", 20)}},
-                                 QJsonObject{{"name", "Valves"}, {"gateway", "gw-b"}, {"tags", addresses("XV2", 15)}}}}};
+        {"instances",
+         QJsonArray{
+             QJsonObject{{"name", "TankFarm"}, {"gateway", "gw-a"}, {"tags", addresses("TK1", 30)}},
+             QJsonObject{{"name", "Filler"}, {"gateway", "gw-b"}, {"tags", addresses("FL3", 20)}},
+             QJsonObject{
+                 {"name", "Valves"}, {"gateway", "gw-b"}, {"tags", addresses("XV2", 15)}}}}};
     const QJsonObject scenario{
         {"name", "one-of-two"},
         {"description", "faults on gw-a only; gw-b must not notice"},
         {"duration_s", 9},
         {"site", "site.json"},
         {"gateway", QJsonObject{{"data_hz", 2}, {"command_ms", 5}, {"per_item_ms", 0.1}}},
-        {"timeline", QJsonArray{QJsonObject{{"at_s", 1.5}, {"action", "wedge"}, {"duration_s", 3}, {"gateway", "gw-a"}},
-                                QJsonObject{{"at_s", 2}, {"action", "redeploy"}, {"instance", "TankFarm"}},
-                                QJsonObject{{"at_s", 5}, {"action", "kill_gateway"}, {"downtime_s", 1.5}, {"gateway", "gw-a"}}}},
+        {"timeline",
+         QJsonArray{QJsonObject{
+                        {"at_s", 1.5}, {"action", "wedge"}, {"duration_s", 3}, {"gateway", "gw-a"}},
+                    QJsonObject{{"at_s", 2}, {"action", "redeploy"}, {"instance", "TankFarm"}},
+                    QJsonObject{{"at_s", 5},
+                                {"action", "kill_gateway"},
+                                {"downtime_s", 1.5},
+                                {"gateway", "gw-a"}}}},
         {"variants", QJsonArray{QJsonObject{{"name", "lever1+2"}, {"levers", "lever1+2"}}}}};
     QFile fs(dir.filePath("site.json")), fc(dir.filePath("scenario.json"));
     if (!fs.open(QIODevice::WriteOnly) || fs.write(QJsonDocument(site).toJson()) <= 0 ||
@@ -79,16 +86,16 @@ QString writeSiteScenario(const QTemporaryDir& dir, const QString& endpointA, co
 struct SiteOutcome {
     int tagsB = 0;
     int minGoodB = std::numeric_limits<int>::max();
-    int bStateChanges = 0;          // gw-b's connection, once first Connected
-    std::int64_t maxQueueB = -1;    // gw-b's STA queue at every sample (-1: never read)
+    int bStateChanges = 0;       // gw-b's connection, once first Connected
+    std::int64_t maxQueueB = -1; // gw-b's STA queue at every sample (-1: never read)
     std::int64_t maxQueueA = -1;
     bool wedgedA = false, wedgedB = false; // seen wedged at some sample
-    bool aDisturbed = false;        // some sample with A's tags not all Good or its link down
+    bool aDisturbed = false; // some sample with A's tags not all Good or its link down
     int aStateChanges = 0;
     bool everyTagGoodAtEnd = false;
-    int maxOrphaned = 0;            // a tag Bad with nothing in flight and no retry: a bug
+    int maxOrphaned = 0; // a tag Bad with nothing in flight and no retry: a bug
     double orphanedTagSeconds = -1;
-    std::optional<qint64> maxStaQueueDepth; // the report's max_sta_queue_depth
+    std::optional<qint64> maxStaQueueDepth;        // the report's max_sta_queue_depth
     std::optional<qint64> maxStaQueueDepthAtLeast; // its lower bound, when a queue was read in part
     QList<StaQueueGap> staQueueGaps;
     SeriesSet series;
@@ -118,7 +125,8 @@ struct Sta {
 };
 
 // Runs it, sampling; `staOf(name)` reads a gateway's STA now (nullopt: unreachable).
-SiteOutcome runSite(ScenarioRunner& runner, const std::function<std::optional<Sta>(const QString&)>& staOf)
+SiteOutcome runSite(ScenarioRunner& runner,
+                    const std::function<std::optional<Sta>(const QString&)>& staOf)
 {
     SiteOutcome o;
     StateLog states;
@@ -142,7 +150,8 @@ SiteOutcome runSite(ScenarioRunner& runner, const std::function<std::optional<St
         bUp = bUp || allB;
         if (bUp)
             o.minGoodB = std::min(o.minGoodB, goodB);
-        if (t > 1.5 && (!instanceGood(*instances[0]) || !runner.engine().connections()[0]->connected()))
+        if (t > 1.5 &&
+            (!instanceGood(*instances[0]) || !runner.engine().connections()[0]->connected()))
             o.aDisturbed = true;
         if (const auto sta = staOf("gw-b")) {
             o.maxQueueB = std::max(o.maxQueueB, sta->queue);
@@ -173,9 +182,14 @@ SiteOutcome runSite(ScenarioRunner& runner, const std::function<std::optional<St
 void checkOnlyAWasHit(const SiteOutcome& o, const char* world)
 {
     QVERIFY2(o.tagsB == 35, world);
-    QVERIFY2(o.minGoodB == o.tagsB, qPrintable(QStringLiteral("%1: B's Good dipped to %2").arg(world).arg(o.minGoodB)));
-    QVERIFY2(o.bStateChanges == 0, qPrintable(QStringLiteral("%1: gw-b changed state %2 times").arg(world).arg(o.bStateChanges)));
-    QVERIFY2(o.maxQueueB == 0, qPrintable(QStringLiteral("%1: gw-b's STA queued %2").arg(world).arg(o.maxQueueB)));
+    QVERIFY2(o.minGoodB == o.tagsB,
+             qPrintable(QStringLiteral("%1: B's Good dipped to %2").arg(world).arg(o.minGoodB)));
+    QVERIFY2(
+        o.bStateChanges == 0,
+        qPrintable(
+            QStringLiteral("%1: gw-b changed state %2 times").arg(world).arg(o.bStateChanges)));
+    QVERIFY2(o.maxQueueB == 0,
+             qPrintable(QStringLiteral("%1: gw-b's STA queued %2").arg(world).arg(o.maxQueueB)));
     QVERIFY2(o.maxQueueA > 0 && o.wedgedA, world);
     QVERIFY2(!o.wedgedB, qPrintable(QStringLiteral("%1: gw-b was wedged").arg(world)));
     QVERIFY2(o.aDisturbed && o.aStateChanges > 0, world);
@@ -191,11 +205,14 @@ void checkOnlyAWasHit(const SiteOutcome& o, const char* world)
     for (const StaQueueGap& gap : o.staQueueGaps)
         QVERIFY2(polled && gap.kind == StaQueueGap::Kind::Partly,
                  qPrintable(QStringLiteral("%1: %2").arg(world, staQueueGapText(gap))));
-    const std::optional<qint64> depth = o.maxStaQueueDepth ? o.maxStaQueueDepth : o.maxStaQueueDepthAtLeast;
+    const std::optional<qint64> depth =
+        o.maxStaQueueDepth ? o.maxStaQueueDepth : o.maxStaQueueDepthAtLeast;
     QVERIFY2(depth, qPrintable(QStringLiteral("%1: max_sta_queue_depth unknown").arg(world)));
     QVERIFY2(*depth >= qint64(queueA->maxValue()),
              qPrintable(QStringLiteral("%1: max_sta_queue_depth %2 < gw-a's %3")
-                            .arg(world).arg(*depth).arg(queueA->maxValue())));
+                            .arg(world)
+                            .arg(*depth)
+                            .arg(queueA->maxValue())));
 }
 
 // The live site both live tests run on: two mxgw-mock processes as gw-a and gw-b, the
@@ -216,7 +233,8 @@ struct LiveTwoMockSite {
         if (!mockA.start() || !mockB.start())
             return QStringLiteral("an mxgw-mock did not start");
         QList<ScenarioError> errors;
-        scenario = loadScenarioFile(writeSiteScenario(dir, mockA.endpoint(), mockB.endpoint()), &errors);
+        scenario =
+            loadScenarioFile(writeSiteScenario(dir, mockA.endpoint(), mockB.endpoint()), &errors);
         if (!scenario)
             return errors.value(0).toString();
         const auto site = loadSiteFile(dir.filePath("site.json"), &errors);
@@ -256,7 +274,8 @@ void TestTwoGatewaySite::aSiteScenarioModelsEachGatewayInVirtualTime()
     ScenarioRunner runner(*scenario, scenario->variants.first());
     QVERIFY2(runner.ok(), qPrintable(runner.error()));
     QCOMPARE(runner.gatewayNames(), QStringList({"gw-a", "gw-b"}));
-    QVERIFY(runner.model("gw-a") && runner.model("gw-b") && runner.model("gw-a") != runner.model("gw-b"));
+    QVERIFY(runner.model("gw-a") && runner.model("gw-b") &&
+            runner.model("gw-a") != runner.model("gw-b"));
     QCOMPARE(runner.model("gw-c"), nullptr);
     runner.start();
     runner.advanceTo(1.0);
@@ -266,8 +285,8 @@ void TestTwoGatewaySite::aSiteScenarioModelsEachGatewayInVirtualTime()
     QVERIFY(runner.model("gw-a")->wedged());
     QVERIFY(!runner.model("gw-b")->wedged());
     const VariantRun run = runner.finish();
-    for (const char* metric : {"sta_queue_depth", "invoke_rpcs_per_s", "deadline_exceeded_per_s", "recovery_state",
-                                  "suppressed_calls", "suppressed_calls_per_s"})
+    for (const char* metric : {"sta_queue_depth", "invoke_rpcs_per_s", "deadline_exceeded_per_s",
+                               "recovery_state", "suppressed_calls", "suppressed_calls_per_s"})
         for (const char* subject : {"gateway", "gateway:gw-a", "gateway:gw-b"})
             QVERIFY2(run.series.find(subject, metric), qPrintable(QString(subject) + " " + metric));
     // The sum is the sum: the run's queue series is A's plus B's at every instant.
@@ -306,7 +325,8 @@ void TestTwoGatewaySite::aFaultWithoutAGatewayHitsEveryGateway()
     QVERIFY(runner.model("gw-b")->sourceOutage());
     QVERIFY(!runner.model("gw-a")->sourceOutage());
     now.gateway = "gw-z";
-    QCOMPARE(runner.applyNow(now), QStringLiteral("source_outage at 3.5 s skipped: the run has no gateway \"gw-z\""));
+    QCOMPARE(runner.applyNow(now),
+             QStringLiteral("source_outage at 3.5 s skipped: the run has no gateway \"gw-z\""));
     runner.finish();
 }
 
@@ -346,7 +366,8 @@ void TestTwoGatewaySite::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLi
     {
         QTemporaryDir dir;
         QList<ScenarioError> errors;
-        const auto scenario = loadScenarioFile(writeSiteScenario(dir, "127.0.0.1:1", "127.0.0.1:2"), &errors);
+        const auto scenario =
+            loadScenarioFile(writeSiteScenario(dir, "127.0.0.1:1", "127.0.0.1:2"), &errors);
         QVERIFY(scenario);
         ScenarioRunner runner(*scenario, scenario->variants.first());
         QVERIFY2(runner.ok(), qPrintable(runner.error()));
@@ -387,7 +408,8 @@ void TestTwoGatewaySite::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLi
     // Read while A was wedged (1.5–4.5 s), so "B's stayed 0" covers the wedge. Not from a
     // fixed early sample: a polled read answers "nothing yet" until its first WatchStats
     // returns, which under ctest -j2 landed after the samples at 0 and at 1.0 s (1.0017 s).
-    QVERIFY2(queueB->points().front().tS < 4.5, qPrintable(QString::number(queueB->points().front().tS)));
+    QVERIFY2(queueB->points().front().tS < 4.5,
+             qPrintable(QString::number(queueB->points().front().tS)));
     QCOMPARE(queueB->maxValue(), 0.0);
     QVERIFY(!queue->points().empty());
     for (const SeriesPoint& p : queue->points())
@@ -411,7 +433,8 @@ void TestTwoGatewaySite::faultsOnOneGatewayOfASiteLeaveTheOtherAloneVirtualAndLi
     QVERIFY(embedded.access("gw-a") && embedded.access("gw-b") && !embedded.access("gw-c"));
     QCOMPARE(embedded.faultsUnavailableReason(), QString());
     const QString described = embedded.gatewayDescription();
-    QVERIFY2(described.startsWith("gw-a 127.0.0.1:") && described.contains(", gw-b 127.0.0.1:"), qPrintable(described));
+    QVERIFY2(described.startsWith("gw-a 127.0.0.1:") && described.contains(", gw-b 127.0.0.1:"),
+             qPrintable(described));
     const SiteOutcome embeddedRun = runSite(embedded, [&](const QString& g) -> std::optional<Sta> {
         const auto stats = embedded.access(g)->stats();
         if (!stats)
@@ -430,7 +453,8 @@ void TestTwoGatewaySite::eachGatewayOfASiteHasItsOwnSeedVirtualAndEmbedded()
     const quint64 seed = 4242;
     QTemporaryDir dir;
     QList<ScenarioError> errors;
-    const auto scenario = loadScenarioFile(writeSiteScenario(dir, "127.0.0.1:1", "127.0.0.1:2"), &errors);
+    const auto scenario =
+        loadScenarioFile(writeSiteScenario(dir, "127.0.0.1:1", "127.0.0.1:2"), &errors);
     QVERIFY(scenario);
     ScenarioRunner site(*scenario, scenario->variants.first(), seed);
     QVERIFY2(site.ok(), qPrintable(site.error()));
@@ -457,7 +481,8 @@ void TestTwoGatewaySite::eachGatewayOfASiteHasItsOwnSeedVirtualAndEmbedded()
     QVERIFY2(embedded.ok(), qPrintable(embedded.error()));
     const auto seedOf = [&embedded](const QString& g) {
         gateway::MockGatewayServer* server = embedded.server(g);
-        return server ? server->runOnModel([](gateway::GatewayModel& m) { return m.config().seed; }) : 0;
+        return server ? server->runOnModel([](gateway::GatewayModel& m) { return m.config().seed; })
+                      : 0;
     };
     QCOMPARE(seedOf("gw-a"), seedA);
     QCOMPARE(seedOf("gw-b"), seedB);

@@ -9,13 +9,12 @@
 #include "client/virtual_scheduler.h"
 #include "gateway/gateway_model.h"
 #include "gateway/mock_gateway_server.h"
+#include "integration/support_mock_process.h"
 #include "scenario/gateway_access.h"
 #include "scenario/in_process_gateway_port.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 #include "scenario/site_live.h"
-
-#include "integration/support_mock_process.h"
 #include "support_virtual_gateway.h"
 
 #include <QEventLoop>
@@ -25,7 +24,6 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
-
 #include <limits>
 #include <set>
 
@@ -38,7 +36,6 @@ using namespace stormwatch::testing;
 using namespace std::chrono_literals;
 
 namespace {
-
 
 EngineConfig twoGatewayConfig(int tags)
 {
@@ -56,7 +53,10 @@ EngineConfig twoGatewayConfig(int tags)
 // Every connection state the engine reported, per connection name.
 struct States : EngineObserver {
     std::map<std::string, std::vector<ConnectionState>> seen;
-    void onConnectionState(const GatewayConnection& c, ConnectionState s) override { seen[c.name()].push_back(s); }
+    void onConnectionState(const GatewayConnection& c, ConnectionState s) override
+    {
+        seen[c.name()].push_back(s);
+    }
 };
 
 // Samples instance B (index 1) and A (index 0) as the plots would: Good counts over time.
@@ -106,7 +106,8 @@ void TestTwoGateways::validateNamesAConnectionsUnknownGateway()
     InProcessGatewayPort port(sched, model, 1ms);
     ClientEngine::GatewayPorts ports{{"gw-a", &port}};
     const std::string why = ClientEngine::validate(twoGatewayConfig(3), &ports);
-    QCOMPARE(QString::fromStdString(why), QString("connection \"conn-b\" names unknown gateway \"gw-b\""));
+    QCOMPARE(QString::fromStdString(why),
+             QString("connection \"conn-b\" names unknown gateway \"gw-b\""));
     ports.emplace("gw-b", &port);
     QCOMPARE(ClientEngine::validate(twoGatewayConfig(3), &ports), std::string());
 }
@@ -118,7 +119,8 @@ void TestTwoGateways::eachConnectionReachesItsOwnGateway()
     gc.dataHz = 0;
     gateway::GatewayModel a(sched, gc), b(sched, gc);
     InProcessGatewayPort portA(sched, a, 1ms), portB(sched, b, 1ms);
-    ClientEngine engine(sched, ClientEngine::GatewayPorts{{"gw-a", &portA}, {"gw-b", &portB}}, twoGatewayConfig(20));
+    ClientEngine engine(sched, ClientEngine::GatewayPorts{{"gw-a", &portA}, {"gw-b", &portB}},
+                        twoGatewayConfig(20));
     engine.startConnections();
     engine.deployAll();
     sched.runUntil(sched.now() + 5s);
@@ -132,7 +134,8 @@ void TestTwoGateways::eachConnectionReachesItsOwnGateway()
     QCOMPARE(sb.items.size(), std::size_t(20));
     QCOMPARE(sa.items.begin()->second.tag.rfind("TK101.Level.", 0), std::size_t(0));
     QCOMPARE(sb.items.begin()->second.tag.rfind("Line3_Filler.Speed.", 0), std::size_t(0));
-    QVERIFY(engine.gate("gw-a") && engine.gate("gw-b") && engine.gate("gw-a") != engine.gate("gw-b"));
+    QVERIFY(engine.gate("gw-a") && engine.gate("gw-b") &&
+            engine.gate("gw-a") != engine.gate("gw-b"));
 }
 
 void TestTwoGateways::killedModelLeavesTheOtherGatewayUndisturbed()
@@ -142,7 +145,8 @@ void TestTwoGateways::killedModelLeavesTheOtherGatewayUndisturbed()
     gc.dataHz = 2;
     gateway::GatewayModel a(sched, gc), b(sched, gc);
     InProcessGatewayPort portA(sched, a, 1ms), portB(sched, b, 1ms);
-    ClientEngine engine(sched, ClientEngine::GatewayPorts{{"gw-a", &portA}, {"gw-b", &portB}}, twoGatewayConfig(50));
+    ClientEngine engine(sched, ClientEngine::GatewayPorts{{"gw-a", &portA}, {"gw-b", &portB}},
+                        twoGatewayConfig(50));
     States states;
     engine.addObserver(&states);
     engine.startConnections();
@@ -181,8 +185,9 @@ void TestTwoGateways::killedProcessLeavesTheOtherGatewayUndisturbed()
     auto portA = std::make_unique<GrpcGatewayPort>(sched, oa);
     auto portB = std::make_unique<GrpcGatewayPort>(sched, ob);
     {
-        ClientEngine engine(sched, ClientEngine::GatewayPorts{{"gw-a", portA.get()}, {"gw-b", portB.get()}},
-                            twoGatewayConfig(50));
+        ClientEngine engine(
+            sched, ClientEngine::GatewayPorts{{"gw-a", portA.get()}, {"gw-b", portB.get()}},
+            twoGatewayConfig(50));
         States states;
         engine.addObserver(&states);
         engine.startConnections();
@@ -201,7 +206,8 @@ void TestTwoGateways::killedProcessLeavesTheOtherGatewayUndisturbed()
         QCOMPARE(*std::min_element(samples.goodB.begin(), samples.goodB.end()), 50);
         QVERIFY2(states.seen["conn-b"].empty(), "conn-b changed state");
         QVERIFY(engine.connections()[1]->connected());
-        QVERIFY(samples.changesB.back() > samples.changesB.front()); // its data keeps flowing (2 Hz)
+        QVERIFY(samples.changesB.back() >
+                samples.changesB.front()); // its data keeps flowing (2 Hz)
         QCOMPARE(engine.gate("gw-b")->state(), RecoveryGate::State::Normal);
 
         bool closed = false;

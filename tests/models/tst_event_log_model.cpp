@@ -44,15 +44,19 @@ private slots:
     void appendsABatchWithOneInsert()
     {
         EventLogModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         model.append(numbered(0, 5));
         model.append({});
         QCOMPARE(inserted.count(), 1);
         QCOMPARE(model.rowCount(), 5);
-        QCOMPARE(model.data(model.index(2, EventLogModel::Time)).toString(), QStringLiteral("2.000"));
-        QCOMPARE(model.data(model.index(2, EventLogModel::Wall)).toString(), QStringLiteral("14:00:02.000"));
-        QCOMPARE(model.data(model.index(2, EventLogModel::Severity)).toString(), QStringLiteral("info"));
+        QCOMPARE(model.data(model.index(2, EventLogModel::Time)).toString(),
+                 QStringLiteral("2.000"));
+        QCOMPARE(model.data(model.index(2, EventLogModel::Wall)).toString(),
+                 QStringLiteral("14:00:02.000"));
+        QCOMPARE(model.data(model.index(2, EventLogModel::Severity)).toString(),
+                 QStringLiteral("info"));
         QCOMPARE(message(model, 4), QStringLiteral("m4"));
         QCOMPARE(model.capacity(), 50'000);
     }
@@ -60,7 +64,8 @@ private slots:
     void capDropsTheOldestRowsFirst()
     {
         EventLogModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setCapacity(10);
         model.append(numbered(0, 8));
         QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
@@ -77,7 +82,8 @@ private slots:
     void batchLargerThanTheCapKeepsItsNewestRows()
     {
         EventLogModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setCapacity(4);
         model.append(numbered(0, 3));
         model.append(numbered(3, 10));
@@ -90,7 +96,8 @@ private slots:
     void shrinkingTheCapDropsAtOnce()
     {
         EventLogModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.append(numbered(0, 20));
         model.setCapacity(5);
         QCOMPARE(model.rowCount(), 5);
@@ -112,7 +119,8 @@ private slots:
     void severityColours()
     {
         EventLogModel model;
-        model.append({entry(0, int(LogSeverity::Error), "gw1", "x"), entry(0, int(LogSeverity::Info), "gw1", "y")});
+        model.append({entry(0, int(LogSeverity::Error), "gw1", "x"),
+                      entry(0, int(LogSeverity::Info), "gw1", "y")});
         QCOMPARE(model.data(model.index(0, 0), Qt::ForegroundRole).value<QColor>(),
                  severityColor(int(LogSeverity::Error)));
         QVERIFY(!model.data(model.index(1, 0), Qt::ForegroundRole).isValid());
@@ -123,11 +131,13 @@ private slots:
         EventLogModel model;
         EventLogFilterProxy proxy;
         proxy.setSourceModel(&model);
-        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.append({entry(0, int(LogSeverity::Debug), "Z28061", "tick inside ceiling"),
-                      entry(1, int(LogSeverity::Info), "gw1", "session opened"),
-                      entry(2, int(LogSeverity::Warning), "Z28061", "presuming lost, re-sending"),
-                      entry(3, int(LogSeverity::Error), "gw1", "DEADLINE_EXCEEDED on AdviseSupervisory")});
+        QAbstractItemModelTester tester(&proxy,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.append(
+            {entry(0, int(LogSeverity::Debug), "Z28061", "tick inside ceiling"),
+             entry(1, int(LogSeverity::Info), "gw1", "session opened"),
+             entry(2, int(LogSeverity::Warning), "Z28061", "presuming lost, re-sending"),
+             entry(3, int(LogSeverity::Error), "gw1", "DEADLINE_EXCEEDED on AdviseSupervisory")});
         QCOMPARE(proxy.rowCount(), 4);
         proxy.setMinimumSeverity(int(LogSeverity::Warning));
         QCOMPARE(proxy.rowCount(), 2);

@@ -3,7 +3,6 @@
 
 #include <QSignalSpy>
 #include <QtTest>
-
 #include <cmath>
 
 using namespace stormwatch;
@@ -121,8 +120,8 @@ private slots:
         QCOMPARE(store.retentionSeconds(), 3600.0);
         std::size_t bytesAtTwoHours = 0, maxBytesAfter = 0;
         for (int t = 0; t < 3 * 3600; ++t) {
-            store.appendSamples({sample(t, 0, t % 2, 1000.0 * (t % 7), t % 5, t % 3),
-                                 sample(t, 1, (t + 1) % 2)});
+            store.appendSamples(
+                {sample(t, 0, t % 2, 1000.0 * (t % 7), t % 5, t % 3), sample(t, 1, (t + 1) % 2)});
             store.appendGateway(gateway(t, 10 * qint64(t) * (t % 3), 0, 0, t % 2, t % 4));
             if (t == 2 * 3600)
                 bytesAtTwoHours = store.approxBytes();
@@ -186,16 +185,17 @@ private slots:
         store.appendGateway(gateway(6, 60, 0, 0, 1, 3));
 
         const QList<QByteArray> lines = store.toCsv(2, 10, {k0, {1, false}}).split('\n');
-        QCOMPARE(lines.first(),
-                 QByteArray("t_s,Z28061 × gw1/outstanding,Z28061 × gw1/interval_ms,"
-                            "Z28061 × gw1/tags_good,Z28061 × gw1/tags_uncertain,"
-                            "Z28061 × gw1/tags_bad,Z28061 × gw1/requests_sent,Z28061 × gw1/tags_stale,"
-                            "Z28062 × gw1/outstanding,Z28062 × gw1/interval_ms,"
-                            "Z28062 × gw1/tags_good,Z28062 × gw1/tags_uncertain,"
-                            "Z28062 × gw1/tags_bad,Z28062 × gw1/requests_sent,Z28062 × gw1/tags_stale,"
-                            "gateway/sta_queue_depth,gateway/invoke_rpcs_per_s,"
-                            "gateway/deadline_exceeded_per_s,gateway/suppressed_calls_per_s,"
-                            "gateway/recovery_state"));
+        QCOMPARE(
+            lines.first(),
+            QByteArray("t_s,Z28061 × gw1/outstanding,Z28061 × gw1/interval_ms,"
+                       "Z28061 × gw1/tags_good,Z28061 × gw1/tags_uncertain,"
+                       "Z28061 × gw1/tags_bad,Z28061 × gw1/requests_sent,Z28061 × gw1/tags_stale,"
+                       "Z28062 × gw1/outstanding,Z28062 × gw1/interval_ms,"
+                       "Z28062 × gw1/tags_good,Z28062 × gw1/tags_uncertain,"
+                       "Z28062 × gw1/tags_bad,Z28062 × gw1/requests_sent,Z28062 × gw1/tags_stale,"
+                       "gateway/sta_queue_depth,gateway/invoke_rpcs_per_s,"
+                       "gateway/deadline_exceeded_per_s,gateway/suppressed_calls_per_s,"
+                       "gateway/recovery_state"));
         // a row at the start of the range with the values in force, then one per change
         QCOMPARE(lines.value(1), QByteArray("2.000,0,5000,10,0,0,0,0,0,5000,0,0,0,0,0,3,10,0,0,0"));
         QCOMPARE(lines.value(2), QByteArray("5.000,1,5000,8,0,2,0,0,0,5000,0,0,0,0,0,3,10,0,0,0"));

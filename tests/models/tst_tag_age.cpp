@@ -6,7 +6,6 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QtTest>
-
 #include <cmath>
 
 using namespace stormwatch;
@@ -45,16 +44,20 @@ private slots:
     void ageIsNowMinusTheLastArrival()
     {
         TagTableModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.applyChanges({tag(0, 12.0), tag(1, 0.5), tag(2, -1)});
         model.setNow(20.0);
         QCOMPARE(text(model, 0, TagTableModel::Age), QStringLiteral("8 s"));
         QCOMPARE(text(model, 1, TagTableModel::Age), QStringLiteral("19 s"));
         QCOMPARE(text(model, 2, TagTableModel::Age), QString()); // never received
-        QCOMPARE(model.data(model.index(0, TagTableModel::Age), TagTableModel::SortRole).toDouble(), 8.0);
+        QCOMPARE(model.data(model.index(0, TagTableModel::Age), TagTableModel::SortRole).toDouble(),
+                 8.0);
         // Never received sorts as the oldest.
-        QVERIFY(std::isinf(model.data(model.index(2, TagTableModel::Age), TagTableModel::SortRole).toDouble()));
-        QCOMPARE(model.headerData(TagTableModel::Age, Qt::Horizontal).toString(), QStringLiteral("Age"));
+        QVERIFY(std::isinf(
+            model.data(model.index(2, TagTableModel::Age), TagTableModel::SortRole).toDouble()));
+        QCOMPARE(model.headerData(TagTableModel::Age, Qt::Horizontal).toString(),
+                 QStringLiteral("Age"));
     }
 
     void agesReadAsPeopleSayThem()
@@ -77,7 +80,9 @@ private slots:
         QCOMPARE(text(model, 1, TagTableModel::SourceAge), QString()); // no wall clock known
         model.setNow(10.0, kEpoch2026Us / 1000 + 125'000);
         QCOMPARE(text(model, 1, TagTableModel::SourceAge), QStringLiteral("2 min 5 s"));
-        QCOMPARE(model.data(model.index(1, TagTableModel::SourceAge), TagTableModel::SortRole).toDouble(), 125.0);
+        QCOMPARE(model.data(model.index(1, TagTableModel::SourceAge), TagTableModel::SortRole)
+                     .toDouble(),
+                 125.0);
     }
 
     void aStaleGoodTagSaysSoAndIsCounted()
@@ -88,7 +93,9 @@ private slots:
         QCOMPARE(model.staleCount(), 1); // a Bad tag is not Good to begin with: not counted
         QVERIFY(text(model, 0, TagTableModel::Quality).contains(QStringLiteral("stale")));
         QVERIFY(!text(model, 1, TagTableModel::Quality).contains(QStringLiteral("stale")));
-        QVERIFY(model.data(model.index(0, TagTableModel::Age), Qt::ToolTipRole).toString().contains(QStringLiteral("50 s")));
+        QVERIFY(model.data(model.index(0, TagTableModel::Age), Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("50 s")));
         const int before = int(counts.count());
         model.applyChanges({tag(0, 70, kGood)}); // its next update: fresh again
         QCOMPARE(model.staleCount(), 0);
@@ -103,14 +110,16 @@ private slots:
         model.applyChanges({tag(0, 1, kGood, 0, true), tag(1, 1, kGood), tag(2, 1, kBad, 0, true)});
         proxy.setOutcome(TagFilterProxy::Outcome::Stale);
         QCOMPARE(proxy.rowCount(), 1);
-        QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(), QStringLiteral("Z28061.Attr0"));
+        QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(),
+                 QStringLiteral("Z28061.Attr0"));
     }
 
     void olderThanFollowsTheClockWithoutAnyTagChanging()
     {
         TagTableModel model;
         TagFilterProxy proxy;
-        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&proxy,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         proxy.setSourceModel(&model);
         model.applyChanges({tag(0, 0), tag(1, 5), tag(2, 9), tag(3, -1)});
         model.setNow(10.0);
@@ -130,11 +139,13 @@ private slots:
         model.applyChanges({tag(0, 5), tag(1, 1)});
         model.setNow(6.0);
         proxy.sort(TagTableModel::Age, Qt::DescendingOrder);
-        QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(), QStringLiteral("Z28061.Attr1"));
+        QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(),
+                 QStringLiteral("Z28061.Attr1"));
         // Tag 1 gets a value; tag 0 is now the older one.
         model.applyChanges({tag(1, 7)});
         model.setNow(8.0);
-        QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(), QStringLiteral("Z28061.Attr0"));
+        QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(),
+                 QStringLiteral("Z28061.Attr0"));
     }
 
     void theClockSignalsOncePerShownSecond()

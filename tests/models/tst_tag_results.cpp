@@ -14,7 +14,8 @@ namespace {
 constexpr int kGood = 192, kUncertain = 64, kBad = 0;
 
 // `error` without `rejected`: a call that failed (a timeout, the gateway unreachable).
-TagChange tag(int t, int handle, int quality, qint64 timestampUs, const QString& error = {}, bool rejected = false)
+TagChange tag(int t, int handle, int quality, qint64 timestampUs, const QString& error = {},
+              bool rejected = false)
 {
     TagChange c;
     c.instance = 0;
@@ -30,9 +31,15 @@ TagChange tag(int t, int handle, int quality, qint64 timestampUs, const QString&
     return c;
 }
 
-TagChange refused(int t, const QString& error) { return tag(t, 0, kBad, 0, error, true); }
+TagChange refused(int t, const QString& error)
+{
+    return tag(t, 0, kBad, 0, error, true);
+}
 
-QString text(const TagTableModel& m, int row, int column) { return m.data(m.index(row, column)).toString(); }
+QString text(const TagTableModel& m, int row, int column)
+{
+    return m.data(m.index(row, column)).toString();
+}
 } // namespace
 
 class TestTagResults : public QObject {
@@ -51,8 +58,10 @@ void TestTagResults::subscribeColumnShowsOkTheGatewaysReasonOrPending()
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     m.applyChanges({tag(1, 11, kGood, 2'000'000), refused(2, "item not found: TK102.Level.PV"),
                     tag(3, 13, kUncertain, 0)});
-    QCOMPARE(m.headerData(TagTableModel::SubscribeResult, Qt::Horizontal).toString(), QString("Subscribe"));
-    QCOMPARE(m.headerData(TagTableModel::FirstValue, Qt::Horizontal).toString(), QString("First value"));
+    QCOMPARE(m.headerData(TagTableModel::SubscribeResult, Qt::Horizontal).toString(),
+             QString("Subscribe"));
+    QCOMPARE(m.headerData(TagTableModel::FirstValue, Qt::Horizontal).toString(),
+             QString("First value"));
     QCOMPARE(text(m, 0, TagTableModel::SubscribeResult), QString("ok"));
     QCOMPARE(text(m, 1, TagTableModel::SubscribeResult), QString("item not found: TK102.Level.PV"));
     QCOMPARE(text(m, 2, TagTableModel::SubscribeResult), QString("ok")); // an item, no value yet
@@ -73,7 +82,8 @@ void TestTagResults::firstValueStaysTheFirst()
     m.applyChanges({tag(1, 11, kGood, 5'000'000)});
     QCOMPARE(m.firstValueUs(0), qint64(1'000'000));
     QCOMPARE(text(m, 0, TagTableModel::SourceTimestamp), QString("t=5.000 s"));
-    QCOMPARE(m.data(m.index(0, TagTableModel::FirstValue), TagTableModel::SortRole).toLongLong(), 1'000'000);
+    QCOMPARE(m.data(m.index(0, TagTableModel::FirstValue), TagTableModel::SortRole).toLongLong(),
+             1'000'000);
     m.clear();
     m.applyChanges({tag(1, 11, kGood, 7'000'000)});
     QCOMPARE(m.firstValueUs(0), qint64(7'000'000));
@@ -132,14 +142,17 @@ void TestTagResults::aCallThatFailedIsNotFailedToAdd()
     TagTableModel m;
     TagFilterProxy proxy;
     proxy.setSourceModel(&m);
-    m.applyChanges({tag(1, 0, kBad, 0, "DEADLINE_EXCEEDED: AddItemBulk timed out"), refused(2, "item not found: TK102.Level.PV"),
+    m.applyChanges({tag(1, 0, kBad, 0, "DEADLINE_EXCEEDED: AddItemBulk timed out"),
+                    refused(2, "item not found: TK102.Level.PV"),
                     tag(3, 0, kBad, 2'000'000, "UNAVAILABLE: connection reset")});
     QCOMPARE(m.failedToAddCount(), 1);
-    QCOMPARE(text(m, 0, TagTableModel::SubscribeResult), QString("DEADLINE_EXCEEDED: AddItemBulk timed out"));
+    QCOMPARE(text(m, 0, TagTableModel::SubscribeResult),
+             QString("DEADLINE_EXCEEDED: AddItemBulk timed out"));
     QVERIFY(!m.data(m.index(0, 0), TagTableModel::FailedToAddRole).toBool());
     QVERIFY(m.data(m.index(1, 0), TagTableModel::FailedToAddRole).toBool());
-    QVERIFY(m.data(m.index(0, TagTableModel::SubscribeResult), Qt::ForegroundRole).value<QColor>() !=
-            qualityColor(QualityClass::Bad));
+    QVERIFY(
+        m.data(m.index(0, TagTableModel::SubscribeResult), Qt::ForegroundRole).value<QColor>() !=
+        qualityColor(QualityClass::Bad));
     proxy.setOutcome(TagFilterProxy::Outcome::FailedToAdd);
     QCOMPARE(proxy.rowCount(), 1);
     QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(), QString("TK102.Level.PV"));

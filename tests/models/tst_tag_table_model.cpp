@@ -45,7 +45,8 @@ private slots:
     void newTagsAreAppendedWithOneInsertPerBatch()
     {
         TagTableModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         model.applyChanges(batch(0, 244, 1.0));
         QCOMPARE(model.rowCount(), 244);
@@ -56,24 +57,28 @@ private slots:
         QCOMPARE(model.rowCount(), 488);
         QCOMPARE(inserted.count(), 2);
         QCOMPARE(inserted.at(1).at(1).toInt(), 244);
-        QCOMPARE(model.data(model.index(244, TagTableModel::Instance)).toString(), QStringLiteral("Z28062"));
+        QCOMPARE(model.data(model.index(244, TagTableModel::Instance)).toString(),
+                 QStringLiteral("Z28062"));
     }
 
     void knownTagsUpdateInPlaceAndAnnounceOneRangePerRun()
     {
         TagTableModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.applyChanges(batch(0, 10, 1.0));
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         // Rows 2,3,4 and 7 change: two contiguous runs → two signals.
-        model.applyChanges({change(0, 4, 40), change(0, 2, 20), change(0, 3, 30), change(0, 7, 70)});
+        model.applyChanges(
+            {change(0, 4, 40), change(0, 2, 20), change(0, 3, 30), change(0, 7, 70)});
         QCOMPARE(model.rowCount(), 10);
         QCOMPARE(inserted.count(), 0);
         QCOMPARE(changed.count(), 2);
         QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 2);
         QCOMPARE(changed.at(0).at(1).value<QModelIndex>().row(), 4);
-        QCOMPARE(changed.at(0).at(1).value<QModelIndex>().column(), TagTableModel::kColumnCount - 1);
+        QCOMPARE(changed.at(0).at(1).value<QModelIndex>().column(),
+                 TagTableModel::kColumnCount - 1);
         QCOMPARE(changed.at(1).at(0).value<QModelIndex>().row(), 7);
         QCOMPARE(model.data(model.index(3, TagTableModel::Value)).toString(), QStringLiteral("30"));
         QCOMPARE(model.rowOf(0, 7), 7);
@@ -96,7 +101,8 @@ private slots:
     void mixedBatchUpdatesAndAppendsAndLaterChangeWins()
     {
         TagTableModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.applyChanges(batch(0, 3, 0));
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         model.applyChanges({change(0, 1, 11), change(0, 5, 1), change(0, 5, 2, kBad)});
@@ -104,22 +110,26 @@ private slots:
         QCOMPARE(inserted.count(), 1);
         QCOMPARE(model.data(model.index(1, TagTableModel::Value)).toString(), QStringLiteral("11"));
         QCOMPARE(model.data(model.index(3, TagTableModel::Value)).toString(), QStringLiteral("2"));
-        QCOMPARE(model.data(model.index(3, 0), TagTableModel::QualityClassRole).toInt(), int(QualityClass::Bad));
+        QCOMPARE(model.data(model.index(3, 0), TagTableModel::QualityClassRole).toInt(),
+                 int(QualityClass::Bad));
     }
 
     void qualityTextColourAndCountsFollowTheCode()
     {
         TagTableModel model;
         QSignalSpy counts(&model, &TagTableModel::qualityCountsChanged);
-        model.applyChanges({change(0, 0, 1, kGood), change(0, 1, 1, kUncertain), change(0, 2, 1, kBad),
+        model.applyChanges({change(0, 0, 1, kGood), change(0, 1, 1, kUncertain),
+                            change(0, 2, 1, kBad),
                             change(0, 3, 1, 216 /* Good + local override bits */)});
         QCOMPARE(counts.count(), 1);
         QCOMPARE(model.count(QualityClass::Good), 2);
         QCOMPARE(model.count(QualityClass::Uncertain), 1);
         QCOMPARE(model.count(QualityClass::Bad), 1);
-        QCOMPARE(model.data(model.index(1, TagTableModel::Quality)).toString(), QStringLiteral("Uncertain (64)"));
-        QCOMPARE(model.data(model.index(2, TagTableModel::Quality), Qt::ForegroundRole).value<QColor>(),
-                 qualityColor(QualityClass::Bad));
+        QCOMPARE(model.data(model.index(1, TagTableModel::Quality)).toString(),
+                 QStringLiteral("Uncertain (64)"));
+        QCOMPARE(
+            model.data(model.index(2, TagTableModel::Quality), Qt::ForegroundRole).value<QColor>(),
+            qualityColor(QualityClass::Bad));
         QVERIFY(qualityColor(QualityClass::Bad) != qualityColor(QualityClass::Good));
         // Good → Bad moves one count; a value-only change does not signal.
         model.applyChanges({change(0, 0, 5, kBad)});
@@ -138,18 +148,23 @@ private slots:
         TagChange orphan = change(0, 0, 1, kBad, QStringLiteral("DEADLINE_EXCEEDED"));
         orphan.orphaned = true;
         model.applyChanges({orphan, change(0, 1, 1, kBad)});
-        for (int column : {int(TagTableModel::Tag), int(TagTableModel::Value), int(TagTableModel::LastError)}) {
+        for (int column :
+             {int(TagTableModel::Tag), int(TagTableModel::Value), int(TagTableModel::LastError)}) {
             QCOMPARE(model.data(model.index(0, column), Qt::ForegroundRole).value<QColor>(),
                      qualityColor(QualityClass::Bad));
             QVERIFY(!model.data(model.index(1, column), Qt::ForegroundRole).isValid());
         }
-        QCOMPARE(model.data(model.index(0, TagTableModel::Quality)).toString(), QStringLiteral("Bad (0), orphaned"));
-        QVERIFY(model.data(model.index(0, TagTableModel::Tag), Qt::ToolTipRole).toString().contains("Orphaned"));
+        QCOMPARE(model.data(model.index(0, TagTableModel::Quality)).toString(),
+                 QStringLiteral("Bad (0), orphaned"));
+        QVERIFY(model.data(model.index(0, TagTableModel::Tag), Qt::ToolTipRole)
+                    .toString()
+                    .contains("Orphaned"));
         QVERIFY(model.data(model.index(0, 0), TagTableModel::OrphanedRole).toBool());
         QVERIFY(!model.data(model.index(1, 0), TagTableModel::OrphanedRole).toBool());
         orphan.orphaned = false; // a retry got scheduled: back to plain Bad
         model.applyChanges({orphan});
-        QCOMPARE(model.data(model.index(0, TagTableModel::Quality)).toString(), QStringLiteral("Bad (0)"));
+        QCOMPARE(model.data(model.index(0, TagTableModel::Quality)).toString(),
+                 QStringLiteral("Bad (0)"));
     }
 
     // The Advise column shows what the tag's live item was advised with, and follows a change
@@ -160,8 +175,10 @@ private slots:
         QAbstractItemModelTester tester(&model);
         TagChange tag = change(0, 0, 1);
         tag.advise = QStringLiteral("supervisory (SubscribeBulk)");
-        model.applyChanges({tag, change(0, 1, 1, kBad, QStringLiteral("item not found: Z28061.Attr1"))});
-        QCOMPARE(model.headerData(TagTableModel::Advise, Qt::Horizontal).toString(), QStringLiteral("Advise"));
+        model.applyChanges(
+            {tag, change(0, 1, 1, kBad, QStringLiteral("item not found: Z28061.Attr1"))});
+        QCOMPARE(model.headerData(TagTableModel::Advise, Qt::Horizontal).toString(),
+                 QStringLiteral("Advise"));
         QCOMPARE(model.data(model.index(0, TagTableModel::Advise)).toString(), tag.advise);
         QCOMPARE(model.data(model.index(1, TagTableModel::Advise)).toString(), QString());
         tag.advise = QStringLiteral("supervisory (AddItemBulk + AdviseSupervisory)");
@@ -183,8 +200,10 @@ private slots:
         TagTableModel model;
         TagFilterProxy proxy;
         proxy.setSourceModel(&model);
-        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.applyChanges({change(0, 0, 1, kGood), change(0, 1, 1, kBad, QStringLiteral("DEADLINE_EXCEEDED")),
+        QAbstractItemModelTester tester(&proxy,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyChanges({change(0, 0, 1, kGood),
+                            change(0, 1, 1, kBad, QStringLiteral("DEADLINE_EXCEEDED")),
                             change(1, 0, 1, kUncertain), change(1, 1, 1, kBad)});
         QCOMPARE(proxy.rowCount(), 4);
         proxy.setQualityShown(QualityClass::Good, false);
@@ -192,7 +211,8 @@ private slots:
         QCOMPARE(proxy.rowCount(), 2);
         proxy.setText(QStringLiteral("deadline"));
         QCOMPARE(proxy.rowCount(), 1);
-        QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(), QStringLiteral("Z28061.Attr1"));
+        QCOMPARE(proxy.data(proxy.index(0, TagTableModel::Tag)).toString(),
+                 QStringLiteral("Z28061.Attr1"));
         proxy.setText(QStringLiteral("z28062"));
         QCOMPARE(proxy.rowCount(), 1);
         // A row that turns Good leaves the Bad-only view without a re-filter call.
@@ -208,8 +228,10 @@ private slots:
         TagTableModel model;
         TagFilterProxy proxy;
         proxy.setSourceModel(&model);
-        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.applyChanges({change(0, 0, 9), change(0, 1, 10), change(0, 2, -3), change(0, 3, 100)});
+        QAbstractItemModelTester tester(&proxy,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyChanges(
+            {change(0, 0, 9), change(0, 1, 10), change(0, 2, -3), change(0, 3, 100)});
         proxy.sort(TagTableModel::Value, Qt::AscendingOrder);
         QStringList values;
         for (int r = 0; r < proxy.rowCount(); ++r)
@@ -222,7 +244,8 @@ private slots:
     void clearResetsRowsAndCounts()
     {
         TagTableModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.applyChanges(batch(0, 5, 0, kBad));
         model.clear();
         QCOMPARE(model.rowCount(), 0);

@@ -42,26 +42,31 @@ private slots:
     void gatewayConnectionsAndInstancesFormATree()
     {
         TopologyModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 1);
         model.setGateway(QStringLiteral("127.0.0.1:50051"), QStringLiteral("normal"));
         model.setConnections({connection("gw1", "connected"), connection("gw2", "connecting")});
         model.setInstances({{"gw1", {"Z28061", "Z28062"}}, {"gw2", {"Z30001"}}});
         const QModelIndex gateway = model.gatewayIndex();
         QCOMPARE(model.data(gateway).toString(), QStringLiteral("gateway 127.0.0.1:50051"));
-        QCOMPARE(model.data(model.index(0, TopologyModel::State)).toString(), QStringLiteral("normal"));
+        QCOMPARE(model.data(model.index(0, TopologyModel::State)).toString(),
+                 QStringLiteral("normal"));
         QCOMPARE(childNames(model, gateway), (QStringList{"gw1", "gw2"}));
-        QCOMPARE(childNames(model, model.connectionIndex("gw1")), (QStringList{"Z28061", "Z28062"}));
+        QCOMPARE(childNames(model, model.connectionIndex("gw1")),
+                 (QStringList{"Z28061", "Z28062"}));
         const QModelIndex z = model.instanceIndex("gw2", "Z30001");
         QVERIFY(z.isValid());
         QCOMPARE(model.parent(z), model.connectionIndex("gw2"));
-        QCOMPARE(model.data(z, TopologyModel::KindRole).toInt(), int(TopologyModel::Kind::Instance));
+        QCOMPARE(model.data(z, TopologyModel::KindRole).toInt(),
+                 int(TopologyModel::Kind::Instance));
     }
 
     void connectionStateUpdatesInPlace()
     {
         TopologyModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setConnections({connection("gw1", "connected")});
         model.setInstances({{"gw1", {"Z28061"}}});
         const QPersistentModelIndex gw1 = model.connectionIndex("gw1");
@@ -77,7 +82,8 @@ private slots:
         QCOMPARE(model.data(state).toString(), QStringLiteral("waiting to reconnect"));
         QCOMPARE(model.data(state, Qt::ForegroundRole).value<QColor>(),
                  TopologyModel::stateColor("waiting to reconnect"));
-        QVERIFY(TopologyModel::stateColor("connected") != TopologyModel::stateColor("waiting to reconnect"));
+        QVERIFY(TopologyModel::stateColor("connected") !=
+                TopologyModel::stateColor("waiting to reconnect"));
         QCOMPARE(model.data(gw1, Qt::DecorationRole).value<QColor>(),
                  TopologyModel::stateColor("waiting to reconnect"));
         // Same again: nothing to announce.
@@ -101,7 +107,8 @@ private slots:
     void connectionsAndInstancesAreAddedAndRemovedByDiff()
     {
         TopologyModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setConnections({connection("gw1", "connected"), connection("gw2", "connected")});
         model.setInstances({{"gw1", {"A", "B", "C"}}, {"gw2", {"D"}}});
         QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
@@ -116,11 +123,13 @@ private slots:
     void instancesBeforeTheirConnectionShowNotConnectedYet()
     {
         TopologyModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setInstances({{"gw1", {"Z28061"}}});
         const QModelIndex gw1 = model.connectionIndex("gw1");
         QVERIFY(gw1.isValid());
-        QCOMPARE(model.data(gw1, TopologyModel::StateRole).toString(), QStringLiteral("not connected yet"));
+        QCOMPARE(model.data(gw1, TopologyModel::StateRole).toString(),
+                 QStringLiteral("not connected yet"));
         model.setConnections({connection("gw1", "connected")});
         QCOMPARE(model.data(model.connectionIndex("gw1"), TopologyModel::StateRole).toString(),
                  QStringLiteral("connected"));

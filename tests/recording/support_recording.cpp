@@ -17,7 +17,8 @@ namespace {
 Scenario parse(const QJsonObject& o)
 {
     QList<ScenarioError> errors;
-    auto s = parseScenario(QJsonDocument(o).toJson(), o.value("name").toString() + ".json", &errors);
+    auto s =
+        parseScenario(QJsonDocument(o).toJson(), o.value("name").toString() + ".json", &errors);
     for (const auto& e : errors)
         qWarning() << e.toString();
     if (!s)
@@ -27,7 +28,8 @@ Scenario parse(const QJsonObject& o)
 
 } // namespace
 
-Scenario wedgeAndLeverChange(double durationS, int tags, const QString& variant, const QString& leversAt300)
+Scenario wedgeAndLeverChange(double durationS, int tags, const QString& variant,
+                             const QString& leversAt300)
 {
     return parse(QJsonObject{
         {"name", "wedge-and-lever-change"},
@@ -36,10 +38,14 @@ Scenario wedgeAndLeverChange(double durationS, int tags, const QString& variant,
         {"seed", 7},
         {"gateway", QJsonObject{{"command_ms", 20}, {"per_item_ms", 1}, {"data_hz", 1}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}},
-                                 QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", tags}, {"start_at_s", 30}}}},
-        {"timeline", QJsonArray{QJsonObject{{"at_s", 120}, {"action", "wedge"}, {"duration_s", 60}},
-                                QJsonObject{{"at_s", 300}, {"action", "set_levers"}, {"levers", leversAt300}}}},
+        {"instances",
+         QJsonArray{
+             QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}},
+             QJsonObject{
+                 {"name", "inst-b"}, {"connection", "gw1"}, {"tags", tags}, {"start_at_s", 30}}}},
+        {"timeline",
+         QJsonArray{QJsonObject{{"at_s", 120}, {"action", "wedge"}, {"duration_s", 60}},
+                    QJsonObject{{"at_s", 300}, {"action", "set_levers"}, {"levers", leversAt300}}}},
         {"variants", QJsonArray{variant}},
     });
 }
@@ -47,8 +53,10 @@ Scenario wedgeAndLeverChange(double durationS, int tags, const QString& variant,
 void ConsoleModels::follow(RunHost& host)
 {
     store.setRetentionSeconds(0);
-    QObject::connect(&host, &RunHost::seriesUpdates, &store, [this](const auto& u) { store.appendSeries(u); });
-    QObject::connect(&host, &RunHost::tagChanges, &tags, [this](const auto& c) { tags.applyChanges(c); });
+    QObject::connect(&host, &RunHost::seriesUpdates, &store,
+                     [this](const auto& u) { store.appendSeries(u); });
+    QObject::connect(&host, &RunHost::tagChanges, &tags,
+                     [this](const auto& c) { tags.applyChanges(c); });
     QObject::connect(&host, &RunHost::logEntries, &log, [this](const auto& e) {
         log.append(e);
         logLines += int(e.size());
@@ -56,8 +64,9 @@ void ConsoleModels::follow(RunHost& host)
     QObject::connect(&host, &RunHost::progress, &store, [this](double t) { store.advanceTo(t); });
 }
 
-RecordedRunResult recordRun(const Scenario& scenario, const QString& path, ConsoleModels* models, bool live,
-                            int commitIntervalMs, const std::function<void(double)>& onProgress,
+RecordedRunResult recordRun(const Scenario& scenario, const QString& path, ConsoleModels* models,
+                            bool live, int commitIntervalMs,
+                            const std::function<void(double)>& onProgress,
                             const LiveOptions& liveOptions)
 {
     RecordedRunResult result;
@@ -86,7 +95,8 @@ RecordedRunResult recordRun(const Scenario& scenario, const QString& path, Conso
         qWarning() << error;
         return result;
     }
-    QTimer::singleShot(120'000, &loop, &QEventLoop::quit); // a hung run fails the test, not the suite
+    QTimer::singleShot(120'000, &loop,
+                       &QEventLoop::quit); // a hung run fails the test, not the suite
     loop.exec();
     result.commits = recorder.commits();
     recorder.close();
@@ -115,7 +125,8 @@ QString compareSeries(const SeriesSet& expected, const SeriesSet& actual)
         const Series* a = actual.find(e.subject(), e.metric());
         if (e.points().empty()) {
             if (a && !a->points().empty())
-                return QStringLiteral("%1/%2: recorded points of a series the run left empty").arg(e.subject(), e.metric());
+                return QStringLiteral("%1/%2: recorded points of a series the run left empty")
+                    .arg(e.subject(), e.metric());
             continue;
         }
         if (!a)
@@ -151,13 +162,16 @@ QString compareStores(const SeriesStore& expected, const SeriesStore& actual)
             return QStringLiteral("label %1 vs %2").arg(actual.label(k), expected.label(k));
         for (int m = 0; m < kSubMetricCount; ++m)
             if (expected.series(k, SubMetric(m)) != actual.series(k, SubMetric(m)))
-                return QStringLiteral("%1 %2 differs").arg(expected.label(k), metricName(SubMetric(m)));
+                return QStringLiteral("%1 %2 differs")
+                    .arg(expected.label(k), metricName(SubMetric(m)));
     }
     for (int m = 0; m < kGatewayMetricCount; ++m)
         if (expected.gatewaySeries(GatewayMetric(m)) != actual.gatewaySeries(GatewayMetric(m)))
             return QStringLiteral("gateway %1 differs").arg(metricName(GatewayMetric(m)));
     if (expected.latestTime() != actual.latestTime())
-        return QStringLiteral("latest time %1 vs %2").arg(actual.latestTime()).arg(expected.latestTime());
+        return QStringLiteral("latest time %1 vs %2")
+            .arg(actual.latestTime())
+            .arg(expected.latestTime());
     return {};
 }
 

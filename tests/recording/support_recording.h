@@ -11,7 +11,6 @@
 
 #include <QSharedPointer>
 #include <QString>
-
 #include <functional>
 #include <memory>
 #include <optional>
@@ -20,7 +19,8 @@ namespace stormwatch::test {
 
 // `durationS` of virtual time: two instances of `tags` tags on one connection, a wedge at
 // 120 s for 60 s and a lever change (set_levers `leversAt300`) at 300 s, played with `variant`.
-Scenario wedgeAndLeverChange(double durationS = 600, int tags = 50, const QString& variant = "lever1",
+Scenario wedgeAndLeverChange(double durationS = 600, int tags = 50,
+                             const QString& variant = "lever1",
                              const QString& leversAt300 = "levers-off");
 // A few seconds of live run: one instance, data at 10 Hz (shared with tests/ui).
 using testsupport::shortLive;
@@ -44,13 +44,15 @@ struct RecordedRunResult {
 // `onProgress` runs at every step with the recorder open.
 RecordedRunResult recordRun(const Scenario& scenario, const QString& path, ConsoleModels* models,
                             bool live = false, int commitIntervalMs = 500,
-                            const std::function<void(double)>& onProgress = {}, const LiveOptions& liveOptions = {});
+                            const std::function<void(double)>& onProgress = {},
+                            const LiveOptions& liveOptions = {});
 
 // The Qt SQL connection of the newest Recorder writing `file` ("" when none): a test makes
 // SQLite refuse writes on it (PRAGMA query_only) as a full disk would.
 QString recorderConnection(const QString& file);
 
-// "" when the two series sets hold the same series with exactly the same points, else the first difference.
+// "" when the two series sets hold the same series with exactly the same points, else the first
+// difference.
 QString compareSeries(const SeriesSet& expected, const SeriesSet& actual);
 // "" when both stores plot the same points.
 QString compareStores(const SeriesStore& expected, const SeriesStore& actual);

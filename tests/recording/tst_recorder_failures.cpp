@@ -3,10 +3,9 @@
 // the old recording there whole, with a clear error and no stray file; and the headless
 // --record stops at the first recorder failure instead of playing the rest of the scenario.
 
-#include "support_recording.h"
-
 #include "recording/record_scenario.h"
 #include "recording/recording.h"
+#include "support_recording.h"
 
 #include <QDir>
 #include <QFile>
@@ -15,7 +14,6 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
-
 #include <csignal>
 #include <sys/resource.h>
 
@@ -88,7 +86,8 @@ private slots:
             QVERIFY(!recorder.open(file, &error));
         }
         QVERIFY(!recorder.isOpen());
-        QVERIFY2(error.startsWith(QStringLiteral("cannot record to \"%1\": ").arg(file)), qPrintable(error));
+        QVERIFY2(error.startsWith(QStringLiteral("cannot record to \"%1\": ").arg(file)),
+                 qPrintable(error));
         QVERIFY2(error.contains("the existing file is kept"), qPrintable(error));
         QVERIFY(!error.contains('\n'));
         // The old recording, byte for byte, and nothing left beside it.
@@ -102,8 +101,10 @@ private slots:
         // A directory that does not exist: said so, nothing made.
         const QString nowhere = dir.filePath("no-such-dir/incident.sqlite");
         QVERIFY(!recorder.open(nowhere, &error));
-        QVERIFY2(error.startsWith(QStringLiteral("cannot record to \"%1\": cannot create a file in ").arg(nowhere)),
-                 qPrintable(error));
+        QVERIFY2(
+            error.startsWith(
+                QStringLiteral("cannot record to \"%1\": cannot create a file in ").arg(nowhere)),
+            qPrintable(error));
         QCOMPARE(entries(dir.path()), QStringList{"incident.sqlite"});
         QVERIFY(!QFileInfo::exists(dir.filePath("no-such-dir")));
     }
@@ -140,12 +141,14 @@ private slots:
         QVERIFY2(recorder.open(file, &error), qPrintable(error));
         QVERIFY(refuseWrites(file));
         QList<SeriesSet> series;
-        const ScenarioReport report =
-            recordScenario(twoVariants(600), {}, std::nullopt, std::nullopt, recorder, &error, &series);
+        const ScenarioReport report = recordScenario(twoVariants(600), {}, std::nullopt,
+                                                     std::nullopt, recorder, &error, &series);
         QVERIFY(report.variants.isEmpty());
         QVERIFY(series.isEmpty());
-        QVERIFY2(error.startsWith(QStringLiteral("recording to \"%1\" stopped: ").arg(file)), qPrintable(error));
-        QVERIFY2(error.contains("variant lever1; the file holds only what was committed before"), qPrintable(error));
+        QVERIFY2(error.startsWith(QStringLiteral("recording to \"%1\" stopped: ").arg(file)),
+                 qPrintable(error));
+        QVERIFY2(error.contains("variant lever1; the file holds only what was committed before"),
+                 qPrintable(error));
         QVERIFY(!recorder.isOpen());
         const auto rec = Recording::open(file, &error);
         QVERIFY2(rec, qPrintable(error));
@@ -166,12 +169,13 @@ private slots:
         bool refused = false;
         QTimer::singleShot(0, this, [&] { refused = refuseWrites(file); });
         QList<SeriesSet> series;
-        const ScenarioReport report =
-            recordScenario(twoVariants(1800), {}, std::nullopt, std::nullopt, recorder, &error, &series);
+        const ScenarioReport report = recordScenario(twoVariants(1800), {}, std::nullopt,
+                                                     std::nullopt, recorder, &error, &series);
         QVERIFY(refused);
         QVERIFY(report.variants.isEmpty());
         QVERIFY(series.isEmpty());
-        QVERIFY2(error.contains("variant lever1; the file holds only what was committed before"), qPrintable(error));
+        QVERIFY2(error.contains("variant lever1; the file holds only what was committed before"),
+                 qPrintable(error));
         const auto rec = Recording::open(file, &error);
         QVERIFY2(rec, qPrintable(error));
         // At most the first variant, cut (its start may not have been committed); never the second.

@@ -3,12 +3,11 @@
 // is no recording gives a clear error (a newer schema: tst_recording_schema); a recording becomes a
 // scenario skeleton the parser accepts; and a live run on the embedded mock records too.
 
-#include "support_recording.h"
-
 #include "recording/record_scenario.h"
 #include "recording/recording.h"
 #include "recording/scenario_skeleton.h"
 #include "scenario/scenario_parser.h"
+#include "support_recording.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -70,7 +69,8 @@ private slots:
         QCOMPARE(run.scenario, QStringLiteral("wedge-and-lever-change"));
         QCOMPARE(run.variant, QStringLiteral("lever1"));
         QCOMPARE(run.endS, 600.0);
-        QCOMPARE(run.metrics.value("subscribe_requests").toInteger(), r.run->metrics.subscribeRequests);
+        QCOMPARE(run.metrics.value("subscribe_requests").toInteger(),
+                 r.run->metrics.subscribeRequests);
 
         const auto data = rec->load(run.id, &error);
         QVERIFY2(data, qPrintable(error));
@@ -90,7 +90,8 @@ private slots:
 
         // The console's models, loaded from the file, equal the ones the run fed.
         ConsoleModels reopened;
-        QVERIFY2(rec->loadInto(run.id, &reopened.store, &reopened.log, &reopened.tags, &error), qPrintable(error));
+        QVERIFY2(rec->loadInto(run.id, &reopened.store, &reopened.log, &reopened.tags, &error),
+                 qPrintable(error));
         const QString stores = compareStores(live.store, reopened.store);
         QVERIFY2(stores.isEmpty(), qPrintable(stores));
         QCOMPARE(reopened.log.rowCount(), live.log.rowCount());
@@ -164,9 +165,10 @@ private slots:
         QVERIFY2(cutData, qPrintable(error));
         qsizetype cutPoints = 0;
         for (const SeriesUpdate& u : cutData->series) {
-            const auto full = std::find_if(wholeData->series.cbegin(), wholeData->series.cend(), [&](const SeriesUpdate& w) {
-                return w.instance == u.instance && w.label == u.label && w.metric == u.metric;
-            });
+            const auto full = std::find_if(
+                wholeData->series.cbegin(), wholeData->series.cend(), [&](const SeriesUpdate& w) {
+                    return w.instance == u.instance && w.label == u.label && w.metric == u.metric;
+                });
             QVERIFY(full != wholeData->series.cend());
             QVERIFY(u.points.size() <= full->points.size());
             QCOMPARE(u.points, full->points.mid(0, u.points.size()));
@@ -225,7 +227,8 @@ private slots:
         header.close();
         QVERIFY(!Recording::open(header.fileName(), &error));
         QVERIFY2(error.startsWith(header.fileName() + ": "), qPrintable(error));
-        QVERIFY2(error.contains("not a stormwatch recording") || error.contains("cannot be read"), qPrintable(error));
+        QVERIFY2(error.contains("not a stormwatch recording") || error.contains("cannot be read"),
+                 qPrintable(error));
 
         // Somebody else's SQLite file.
         {
@@ -237,7 +240,8 @@ private slots:
         }
         QSqlDatabase::removeDatabase("other");
         QVERIFY(!Recording::open(path("other.sqlite"), &error));
-        QCOMPARE(error, path("other.sqlite") + ": not a stormwatch recording (an SQLite file without its meta table)");
+        QCOMPARE(error, path("other.sqlite") +
+                            ": not a stormwatch recording (an SQLite file without its meta table)");
 
         QVERIFY(!Recording::open(path("absent.sqlite"), &error));
         QCOMPARE(error, path("absent.sqlite") + ": no such file");
@@ -289,7 +293,8 @@ private slots:
         QString error;
         QVERIFY2(recorder.open(path("headless.sqlite"), &error), qPrintable(error));
         QList<SeriesSet> series;
-        const ScenarioReport report = recordScenario(s, {}, std::nullopt, std::nullopt, recorder, &error, &series);
+        const ScenarioReport report =
+            recordScenario(s, {}, std::nullopt, std::nullopt, recorder, &error, &series);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         recorder.close();
         QCOMPARE(report.variants.size(), 2);
@@ -334,7 +339,8 @@ private slots:
         slow.durationS = 5;
         host.inject(slow);
         QTRY_VERIFY_WITH_TIMEOUT(lastT >= 60, 20000);
-        QVERIFY2(host.start(wedgeAndLeverChange(400, 10), {}, RunHost::kMaxSpeed, &error), qPrintable(error));
+        QVERIFY2(host.start(wedgeAndLeverChange(400, 10), {}, RunHost::kMaxSpeed, &error),
+                 qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         recorder.close();
 
@@ -363,7 +369,8 @@ private slots:
         const auto secondData = rec->load(second.id, &error);
         QVERIFY(secondData);
         const QString diff =
-            compareSeries(finished.first().first().value<QSharedPointer<VariantRun>>()->series, rec->seriesSet(*secondData));
+            compareSeries(finished.first().first().value<QSharedPointer<VariantRun>>()->series,
+                          rec->seriesSet(*secondData));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
 
@@ -383,7 +390,8 @@ private slots:
         double lastT = 0;
         connect(&host, &RunHost::progress, this, [&](double t) { lastT = t; });
         QVERIFY2(host.start(wedgeAndLeverChange(), {}, 60, &error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(lastT >= 20 && recorder.commits() >= 2, 20000); // some of it is on disk
+        QTRY_VERIFY_WITH_TIMEOUT(lastT >= 20 && recorder.commits() >= 2,
+                                 20000); // some of it is on disk
 
         const QString connection = recorderConnection(file);
         QVERIFY(!connection.isEmpty());
@@ -397,7 +405,7 @@ private slots:
         QVERIFY(!recorder.isOpen());
         host.setSpeed(RunHost::kMaxSpeed); // the run goes on to its end, unrecorded
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-        recorder.close(); // closing a failed recorder is harmless
+        recorder.close();            // closing a failed recorder is harmless
         QCOMPARE(failed.count(), 1); // said once, however many writes were pending
 
         const auto rec = Recording::open(file, &error);
@@ -412,7 +420,8 @@ private slots:
     void aRunOnTwoGatewaysKeepsEachGatewaysSeriesAndFaults()
     {
         Scenario s = wedgeAndLeverChange(300, 20);
-        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"}, ScenarioConnection{"gw-b", 0, "gw-b"}};
+        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"},
+                         ScenarioConnection{"gw-b", 0, "gw-b"}};
         s.instances[0].connection = "gw-a";
         s.instances[1].connection = "gw-b";
         s.timeline[0].gateway = "gw-a"; // the wedge
@@ -434,11 +443,13 @@ private slots:
         QCOMPARE(data->timeline.first().gateway, QStringLiteral("gw-a"));
 
         ConsoleModels reopened;
-        QVERIFY(rec->loadInto(rec->runs().first().id, &reopened.store, &reopened.log, &reopened.tags, &error));
+        QVERIFY(rec->loadInto(rec->runs().first().id, &reopened.store, &reopened.log,
+                              &reopened.tags, &error));
         QCOMPARE(reopened.store.gatewayNames(), QStringList({"gw-a", "gw-b"}));
         for (const QString& g : {QStringLiteral("gw-a"), QStringLiteral("gw-b")})
             for (int m = 0; m < kGatewayMetricCount; ++m)
-                QVERIFY2(live.store.gatewaySeries(GatewayMetric(m), g) == reopened.store.gatewaySeries(GatewayMetric(m), g),
+                QVERIFY2(live.store.gatewaySeries(GatewayMetric(m), g) ==
+                             reopened.store.gatewaySeries(GatewayMetric(m), g),
                          qPrintable(g + " " + metricName(GatewayMetric(m))));
         const QString stores = compareStores(live.store, reopened.store);
         QVERIFY2(stores.isEmpty(), qPrintable(stores));
@@ -451,7 +462,8 @@ private slots:
     void subscriptionLabelsAgreeAcrossStoreRecorderAndSkeleton()
     {
         Scenario s = wedgeAndLeverChange(300, 5);
-        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"}, ScenarioConnection{"gw-b", 0, "gw-b"}};
+        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"},
+                         ScenarioConnection{"gw-b", 0, "gw-b"}};
         s.instances[0].connection = "gw-a";
         s.instances[1].connection = "gw-b";
         s.timeline.clear();
@@ -475,7 +487,8 @@ private slots:
 
         RecordedRun unreadable = rec->runs().first();
         unreadable.source = {};
-        const QJsonArray instances = scenarioSkeleton(*rec, unreadable, *data).value("instances").toArray();
+        const QJsonArray instances =
+            scenarioSkeleton(*rec, unreadable, *data).value("instances").toArray();
         QCOMPARE(instances.size(), 2);
         QCOMPARE(instances[0].toObject().value("connection").toString(), QStringLiteral("gw-a"));
         QCOMPARE(instances[1].toObject().value("connection").toString(), QStringLiteral("gw-b"));
@@ -488,7 +501,8 @@ private slots:
     void aRecordedLiveRunReadsBackAsItsScenario()
     {
         Scenario s = wedgeAndLeverChange(300, 20);
-        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"}, ScenarioConnection{"gw-b", 0, "gw-b"}};
+        s.connections = {ScenarioConnection{"gw-a", 0, "gw-a"},
+                         ScenarioConnection{"gw-b", 0, "gw-b"}};
         s.instances[0].connection = "gw-a";
         s.instances[1].connection = "gw-b";
         RecordedRun run;
@@ -498,7 +512,8 @@ private slots:
         run.source.insert("started_mid_run_at_s", 42.5);
         QString error;
         QList<ScenarioError> strict;
-        QVERIFY(!parseScenario(QJsonDocument(run.source).toJson(), "as-is", &strict)); // why a helper
+        QVERIFY(
+            !parseScenario(QJsonDocument(run.source).toJson(), "as-is", &strict)); // why a helper
 
         const auto read = scenarioOfRecordedRun(run, &error);
         QVERIFY2(read, qPrintable(error));
@@ -515,7 +530,8 @@ private slots:
 
         run.source.insert("no_such_key", 1);
         QVERIFY(!scenarioOfRecordedRun(run, &error));
-        QVERIFY2(error.contains("recorded run 7") && error.contains("no_such_key"), qPrintable(error));
+        QVERIFY2(error.contains("recorded run 7") && error.contains("no_such_key"),
+                 qPrintable(error));
     }
 
     // The real boundary: a few seconds live over gRPC on the embedded mock gateway.
@@ -525,17 +541,21 @@ private slots:
         // While it records, what a crash would leave is at most a second behind the run.
         double checkedAt = -1, committedS = -1;
         QString readError;
-        const RecordedRunResult r = recordRun(shortLive(4, 20), path("live.sqlite"), &live, true, 500, [&](double t) {
-            if (checkedAt >= 0 || t < 2.5)
-                return;
-            checkedAt = t;
-            const auto reading = Recording::open(path("live.sqlite"), &readError);
-            if (reading && !reading->runs().isEmpty())
-                committedS = reading->runs().first().endS;
-        });
+        const RecordedRunResult r =
+            recordRun(shortLive(4, 20), path("live.sqlite"), &live, true, 500, [&](double t) {
+                if (checkedAt >= 0 || t < 2.5)
+                    return;
+                checkedAt = t;
+                const auto reading = Recording::open(path("live.sqlite"), &readError);
+                if (reading && !reading->runs().isEmpty())
+                    committedS = reading->runs().first().endS;
+            });
         QVERIFY(r.run);
         QVERIFY2(committedS >= 0, qPrintable(readError));
-        QVERIFY2(checkedAt - committedS <= 1.0, qPrintable(QStringLiteral("at %1 s, committed up to %2 s").arg(checkedAt).arg(committedS)));
+        QVERIFY2(
+            checkedAt - committedS <= 1.0,
+            qPrintable(
+                QStringLiteral("at %1 s, committed up to %2 s").arg(checkedAt).arg(committedS)));
         QString error;
         const auto rec = Recording::open(path("live.sqlite"), &error);
         QVERIFY2(rec, qPrintable(error));

@@ -3,10 +3,9 @@
 // when the file is reopened; a schema-1 or schema-2 file (written before them) still opens,
 // what it lacks unknown; a newer schema is refused with one line.
 
-#include "support_recording.h"
-
 #include "gateway/mock_gateway_server.h"
 #include "recording/recording.h"
+#include "support_recording.h"
 
 #include <QFile>
 #include <QSqlDatabase>
@@ -121,12 +120,14 @@ private slots:
         }
         QVERIFY(!data->series.isEmpty());
         TagTableModel tags;
-        QVERIFY2(rec->loadInto(rec->runs().first().id, nullptr, nullptr, &tags, &error), qPrintable(error));
+        QVERIFY2(rec->loadInto(rec->runs().first().id, nullptr, nullptr, &tags, &error),
+                 qPrintable(error));
         QCOMPARE(tags.rowCount(), 4);
         QCOMPARE(tags.failedToAddCount(), 0);
         for (int r = 0; r < 4; ++r) {
             QCOMPARE(tags.data(tags.index(r, TagTableModel::Advise)).toString(), QString());
-            QCOMPARE(tags.data(tags.index(r, TagTableModel::SubscribeResult)).toString(), QString("ok"));
+            QCOMPARE(tags.data(tags.index(r, TagTableModel::SubscribeResult)).toString(),
+                     QString("ok"));
         }
     }
 
@@ -137,7 +138,8 @@ private slots:
     {
         Scenario s = wedgeAndLeverChange(600, 10);
         s.durationS = 60;
-        s.gateway.contractFamily = QStringLiteral("mxaccess-gateway-v1"); // numbered events: a loss is possible
+        s.gateway.contractFamily =
+            QStringLiteral("mxaccess-gateway-v1"); // numbered events: a loss is possible
         for (ScenarioInstance& i : s.instances)
             i.expectedUpdateS = QList<double>(i.tags, 1.0);
         s.timeline = {TimelineEvent{}};
@@ -155,7 +157,8 @@ private slots:
         QVERIFY2(rec, qPrintable(error));
         QCOMPARE(rec->schemaVersion(), 3);
         const RecordedRun run = rec->runs().first();
-        QCOMPARE(run.metrics.value("stale_tag_seconds").toDouble(), result.run->metrics.staleTagSeconds);
+        QCOMPARE(run.metrics.value("stale_tag_seconds").toDouble(),
+                 result.run->metrics.staleTagSeconds);
         TagTableModel reopened;
         QVERIFY(rec->loadInto(run.id, nullptr, nullptr, &reopened, &error));
         QCOMPARE(reopened.rowCount(), live.tags.rowCount());
@@ -176,10 +179,12 @@ private slots:
             QVERIFY(db.open());
             QSqlQuery q(db);
             // Every tag of the instances deployed went stale during the loss, and fresh again.
-            QVERIFY(q.exec("SELECT COUNT(DISTINCT instance * 1000 + tag), MIN(t), MAX(t) FROM tag_events WHERE stale = 1"));
+            QVERIFY(q.exec("SELECT COUNT(DISTINCT instance * 1000 + tag), MIN(t), MAX(t) FROM "
+                           "tag_events WHERE stale = 1"));
             QVERIFY(q.next());
             QCOMPARE(q.value(0).toInt(), 20);
-            QVERIFY2(q.value(1).toDouble() >= 44 && q.value(2).toDouble() <= 56, qPrintable(q.value(1).toString()));
+            QVERIFY2(q.value(1).toDouble() >= 44 && q.value(2).toDouble() <= 56,
+                     qPrintable(q.value(1).toString()));
             QVERIFY(q.exec("SELECT COUNT(*) FROM tag_events WHERE stale = 0 AND t > 55"));
             QVERIFY(q.next());
             QVERIFY(q.value(0).toInt() >= 20);
@@ -199,10 +204,11 @@ private slots:
             db.setDatabaseName(file);
             QVERIFY(db.open());
             QSqlQuery q(db);
-            for (const char* sql : {"ALTER TABLE tags DROP COLUMN received_s", "ALTER TABLE tags DROP COLUMN stale",
-                                    "ALTER TABLE tags DROP COLUMN stale_after_s",
-                                    "ALTER TABLE tag_events DROP COLUMN stale",
-                                    "UPDATE meta SET value = '2' WHERE key = 'schema_version'"})
+            for (const char* sql :
+                 {"ALTER TABLE tags DROP COLUMN received_s", "ALTER TABLE tags DROP COLUMN stale",
+                  "ALTER TABLE tags DROP COLUMN stale_after_s",
+                  "ALTER TABLE tag_events DROP COLUMN stale",
+                  "UPDATE meta SET value = '2' WHERE key = 'schema_version'"})
                 QVERIFY2(q.exec(QString::fromLatin1(sql)), sql);
         }
         QSqlDatabase::removeDatabase("downgrade");
@@ -211,14 +217,16 @@ private slots:
         QVERIFY2(rec, qPrintable(error));
         QCOMPARE(rec->schemaVersion(), 2);
         TagTableModel reopened;
-        QVERIFY2(rec->loadInto(rec->runs().first().id, nullptr, nullptr, &reopened, &error), qPrintable(error));
+        QVERIFY2(rec->loadInto(rec->runs().first().id, nullptr, nullptr, &reopened, &error),
+                 qPrintable(error));
         QVERIFY2(rec->warnings().isEmpty(), qPrintable(rec->warnings().join('\n')));
         QCOMPARE(reopened.rowCount(), 10);
         for (int r = 0; r < reopened.rowCount(); ++r) {
             QCOMPARE(reopened.row(r).receivedUs, qint64(-1));
             QVERIFY(!reopened.row(r).stale);
             QCOMPARE(reopened.data(reopened.index(r, TagTableModel::Age)).toString(), QString());
-            QCOMPARE(reopened.data(reopened.index(r, TagTableModel::Quality)).toString(), QString("Good (192)"));
+            QCOMPARE(reopened.data(reopened.index(r, TagTableModel::Quality)).toString(),
+                     QString("Good (192)"));
         }
     }
 
@@ -243,16 +251,20 @@ private slots:
             db.setDatabaseName(file);
             QVERIFY(db.open());
             QSqlQuery q(db);
-            QVERIFY(q.exec(QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'schema_version'").arg(schema)));
+            QVERIFY(
+                q.exec(QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'schema_version'")
+                           .arg(schema)));
             QVERIFY(q.exec("UPDATE meta SET value = '9.1.0' WHERE key = 'app_version'"));
         }
         QSqlDatabase::removeDatabase("edit");
         QString error;
         QVERIFY(!Recording::open(file, &error));
-        QVERIFY2(error.startsWith(QStringLiteral("%1: written by a newer stormwatch (9.1.0, recording schema %2); ")
-                                      .arg(file)
-                                      .arg(schema)),
-                 qPrintable(error));
+        QVERIFY2(
+            error.startsWith(
+                QStringLiteral("%1: written by a newer stormwatch (9.1.0, recording schema %2); ")
+                    .arg(file)
+                    .arg(schema)),
+            qPrintable(error));
         QVERIFY2(error.contains("reads schema 3 and older"), qPrintable(error));
         QVERIFY(!error.contains('\n'));
     }

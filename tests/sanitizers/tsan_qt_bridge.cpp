@@ -30,12 +30,10 @@
 #include <QDeadlineTimer>
 #include <QObject>
 #include <QThread>
-
-#include <dlfcn.h>
-#include <sanitizer/tsan_interface.h>
-
 #include <cstdio>
 #include <cstdlib>
+#include <dlfcn.h>
+#include <sanitizer/tsan_interface.h>
 
 namespace {
 
@@ -92,8 +90,8 @@ bool QMetaObject::invokeMethodImpl(QObject* object, QtPrivate::QSlotObjectBase* 
                                    Qt::ConnectionType type, void* ret)
 {
     using Fn = bool (*)(QObject*, QtPrivate::QSlotObjectBase*, Qt::ConnectionType, void*);
-    static const Fn real =
-        realSymbol<Fn>("_ZN11QMetaObject16invokeMethodImplEP7QObjectPN9QtPrivate15QSlotObjectBaseEN2Qt14ConnectionTypeEPv");
+    static const Fn real = realSymbol<Fn>("_ZN11QMetaObject16invokeMethodImplEP7QObjectPN9QtPrivate"
+                                          "15QSlotObjectBaseEN2Qt14ConnectionTypeEPv");
     if (!slot)
         return real(object, slot, type, ret);
     auto* bridge = new BridgeSlot(slot, nullptr); // owns `slot`'s reference, as Qt would
@@ -105,22 +103,25 @@ bool QMetaObject::invokeMethodImpl(QObject* object, QtPrivate::QSlotObjectBase* 
     return ok;
 }
 
-QMetaObject::Connection QObject::connectImpl(const QObject* sender, void** signal, const QObject* receiver,
-                                             void** slotPtr, QtPrivate::QSlotObjectBase* slot,
+QMetaObject::Connection QObject::connectImpl(const QObject* sender, void** signal,
+                                             const QObject* receiver, void** slotPtr,
+                                             QtPrivate::QSlotObjectBase* slot,
                                              Qt::ConnectionType type, const int* types,
                                              const QMetaObject* senderMetaObject)
 {
     using Fn = QMetaObject::Connection (*)(const QObject*, void**, const QObject*, void**,
-                                           QtPrivate::QSlotObjectBase*, Qt::ConnectionType, const int*,
-                                           const QMetaObject*);
-    static const Fn real = realSymbol<Fn>(
-        "_ZN7QObject11connectImplEPKS_PPvS1_S3_PN9QtPrivate15QSlotObjectBaseEN2Qt14ConnectionTypeEPKiPK11QMetaObject");
+                                           QtPrivate::QSlotObjectBase*, Qt::ConnectionType,
+                                           const int*, const QMetaObject*);
+    static const Fn real =
+        realSymbol<Fn>("_ZN7QObject11connectImplEPKS_PPvS1_S3_"
+                       "PN9QtPrivate15QSlotObjectBaseEN2Qt14ConnectionTypeEPKiPK11QMetaObject");
     if (slot && sender)
         slot = new BridgeSlot(slot, sender);
     return real(sender, signal, receiver, slotPtr, slot, type, types, senderMetaObject);
 }
 
-void QMetaObject::activate(QObject* sender, const QMetaObject* meta, int localSignalIndex, void** argv)
+void QMetaObject::activate(QObject* sender, const QMetaObject* meta, int localSignalIndex,
+                           void** argv)
 {
     using Fn = void (*)(QObject*, const QMetaObject*, int, void**);
     static const Fn real = realSymbol<Fn>("_ZN11QMetaObject8activateEP7QObjectPKS_iPPv");
@@ -135,7 +136,8 @@ void QThread::start(Priority priority)
     static const Fn real = realSymbol<Fn>("_ZN7QThread5startENS_8PriorityE");
     // Emitted on the finishing thread, before Qt marks it finished and wakes wait(); the
     // sender's address is also what connections to finished() acquire on.
-    QObject::connect(this, &QThread::finished, this, [this] { __tsan_release(this); }, Qt::DirectConnection);
+    QObject::connect(
+        this, &QThread::finished, this, [this] { __tsan_release(this); }, Qt::DirectConnection);
     real(this, priority);
 }
 

@@ -13,7 +13,6 @@
 #include <QJsonDocument>
 #include <QList>
 #include <QString>
-
 #include <cstdint>
 #include <cstring>
 
@@ -23,7 +22,8 @@ inline constexpr qsizetype kMaxErrorLineChars = 2000;
 
 // Empty when every error keeps the parsers' promise about errors (the scenario and the site
 // parser alike), otherwise what broke. `maxLineChars`: the longest line an error may be.
-inline QString checkErrors(const QList<ScenarioError>& errors, const QString& file, qsizetype maxLineChars)
+inline QString checkErrors(const QList<ScenarioError>& errors, const QString& file,
+                           qsizetype maxLineChars)
 {
     for (const ScenarioError& e : errors) {
         const QString line = e.toString();
@@ -36,7 +36,9 @@ inline QString checkErrors(const QList<ScenarioError>& errors, const QString& fi
         if (line.contains(QLatin1Char('\n')) || line.contains(QLatin1Char('\r')))
             return QStringLiteral("an error spans lines: %1").arg(line.left(200));
         if (line.size() > maxLineChars)
-            return QStringLiteral("an error line of %1 characters: %2").arg(line.size()).arg(line.left(200));
+            return QStringLiteral("an error line of %1 characters: %2")
+                .arg(line.size())
+                .arg(line.left(200));
     }
     return {};
 }
@@ -54,7 +56,8 @@ inline QString checkParse(const QByteArray& input)
     if (const QString broken = checkErrors(errors, file, kMaxErrorLineChars); !broken.isEmpty())
         return broken;
     if (scenario) {
-        const QByteArray again = QJsonDocument(scenarioToJson(*scenario)).toJson(QJsonDocument::Compact);
+        const QByteArray again =
+            QJsonDocument(scenarioToJson(*scenario)).toJson(QJsonDocument::Compact);
         QList<ScenarioError> againErrors;
         const auto back = parseScenario(again, file, &againErrors);
         if (!back)
@@ -90,15 +93,75 @@ private:
 inline const QList<QByteArray>& interestingTokens()
 {
     static const QList<QByteArray> tokens = {
-        "1.", ".5", "-.5", "1.e5", "01", "-", "+1", "1e", "1e308", "-1e308", "1e400", "1e-400",
-        "1e16", "1e9", "-0", "0", "-1", "86400", "86401", "9007199254740991", "9007199254740992",
-        "9007199254740993", "-9007199254740993", "123456789012345678901234567890", "2147483648",
-        "1073741824", "0.0005", "NaN", "Infinity", "true", "false", "null", "\"\"", "\"\\ud800\"",
-        "\"\\udc00\"", "\"\\x\"", "\"\\u00\"", "\"\x01\"", "\"\xff\"", "\"\xc0\x80\"", "\"\xed\xa0\x80\"",
-        "\"\\n\\u001b[31m\"", "{", "}", "[", "]", ",", ":", "\"", "\\", "{}", "[]", "[[[[[[[[", "]]]]]]]]",
-        "\"a\":1,", "\"name\":\"x\",", QByteArray("\0", 1), "\xef\xbb\xbf", "\t", "\r\n", "/* */",
-        "\"wedge\"", "\"slow\"", "\"redeploy\"", "\"set_levers\"", "\"kill_gateway\"", "\"levers-off\"",
-        "\"all\"", "{\"preset\":\"all\",\"recovery\":{\"multiplier\":1e308}}",
+        "1.",
+        ".5",
+        "-.5",
+        "1.e5",
+        "01",
+        "-",
+        "+1",
+        "1e",
+        "1e308",
+        "-1e308",
+        "1e400",
+        "1e-400",
+        "1e16",
+        "1e9",
+        "-0",
+        "0",
+        "-1",
+        "86400",
+        "86401",
+        "9007199254740991",
+        "9007199254740992",
+        "9007199254740993",
+        "-9007199254740993",
+        "123456789012345678901234567890",
+        "2147483648",
+        "1073741824",
+        "0.0005",
+        "NaN",
+        "Infinity",
+        "true",
+        "false",
+        "null",
+        "\"\"",
+        "\"\\ud800\"",
+        "\"\\udc00\"",
+        "\"\\x\"",
+        "\"\\u00\"",
+        "\"\x01\"",
+        "\"\xff\"",
+        "\"\xc0\x80\"",
+        "\"\xed\xa0\x80\"",
+        "\"\\n\\u001b[31m\"",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"",
+        "\\",
+        "{}",
+        "[]",
+        "[[[[[[[[",
+        "]]]]]]]]",
+        "\"a\":1,",
+        "\"name\":\"x\",",
+        QByteArray("\0", 1),
+        "\xef\xbb\xbf",
+        "\t",
+        "\r\n",
+        "/* */",
+        "\"wedge\"",
+        "\"slow\"",
+        "\"redeploy\"",
+        "\"set_levers\"",
+        "\"kill_gateway\"",
+        "\"levers-off\"",
+        "\"all\"",
+        "{\"preset\":\"all\",\"recovery\":{\"multiplier\":1e308}}",
     };
     return tokens;
 }

@@ -12,7 +12,8 @@
 
 namespace stormwatch::reporttest {
 // Lever sets in the client's own JSON form (leverSetToJson), as the runner will report them.
-inline QJsonObject levers(bool guard, bool backoff, bool bulk = false, int timeoutMs = 0) {
+inline QJsonObject levers(bool guard, bool backoff, bool bulk = false, int timeoutMs = 0)
+{
     LeverSet l = *leverPreset("levers-off", nullptr);
     l.inflightGuard = guard;
     l.confirmedFlag = guard;
@@ -22,15 +23,18 @@ inline QJsonObject levers(bool guard, bool backoff, bool bulk = false, int timeo
     return leverSetToJson(l);
 }
 
-inline VariantMetrics variant(const QString& name, const QJsonObject& l) {
+inline VariantMetrics variant(const QString& name, const QJsonObject& l)
+{
     VariantMetrics v;
     v.name = name;
     v.levers = l;
     return v;
 }
 
-// The shape of Lever 1's live gate (docs/background.md): levers off stacks 22 unanswered subscribes, Lever 1 sends 3.
-inline ScenarioReport liveGate() {
+// The shape of Lever 1's live gate (docs/background.md): levers off stacks 22 unanswered
+// subscribes, Lever 1 sends 3.
+inline ScenarioReport liveGate()
+{
     ScenarioReport r;
     r.scenario = "live-gate-lever1";
     r.description = "the subscribe goes unanswered";
@@ -51,7 +55,8 @@ inline ScenarioReport liveGate() {
 }
 
 // A storm on the fan-out path: 2 instances × 244 tags, then the bulk call.
-inline ScenarioReport bulkStorm() {
+inline ScenarioReport bulkStorm()
+{
     ScenarioReport r;
     r.scenario = "storm";
     r.durationS = 600;
@@ -73,13 +78,15 @@ inline ScenarioReport bulkStorm() {
     l12.badTagSeconds = 40;
     l12.timeToAllGoodS = 1.5;
     r.variants = {l1, l12};
-    for (VariantMetrics& v : r.variants) v.timeToAllGoodFrom = "last fault";  // the storm is a fault
+    for (VariantMetrics& v : r.variants)
+        v.timeToAllGoodFrom = "last fault"; // the storm is a fault
     return r;
 }
 
 // The incident's shape: levers off never recovers; Lever 1+2 recovers first with the fewest
 // calls; all (recovery gate) comes back later than lever1+2.
-inline ScenarioReport incident() {
+inline ScenarioReport incident()
+{
     ScenarioReport r;
     r.scenario = "incident-2026-08-26";
     r.durationS = 1800;
@@ -105,23 +112,31 @@ inline ScenarioReport incident() {
     all.badTagSeconds = 9000;
     all.timeToAllGoodS = 100;
     r.variants = {off, l1, l12, all};
-    for (VariantMetrics& v : r.variants) v.timeToAllGoodFrom = "last fault";
+    for (VariantMetrics& v : r.variants)
+        v.timeToAllGoodFrom = "last fault";
     return r;
 }
 
-inline QString md(const ScenarioReport& r) { return QString::fromUtf8(reportToMarkdown(r)); }
+inline QString md(const ScenarioReport& r)
+{
+    return QString::fromUtf8(reportToMarkdown(r));
+}
 
-inline QStringList tableKeys() {
+inline QStringList tableKeys()
+{
     QStringList keys;
-    for (const MetricDescriptor& m : metricTable()) keys << m.keyString();
+    for (const MetricDescriptor& m : metricTable())
+        keys << m.keyString();
     return keys;
 }
 
 // One CSV cell of a data line by its column name (no quoted commas in the metric columns).
-inline QString csvCell(const ScenarioReport& r, int variant, const QString& column) {
+inline QString csvCell(const ScenarioReport& r, int variant, const QString& column)
+{
     const QStringList lines = QString::fromUtf8(reportToCsv(r)).split('\n');
     const qsizetype index = lines[0].split(',').indexOf(column);
-    if (index < 0) return QStringLiteral("<no column %1>").arg(column);
+    if (index < 0)
+        return QStringLiteral("<no column %1>").arg(column);
     // The levers column is quoted JSON with commas: count the metric columns from the end.
     const QStringList header = lines[0].split(',');
     const QStringList cells = lines[1 + variant].split(',');
@@ -129,7 +144,8 @@ inline QString csvCell(const ScenarioReport& r, int variant, const QString& colu
 }
 
 // The levers of a preset with the two Lever 1 follow-ups set as given.
-inline QJsonObject withOrphanLevers(const char* preset, bool resubscribeGuard, bool dropSuperseded) {
+inline QJsonObject withOrphanLevers(const char* preset, bool resubscribeGuard, bool dropSuperseded)
+{
     QJsonObject l = leverSetToJson(*leverPreset(preset, nullptr));
     l.insert("resubscribe_guard", resubscribeGuard);
     l.insert("drop_superseded", dropSuperseded);
@@ -137,7 +153,8 @@ inline QJsonObject withOrphanLevers(const char* preset, bool resubscribeGuard, b
 }
 
 // A reconnect with a failed transparent re-subscribe: levers off orphans tags, lever1 does not.
-inline ScenarioReport reconnect() {
+inline ScenarioReport reconnect()
+{
     ScenarioReport r;
     r.scenario = "reconnect";
     r.durationS = 300;
@@ -154,24 +171,30 @@ inline ScenarioReport reconnect() {
 }
 
 // A "## " section of the Markdown report, up to the next one.
-inline QString part(const QString& markdown, const QString& heading) {
+inline QString part(const QString& markdown, const QString& heading)
+{
     const qsizetype start = markdown.indexOf("## " + heading + "\n");
-    if (start < 0) return {};
+    if (start < 0)
+        return {};
     const qsizetype end = markdown.indexOf("\n## ", start + 1);
     return markdown.mid(start, end < 0 ? -1 : end - start);
 }
-inline QStringList csvLines(const ScenarioReport& r) {
+inline QStringList csvLines(const ScenarioReport& r)
+{
     QStringList lines = QString::fromUtf8(reportToCsv(r)).split('\n');
-    if (lines.last().isEmpty()) lines.removeLast();
+    if (lines.last().isEmpty())
+        lines.removeLast();
     return lines;
 }
 
 // The section of the Markdown report about one variant.
-inline QString section(const QString& markdown, const QString& variantName) {
+inline QString section(const QString& markdown, const QString& variantName)
+{
     const qsizetype start = markdown.indexOf("### " + variantName + "\n");
-    if (start < 0) return {};
+    if (start < 0)
+        return {};
     const qsizetype end = markdown.indexOf("\n### ", start + 1);
     return markdown.mid(start, end < 0 ? -1 : end - start);
 }
 
-}  // namespace stormwatch::reporttest
+} // namespace stormwatch::reporttest

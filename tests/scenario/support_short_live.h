@@ -14,7 +14,8 @@
 namespace stormwatch::testsupport {
 
 // The scenario file's JSON (a suite that plays it from a file writes this).
-inline QJsonObject shortLiveJson(double durationS, int tags, const QString& variant = QStringLiteral("lever1+2"))
+inline QJsonObject shortLiveJson(double durationS, int tags,
+                                 const QString& variant = QStringLiteral("lever1+2"))
 {
     return QJsonObject{
         {"name", "short-live"},
@@ -23,12 +24,14 @@ inline QJsonObject shortLiveJson(double durationS, int tags, const QString& vari
         {"seed", 5},
         {"gateway", QJsonObject{{"command_ms", 0.2}, {"per_item_ms", 0.01}, {"data_hz", 10}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", tags}}}},
         {"variants", QJsonArray{variant}},
     };
 }
 
-inline Scenario shortLive(double durationS, int tags, const QString& variant = QStringLiteral("lever1+2"))
+inline Scenario shortLive(double durationS, int tags,
+                          const QString& variant = QStringLiteral("lever1+2"))
 {
     QList<ScenarioError> errors;
     auto s = parseScenario(QJsonDocument(shortLiveJson(durationS, tags, variant)).toJson(),

@@ -277,8 +277,8 @@ private slots:
     {
         const VariantMetrics& off = metrics(kReconnect, "levers-off");
         QVERIFY(off.maxOutstanding > 1); // re-sends stacked in the held queue
-        for (const QString& v : {QStringLiteral("lever1"), QStringLiteral("lever1+2"),
-                                 QStringLiteral("all")}) {
+        for (const QString& v :
+             {QStringLiteral("lever1"), QStringLiteral("lever1+2"), QStringLiteral("all")}) {
             const VariantMetrics& m = metrics(kReconnect, v);
             QVERIFY2(m.subscribeRequests < off.subscribeRequests, qPrintable(v));
             QCOMPARE(m.maxOutstanding, 1);
@@ -305,7 +305,8 @@ private slots:
             const VariantMetrics& m = metrics(k, v);
             QVERIFY2(!m.timeToAllGoodS, v);
             // 244 tags orphaned from the failed re-subscribe (~65 s) to the end (600 s)
-            QVERIFY2(m.orphanedTagSeconds > 244 * 500, qPrintable(QString::number(m.orphanedTagSeconds)));
+            QVERIFY2(m.orphanedTagSeconds > 244 * 500,
+                     qPrintable(QString::number(m.orphanedTagSeconds)));
         }
         QCOMPARE(metrics(k, "lever1-as-planned").subscribeRequests, qint64(1));
         for (const char* v : {"lever1", "all"}) {
@@ -322,7 +323,7 @@ private slots:
     {
         const QString k = QStringLiteral("held-subscribes");
         const VariantMetrics& planned = metrics(k, "lever1+2-as-planned");
-        QCOMPARE(planned.maxOutstanding, 1); // the guard counts one ...
+        QCOMPARE(planned.maxOutstanding, 1);                          // the guard counts one ...
         QCOMPARE(kind(planned, rpc_kind::kSubscribeBulk), qint64(3)); // ... the gateway gets three
         QCOMPARE(*planned.maxGatewayOutstandingSubscribes, qint64(3));
         for (const char* v : {"lever1+2", "all"}) {
@@ -343,7 +344,8 @@ private slots:
                                      m.levers.value("resubscribe_guard").toBool();
                 if (guarded)
                     QVERIFY2(m.orphanedTagSeconds == 0.0,
-                             qPrintable(name + " / " + m.name + ": " + QString::number(m.orphanedTagSeconds)));
+                             qPrintable(name + " / " + m.name + ": " +
+                                        QString::number(m.orphanedTagSeconds)));
             }
     }
 };

@@ -22,7 +22,8 @@ private slots:
         g.name = QStringLiteral("gw%3");
         g.endpoint = QStringLiteral("[::1]:50051");
         g.state = QStringLiteral("unreachable");
-        g.lastError = QStringLiteral("failed to connect to all addresses; last error: ipv6:%5B::1%5D:50051");
+        g.lastError =
+            QStringLiteral("failed to connect to all addresses; last error: ipv6:%5B::1%5D:50051");
         g.counts.tags = 7;
         g.counts.good = 4;
         g.counts.failed = 2;
@@ -36,10 +37,12 @@ private slots:
         r.instances << i;
         r.counts = g.counts;
         const QString md = QString::fromUtf8(commissionMarkdown(r));
-        QVERIFY2(md.contains(QStringLiteral("Site file `site%1.json`, levers `lever1+2`, timeout 60 s, ran 12.5 s.")),
+        QVERIFY2(md.contains(QStringLiteral(
+                     "Site file `site%1.json`, levers `lever1+2`, timeout 60 s, ran 12.5 s.")),
                  qPrintable(md));
-        QVERIFY2(md.contains(QStringLiteral("| gw%3 | [::1]:50051 | unreachable (failed to connect to all addresses; "
-                                            "last error: ipv6:%5B::1%5D:50051) | 7 | 4 | 2 | 1 |")),
+        QVERIFY2(md.contains(QStringLiteral(
+                     "| gw%3 | [::1]:50051 | unreachable (failed to connect to all addresses; "
+                     "last error: ipv6:%5B::1%5D:50051) | 7 | 4 | 2 | 1 |")),
                  qPrintable(md));
         QVERIFY2(md.contains(QStringLiteral("| Tank%2 | gw%3 | 7 | 4 | 2 | 1 |")), qPrintable(md));
     }

@@ -31,16 +31,18 @@ const QByteArray kCsv = "instance,tag_address,kind\n"
                         "Tank,TK1.Note,\n";
 
 // A site of one instance whose tags come from kCsv, with `extra` top-level keys.
-std::optional<Site> site(const QTemporaryDir& dir, const QByteArray& extra, QList<ScenarioError>* errors)
+std::optional<Site> site(const QTemporaryDir& dir, const QByteArray& extra,
+                         QList<ScenarioError>* errors)
 {
     QFile csv(dir.filePath("tags.csv"));
     if (!csv.open(QIODevice::WriteOnly))
         return std::nullopt;
     csv.write(kCsv);
     csv.close();
-    const QByteArray json = R"({"name": "s", "gateways": [{"name": "gw", "endpoint": "127.0.0.1:5000"}],
+    const QByteArray json =
+        R"({"name": "s", "gateways": [{"name": "gw", "endpoint": "127.0.0.1:5000"}],
         "instances": [{"name": "Tank", "gateway": "gw"}], "tags_csv": "tags.csv")" +
-                            (extra.isEmpty() ? QByteArray() : ", " + extra) + "}";
+        (extra.isEmpty() ? QByteArray() : ", " + extra) + "}";
     return parseSite(json, dir.filePath("site.json"), errors);
 }
 
@@ -73,7 +75,8 @@ private slots:
     {
         QTemporaryDir dir;
         QList<ScenarioError> errors;
-        const auto s = site(dir, R"("expected_update_s": {"analog": 10}, "stale_factor": 3)", &errors);
+        const auto s =
+            site(dir, R"("expected_update_s": {"analog": 10}, "stale_factor": 3)", &errors);
         QVERIFY2(s, qPrintable(messages(errors).join('\n')));
         QCOMPARE(s->staleFactor, 3.0);
         QCOMPARE(s->expectedUpdateS.value("analog"), 10.0);
@@ -98,27 +101,35 @@ private slots:
         const Scenario shaped = siteScenario(*s);
         QVERIFY(shaped.instances.first().expectedUpdateS.isEmpty());
         QString error;
-        QVERIFY(engineConfigFor(shaped, shaped.variants.first(), 1, &error).instances.front().staleAfterS.empty());
+        QVERIFY(engineConfigFor(shaped, shaped.variants.first(), 1, &error)
+                    .instances.front()
+                    .staleAfterS.empty());
     }
 
     void siteRules_data()
     {
         QTest::addColumn<QByteArray>("extra");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("misspelt kind") << QByteArray(R"("expected_update_s": {"analgo": 10})")
-                                       << QString("site.json: $.expected_update_s.analgo: no tag has this kind "
-                                                  "(kinds: analog, discrete)");
-        QTest::newRow("bad kind") << QByteArray(R"("expected_update_s": {"an alog": 10})")
-                                  << QString("site.json: $.expected_update_s.an alog: a kind is letters, digits, "
-                                             "'_' and '-' (got \"an alog\")");
-        QTest::newRow("not a number") << QByteArray(R"("expected_update_s": {"analog": "10"})")
-                                      << QString("site.json: $.expected_update_s.analog: expected number, got string");
-        QTest::newRow("negative") << QByteArray(R"("expected_update_s": {"analog": -1})")
-                                  << QString("site.json: $.expected_update_s.analog: must be 0 … 86400 s (got -1)");
-        QTest::newRow("not an object") << QByteArray(R"("expected_update_s": 10)")
-                                       << QString("site.json: $.expected_update_s: expected object, got number");
-        QTest::newRow("factor below 1") << QByteArray(R"("stale_factor": 0.5)")
-                                        << QString("site.json: $.stale_factor: must be >= 1 (got 0.5)");
+        QTest::newRow("misspelt kind")
+            << QByteArray(R"("expected_update_s": {"analgo": 10})")
+            << QString("site.json: $.expected_update_s.analgo: no tag has this kind "
+                       "(kinds: analog, discrete)");
+        QTest::newRow("bad kind")
+            << QByteArray(R"("expected_update_s": {"an alog": 10})")
+            << QString("site.json: $.expected_update_s.an alog: a kind is letters, digits, "
+                       "'_' and '-' (got \"an alog\")");
+        QTest::newRow("not a number")
+            << QByteArray(R"("expected_update_s": {"analog": "10"})")
+            << QString("site.json: $.expected_update_s.analog: expected number, got string");
+        QTest::newRow("negative")
+            << QByteArray(R"("expected_update_s": {"analog": -1})")
+            << QString("site.json: $.expected_update_s.analog: must be 0 … 86400 s (got -1)");
+        QTest::newRow("not an object")
+            << QByteArray(R"("expected_update_s": 10)")
+            << QString("site.json: $.expected_update_s: expected object, got number");
+        QTest::newRow("factor below 1")
+            << QByteArray(R"("stale_factor": 0.5)")
+            << QString("site.json: $.stale_factor: must be >= 1 (got 0.5)");
     }
     void siteRules()
     {
@@ -144,7 +155,8 @@ private slots:
         QVERIFY2(s, qPrintable(messages(errors).join('\n')));
         QCOMPARE(s->instances.first().expectedUpdateS, (QList<double>{1, 0, 4}));
         QString error;
-        const EngineConfig config = engineConfigFor(*s, VariantSpec{"all", QJsonValue("all")}, 1, &error);
+        const EngineConfig config =
+            engineConfigFor(*s, VariantSpec{"all", QJsonValue("all")}, 1, &error);
         QCOMPARE(config.instances.front().staleAfterS, (std::vector<double>{2, 0, 8}));
         // Written out and read again: the same scenario.
         const auto again = parse(scenarioToJson(*s), &errors);
@@ -161,15 +173,18 @@ private slots:
         QTest::addColumn<QJsonValue>("expected");
         QTest::addColumn<QJsonValue>("factor");
         QTest::addColumn<QString>("message");
-        QTest::newRow("wrong count") << QJsonValue(QJsonArray{1, 2}) << QJsonValue(QJsonValue::Undefined)
-                                     << QString("x.json: $.instances[0].expected_update_s: must list one period per "
-                                                "tag (3) (got 2)");
-        QTest::newRow("text in list") << QJsonValue(QJsonArray{1, "2", 3}) << QJsonValue(QJsonValue::Undefined)
-                                      << QString("x.json: $.instances[0].expected_update_s[1]: expected number, got "
-                                                 "string");
-        QTest::newRow("too long") << QJsonValue(90000) << QJsonValue(QJsonValue::Undefined)
-                                  << QString("x.json: $.instances[0].expected_update_s: must be <= 86400 s (got "
-                                             "90000)");
+        QTest::newRow("wrong count")
+            << QJsonValue(QJsonArray{1, 2}) << QJsonValue(QJsonValue::Undefined)
+            << QString("x.json: $.instances[0].expected_update_s: must list one period per "
+                       "tag (3) (got 2)");
+        QTest::newRow("text in list")
+            << QJsonValue(QJsonArray{1, "2", 3}) << QJsonValue(QJsonValue::Undefined)
+            << QString("x.json: $.instances[0].expected_update_s[1]: expected number, got "
+                       "string");
+        QTest::newRow("too long")
+            << QJsonValue(90000) << QJsonValue(QJsonValue::Undefined)
+            << QString("x.json: $.instances[0].expected_update_s: must be <= 86400 s (got "
+                       "90000)");
         QTest::newRow("factor") << QJsonValue(1) << QJsonValue(2000)
                                 << QString("x.json: $.stale_factor: must be <= 1000 (got 2000)");
     }

@@ -26,21 +26,26 @@ QJsonObject action(double atS, const char* name, QJsonObject params = {})
 }
 
 // Two instances × 244 supervisory tags on one connection; the second deploys at 5 s.
-QJsonObject matrixScenario(const QJsonArray& timeline, double durationS, const QString& contractFamily = "stormwatch")
+QJsonObject matrixScenario(const QJsonArray& timeline, double durationS,
+                           const QString& contractFamily = "stormwatch")
 {
     return QJsonObject{
         {"name", "fault-matrix"},
         {"description", "one fault, every preset"},
         {"duration_s", durationS},
         {"seed", 11},
-        {"gateway", QJsonObject{{"command_ms", 20}, {"per_item_ms", 0.5}, {"data_hz", 1},
-                                {"default_command_timeout_s", 30}, {"network_latency_ms", 1},
+        {"gateway", QJsonObject{{"command_ms", 20},
+                                {"per_item_ms", 0.5},
+                                {"data_hz", 1},
+                                {"default_command_timeout_s", 30},
+                                {"network_latency_ms", 1},
                                 {"contract_family", contractFamily}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
         {"instances",
-         QJsonArray{QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 244}},
-                    QJsonObject{{"name", "inst-b"}, {"connection", "gw1"}, {"tags", 244},
-                                {"start_at_s", 5}}}},
+         QJsonArray{
+             QJsonObject{{"name", "inst-a"}, {"connection", "gw1"}, {"tags", 244}},
+             QJsonObject{
+                 {"name", "inst-b"}, {"connection", "gw1"}, {"tags", 244}, {"start_at_s", 5}}}},
         {"timeline", timeline},
         {"variants", QJsonArray{"levers-off", "lever1", "lever1+2", "all"}},
     };
@@ -102,12 +107,14 @@ private slots:
         const QList<Fault> faults{
             // inst-b's subscribe is on the wedged STA when the process dies
             {"killed with calls in flight",
-             {action(4, "wedge", {{"duration_s", 60}}), action(20, "kill_gateway", {{"downtime_s", 5}})},
+             {action(4, "wedge", {{"duration_s", 60}}),
+              action(20, "kill_gateway", {{"downtime_s", 5}})},
              60},
             {"wedge", {action(20, "wedge", {{"duration_s", 60}})}, 90},
             {"slow", {action(20, "slow", {{"factor", 50}, {"duration_s", 120}})}, 90},
             {"drop replies",
-             {action(20, "drop_replies", {{"probability", 0.5}, {"duration_s", 120}})}, 120},
+             {action(20, "drop_replies", {{"probability", 0.5}, {"duration_s", 120}})},
+             120},
             {"stream end", {action(20, "end_event_streams")}, 30},
             {"refuse sessions", {action(0, "refuse_sessions", {{"duration_s", 110}})}, 60},
             {"restart", {action(20, "restart_gateway", {{"downtime_s", 5}})}, 60},
@@ -121,7 +128,8 @@ private slots:
              150},
             {"source outage", {action(20, "source_outage", {{"duration_s", 30}})}, 30},
             {"redeploy in a wedge",
-             {action(20, "wedge", {{"duration_s", 40}}), action(25, "redeploy", {{"instance", "inst-a"}})},
+             {action(20, "wedge", {{"duration_s", 40}}),
+              action(25, "redeploy", {{"instance", "inst-a"}})},
              120},
             // The process stopped: keepalive closes the transport, the tags stay last-usable,
             // a new session subscribes them after it continues.
@@ -129,7 +137,8 @@ private slots:
             // Pings answered, nothing else: only an unanswered command tells (the redeploy's,
             // past the longest command timeout of the presets, Lever 3's 60 s).
             {"half-open",
-             {action(20, "half_open", {{"duration_s", 90}}), action(22, "redeploy", {{"instance", "inst-a"}})},
+             {action(20, "half_open", {{"duration_s", 90}}),
+              action(22, "redeploy", {{"instance", "inst-a"}})},
              120},
             // Streams and calls reset while inst-b's subscribe is queued on the wedged STA:
             // the STA still runs it after the reset.
@@ -194,12 +203,13 @@ private slots:
             {"lose events", {action(20, "lose_events", {{"duration_s", 5}})}},
             {"stall reader", {action(20, "stall_reader", {{"duration_s", 30}})}},
             {"killed with calls in flight",
-             {action(4, "wedge", {{"duration_s", 60}}), action(20, "kill_gateway", {{"downtime_s", 5}})}},
+             {action(4, "wedge", {{"duration_s", 60}}),
+              action(20, "kill_gateway", {{"downtime_s", 5}})}},
         };
         for (const Fault& f : faults)
             for (const char* v : {"lever1", "lever1+2", "all"})
-                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(f.name, v))) << f.timeline << QString(v)
-                                                                                     << QString(f.name);
+                QTest::newRow(qPrintable(QStringLiteral("%1 / %2").arg(f.name, v)))
+                    << f.timeline << QString(v) << QString(f.name);
     }
 
     void publishedGatewayEventFaults()
@@ -211,15 +221,17 @@ private slots:
         QVERIFY(!scenario.name.isEmpty());
         const CaseResult r = runCase(scenario, variant);
         const VariantMetrics& m = r.metrics;
-        qInfo("%s: good after %s s, %lld add_item_bulk, %lld events lost, %lld resumed, %lld faulted",
-              qPrintable(variant),
-              m.timeToAllGoodS ? qPrintable(QString::number(*m.timeToAllGoodS, 'f', 1)) : "never",
-              static_cast<long long>(m.gatewayRpcsByKind.value("add_item_bulk")),
-              static_cast<long long>(m.eventsLost), static_cast<long long>(r.streamsResumed),
-              static_cast<long long>(r.sessionsFaulted));
+        qInfo(
+            "%s: good after %s s, %lld add_item_bulk, %lld events lost, %lld resumed, %lld faulted",
+            qPrintable(variant),
+            m.timeToAllGoodS ? qPrintable(QString::number(*m.timeToAllGoodS, 'f', 1)) : "never",
+            static_cast<long long>(m.gatewayRpcsByKind.value("add_item_bulk")),
+            static_cast<long long>(m.eventsLost), static_cast<long long>(r.streamsResumed),
+            static_cast<long long>(r.sessionsFaulted));
         QCOMPARE(r.sessionsLeft, std::size_t(0));
         QCOMPARE(m.orphanedTagSeconds, 0.0);
-        QVERIFY2(m.timeToAllGoodS && *m.timeToAllGoodS <= 60, qPrintable(QString::number(m.timeToAllGoodS.value_or(-1))));
+        QVERIFY2(m.timeToAllGoodS && *m.timeToAllGoodS <= 60,
+                 qPrintable(QString::number(m.timeToAllGoodS.value_or(-1))));
         QVERIFY(m.maxOutstanding <= 1);
         // No supervisory flag in the published contract: every preset fans out per item.
         QCOMPARE(m.gatewayRpcsByKind.value("subscribe_bulk"), qint64(0));
@@ -229,7 +241,8 @@ private slots:
             QCOMPARE(subscribes, qint64(2)); // one per instance: nothing subscribed again
             QCOMPARE(m.eventsLost, qint64(0));
         } else if (fault == "lose events") {
-            // What the gateway numbered and dropped, as the client counted it: 5 s of 488 tags at 1 Hz.
+            // What the gateway numbered and dropped, as the client counted it: 5 s of 488 tags at 1
+            // Hz.
             QVERIFY(r.eventsDropped >= 4 * 488 && r.eventsDropped <= 6 * 488);
             QCOMPARE(m.eventsLost, qint64(r.eventsDropped));
             QCOMPARE(subscribes, qint64(2));
@@ -269,14 +282,15 @@ private slots:
     // tags stay orphaned to the end. With the lever (in lever1), the guard retries.
     void failedReSubscribeOrphansTagsWithoutTheLever()
     {
-        QJsonObject o = matrixScenario(
-            QJsonArray{action(30, "restart_gateway", {{"downtime_s", 5}}),
-                       action(35, "slow", {{"factor", 400}, {"duration_s", 120}})},
-            600);
-        o["variants"] = QJsonArray{
-            QJsonObject{{"name", "lever1-as-planned"},
-                        {"levers", QJsonObject{{"preset", "lever1"}, {"resubscribe_guard", false}}}},
-            "lever1"};
+        QJsonObject o =
+            matrixScenario(QJsonArray{action(30, "restart_gateway", {{"downtime_s", 5}}),
+                                      action(35, "slow", {{"factor", 400}, {"duration_s", 120}})},
+                           600);
+        o["variants"] =
+            QJsonArray{QJsonObject{{"name", "lever1-as-planned"},
+                                   {"levers", QJsonObject{{"preset", "lever1"},
+                                                          {"resubscribe_guard", false}}}},
+                       "lever1"};
         const Scenario scenario = parse(o);
         const CaseResult planned = runCase(scenario, "lever1-as-planned");
         QVERIFY(!planned.metrics.timeToAllGoodS);
@@ -290,11 +304,12 @@ private slots:
     // the ceiling, and without drop_superseded every superseded one goes out on reconnect.
     void supersededHeldSubscribesStackWithoutTheLever()
     {
-        QJsonObject o = matrixScenario(QJsonArray{action(0, "refuse_sessions", {{"duration_s", 110}})}, 300);
-        o["variants"] = QJsonArray{
-            QJsonObject{{"name", "lever1+2-as-planned"},
-                        {"levers", QJsonObject{{"preset", "lever1+2"}, {"drop_superseded", false}}}},
-            "lever1+2"};
+        QJsonObject o =
+            matrixScenario(QJsonArray{action(0, "refuse_sessions", {{"duration_s", 110}})}, 300);
+        o["variants"] = QJsonArray{QJsonObject{{"name", "lever1+2-as-planned"},
+                                               {"levers", QJsonObject{{"preset", "lever1+2"},
+                                                                      {"drop_superseded", false}}}},
+                                   "lever1+2"};
         const Scenario scenario = parse(o);
         const VariantMetrics planned = runCase(scenario, "lever1+2-as-planned").metrics;
         const VariantMetrics fixed = runCase(scenario, "lever1+2").metrics;

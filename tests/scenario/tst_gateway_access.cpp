@@ -6,11 +6,9 @@
 
 #include "scenario/gateway_access.h"
 
+#include <QElapsedTimer>
 #include <QScopeGuard>
 #include <QtTest>
-
-#include <QElapsedTimer>
-
 #include <atomic>
 #include <condition_variable>
 #include <mutex>

@@ -45,7 +45,8 @@ struct Rig {
         model.silence(freezeFor, false);
         StreamEventsRequest request;
         request.set_session_id(session);
-        port.streamEvents(request, [](const MxEventBatch&) {}, [](RpcStatus) {});
+        port.streamEvents(
+            request, [](const MxEventBatch&) {}, [](RpcStatus) {});
         sched.runUntil(frozeAt + runFor);
         return frozeAt;
     }
@@ -82,11 +83,13 @@ void TestInProcessPort::aFrozenGatewaysStreamEndsWhenItsKeepaliveGoesUnanswered(
     StreamEventsRequest request;
     request.set_session_id(rig.session);
     auto ended = std::make_shared<Ended>();
-    rig.port.streamEvents(request, [](const MxEventBatch&) {}, [&, ended](RpcStatus st) {
-        ended->ended = true;
-        ended->status = st;
-        ended->at = rig.sched.now();
-    });
+    rig.port.streamEvents(
+        request, [](const MxEventBatch&) {},
+        [&, ended](RpcStatus st) {
+            ended->ended = true;
+            ended->status = st;
+            ended->at = rig.sched.now();
+        });
     rig.sched.runUntil(rig.sched.now() + 1s);
     const Time frozeAt = rig.sched.now();
     rig.model.silence(60s, false);
@@ -106,8 +109,9 @@ void TestInProcessPort::aFrozenGatewaysStreamEndsWhenItsKeepaliveGoesUnanswered(
     QVERIFY(ended->status.transportTimedOut && ended->status.unanswered());
     // The last frame came at the session's open (about 1 s before the freeze): its ping 10 s
     // later, given up 5 s after that.
-    QVERIFY2(ended->at > frozeAt && ended->at <= frozeAt + 15s,
-             qPrintable(QString::number(std::chrono::duration<double>(ended->at - frozeAt).count())));
+    QVERIFY2(
+        ended->at > frozeAt && ended->at <= frozeAt + 15s,
+        qPrintable(QString::number(std::chrono::duration<double>(ended->at - frozeAt).count())));
     QCOMPARE(invokeAnswers, 1); // the gateway's late answer after it continued reaches nobody
     QVERIFY(invokeStatus.transportTimedOut);
 }
@@ -167,7 +171,8 @@ void TestInProcessPort::aHalfOpenGatewayKeepsTheStreamOpen()
     StreamEventsRequest request;
     request.set_session_id(rig.session);
     bool ended = false;
-    rig.port.streamEvents(request, [](const MxEventBatch&) {}, [&](RpcStatus) { ended = true; });
+    rig.port.streamEvents(
+        request, [](const MxEventBatch&) {}, [&](RpcStatus) { ended = true; });
     rig.model.silence(30s, true);
     rig.sched.runUntil(rig.sched.now() + 29s);
     QVERIFY(!ended);

@@ -11,10 +11,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
-#include <grpcpp/grpcpp.h>
-
 #include <functional>
 #include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
 using namespace stormwatch;
@@ -103,7 +102,8 @@ const StaQueueGap* gapOf(const VariantMetrics& m, const QString& gateway)
 // Runs `runner` in 0.1 s steps and calls `stop` once the series of `subject`'s STA queue
 // has a point (the runner read that gateway's queue), then runs it to its end. The stop
 // comes 2.5 s before the end at the latest (checked), so that samples after it fail.
-VariantMetrics runStoppingOnceRead(ScenarioRunner& runner, const QString& subject, const std::function<void()>& stop)
+VariantMetrics runStoppingOnceRead(ScenarioRunner& runner, const QString& subject,
+                                   const std::function<void()>& stop)
 {
     runner.start();
     double t = 0;
@@ -287,15 +287,20 @@ private slots:
         if (const StaQueueGap* mockGap = gapOf(m, "gw-mock"))
             QVERIFY(mockGap->kind != StaQueueGap::Kind::NoControlService);
         const QString notes = m.notes.join(" ");
-        QVERIFY2(notes.contains("gw-real has no control service to read it from"), qPrintable(notes));
+        QVERIFY2(notes.contains("gw-real has no control service to read it from"),
+                 qPrintable(notes));
         QVERIFY2(!notes.contains("gw-mock has no control service"), qPrintable(notes));
         if (m.maxStaQueueDepthAtLeast)
             QVERIFY2(notes.contains("a lower bound"), qPrintable(notes));
         const QJsonObject json = variantToJson(m);
         QVERIFY(json.value("max_sta_queue_depth").isNull());
         QVERIFY(json.value("notes").toArray().contains(QJsonValue(m.notes.last())));
-        QVERIFY(json.value("sta_queue_gaps").toArray().contains(
-            QJsonObject{{"gateway", "gw-real"}, {"read", "no control service"}, {"read_samples", 0}, {"samples", 3}}));
+        QVERIFY(json.value("sta_queue_gaps")
+                    .toArray()
+                    .contains(QJsonObject{{"gateway", "gw-real"},
+                                          {"read", "no control service"},
+                                          {"read_samples", 0},
+                                          {"samples", 3}}));
     }
 
     // A site gateway read for part of the run (its mxgw-mock went away after its queue was
@@ -314,7 +319,8 @@ private slots:
         const Scenario scenario = parse(o);
         ScenarioRunner runner(scenario, scenario.variants.first(), live);
         QVERIFY2(runner.ok(), qPrintable(runner.error()));
-        const VariantMetrics m = runStoppingOnceRead(runner, "gateway:gw-b", [&mockB] { mockB.stop(); });
+        const VariantMetrics m =
+            runStoppingOnceRead(runner, "gateway:gw-b", [&mockB] { mockB.stop(); });
         if (QTest::currentTestFailed())
             return;
         QCOMPARE(m.gatewayMetricsSource, QStringLiteral("client"));
@@ -324,16 +330,20 @@ private slots:
         QVERIFY(b);
         QCOMPARE(int(b->kind), int(StaQueueGap::Kind::Partly));
         QCOMPARE(b->samples, 6);
-        QVERIFY2(b->readSamples >= 1 && b->readSamples < b->samples, qPrintable(QString::number(b->readSamples)));
+        QVERIFY2(b->readSamples >= 1 && b->readSamples < b->samples,
+                 qPrintable(QString::number(b->readSamples)));
         if (const StaQueueGap* a = gapOf(m, "gw-a")) // read late, on a busy machine
             QVERIFY(a->kind != StaQueueGap::Kind::NoControlService);
         const QString notes = m.notes.join(" ");
-        QVERIFY2(notes.contains(QStringLiteral("the STA queue of gw-b was read at only %1 of 6 samples").arg(b->readSamples)) &&
-                     notes.contains("a lower bound"),
-                 qPrintable(notes));
+        QVERIFY2(
+            notes.contains(QStringLiteral("the STA queue of gw-b was read at only %1 of 6 samples")
+                               .arg(b->readSamples)) &&
+                notes.contains("a lower bound"),
+            qPrintable(notes));
         const QJsonObject json = variantToJson(m);
         QVERIFY(json.value("max_sta_queue_depth").isNull());
-        QCOMPARE(json.value("max_sta_queue_depth_at_least").toInteger(-1), *m.maxStaQueueDepthAtLeast);
+        QCOMPARE(json.value("max_sta_queue_depth_at_least").toInteger(-1),
+                 *m.maxStaQueueDepthAtLeast);
     }
 
     // The same with one gateway whose own counters are read (an mxgw-mock at an address):
@@ -359,8 +369,10 @@ private slots:
         QCOMPARE(gap.gateway, QString());
         QCOMPARE(int(gap.kind), int(StaQueueGap::Kind::Partly));
         QCOMPARE(gap.samples, 4);
-        QVERIFY2(gap.readSamples >= 1 && gap.readSamples < gap.samples, qPrintable(QString::number(gap.readSamples)));
-        QVERIFY2(m.notes.join(" ").contains("the STA queue of the gateway was read at only"), qPrintable(m.notes.join(" ")));
+        QVERIFY2(gap.readSamples >= 1 && gap.readSamples < gap.samples,
+                 qPrintable(QString::number(gap.readSamples)));
+        QVERIFY2(m.notes.join(" ").contains("the STA queue of the gateway was read at only"),
+                 qPrintable(m.notes.join(" ")));
     }
 
     // Variants on one shared gateway: each closes its session at its end (the mock drops

@@ -12,7 +12,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QtTest>
-
 #include <algorithm>
 
 using namespace stormwatch;
@@ -60,9 +59,11 @@ void TestParserFuzz::corpusHasTheBundledScenariosAndTheHostileCases()
     for (const CorpusFile& f : files)
         names << f.name;
     for (const QString& bundled : bundledScenarioNames())
-        QVERIFY2(names.contains("bundled-" + bundled + ".json"), qPrintable("missing bundled-" + bundled));
-    for (const char* hostile : {"wedge-duration-1e308.json", "command-ms-1e16.json", "number-trailing-dot.json",
-                                "seed-2p53-plus-1.json", "alarm-interval-2p30.json", "retry-1ms.json"})
+        QVERIFY2(names.contains("bundled-" + bundled + ".json"),
+                 qPrintable("missing bundled-" + bundled));
+    for (const char* hostile :
+         {"wedge-duration-1e308.json", "command-ms-1e16.json", "number-trailing-dot.json",
+          "seed-2p53-plus-1.json", "alarm-interval-2p30.json", "retry-1ms.json"})
         QVERIFY2(names.contains(hostile), hostile);
 }
 
@@ -113,9 +114,10 @@ void TestParserFuzz::mutationsReplay()
             QFile out(path);
             if (out.open(QIODevice::WriteOnly))
                 out.write(input);
-            QFAIL(qPrintable(QString("mutation %1 (saved as %2): %3")
-                                 .arg(i)
-                                 .arg(path, broken.isEmpty() ? QString("took %1 ms").arg(ms) : broken)));
+            QFAIL(qPrintable(
+                QString("mutation %1 (saved as %2): %3")
+                    .arg(i)
+                    .arg(path, broken.isEmpty() ? QString("took %1 ms").arg(ms) : broken)));
         }
         QList<ScenarioError> ignored;
         parsed += parseScenario(input, "m.json", &ignored).has_value() ? 1 : 0;

@@ -1,22 +1,20 @@
 // What a valid scenario file becomes: defaults, variants, the timeline's order and faults,
 // the round trip through scenarioToJson, loading by name or path, the bundled scenarios.
 
+#include "client/lever_set.h"
+#include "client/options.h"
 #include "scenario/gateway_access.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/variant_validation.h"
 
-#include "client/lever_set.h"
-#include "client/options.h"
-
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QSet>
-#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <algorithm>
 #include <optional>
 
@@ -51,11 +49,15 @@ private slots:
     void validateVariantRejectsUnknownLeverAndWrongType();
 };
 
-void TestScenarioFile::defaultsApplied() {
+void TestScenarioFile::defaultsApplied()
+{
     const QJsonObject minimal{
-        {"name", "m"}, {"description", "d"}, {"duration_s", 60},
+        {"name", "m"},
+        {"description", "d"},
+        {"duration_s", 60},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "pump-7"}, {"connection", "gw1"}, {"tags", 4}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "pump-7"}, {"connection", "gw1"}, {"tags", 4}}}},
     };
     QList<ScenarioError> errors;
     const auto s = parseScenario(bytes(minimal), "m.json", &errors);
@@ -83,7 +85,8 @@ void TestScenarioFile::defaultsApplied() {
     QCOMPARE(b->timeline[10].downtimeS, 5.0);
 }
 
-void TestScenarioFile::variantsDefaultToTheFourPresets() {
+void TestScenarioFile::variantsDefaultToTheFourPresets()
+{
     const auto s = parseScenario(bytes(baseScenario()), "b.json", nullptr);
     QVERIFY(s);
     QStringList names;
@@ -94,10 +97,12 @@ void TestScenarioFile::variantsDefaultToTheFourPresets() {
     QCOMPARE(names, QStringList({"levers-off", "lever1", "lever1+2", "all"}));
 }
 
-void TestScenarioFile::inlineVariantKeepsItsSpec() {
+void TestScenarioFile::inlineVariantKeepsItsSpec()
+{
     const QJsonObject inlineLevers{{"inflight_guard", true}, {"backoff", false}};
     const auto s = parseScenario(
-        set("variants", QJsonArray{"levers-off", QJsonObject{{"name", "guard-only"}, {"levers", inlineLevers}}}),
+        set("variants", QJsonArray{"levers-off",
+                                   QJsonObject{{"name", "guard-only"}, {"levers", inlineLevers}}}),
         "v.json", nullptr);
     QVERIFY(s);
     QCOMPARE(s->variants.size(), 2);
@@ -105,7 +110,8 @@ void TestScenarioFile::inlineVariantKeepsItsSpec() {
     QCOMPARE(s->variants[1].levers, QJsonValue(inlineLevers));
 }
 
-void TestScenarioFile::timelineIsStableSortedByAt() {
+void TestScenarioFile::timelineIsStableSortedByAt()
+{
     const QJsonArray timeline{
         QJsonObject{{"at_s", 30}, {"action", "wedge"}, {"duration_s", 1}},
         QJsonObject{{"at_s", 10}, {"action", "set_levers"}, {"levers", "lever1"}},
@@ -115,27 +121,31 @@ void TestScenarioFile::timelineIsStableSortedByAt() {
     const auto s = parseScenario(set("timeline", timeline), "t.json", nullptr);
     QVERIFY(s);
     QCOMPARE(s->timeline.size(), 4);
-    QCOMPARE(s->timeline[0].levers, QJsonValue("lever1"));  // file order kept among equal times
+    QCOMPARE(s->timeline[0].levers, QJsonValue("lever1")); // file order kept among equal times
     QCOMPARE(s->timeline[1].levers, QJsonValue("all"));
     QCOMPARE(s->timeline[2].action, TimelineAction::Wedge);
     QCOMPARE(s->timeline[3].action, TimelineAction::EndEventStreams);
 }
 
-void TestScenarioFile::faultPastTheEndIsClippedNotRejected() {
+void TestScenarioFile::faultPastTheEndIsClippedNotRejected()
+{
     const auto s = parseScenario(
-        set("timeline", QJsonArray{QJsonObject{{"at_s", 90}, {"action", "wedge"}, {"duration_s", 60}}}), "c.json",
-        nullptr);
+        set("timeline",
+            QJsonArray{QJsonObject{{"at_s", 90}, {"action", "wedge"}, {"duration_s", 60}}}),
+        "c.json", nullptr);
     QVERIFY(s);
-    QCOMPARE(s->timeline[0].durationS, 60.0);  // kept as written ...
-    QCOMPARE(s->timeline[0].endS(s->durationS), 100.0);  // ... but its effect ends with the run
+    QCOMPARE(s->timeline[0].durationS, 60.0);           // kept as written ...
+    QCOMPARE(s->timeline[0].endS(s->durationS), 100.0); // ... but its effect ends with the run
     QCOMPARE(s->lastFaultEndS(), std::optional<double>(100.0));
 }
 
-void TestScenarioFile::lastFaultEndIgnoresLeverAndCapabilityChanges() {
+void TestScenarioFile::lastFaultEndIgnoresLeverAndCapabilityChanges()
+{
     const QJsonArray timeline{
         QJsonObject{{"at_s", 5}, {"action", "restart_gateway"}, {"downtime_s", 7}},
         QJsonObject{{"at_s", 50}, {"action", "set_levers"}, {"levers", "all"}},
-        QJsonObject{{"at_s", 60}, {"action", "set_capability"}, {"advertise_bulk_supervisory", false}},
+        QJsonObject{
+            {"at_s", 60}, {"action", "set_capability"}, {"advertise_bulk_supervisory", false}},
     };
     const auto s = parseScenario(set("timeline", timeline), "f.json", nullptr);
     QVERIFY(s);
@@ -145,16 +155,20 @@ void TestScenarioFile::lastFaultEndIgnoresLeverAndCapabilityChanges() {
     QCOMPARE(none->lastFaultEndS(), std::nullopt);
 }
 
-void TestScenarioFile::roundTripGivesTheSameScenario() {
+void TestScenarioFile::roundTripGivesTheSameScenario()
+{
     QJsonObject o = baseScenario();
     o["seed"] = 42;
     o["gateway"] = QJsonObject{{"advertise_bulk_supervisory", false}, {"data_hz", 10}};
     o["options"] = QJsonObject{{"TagSubscribeRetryIntervalMs", 2000}};
-    o["variants"] = QJsonArray{"levers-off", QJsonObject{{"name", "guard"}, {"levers", QJsonObject{{"inflight_guard", true}}}}};
+    o["variants"] =
+        QJsonArray{"levers-off", QJsonObject{{"name", "guard"},
+                                             {"levers", QJsonObject{{"inflight_guard", true}}}}};
     const auto first = parseScenario(bytes(o), "r.json", nullptr);
     QVERIFY(first);
     QList<ScenarioError> errors;
-    const auto second = parseScenario(QJsonDocument(scenarioToJson(*first)).toJson(), "r2.json", &errors);
+    const auto second =
+        parseScenario(QJsonDocument(scenarioToJson(*first)).toJson(), "r2.json", &errors);
     QVERIFY2(second, qPrintable(joined(errors)));
     QVERIFY(*first == *second);
     QCOMPARE(second->seed, quint64(42));
@@ -162,7 +176,8 @@ void TestScenarioFile::roundTripGivesTheSameScenario() {
     QCOMPARE(second->timeline[9].advertiseBulkSupervisory, false);
 }
 
-void TestScenarioFile::faultsNameOneOfTheScenariosGateways() {
+void TestScenarioFile::faultsNameOneOfTheScenariosGateways()
+{
     QJsonObject o = baseScenario();
     o["connections"] = QJsonArray{QJsonObject{{"name", "gw1"}, {"gateway", "A"}},
                                   QJsonObject{{"name", "gw2"}, {"gateway", "B"}},
@@ -184,7 +199,8 @@ void TestScenarioFile::faultsNameOneOfTheScenariosGateways() {
     QCOMPARE(s->timeline[9].gateway, QString("A"));
     QCOMPARE(s->timeline[1].gateway, QString()); // none named: every gateway
     // Written out and read back: the same gateways, the same targets.
-    const auto again = parseScenario(QJsonDocument(scenarioToJson(*s)).toJson(), "g2.json", &errors);
+    const auto again =
+        parseScenario(QJsonDocument(scenarioToJson(*s)).toJson(), "g2.json", &errors);
     QVERIFY2(again, qPrintable(joined(errors)));
     QVERIFY(*again == *s);
     QVERIFY(!scenarioToJson(*s)["timeline"].toArray()[1].toObject().contains("gateway"));
@@ -195,18 +211,22 @@ void TestScenarioFile::faultsNameOneOfTheScenariosGateways() {
     o["timeline"] = timeline;
     errors.clear();
     QVERIFY(!parseScenario(bytes(o), "g.json", &errors));
-    QCOMPARE(joined(errors), QString("g.json: $.timeline[0].gateway: unknown gateway \"C\" (gateways: A, B)"));
+    QCOMPARE(joined(errors),
+             QString("g.json: $.timeline[0].gateway: unknown gateway \"C\" (gateways: A, B)"));
 }
 
-void TestScenarioFile::optionsAreKeptVerbatim() {
+void TestScenarioFile::optionsAreKeptVerbatim()
+{
     // Kept exactly as written: the runner hands them to the client.
-    const QJsonObject options{{"TagSubscribeInFlightCeilingMs", 45000}, {"MxSupervisoryAdviseParallelism", 16}};
+    const QJsonObject options{{"TagSubscribeInFlightCeilingMs", 45000},
+                              {"MxSupervisoryAdviseParallelism", 16}};
     const auto s = parseScenario(set("options", options), "o.json", nullptr);
     QVERIFY(s);
     QCOMPARE(s->options, options);
 }
 
-void TestScenarioFile::unreadableFileIsAnError() {
+void TestScenarioFile::unreadableFileIsAnError()
+{
     QTemporaryDir dir;
     const QString path = dir.filePath("missing.json");
     QList<ScenarioError> errors;
@@ -217,7 +237,8 @@ void TestScenarioFile::unreadableFileIsAnError() {
     QVERIFY2(errors[0].rule.startsWith("cannot read file"), qPrintable(errors[0].rule));
 }
 
-void TestScenarioFile::loadScenarioAcceptsAFilePath() {
+void TestScenarioFile::loadScenarioAcceptsAFilePath()
+{
     QTemporaryDir dir;
     const QString path = dir.filePath("mine.json");
     QFile f(path);
@@ -236,26 +257,30 @@ void TestScenarioFile::loadScenarioAcceptsAFilePath() {
     QCOMPARE(errors.last().file, path);
 }
 
-void TestScenarioFile::loadScenarioUnknownNameIsAnError() {
+void TestScenarioFile::loadScenarioUnknownNameIsAnError()
+{
     QList<ScenarioError> errors;
     QVERIFY(!loadScenario("no-such-scenario", &errors));
     QCOMPARE(errors.size(), 1);
-    QVERIFY2(errors[0].rule.contains("live-gate-lever1"), qPrintable(errors[0].rule));  // lists the bundled ones
+    QVERIFY2(errors[0].rule.contains("live-gate-lever1"),
+             qPrintable(errors[0].rule)); // lists the bundled ones
 }
 
-void TestScenarioFile::everyBundledScenarioParses() {
+void TestScenarioFile::everyBundledScenarioParses()
+{
     const QStringList names = bundledScenarioNames();
     QVERIFY(names.contains("live-gate-lever1"));
     for (const QString& name : names) {
         QList<ScenarioError> errors;
         const auto s = loadScenario(name, &errors);
         QVERIFY2(s, qPrintable(joined(errors)));
-        QCOMPARE(s->name, name);  // the file name and the scenario's name agree
+        QCOMPARE(s->name, name); // the file name and the scenario's name agree
         QVERIFY(!s->description.isEmpty());
     }
 }
 
-void TestScenarioFile::bundledLiveGateMatchesTheSeed() {
+void TestScenarioFile::bundledLiveGateMatchesTheSeed()
+{
     const auto s = loadScenario("live-gate-lever1", nullptr);
     QVERIFY(s);
     QCOMPARE(s->durationS, 110.0);
@@ -275,7 +300,8 @@ void TestScenarioFile::bundledLiveGateMatchesTheSeed() {
     QVERIFY(s->description.contains("3 requests"));
 }
 
-void TestScenarioFile::actionNamesMapBothWays() {
+void TestScenarioFile::actionNamesMapBothWays()
+{
     const QStringList names = timelineActionNames();
     QCOMPARE(names.size(), 16);
     QCOMPARE(names.last(), QString("reset_peer")); // appended: earlier values keep their numbers
@@ -290,18 +316,21 @@ void TestScenarioFile::actionNamesMapBothWays() {
 
 // docs/scenario-format.md names every action of the table, in its order, and says what each
 // does in the table's words: a new action cannot land undocumented.
-void TestScenarioFile::everyActionIsDocumented() {
+void TestScenarioFile::everyActionIsDocumented()
+{
     const QString docPath = QFINDTESTDATA("../../docs/scenario-format.md");
     QVERIFY2(!docPath.isEmpty(), "docs/scenario-format.md not found");
     QFile doc(docPath);
     QVERIFY(doc.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(doc.readAll()).split('\n');
     const auto row = [&](const QString& start) {
-        const auto it = std::find_if(lines.begin(), lines.end(), [&](const QString& l) { return l.startsWith(start); });
+        const auto it = std::find_if(lines.begin(), lines.end(),
+                                     [&](const QString& l) { return l.startsWith(start); });
         return it == lines.end() ? QString() : *it;
     };
     QStringList quoted;
-    for (const TimelineActionInfo& a : timelineActions()) quoted << "`" + QString::fromUtf8(a.name) + "`";
+    for (const TimelineActionInfo& a : timelineActions())
+        quoted << "`" + QString::fromUtf8(a.name) + "`";
     const QString fieldRow = row("| `$.timeline[i].action` |");
     QVERIFY2(fieldRow.contains(quoted.join(", ")), qPrintable(fieldRow));
     for (const TimelineActionInfo& a : timelineActions()) {
@@ -311,7 +340,8 @@ void TestScenarioFile::everyActionIsDocumented() {
     }
 }
 
-void TestScenarioFile::killGatewayTakesADowntimeLikeRestart() {
+void TestScenarioFile::killGatewayTakesADowntimeLikeRestart()
+{
     const QJsonArray timeline{
         QJsonObject{{"at_s", 5}, {"action", "kill_gateway"}, {"downtime_s", 7}},
         QJsonObject{{"at_s", 50}, {"action", "set_levers"}, {"levers", "all"}},
@@ -335,8 +365,10 @@ void TestScenarioFile::killGatewayTakesADowntimeLikeRestart() {
     QCOMPARE(written.value("downtime_s").toDouble(), 7.0);
 }
 
-// What the incident analysis leaves open is a named setting with a default, checked like everything else.
-void TestScenarioFile::clientModelSettingsHaveDefaultsAndRules() {
+// What the incident analysis leaves open is a named setting with a default, checked like everything
+// else.
+void TestScenarioFile::clientModelSettingsHaveDefaultsAndRules()
+{
     QList<ScenarioError> errors;
     const auto plain = parseScenario(set("timeline", QJsonArray{}), "m.json", &errors);
     QVERIFY2(plain, qPrintable(joined(errors)));
@@ -344,7 +376,8 @@ void TestScenarioFile::clientModelSettingsHaveDefaultsAndRules() {
     QVERIFY(plain->clientModel.teardownGated);
 
     const auto none = parseScenario(
-        set("client_model", QJsonObject{{"redeploy_teardown", "none"}, {"teardown_gated", false}}), "m.json", &errors);
+        set("client_model", QJsonObject{{"redeploy_teardown", "none"}, {"teardown_gated", false}}),
+        "m.json", &errors);
     QVERIFY2(none, qPrintable(joined(errors)));
     QCOMPARE(none->clientModel.redeployTeardown, QString("none"));
     QVERIFY(!none->clientModel.teardownGated);
@@ -353,24 +386,28 @@ void TestScenarioFile::clientModelSettingsHaveDefaultsAndRules() {
     QCOMPARE(written.value("teardown_gated").toBool(), false);
 
     errors.clear();
-    QVERIFY(!parseScenario(set("client_model", QJsonObject{{"redeploy_teardown", "bulk_remove"}, {"gated", 1}}),
-                           "m.json", &errors));
+    QVERIFY(!parseScenario(
+        set("client_model", QJsonObject{{"redeploy_teardown", "bulk_remove"}, {"gated", 1}}),
+        "m.json", &errors));
     const QString all = joined(errors);
-    QVERIFY2(all.contains("$.client_model.redeploy_teardown") && all.contains("per_item_remove"), qPrintable(all));
+    QVERIFY2(all.contains("$.client_model.redeploy_teardown") && all.contains("per_item_remove"),
+             qPrintable(all));
     QVERIFY2(all.contains("$.client_model.gated"), qPrintable(all));
 }
 
 // The keepalive a scenario gives reaches the transport in both modes; unset, it is the
 // transport's own default and is not written back.
-void TestScenarioFile::clientModelKeepaliveIsOptionalAndBounded() {
+void TestScenarioFile::clientModelKeepaliveIsOptionalAndBounded()
+{
     QList<ScenarioError> errors;
     const auto plain = parseScenario(set("timeline", QJsonArray{}), "m.json", &errors);
     QVERIFY2(plain, qPrintable(joined(errors)));
     QVERIFY(!plain->clientModel.keepaliveS && !plain->clientModel.keepaliveTimeoutS);
     QVERIFY(!scenarioToJson(*plain).value("client_model").toObject().contains("keepalive_s"));
 
-    const auto quick =
-        parseScenario(set("client_model", QJsonObject{{"keepalive_s", 1}, {"keepalive_timeout_s", 0.5}}), "m.json", &errors);
+    const auto quick = parseScenario(
+        set("client_model", QJsonObject{{"keepalive_s", 1}, {"keepalive_timeout_s", 0.5}}),
+        "m.json", &errors);
     QVERIFY2(quick, qPrintable(joined(errors)));
     QCOMPARE(quick->clientModel.keepaliveS.value_or(0), 1.0);
     QCOMPARE(quick->clientModel.keepaliveTimeoutS.value_or(0), 0.5);
@@ -379,20 +416,25 @@ void TestScenarioFile::clientModelKeepaliveIsOptionalAndBounded() {
     QCOMPARE(written.value("keepalive_timeout_s").toDouble(), 0.5);
 
     errors.clear();
-    QVERIFY(!parseScenario(set("client_model", QJsonObject{{"keepalive_s", 0.01}}), "m.json", &errors));
+    QVERIFY(
+        !parseScenario(set("client_model", QJsonObject{{"keepalive_s", 0.01}}), "m.json", &errors));
     QVERIFY2(joined(errors).contains("$.client_model.keepalive_s"), qPrintable(joined(errors)));
 }
 
-void TestScenarioFile::validateVariantAcceptsPresetsAndInlineObjects() {
+void TestScenarioFile::validateVariantAcceptsPresetsAndInlineObjects()
+{
     QString why;
-    for (const QString& preset : defaultVariantNames()) QVERIFY2(validateVariant(preset, &why), qPrintable(why));
-    QVERIFY2(validateVariant(QJsonObject{{"inflight_guard", true}, {"backoff", true},
+    for (const QString& preset : defaultVariantNames())
+        QVERIFY2(validateVariant(preset, &why), qPrintable(why));
+    QVERIFY2(validateVariant(QJsonObject{{"inflight_guard", true},
+                                         {"backoff", true},
                                          {"session_command_timeout_ms", 60000}},
                              &why),
              qPrintable(why));
 }
 
-void TestScenarioFile::validateVariantRejectsUnknownLeverAndWrongType() {
+void TestScenarioFile::validateVariantRejectsUnknownLeverAndWrongType()
+{
     QString why;
     QVERIFY(!validateVariant(QJsonObject{{"turbo", true}}, &why));
     QVERIFY2(why.contains("turbo"), qPrintable(why));

@@ -1,14 +1,12 @@
-#include "scenario/series.h"
-
 #include "scenario/report.h"
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
+#include "scenario/series.h"
 
 #include <QElapsedTimer>
 #include <QLoggingCategory>
 #include <QtTest>
-
 #include <algorithm>
 #include <map>
 
@@ -61,7 +59,8 @@ private slots:
     void subjectsAreBuiltByTheMappingThatReadsThem()
     {
         QCOMPARE(SeriesSubject::gatewaySubject(), QString("gateway"));
-        QCOMPARE(SeriesSubject::of(SeriesSubject::gatewaySubject()).kind, SeriesSubject::Kind::RunGateway);
+        QCOMPARE(SeriesSubject::of(SeriesSubject::gatewaySubject()).kind,
+                 SeriesSubject::Kind::RunGateway);
         const SeriesSubject gw = SeriesSubject::of(SeriesSubject::gatewaySubject("gw-b"));
         QCOMPARE(gw.kind, SeriesSubject::Kind::Gateway);
         QCOMPARE(gw.gateway, QString("gw-b"));
@@ -79,7 +78,8 @@ private slots:
         QCOMPARE(SeriesSubject::subjectOf(u), subject);
         // A connection name with a slash: the instance is what comes before the first one,
         // and the round trip keeps the whole name.
-        const SeriesSubject slashed = SeriesSubject::of(SeriesSubject::subscriptionSubject("inst", "site/gw1"));
+        const SeriesSubject slashed =
+            SeriesSubject::of(SeriesSubject::subscriptionSubject("inst", "site/gw1"));
         QCOMPARE(slashed.instance, QString("inst"));
         QCOMPARE(slashed.connection, QString("site/gw1"));
         u.label = slashed.label;
@@ -160,7 +160,8 @@ private slots:
             QCOMPARE(windowed.valueAt(t, -1), whole.valueAt(t, -1));
         // What is kept is the unbounded series' tail, point for point.
         const auto& tail = windowed.points();
-        QVERIFY(std::equal(tail.begin(), tail.end(), whole.points().end() - std::ptrdiff_t(tail.size())));
+        QVERIFY(std::equal(tail.begin(), tail.end(),
+                           whole.points().end() - std::ptrdiff_t(tail.size())));
     }
 
     // A burst inside the window: at its cap the series drops its older half (never thins),
@@ -209,20 +210,24 @@ private slots:
 
         RunHost host;
         host.setSeriesLimits(SeriesLimits::window(scenario->durationS / 30));
-        std::map<std::pair<QString, QString>, Series> sent; // (subject, metric) as the steps carried it
+        std::map<std::pair<QString, QString>, Series>
+            sent; // (subject, metric) as the steps carried it
         QObject::connect(&host, &RunHost::seriesUpdates, [&](const QVector<SeriesUpdate>& updates) {
             for (const SeriesUpdate& u : updates) {
                 QString subject = u.label;
                 subject.replace(QStringLiteral(" × "), QStringLiteral("/"));
                 if (u.instance < 0 && subject.isEmpty())
                     subject = QStringLiteral("gateway");
-                auto it = sent.try_emplace({subject, u.metric}, subject, u.metric, SeriesLimits(10'000'000)).first;
+                auto it = sent.try_emplace({subject, u.metric}, subject, u.metric,
+                                           SeriesLimits(10'000'000))
+                              .first;
                 for (const QPointF& p : u.points)
                     it->second.add(p.x(), p.y());
             }
         });
         QSharedPointer<VariantRun> bounded;
-        QObject::connect(&host, &RunHost::finished, [&](const QSharedPointer<VariantRun>& run) { bounded = run; });
+        QObject::connect(&host, &RunHost::finished,
+                         [&](const QSharedPointer<VariantRun>& run) { bounded = run; });
         QString error;
         QVERIFY2(host.start(*scenario, spec->name, RunHost::kMaxSpeed, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(bounded, 120000);
@@ -238,8 +243,9 @@ private slots:
         }
         for (const Series& w : whole.series.all())
             wholePoints += w.points().size();
-        QVERIFY2(dropped > 0 && boundedPoints * 4 < wholePoints,
-                 qPrintable(QStringLiteral("%1 of %2 points kept").arg(boundedPoints).arg(wholePoints)));
+        QVERIFY2(
+            dropped > 0 && boundedPoints * 4 < wholePoints,
+            qPrintable(QStringLiteral("%1 of %2 points kept").arg(boundedPoints).arg(wholePoints)));
 
         // Every series the steps carried is the whole run's, step for step.
         QVERIFY(sent.count({QStringLiteral("gateway"), QStringLiteral("sta_queue_depth")}));
@@ -253,8 +259,9 @@ private slots:
             for (const SeriesPoint& p : got.points())
                 times.push_back(p.tS);
             for (const double t : times)
-                QVERIFY2(got.valueAt(t, -1) == expected->valueAt(t, -1),
-                         qPrintable(QStringLiteral("%1 %2 at %3 s").arg(key.first, key.second).arg(t)));
+                QVERIFY2(
+                    got.valueAt(t, -1) == expected->valueAt(t, -1),
+                    qPrintable(QStringLiteral("%1 %2 at %3 s").arg(key.first, key.second).arg(t)));
             compared += expected->points().empty() ? 0 : 1;
         }
         QVERIFY(compared >= 4);
@@ -313,8 +320,10 @@ private slots:
             first.push_back(set.indexOf(QString("s%1").arg(i % 100), QString("m%1").arg(i / 100)));
         for (int i = 0; i < 1000; ++i) {
             QCOMPARE(first[std::size_t(i)], std::size_t(i)); // created in call order
-            QCOMPARE(set.indexOf(QString("s%1").arg(i % 100), QString("m%1").arg(i / 100)), std::size_t(i));
-            const Series* found = set.find(QString("s%1").arg(i % 100), QString("m%1").arg(i / 100));
+            QCOMPARE(set.indexOf(QString("s%1").arg(i % 100), QString("m%1").arg(i / 100)),
+                     std::size_t(i));
+            const Series* found =
+                set.find(QString("s%1").arg(i % 100), QString("m%1").arg(i / 100));
             QVERIFY(found == &set.at(std::size_t(i)));
         }
         // a subject and metric that only concatenate alike are different series

@@ -11,7 +11,10 @@
 using namespace stormwatch;
 
 namespace {
-QString examplePath() { return QFINDTESTDATA("../../resources/sites/example-site.json"); }
+QString examplePath()
+{
+    return QFINDTESTDATA("../../resources/sites/example-site.json");
+}
 
 QStringList messages(const QList<ScenarioError>& errors)
 {
@@ -88,12 +91,14 @@ void TestSiteParser::exampleSiteValidatesWithItsThousandTags()
 void TestSiteParser::inlineTagsAndCsvRowsAddUp()
 {
     QTemporaryDir dir;
-    const QString path = write(dir, {{"site.json", R"({"name": "s", )" + kGateways + R"(,
+    const QString path =
+        write(dir, {{"site.json", R"({"name": "s", )" + kGateways + R"(,
         "instances": [{"name": "TK101", "gateway": "gw-a", "tags": ["TK101.Level.PV"]},
                       {"name": "P201", "gateway": "gw-b"}],
         "tags_csv": "tags.csv"})"},
-                                     {"tags.csv", "instance,tag_address,kind\n# a comment\n\nTK101,TK101.Temp.PV,analog\r\n"
-                                                  "P201, \"P201.Run, A\" ,discrete\nP201,P201.Fault\n"}});
+                    {"tags.csv",
+                     "instance,tag_address,kind\n# a comment\n\nTK101,TK101.Temp.PV,analog\r\n"
+                     "P201, \"P201.Run, A\" ,discrete\nP201,P201.Fault\n"}});
     QList<ScenarioError> errors;
     const auto site = loadSiteFile(path, &errors);
     QVERIFY2(site, qPrintable(messages(errors).join('\n')));
@@ -111,21 +116,26 @@ void TestSiteParser::csvErrorsNameFileAndLine()
     QTemporaryDir dir;
     const QString path = write(dir, {{"site.json", R"({"name": "s", )" + kGateways + R"(,
         "instances": [{"name": "TK101", "gateway": "gw-a"}], "tags_csv": "tags.csv"})"},
-                                     {"tags.csv", "TK101,TK101.Level.PV\n"     // 1
-                                                  "TK999,TK999.Level.PV\n"     // 2 unknown instance
-                                                  "TK101,TK101.Level.PV\n"     // 3 duplicate of line 1
-                                                  "TK101\n"                     // 4 one field
-                                                  "TK101,\"TK101.Open\n"       // 5 unclosed quote
+                                     {"tags.csv", "TK101,TK101.Level.PV\n" // 1
+                                                  "TK999,TK999.Level.PV\n" // 2 unknown instance
+                                                  "TK101,TK101.Level.PV\n" // 3 duplicate of line 1
+                                                  "TK101\n"                // 4 one field
+                                                  "TK101,\"TK101.Open\n"   // 5 unclosed quote
                                                   "TK101,TK101.A,an alog\n"}}); // 6 bad kind
     QList<ScenarioError> errors;
     QVERIFY(!loadSiteFile(path, &errors));
     const QStringList m = messages(errors);
     const QString csv = dir.filePath("tags.csv");
     QCOMPARE(m.size(), 5);
-    QVERIFY2(m[0].startsWith(path + ": $.tags_csv: " + csv + ":2: unknown instance \"TK999\""), qPrintable(m[0]));
-    QVERIFY2(m[1].contains(csv + ":3: duplicate tag address \"TK101.Level.PV\" in instance \"TK101\" (first at " + csv + ":1)"),
+    QVERIFY2(m[0].startsWith(path + ": $.tags_csv: " + csv + ":2: unknown instance \"TK999\""),
+             qPrintable(m[0]));
+    QVERIFY2(m[1].contains(
+                 csv +
+                 ":3: duplicate tag address \"TK101.Level.PV\" in instance \"TK101\" (first at " +
+                 csv + ":1)"),
              qPrintable(m[1]));
-    QVERIFY2(m[2].contains(csv + ":4: expected instance,tag_address[,kind] (got 1 fields)"), qPrintable(m[2]));
+    QVERIFY2(m[2].contains(csv + ":4: expected instance,tag_address[,kind] (got 1 fields)"),
+             qPrintable(m[2]));
     QVERIFY2(m[3].contains(csv + ":5: a quoted field is not closed"), qPrintable(m[3]));
     QVERIFY2(m[4].contains(csv + ":6: a kind is letters"), qPrintable(m[4]));
 }
@@ -142,16 +152,21 @@ void TestSiteParser::gatewayRules_data()
                                   << "$.gateways[0].endpoint: must be HOST:PORT";
     QTest::newRow("blank in host") << QByteArray(R"({"name": "g", "endpoint": "a b:1"})")
                                    << "$.gateways[0].endpoint: must be HOST:PORT";
-    QTest::newRow("token without tls") << QByteArray(R"({"name": "g", "endpoint": "h:1", "token_file": "site.json"})")
-                                       << "$.gateways[0].token_file: a bearer token is sent only over TLS";
-    QTest::newRow("missing ca") << QByteArray(R"({"name": "g", "endpoint": "h:1", "tls": {"ca": "nope.pem"}})")
-                                << "$.gateways[0].tls.ca: cannot read file";
-    QTest::newRow("cert without key") << QByteArray(R"({"name": "g", "endpoint": "h:1", "tls": {"cert": "site.json"}})")
-                                      << "$.gateways[0].tls.cert: cert and key come together";
-    QTest::newRow("write user range") << QByteArray(R"({"name": "g", "endpoint": "h:1", "write_user_id": 3000000000})")
-                                      << "$.gateways[0].write_user_id: must be <= 2147483647";
-    QTest::newRow("keepalive too short") << QByteArray(R"({"name": "g", "endpoint": "h:1", "keepalive_s": 0.05})")
-                                         << "$.gateways[0].keepalive_s: must be >= 0.1";
+    QTest::newRow("token without tls")
+        << QByteArray(R"({"name": "g", "endpoint": "h:1", "token_file": "site.json"})")
+        << "$.gateways[0].token_file: a bearer token is sent only over TLS";
+    QTest::newRow("missing ca")
+        << QByteArray(R"({"name": "g", "endpoint": "h:1", "tls": {"ca": "nope.pem"}})")
+        << "$.gateways[0].tls.ca: cannot read file";
+    QTest::newRow("cert without key")
+        << QByteArray(R"({"name": "g", "endpoint": "h:1", "tls": {"cert": "site.json"}})")
+        << "$.gateways[0].tls.cert: cert and key come together";
+    QTest::newRow("write user range")
+        << QByteArray(R"({"name": "g", "endpoint": "h:1", "write_user_id": 3000000000})")
+        << "$.gateways[0].write_user_id: must be <= 2147483647";
+    QTest::newRow("keepalive too short")
+        << QByteArray(R"({"name": "g", "endpoint": "h:1", "keepalive_s": 0.05})")
+        << "$.gateways[0].keepalive_s: must be >= 0.1";
     QTest::newRow("keepalive timeout too long")
         << QByteArray(R"({"name": "g", "endpoint": "h:1", "keepalive_timeout_s": 7200})")
         << "$.gateways[0].keepalive_timeout_s: must be <= 3600";
@@ -164,11 +179,13 @@ void TestSiteParser::gatewayRules()
     QFETCH(QByteArray, gateway);
     QFETCH(QString, expected);
     QTemporaryDir dir;
-    const QString path = write(dir, {{"site.json", R"({"name": "s", "gateways": [)" + gateway + R"(],
+    const QString path =
+        write(dir, {{"site.json", R"({"name": "s", "gateways": [)" + gateway + R"(],
         "instances": [{"name": "I", "gateway": "g", "tags": ["I.PV"]}]})"}});
     QList<ScenarioError> errors;
     QVERIFY(!loadSiteFile(path, &errors));
-    QVERIFY2(messages(errors).join('\n').contains(path + ": " + expected), qPrintable(messages(errors).join('\n')));
+    QVERIFY2(messages(errors).join('\n').contains(path + ": " + expected),
+             qPrintable(messages(errors).join('\n')));
 }
 
 void TestSiteParser::keepaliveReachesThePortOptions()
@@ -195,23 +212,31 @@ void TestSiteParser::instanceRules_data()
 {
     QTest::addColumn<QByteArray>("instances");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown gateway") << QByteArray(R"([{"name": "I", "gateway": "gw-z", "tags": ["I.PV"]}])")
-                                     << R"($.instances[0].gateway: unknown gateway "gw-z" (gateways: gw-a, gw-b))";
+    QTest::newRow("unknown gateway")
+        << QByteArray(R"([{"name": "I", "gateway": "gw-z", "tags": ["I.PV"]}])")
+        << R"($.instances[0].gateway: unknown gateway "gw-z" (gateways: gw-a, gw-b))";
     QTest::newRow("no tags") << QByteArray(R"([{"name": "I", "gateway": "gw-a"}])")
                              << R"($.instances[0]: instance "I" has no tags)";
-    QTest::newRow("duplicate name") << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": ["a"]},
+    QTest::newRow("duplicate name")
+        << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": ["a"]},
                                                       {"name": "I", "gateway": "gw-b", "tags": ["b"]}])")
-                                    << R"($.instances[1].name: duplicate instance name "I")";
-    QTest::newRow("name with '/'") << QByteArray(R"([{"name": "Area/Pumps", "gateway": "gw-a", "tags": ["a"]}])")
-                                   << R"($.instances[0].name: must not contain '/' (it separates an instance from its gateway))";
-    QTest::newRow("duplicate inline tag") << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": ["a", "a"]}])")
-                                          << R"($.instances[0].tags[1]: duplicate tag address "a" in instance "I" (first at $.instances[0].tags[0]))";
-    QTest::newRow("tag not a string") << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": [5]}])")
-                                      << "$.instances[0].tags[0]: expected string, got number";
-    QTest::newRow("control character") << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": ["a\u001bb"]}])")
-                                       << "$.instances[0].tags[0]: a tag address must not contain control characters";
-    QTest::newRow("address too long") << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": [")" + QByteArray(257, 'x') + R"("]}])")
-                                      << "$.instances[0].tags[0]: a tag address must be at most 256 characters (got 257)";
+        << R"($.instances[1].name: duplicate instance name "I")";
+    QTest::newRow("name with '/'")
+        << QByteArray(R"([{"name": "Area/Pumps", "gateway": "gw-a", "tags": ["a"]}])")
+        << R"($.instances[0].name: must not contain '/' (it separates an instance from its gateway))";
+    QTest::newRow("duplicate inline tag")
+        << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": ["a", "a"]}])")
+        << R"($.instances[0].tags[1]: duplicate tag address "a" in instance "I" (first at $.instances[0].tags[0]))";
+    QTest::newRow("tag not a string")
+        << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": [5]}])")
+        << "$.instances[0].tags[0]: expected string, got number";
+    QTest::newRow("control character")
+        << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": ["a\u001bb"]}])")
+        << "$.instances[0].tags[0]: a tag address must not contain control characters";
+    QTest::newRow("address too long")
+        << QByteArray(R"([{"name": "I", "gateway": "gw-a", "tags": [")" + QByteArray(257, 'x') +
+                      R"("]}])")
+        << "$.instances[0].tags[0]: a tag address must be at most 256 characters (got 257)";
 }
 
 void TestSiteParser::instanceRules()
@@ -219,21 +244,28 @@ void TestSiteParser::instanceRules()
     QFETCH(QByteArray, instances);
     QFETCH(QString, expected);
     QList<ScenarioError> errors;
-    QVERIFY(!parseSite(R"({"name": "s", )" + kGateways + R"(, "instances": )" + instances + "}", "s.json", &errors));
-    QVERIFY2(messages(errors).join('\n').contains("s.json: " + expected), qPrintable(messages(errors).join('\n')));
+    QVERIFY(!parseSite(R"({"name": "s", )" + kGateways + R"(, "instances": )" + instances + "}",
+                       "s.json", &errors));
+    QVERIFY2(messages(errors).join('\n').contains("s.json: " + expected),
+             qPrintable(messages(errors).join('\n')));
 }
 
 void TestSiteParser::strictJsonAndUnknownKeysAreRejected()
 {
     QList<ScenarioError> errors;
-    QVERIFY(!parseSite(R"({"name": "s", "version": 1., "gateways": [], "instances": []})", "s.json", &errors));
-    QVERIFY2(messages(errors).join('\n').contains("a number needs a digit after '.'"), qPrintable(messages(errors).join('\n')));
+    QVERIFY(!parseSite(R"({"name": "s", "version": 1., "gateways": [], "instances": []})", "s.json",
+                       &errors));
+    QVERIFY2(messages(errors).join('\n').contains("a number needs a digit after '.'"),
+             qPrintable(messages(errors).join('\n')));
     errors.clear();
-    QVERIFY(!parseSite(R"({"name": "s", )" + kGateways + R"(, "instances": [{"name": "I", "gateway": "gw-a", "tags": ["a"]}],
-        "options": {"TagSubscribeRetryIntervalMs": 1}, "colour": "red"})", "s.json", &errors));
+    QVERIFY(!parseSite(R"({"name": "s", )" + kGateways +
+                           R"(, "instances": [{"name": "I", "gateway": "gw-a", "tags": ["a"]}],
+        "options": {"TagSubscribeRetryIntervalMs": 1}, "colour": "red"})",
+                       "s.json", &errors));
     const QString all = messages(errors).join('\n');
     QVERIFY2(all.contains("s.json: $.options.TagSubscribeRetryIntervalMs: "), qPrintable(all));
-    QVERIFY2(all.contains("s.json: $.colour: unknown key (valid: name, description, options, gateways, instances, tags_csv, expected_update_s, stale_factor)"),
+    QVERIFY2(all.contains("s.json: $.colour: unknown key (valid: name, description, options, "
+                          "gateways, instances, tags_csv, expected_update_s, stale_factor)"),
              qPrintable(all));
 }
 
@@ -244,14 +276,17 @@ void TestSiteParser::twentyThousandRowsValidateInWellUnderASecond()
     QByteArray instances = "[";
     QByteArray csv;
     for (int i = 0; i < 200; ++i) {
-        instances += (i ? ",": "") + QByteArray(R"({"name": "U)") + QByteArray::number(i) + R"(", "gateway": "gw-a"})";
+        instances += (i ? "," : "") + QByteArray(R"({"name": "U)") + QByteArray::number(i) +
+                     R"(", "gateway": "gw-a"})";
         for (int t = 0; t < 100; ++t)
-            csv += "U" + QByteArray::number(i) + ",Area" + QByteArray::number(i) + ".FIC" + QByteArray::number(t) + ".PV,analog\n";
+            csv += "U" + QByteArray::number(i) + ",Area" + QByteArray::number(i) + ".FIC" +
+                   QByteArray::number(t) + ".PV,analog\n";
     }
     instances += "]";
-    const QString path = write(dir, {{"site.json", R"({"name": "s", )" + kGateways + R"(, "instances": )" + instances +
-                                                      R"(, "tags_csv": "tags.csv"})"},
-                                     {"tags.csv", csv}});
+    const QString path =
+        write(dir, {{"site.json", R"({"name": "s", )" + kGateways + R"(, "instances": )" +
+                                      instances + R"(, "tags_csv": "tags.csv"})"},
+                    {"tags.csv", csv}});
     QElapsedTimer timer;
     timer.start();
     QList<ScenarioError> errors;

@@ -6,7 +6,6 @@
 // neither), each error one line of bounded length with a "$" path, within a bounded time.
 
 #include "parser_fuzz_checks.h"
-
 #include "scenario/site.h"
 
 #include <QDir>
@@ -14,7 +13,6 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <algorithm>
 
 using namespace stormwatch;
@@ -23,7 +21,8 @@ namespace {
 
 constexpr int kMutations = 3000;
 constexpr std::uint64_t kSeed = 15;
-constexpr double kMaxMsPerInput = 2000; // generous for sanitizer builds; a parse takes well under 1 ms
+constexpr double kMaxMsPerInput =
+    2000; // generous for sanitizer builds; a parse takes well under 1 ms
 
 // Empty when the outcome keeps every promise, otherwise what broke.
 QString checkSite(const QByteArray& input, const QString& file)
@@ -34,7 +33,8 @@ QString checkSite(const QByteArray& input, const QString& file)
         return QStringLiteral("a Site and %1 errors").arg(errors.size());
     if (!site && errors.isEmpty())
         return QStringLiteral("neither a Site nor an error");
-    if (const QString broken = fuzz::checkErrors(errors, file, fuzz::kMaxErrorLineChars + file.size());
+    if (const QString broken =
+            fuzz::checkErrors(errors, file, fuzz::kMaxErrorLineChars + file.size());
         !broken.isEmpty())
         return broken;
     if (site) {
@@ -43,14 +43,17 @@ QString checkSite(const QByteArray& input, const QString& file)
             if (!site->gateway(i.gateway))
                 return QStringLiteral("instance \"%1\" on an unknown gateway").arg(i.name.left(80));
             if (i.tags.isEmpty() || i.tags.size() > site_limits::kMaxTagsPerInstance)
-                return QStringLiteral("instance \"%1\" with %2 tags").arg(i.name.left(80)).arg(i.tags.size());
+                return QStringLiteral("instance \"%1\" with %2 tags")
+                    .arg(i.name.left(80))
+                    .arg(i.tags.size());
             for (const SiteTag& t : i.tags)
                 if (t.address.isEmpty() || t.address.size() > site_limits::kMaxTagAddressLength)
                     return QStringLiteral("a tag address of %1 characters").arg(t.address.size());
         }
         for (const SiteGateway& g : site->gateways)
             if (!checkEndpoint(g.endpoint).isEmpty())
-                return QStringLiteral("gateway \"%1\" with endpoint \"%2\"").arg(g.name.left(80), g.endpoint.left(80));
+                return QStringLiteral("gateway \"%1\" with endpoint \"%2\"")
+                    .arg(g.name.left(80), g.endpoint.left(80));
     }
     return {};
 }
@@ -133,7 +136,8 @@ void TestSiteParserFuzz::mutationsReplay()
         // Two in three mutate a site file (the CSV as shipped); one in three keeps the site
         // that reads the CSV and mutates the CSV.
         const bool mutateCsv = random.below(3) == 0;
-        const QByteArray site = mutateCsv ? withCsv : fuzz::mutate(sites[random.below(sites.size())], sites, random);
+        const QByteArray site =
+            mutateCsv ? withCsv : fuzz::mutate(sites[random.below(sites.size())], sites, random);
         const QByteArray tags = mutateCsv ? fuzz::mutate(csv, {csv}, random) : csv;
         QVERIFY(writeFile(dir.filePath("tags.csv"), tags));
         QElapsedTimer t;
@@ -145,14 +149,16 @@ void TestSiteParserFuzz::mutationsReplay()
             const QString saved = QDir::temp().filePath(QString("stormwatch-site-fuzz-%1").arg(i));
             writeFile(saved + ".json", site);
             writeFile(saved + ".csv", tags);
-            QFAIL(qPrintable(QString("mutation %1 (saved as %2.json/.csv): %3")
-                                 .arg(i)
-                                 .arg(saved, broken.isEmpty() ? QString("took %1 ms").arg(ms) : broken)));
+            QFAIL(qPrintable(
+                QString("mutation %1 (saved as %2.json/.csv): %3")
+                    .arg(i)
+                    .arg(saved, broken.isEmpty() ? QString("took %1 ms").arg(ms) : broken)));
         }
         QList<ScenarioError> ignored;
         parsed += parseSite(site, file, &ignored).has_value() ? 1 : 0;
     }
-    qInfo("%d site mutations (slowest %.1f ms), %d of them still valid sites", kMutations, slowest, parsed);
+    qInfo("%d site mutations (slowest %.1f ms), %d of them still valid sites", kMutations, slowest,
+          parsed);
     QVERIFY(parsed > 0); // the mutations do not only produce garbage: the valid paths are exercised
 }
 

@@ -16,19 +16,25 @@ using namespace stormwatch;
 
 namespace {
 
-QString examplePath() { return QFileInfo(QFINDTESTDATA("../../resources/sites/example-site.json")).absoluteFilePath(); }
+QString examplePath()
+{
+    return QFileInfo(QFINDTESTDATA("../../resources/sites/example-site.json")).absoluteFilePath();
+}
 
 QJsonObject siteScenario(const QString& site)
 {
-    return QJsonObject{{"name", "incident-on-site"},
-                       {"description", "a wedge on the example site's real tags"},
-                       {"duration_s", 60},
-                       {"site", site},
-                       {"timeline", QJsonArray{QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 10}}}},
-                       {"variants", QJsonArray{QJsonObject{{"name", "lever1+2"}, {"levers", "lever1+2"}}}}};
+    return QJsonObject{
+        {"name", "incident-on-site"},
+        {"description", "a wedge on the example site's real tags"},
+        {"duration_s", 60},
+        {"site", site},
+        {"timeline",
+         QJsonArray{QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 10}}}},
+        {"variants", QJsonArray{QJsonObject{{"name", "lever1+2"}, {"levers", "lever1+2"}}}}};
 }
 
-std::optional<Scenario> parse(const QJsonObject& o, const QString& file, QStringList* messages = nullptr)
+std::optional<Scenario> parse(const QJsonObject& o, const QString& file,
+                              QStringList* messages = nullptr)
 {
     QList<ScenarioError> errors;
     auto s = parseScenario(QJsonDocument(o).toJson(), file, &errors);
@@ -48,8 +54,11 @@ QJsonObject instance(const QJsonObject& extra)
 
 QJsonObject inlineScenario(const QJsonObject& inst)
 {
-    return QJsonObject{{"name", "inline"},      {"description", "real addresses inline"}, {"duration_s", 10},
-                       {"connections", QJsonArray{QJsonObject{{"name", "gw1"}}}}, {"instances", QJsonArray{inst}}};
+    return QJsonObject{{"name", "inline"},
+                       {"description", "real addresses inline"},
+                       {"duration_s", 10},
+                       {"connections", QJsonArray{QJsonObject{{"name", "gw1"}}}},
+                       {"instances", QJsonArray{inst}}};
 }
 
 } // namespace
@@ -83,7 +92,8 @@ void TestSiteScenario::takesTheSitesConnectionsInstancesTagsAndOptions()
     QCOMPARE(tags, 1000);
     QCOMPARE(s->instances[0].tagAddresses[0], QString("Line3_Filler.Speed.PV"));
     QCOMPARE(s->instances[4].connection, QString("gw-utilities"));
-    QCOMPARE(s->options.value("TagSubscribeInFlightCeilingMs").toInt(), 45000); // the site's options
+    QCOMPARE(s->options.value("TagSubscribeInFlightCeilingMs").toInt(),
+             45000); // the site's options
 
     // A scenario's own options win over the site's.
     QJsonObject own = siteScenario(examplePath());
@@ -95,7 +105,8 @@ void TestSiteScenario::takesTheSitesConnectionsInstancesTagsAndOptions()
     // A relative site path is the scenario file's neighbour.
     QTemporaryDir dir;
     QVERIFY(QFile::copy(examplePath(), dir.filePath("site.json")));
-    QVERIFY(QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.csv"), dir.filePath("example-site.csv")));
+    QVERIFY(QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.csv"),
+                        dir.filePath("example-site.csv")));
     QVERIFY(parse(siteScenario("site.json"), dir.filePath("incident.json")));
 }
 
@@ -123,7 +134,14 @@ void TestSiteScenario::writtenOutFormRoundTrips()
     QVERIFY(s);
     const QJsonObject written = scenarioToJson(*s);
     QVERIFY(!written.contains("site"));
-    QCOMPARE(written.value("instances").toArray().at(0).toObject().value("tag_addresses").toArray().size(), 74);
+    QCOMPARE(written.value("instances")
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value("tag_addresses")
+                 .toArray()
+                 .size(),
+             74);
     QStringList messages;
     const auto back = parse(written, "/elsewhere/written.json", &messages);
     QVERIFY2(back, qPrintable(messages.join('\n')));
@@ -135,7 +153,8 @@ void TestSiteScenario::writtenOutFormRoundTrips()
 void TestSiteScenario::aFaultNamesOneOfTheSitesGateways()
 {
     QJsonObject o = siteScenario(examplePath());
-    o["timeline"] = QJsonArray{QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 10}, {"gateway", "gw-utilities"}}};
+    o["timeline"] = QJsonArray{QJsonObject{
+        {"at_s", 10}, {"action", "wedge"}, {"duration_s", 10}, {"gateway", "gw-utilities"}}};
     QStringList messages;
     const auto s = parse(o, "/tmp/incident.json", &messages);
     QVERIFY2(s, qPrintable(messages.join('\n')));
@@ -146,20 +165,24 @@ void TestSiteScenario::aFaultNamesOneOfTheSitesGateways()
     QVERIFY2(back, qPrintable(messages.join('\n')));
     QVERIFY(*back == *s);
 
-    o["timeline"] = QJsonArray{QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 10}, {"gateway", "gw-z"}}};
+    o["timeline"] = QJsonArray{
+        QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 10}, {"gateway", "gw-z"}}};
     messages.clear();
     QVERIFY(!parse(o, "/tmp/incident.json", &messages));
-    QCOMPARE(messages, QStringList{"/tmp/incident.json: $.timeline[0].gateway: unknown gateway \"gw-z\" "
-                                   "(gateways: gw-packaging, gw-utilities)"});
+    QCOMPARE(messages,
+             QStringList{"/tmp/incident.json: $.timeline[0].gateway: unknown gateway \"gw-z\" "
+                         "(gateways: gw-packaging, gw-utilities)"});
 }
 
 void TestSiteScenario::siteAndOwnInstancesDoNotMix()
 {
     QJsonObject o = siteScenario(examplePath());
-    o["instances"] = QJsonArray{QJsonObject{{"name", "x"}, {"connection", "gw-packaging"}, {"tags", 1}}};
+    o["instances"] =
+        QJsonArray{QJsonObject{{"name", "x"}, {"connection", "gw-packaging"}, {"tags", 1}}};
     QStringList messages;
     QVERIFY(!parse(o, "s.json", &messages));
-    QVERIFY2(messages.join('\n').contains("s.json: $.instances: not with \"site\""), qPrintable(messages.join('\n')));
+    QVERIFY2(messages.join('\n').contains("s.json: $.instances: not with \"site\""),
+             qPrintable(messages.join('\n')));
 }
 
 void TestSiteScenario::siteErrorsAreListedUnderSite()
@@ -167,16 +190,19 @@ void TestSiteScenario::siteErrorsAreListedUnderSite()
     QTemporaryDir dir;
     QFile f(dir.filePath("bad-site.json"));
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(R"({"name": "s", "gateways": [{"name": "g", "endpoint": "h"}], "instances": [{"name": "I", "gateway": "g", "tags": ["a"]}]})");
+    f.write(
+        R"({"name": "s", "gateways": [{"name": "g", "endpoint": "h"}], "instances": [{"name": "I", "gateway": "g", "tags": ["a"]}]})");
     f.close();
     QStringList messages;
     QVERIFY(!parse(siteScenario("bad-site.json"), dir.filePath("s.json"), &messages));
-    QVERIFY2(messages.join('\n').contains(dir.filePath("s.json") + ": $.site: " + dir.filePath("bad-site.json") +
+    QVERIFY2(messages.join('\n').contains(dir.filePath("s.json") +
+                                          ": $.site: " + dir.filePath("bad-site.json") +
                                           ": $.gateways[0].endpoint: must be HOST:PORT"),
              qPrintable(messages.join('\n')));
     messages.clear();
     QVERIFY(!parse(siteScenario("missing.json"), dir.filePath("s.json"), &messages));
-    QVERIFY2(messages.join('\n').contains("$.site: ") && messages.join('\n').contains("cannot read file"),
+    QVERIFY2(messages.join('\n').contains("$.site: ") &&
+                 messages.join('\n').contains("cannot read file"),
              qPrintable(messages.join('\n')));
 }
 
@@ -184,18 +210,22 @@ void TestSiteScenario::tagAddressRules_data()
 {
     QTest::addColumn<QJsonObject>("inst");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("count differs") << instance({{"tags", 3}, {"tag_addresses", QJsonArray{"a", "b"}}})
-                                   << "$.instances[0].tags: must equal the number of tag_addresses (2) (got 3)";
-    QTest::newRow("with prefix") << instance({{"tag_prefix", "X."}, {"tag_addresses", QJsonArray{"a"}}})
+    QTest::newRow("count differs")
+        << instance({{"tags", 3}, {"tag_addresses", QJsonArray{"a", "b"}}})
+        << "$.instances[0].tags: must equal the number of tag_addresses (2) (got 3)";
+    QTest::newRow("with prefix") << instance(
+                                        {{"tag_prefix", "X."}, {"tag_addresses", QJsonArray{"a"}}})
                                  << "$.instances[0].tag_prefix: not with tag_addresses";
     QTest::newRow("duplicate") << instance({{"tag_addresses", QJsonArray{"a", "a"}}})
                                << "$.instances[0].tag_addresses[1]: duplicate tag address \"a\"";
-    QTest::newRow("empty list") << instance({{"tag_addresses", QJsonArray{}}})
-                                << "$.instances[0].tag_addresses: must list 1 … 10000 addresses (got 0)";
+    QTest::newRow("empty list")
+        << instance({{"tag_addresses", QJsonArray{}}})
+        << "$.instances[0].tag_addresses: must list 1 … 10000 addresses (got 0)";
     QTest::newRow("not a string") << instance({{"tag_addresses", QJsonArray{1}}})
                                   << "$.instances[0].tag_addresses[0]: expected string, got number";
-    QTest::newRow("blank around") << instance({{"tag_addresses", QJsonArray{" a"}}})
-                                  << "$.instances[0].tag_addresses[0]: a tag address must not start or end with a blank";
+    QTest::newRow("blank around")
+        << instance({{"tag_addresses", QJsonArray{" a"}}})
+        << "$.instances[0].tag_addresses[0]: a tag address must not start or end with a blank";
 }
 
 void TestSiteScenario::tagAddressRules()
@@ -206,7 +236,9 @@ void TestSiteScenario::tagAddressRules()
     QVERIFY(!parse(inlineScenario(inst), "i.json", &messages));
     QVERIFY2(messages.join('\n').contains("i.json: " + expected), qPrintable(messages.join('\n')));
     // and the valid form parses, its count taken from the list
-    const auto ok = parse(inlineScenario(instance({{"tag_addresses", QJsonArray{"TK101.Level.PV", "TK101.Temp.PV"}}})), "i.json");
+    const auto ok = parse(inlineScenario(instance(
+                              {{"tag_addresses", QJsonArray{"TK101.Level.PV", "TK101.Temp.PV"}}})),
+                          "i.json");
     QVERIFY(ok);
     QCOMPARE(ok->instances[0].tags, 2);
 }

@@ -17,7 +17,8 @@ namespace {
 // One instance of 10 tags on a gateway that answers at once and changes every value each
 // second; the timeline loses its events from 10 s for 20 s (the published contract numbers
 // its events, so a loss is a gap the client can see afterwards, not while it lasts).
-QJsonObject quietScenario(QJsonValue expectedUpdateS, QJsonValue staleFactor = QJsonValue::Undefined,
+QJsonObject quietScenario(QJsonValue expectedUpdateS,
+                          QJsonValue staleFactor = QJsonValue::Undefined,
                           const char* fault = "lose_events")
 {
     QJsonObject instance{{"name", "probe"}, {"connection", "gw1"}, {"tags", 10}};
@@ -28,7 +29,10 @@ QJsonObject quietScenario(QJsonValue expectedUpdateS, QJsonValue staleFactor = Q
         {"description", "data stops while the connection looks fine"},
         {"duration_s", 60},
         {"seed", 3},
-        {"gateway", QJsonObject{{"network_latency_ms", 0}, {"command_ms", 0}, {"per_item_ms", 0}, {"data_hz", 1},
+        {"gateway", QJsonObject{{"network_latency_ms", 0},
+                                {"command_ms", 0},
+                                {"per_item_ms", 0},
+                                {"data_hz", 1},
                                 {"contract_family", "mxaccess-gateway-v1"}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}}}},
         {"instances", QJsonArray{instance}},
@@ -75,7 +79,8 @@ private slots:
         const Run r = run(quietScenario(1));
         QVERIFY2(r.metrics.staleTagSeconds >= 10 * 13.0 && r.metrics.staleTagSeconds <= 10 * 16.0,
                  qPrintable(QString::number(r.metrics.staleTagSeconds)));
-        const Series* stale = r.series.find(QStringLiteral("probe/gw1"), QStringLiteral("tags_stale"));
+        const Series* stale =
+            r.series.find(QStringLiteral("probe/gw1"), QStringLiteral("tags_stale"));
         QVERIFY(stale);
         QCOMPARE(stale->maxValue(), 10.0);
         // Stale is a kind of Good: the tags were Good all along, and fresh again at the end.
@@ -107,7 +112,8 @@ private slots:
         const Run r = run(quietScenario(periods));
         QVERIFY2(r.metrics.staleTagSeconds >= 4 * 13.0 && r.metrics.staleTagSeconds <= 4 * 16.0,
                  qPrintable(QString::number(r.metrics.staleTagSeconds)));
-        const Series* stale = r.series.find(QStringLiteral("probe/gw1"), QStringLiteral("tags_stale"));
+        const Series* stale =
+            r.series.find(QStringLiteral("probe/gw1"), QStringLiteral("tags_stale"));
         QVERIFY(stale);
         QCOMPARE(stale->maxValue(), 4.0);
     }
@@ -117,7 +123,8 @@ private slots:
         // Nothing is asked of the gateway while the tags are Good, so the liveness rule has no
         // unanswered command to go by; the tags' own silence shows.
         const Run r = run(quietScenario(1, QJsonValue::Undefined, "half_open"));
-        QVERIFY2(r.metrics.staleTagSeconds >= 10 * 10.0, qPrintable(QString::number(r.metrics.staleTagSeconds)));
+        QVERIFY2(r.metrics.staleTagSeconds >= 10 * 10.0,
+                 qPrintable(QString::number(r.metrics.staleTagSeconds)));
         QCOMPARE(r.metrics.frozenTagSeconds, 0.0);
     }
 };

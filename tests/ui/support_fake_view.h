@@ -77,7 +77,7 @@ public:
     int wholeRunFits = 0; // fitWholeRun() calls
     QVector<RunHost::Marker> markers;
     RunCaption caption;
-    QString recordingFile; // as the controller last set it
+    QString recordingFile;                            // as the controller last set it
     QMap<QString, QStringList> instancesByConnection; // when the run has several connections
 
 private:

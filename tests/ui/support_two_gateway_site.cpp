@@ -14,10 +14,11 @@ using namespace stormwatch;
 std::optional<TwoGatewaySite> twoGatewaySite(const QString& endpointA, const QString& endpointB,
                                              const QJsonArray& instances, QString* error)
 {
-    const QJsonObject json{{"name", "two-gateway-plant"},
-                           {"gateways", QJsonArray{QJsonObject{{"name", "A"}, {"endpoint", endpointA}},
-                                                   QJsonObject{{"name", "B"}, {"endpoint", endpointB}}}},
-                           {"instances", instances}};
+    const QJsonObject json{
+        {"name", "two-gateway-plant"},
+        {"gateways", QJsonArray{QJsonObject{{"name", "A"}, {"endpoint", endpointA}},
+                                QJsonObject{{"name", "B"}, {"endpoint", endpointB}}}},
+        {"instances", instances}};
     QList<ScenarioError> errors;
     const auto site = parseSite(QJsonDocument(json).toJson(), QStringLiteral("site.json"), &errors);
     if (!site) {

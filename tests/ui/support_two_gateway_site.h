@@ -7,7 +7,6 @@
 
 #include <QJsonArray>
 #include <QString>
-
 #include <optional>
 
 namespace testsupport {

@@ -1,11 +1,9 @@
 // A/B side by side in the main window: two variants of one
 // scenario, each panel labelled, one time axis in lock-step, one y-scale for both.
+#include "scenario/scenario_parser.h"
 #include "ui/ab_view.h"
 #include "ui/main_window.h"
 #include "ui/plot_panel.h"
-#include "scenario/scenario_parser.h"
-
-#include <qcustomplot.h>
 
 #include <QAction>
 #include <QApplication>
@@ -18,6 +16,7 @@
 #include <QTimer>
 #include <QWheelEvent>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace stormwatch;
 
@@ -47,25 +46,31 @@ private slots:
         QVERIFY(ab->isVisible());
         QVERIFY(!w.plots()->isVisible());
         // Labelled: which variant and which levers, left and right.
-        QVERIFY2(ab->label(0)->text().startsWith("A: live-gate-lever1 — levers-off · levers: levers-off"),
+        QVERIFY2(ab->label(0)->text().startsWith(
+                     "A: live-gate-lever1 — levers-off · levers: levers-off"),
                  qPrintable(ab->label(0)->text()));
         QVERIFY(ab->label(1)->text().startsWith("B: live-gate-lever1 — lever1 · levers: lever1"));
         // Beside the docks it is narrower than kSideBySideWidth: A above B, their time axes
         // on the same pixels, so one moment is one x on both.
         QVERIFY(ab->width() < AbView::kSideBySideWidth);
-        QVERIFY(ab->panel(0)->mapTo(&w, QPoint()).y() + ab->panel(0)->height() <= ab->panel(1)->mapTo(&w, QPoint()).y());
+        QVERIFY(ab->panel(0)->mapTo(&w, QPoint()).y() + ab->panel(0)->height() <=
+                ab->panel(1)->mapTo(&w, QPoint()).y());
         ab->panel(0)->refreshNow();
         ab->panel(1)->refreshNow();
         const auto xAt = [&](int i, double t) {
             return ab->panel(i)->customPlot()->mapTo(&w, QPoint()).x() +
-                   ab->panel(i)->axisRect(PlotPanel::Plot::Gateway)->axis(QCPAxis::atBottom)->coordToPixel(t);
+                   ab->panel(i)
+                       ->axisRect(PlotPanel::Plot::Gateway)
+                       ->axis(QCPAxis::atBottom)
+                       ->coordToPixel(t);
         };
         QVERIFY(std::abs(xAt(0, 60) - xAt(1, 60)) <= 1);
         // With the docks closed it is wide: left and right.
         for (QDockWidget* d : w.findChildren<QDockWidget*>())
             d->hide();
         QTRY_VERIFY(ab->width() >= AbView::kSideBySideWidth);
-        QTRY_VERIFY(ab->panel(0)->mapTo(&w, QPoint()).x() + ab->panel(0)->width() <= ab->panel(1)->mapTo(&w, QPoint()).x());
+        QTRY_VERIFY(ab->panel(0)->mapTo(&w, QPoint()).x() + ab->panel(0)->width() <=
+                    ab->panel(1)->mapTo(&w, QPoint()).x());
         // Both whole, on one y-scale (levers-off's 22 outstanding sets it for lever1 too).
         for (int i = 0; i < 2; ++i) {
             QCOMPARE(ab->panel(i)->xLower(), 0.0);
@@ -75,7 +80,11 @@ private slots:
         ab->panel(0)->refreshNow();
         ab->panel(1)->refreshNow();
         const auto upper = [&](int i) {
-            return ab->panel(i)->axisRect(PlotPanel::Plot::Outstanding)->axis(QCPAxis::atLeft)->range().upper;
+            return ab->panel(i)
+                ->axisRect(PlotPanel::Plot::Outstanding)
+                ->axis(QCPAxis::atLeft)
+                ->range()
+                .upper;
         };
         QVERIFY(upper(0) > 20);
         QCOMPARE(upper(1), upper(0));
@@ -120,8 +129,10 @@ private slots:
             turnsAtFinished = turns;
             wholeAtFinished = ab.done();
             for (int i = 0; i < 2; ++i)
-                wholeAtFinished = wholeAtFinished && ab.panel(i)->xLower() == 0.0 && ab.panel(i)->xUpper() >= 109 &&
-                                  ab.panel(i)->markers().size() == 1 && ab.label(i)->text().contains(QStringLiteral("levers:"));
+                wholeAtFinished = wholeAtFinished && ab.panel(i)->xLower() == 0.0 &&
+                                  ab.panel(i)->xUpper() >= 109 &&
+                                  ab.panel(i)->markers().size() == 1 &&
+                                  ab.label(i)->text().contains(QStringLiteral("levers:"));
         });
         ab.start(*scenario, QStringLiteral("levers-off"), QStringLiteral("lever1"));
         ticker.start();

@@ -8,15 +8,13 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QImage>
+#include <QLoggingCategory>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QLoggingCategory>
-#include <QImage>
-#include <QtTest>
 #include <QTimer>
-
+#include <QtTest>
 #include <algorithm>
-
 #include <qcustomplot.h>
 
 using namespace stormwatch;
@@ -146,8 +144,9 @@ private slots:
         view.start();
         QTRY_VERIFY_WITH_TIMEOUT(view.done(), 30000);
         QVERIFY2(view.exportTo(dir.path(), &error), qPrintable(error));
-        for (const char* file : {"report.json", "report.csv", "report.md", "compare-outstanding.png",
-                                 "compare-tags-not-good.png", "compare-invoke-rpcs.png"}) {
+        for (const char* file :
+             {"report.json", "report.csv", "report.md", "compare-outstanding.png",
+              "compare-tags-not-good.png", "compare-invoke-rpcs.png"}) {
             const QFileInfo info(QDir(dir.path()).filePath(file));
             QVERIFY2(info.exists() && info.size() > 0, file);
         }
@@ -157,9 +156,9 @@ private slots:
         QVERIFY(md.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(md.readAll());
         QVERIFY(text.contains("## Plots"));
-        for (const char* image : {"![levers-off](levers-off.png)", "![lever1](lever1.png)",
-                                  "(compare-outstanding.png)", "(compare-tags-not-good.png)",
-                                  "(compare-invoke-rpcs.png)"})
+        for (const char* image :
+             {"![levers-off](levers-off.png)", "![lever1](lever1.png)", "(compare-outstanding.png)",
+              "(compare-tags-not-good.png)", "(compare-invoke-rpcs.png)"})
             QVERIFY2(text.contains(QLatin1String(image)), image);
         for (const char* file : {"levers-off.png", "lever1.png"})
             QVERIFY2(QImage(QDir(dir.path()).filePath(file)).width() > 0, file);

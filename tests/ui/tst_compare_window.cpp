@@ -20,7 +20,6 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <algorithm>
 
 using namespace stormwatch;
@@ -89,13 +88,17 @@ struct Console {
         window.resize(1400, 900);
         window.show();
     }
-    void clickCompare() { QTest::mouseClick(child<QPushButton>(window, "compare"), Qt::LeftButton); }
+    void clickCompare()
+    {
+        QTest::mouseClick(child<QPushButton>(window, "compare"), Qt::LeftButton);
+    }
 };
 
 bool labelSaying(const QWidget& view, const QString& text)
 {
     const auto labels = view.findChildren<QLabel*>();
-    return std::any_of(labels.begin(), labels.end(), [&](const QLabel* l) { return l->text() == text; });
+    return std::any_of(labels.begin(), labels.end(),
+                       [&](const QLabel* l) { return l->text() == text; });
 }
 
 } // namespace
@@ -104,7 +107,10 @@ class TestCompareWindow : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false")); }
+    void initTestCase()
+    {
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
 
     void compareAgainRerunsInTheSameWindow()
     {
@@ -148,7 +154,8 @@ private slots:
         QCOMPARE(console.controller.compareView(), view.data());
         QTRY_VERIFY_WITH_TIMEOUT(view->done() && finished.size() == 3, kTimeoutMs);
         QCOMPARE(compareWindows(), 1);
-        QVERIFY2(view->windowTitle().contains(QStringLiteral("capability-fallback")), qPrintable(view->windowTitle()));
+        QVERIFY2(view->windowTitle().contains(QStringLiteral("capability-fallback")),
+                 qPrintable(view->windowTitle()));
         QCOMPARE(view->report().scenario, QStringLiteral("capability-fallback"));
         QCOMPARE(columnTitles(view->table()), (QStringList{"levers-off", "lever1+2"}));
         QCOMPARE(view->geometry(), placed);

@@ -3,28 +3,25 @@
 // service), and an address nobody answers; playbacks on the same host, and every panel
 // describing the run that is shown. The window is a recording fake.
 
-#include "support_fake_view.h"
-
 #include "client/lever_set.h"
 #include "gateway/mock_gateway_server.h"
-#include "scenario/scenario_parser.h"
-#include "ui/console_controller.h"
 #include "scenario/run_host.h"
-
+#include "scenario/scenario_parser.h"
 #include "scenario/support_short_live.h"
+#include "support_fake_view.h"
+#include "ui/console_controller.h"
 
 #include <QElapsedTimer>
-#include <QProcess>
-#include <QRegularExpression>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QTemporaryDir>
-#include <QSignalSpy>
 #include <QLoggingCategory>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
-
 #include <cmath>
 
 using namespace stormwatch;
@@ -108,12 +105,14 @@ private slots:
         QVERIFY(!view.run.playback && view.run.running && view.run.live);
         QVERIFY(demoTagCount(c) > 0);
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
-        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"),
+                                  kLiveTimeoutMs);
         QVERIFY(!view.store()->subscriptions().isEmpty());
         // The embedded model's own STA queue reached the store (a real gateway has none).
-        QTRY_VERIFY_WITH_TIMEOUT(!view.store()->gatewaySeries(GatewayMetric::StaQueueDepth).isEmpty()
-                                     && !std::isnan(view.store()->gatewaySeries(GatewayMetric::StaQueueDepth).last().y()),
-                                 kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !view.store()->gatewaySeries(GatewayMetric::StaQueueDepth).isEmpty() &&
+                !std::isnan(view.store()->gatewaySeries(GatewayMetric::StaQueueDepth).last().y()),
+            kLiveTimeoutMs);
     }
 
     void leverToggleReachesTheEngine()
@@ -122,10 +121,12 @@ private slots:
         ConsoleController c(&view);
         QString error;
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"),
+                                  kLiveTimeoutMs);
         const LeverSet off = *leverPreset(QStringLiteral("levers-off"), nullptr);
         emit view.intents()->leversChanged(off);
-        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("levers changed: " + describeLevers(off)), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("levers changed: " + describeLevers(off)),
+                                 kLiveTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(view.levers, off, kLiveTimeoutMs);
     }
 
@@ -139,9 +140,11 @@ private slots:
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
         emit view.intents()->faultRequested(timelineEvent(TimelineAction::Wedge, 30));
-        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge for 30 s (from the console)"), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge for 30 s (from the console)"),
+                                 kLiveTimeoutMs);
         emit view.intents()->redeployRequested(view.instances.value(0));
-        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("redeploy " + view.instances.value(0)), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("redeploy " + view.instances.value(0)),
+                                 kLiveTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(maxStaDepth(view) >= 1, kLiveTimeoutMs);
     }
 
@@ -152,11 +155,14 @@ private slots:
         ConsoleController c(&view);
         QString error;
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"),
+                                  kLiveTimeoutMs);
         QVERIFY(view.connections.value(0).supportsSupervisoryBulk);
         emit view.intents()->capabilityToggled(false);
-        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("set_capability bulk-subscribe-supervisory off"), kLiveTimeoutMs);
-        emit view.intents()->faultRequested(timelineEvent(TimelineAction::EndEventStreams)); // a new session
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("set_capability bulk-subscribe-supervisory off"),
+                                 kLiveTimeoutMs);
+        emit view.intents()->faultRequested(
+            timelineEvent(TimelineAction::EndEventStreams)); // a new session
         QTRY_VERIFY_WITH_TIMEOUT(view.connections.value(0).state == QLatin1String("connected") &&
                                      !view.connections.value(0).supportsSupervisoryBulk,
                                  kLiveTimeoutMs);
@@ -180,16 +186,19 @@ private slots:
             shown.start();
             QVERIFY2(c.startExternal(port, &error), qPrintable(error));
             QVERIFY(c.external());
-            QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("unreachable"), 2000);
+            QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("unreachable"),
+                                      2000);
             qInfo("unreachable shown after %lld ms", static_cast<long long>(shown.elapsed()));
             QVERIFY(!view.connections.value(0).error.isEmpty());
             QCOMPARE(view.goodTags(), 0);
             QVERIFY(!view.faultsAvailable);
             QVERIFY2(view.faultsReason.contains("control service"), qPrintable(view.faultsReason));
             emit view.intents()->faultRequested(timelineEvent(TimelineAction::Wedge, 5));
-            QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge at"), kLiveTimeoutMs); // skipped, and why
+            QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge at"),
+                                     kLiveTimeoutMs); // skipped, and why
         }
-        QVERIFY2(wall.elapsed() < kLiveTimeoutMs + 5000, "tearing down against a dead gateway must not hang");
+        QVERIFY2(wall.elapsed() < kLiveTimeoutMs + 5000,
+                 "tearing down against a dead gateway must not hang");
     }
 
     // A gateway whose contract does not check: the console still opens, its connection is
@@ -217,11 +226,13 @@ private slots:
         port.contractFile = out.fileName().toStdString();
         QString error;
         QVERIFY2(c.startExternal(port, &error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("refused"), kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("refused"),
+                                  kLiveTimeoutMs);
         QVERIFY2(view.connections.value(0).error.contains("MxEvent has no field item_handle"),
                  qPrintable(view.connections.value(0).error));
         QTRY_VERIFY_WITH_TIMEOUT(view.logContains("no command is sent"), kLiveTimeoutMs);
-        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("nothing is sent to this gateway: refused: contract"), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            view.logContains("nothing is sent to this gateway: refused: contract"), kLiveTimeoutMs);
         QTest::qWait(500);
         const auto stats = server.runOnModel([](gateway::GatewayModel& m) {
             return std::pair{m.sessionCount(), m.invokeRpcs()};
@@ -237,7 +248,8 @@ private slots:
     void externalMockProcessTakesFaultsFromThePanel()
     {
         QProcess mock;
-        mock.start(MXGW_MOCK_PATH, {"--listen", "127.0.0.1:0", "--command-ms", "2", "--per-item-ms", "0.1"});
+        mock.start(MXGW_MOCK_PATH,
+                   {"--listen", "127.0.0.1:0", "--command-ms", "2", "--per-item-ms", "0.1"});
         QVERIFY(mock.waitForStarted(10000));
         QString line;
         while (!line.contains('\n') && mock.waitForReadyRead(10000))
@@ -255,7 +267,8 @@ private slots:
         QCOMPARE(view.gatewayAddress, match.captured(1));
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
         emit view.intents()->faultRequested(timelineEvent(TimelineAction::Wedge, 30));
-        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge for 30 s (from the console)"), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge for 30 s (from the console)"),
+                                 kLiveTimeoutMs);
         emit view.intents()->redeployRequested(view.instances.value(0));
         QTRY_VERIFY_WITH_TIMEOUT(maxStaDepth(view) >= 1, kLiveTimeoutMs);
         mock.terminate();
@@ -291,7 +304,8 @@ private slots:
         QVERIFY(c.showingPlayback());
         QVERIFY(view.playing);
         QVERIFY(view.playbackLabel.contains("live"));
-        QCOMPARE(view.levers, *leverPreset(QStringLiteral("lever1+2"), nullptr)); // the run's levers
+        QCOMPARE(view.levers,
+                 *leverPreset(QStringLiteral("lever1+2"), nullptr)); // the run's levers
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), 6, kLiveTimeoutMs);
 
         emit view.intents()->pauseToggled();
@@ -301,7 +315,8 @@ private slots:
         LeverSet lever3 = view.levers;
         lever3.sessionCommandTimeoutMs = 45000;
         emit view.intents()->leversChanged(lever3);
-        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("levers changed: " + describeLevers(lever3)), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("levers changed: " + describeLevers(lever3)),
+                                 kLiveTimeoutMs);
         QVERIFY(view.logContains("applies at the next session open")); // the engine's own line
         QTRY_COMPARE_WITH_TIMEOUT(view.levers, lever3, kLiveTimeoutMs);
 
@@ -324,7 +339,9 @@ private slots:
         config.dataHz = 10;
         gateway::MockGatewayServer server(config);
         QVERIFY2(server.start("127.0.0.1:0"), server.lastError().c_str());
-        const auto sessions = [&] { return server.runOnModel([](gateway::GatewayModel& m) { return m.sessionCount(); }); };
+        const auto sessions = [&] {
+            return server.runOnModel([](gateway::GatewayModel& m) { return m.sessionCount(); });
+        };
         QTemporaryDir dir;
         const QString path = writeShortLive(dir, 2.0, 5);
 
@@ -358,10 +375,12 @@ private slots:
             {"name", "two-gateways"},
             {"description", "instances on two connections"},
             {"duration_s", 20},
-            {"connections", QJsonArray{QJsonObject{{"name", "gw-north"}}, QJsonObject{{"name", "gw-south"}}}},
-            {"instances", QJsonArray{QJsonObject{{"name", "n1"}, {"connection", "gw-north"}, {"tags", 4}},
-                                     QJsonObject{{"name", "s1"}, {"connection", "gw-south"}, {"tags", 4}},
-                                     QJsonObject{{"name", "s2"}, {"connection", "gw-south"}, {"tags", 4}}}},
+            {"connections",
+             QJsonArray{QJsonObject{{"name", "gw-north"}}, QJsonObject{{"name", "gw-south"}}}},
+            {"instances",
+             QJsonArray{QJsonObject{{"name", "n1"}, {"connection", "gw-north"}, {"tags", 4}},
+                        QJsonObject{{"name", "s1"}, {"connection", "gw-south"}, {"tags", 4}},
+                        QJsonObject{{"name", "s2"}, {"connection", "gw-south"}, {"tags", 4}}}},
             {"variants", QJsonArray{QStringLiteral("all")}},
         };
         const QString path = dir.filePath(QStringLiteral("two.json"));
@@ -386,19 +405,21 @@ private slots:
         ConsoleController c(&view);
         QString error;
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("levers-off"), 1);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"),
+                                           QStringLiteral("levers-off"), 1);
         QVERIFY(c.host()->running());
         const LeverSet off = *leverPreset(QStringLiteral("levers-off"), nullptr);
         const LeverSet lever1 = *leverPreset(QStringLiteral("lever1"), nullptr);
         QCOMPARE(view.levers, off);
         emit view.intents()->leversChanged(lever1);
-        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("levers changed: " + describeLevers(lever1)), kLiveTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(view.logContains("levers changed: " + describeLevers(lever1)),
+                                 kLiveTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(c.host()->levers(), lever1, kLiveTimeoutMs);
         QCOMPARE(view.levers, lever1);
         emit view.intents()->stopRequested();
         QVERIFY(!c.host()->running());
         QCOMPARE(c.host()->state(), RunHost::State::Stopped);
-        QCOMPARE(view.levers, lever1); // the stopped run's
+        QCOMPARE(view.levers, lever1);        // the stopped run's
         emit view.intents()->stopRequested(); // Back to live
         QVERIFY(c.host()->running() && c.host()->openEnded());
         QCOMPARE(view.levers, LeverSet{}); // the live levers ("all") are untouched
@@ -426,14 +447,16 @@ private slots:
         QVERIFY2(c.startEmbedded(&error), qPrintable(error));
         const QString liveAddress = view.gatewayAddress;
         const QStringList liveInstances = view.instances;
-        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"),
+                                  kLiveTimeoutMs);
         QCOMPARE(view.levers, LeverSet{});
         QVERIFY(view.faultsAvailable);
         QVERIFY(!view.run.playback && view.run.live && view.run.speed < 0);
         QVERIFY(liveAddress.startsWith("127.0.0.1:"));
 
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"), QStringLiteral("levers-off"), 0);
+        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"),
+                                           QStringLiteral("levers-off"), 0);
         const LeverSet off = *leverPreset(QStringLiteral("levers-off"), nullptr);
         QCOMPARE(view.levers, off);
         QCOMPARE(view.instances, (QStringList{"Z28062", "Z28061"}));
@@ -441,7 +464,8 @@ private slots:
         QVERIFY(view.faultsAvailable); // the replay's gateway model takes faults
         QVERIFY(view.run.playback && view.run.running && !view.run.live);
         QCOMPARE(view.run.speed, 0.0); // max, as played
-        QVERIFY(view.connections.isEmpty() || view.connectionState("gw1") != QLatin1String("connected") ||
+        QVERIFY(view.connections.isEmpty() ||
+                view.connectionState("gw1") != QLatin1String("connected") ||
                 view.connections.value(0).address == QLatin1String("in-process mock"));
 
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
@@ -459,7 +483,8 @@ private slots:
         QCOMPARE(view.instances, liveInstances);
         QVERIFY(view.gatewayAddress.startsWith("127.0.0.1:"));
         QVERIFY(view.faultsAvailable);
-        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"), kLiveTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(view.connectionState("gw1"), QStringLiteral("connected"),
+                                  kLiveTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
     }
 };

@@ -6,17 +6,12 @@
 #include "ui/plot_panel.h"
 #include "ui/scenario_panel.h"
 
-#include <qcustomplot.h>
-
-#include <QApplication>
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDialog>
-#include <QTimer>
-#include <QWheelEvent>
-#include <QDragEnterEvent>
-#include <QTimeZone>
 #include <QDockWidget>
+#include <QDragEnterEvent>
 #include <QFile>
 #include <QImage>
 #include <QMenuBar>
@@ -26,9 +21,13 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTimeZone>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
+#include <QWheelEvent>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace stormwatch;
 
@@ -111,12 +110,20 @@ private slots:
         w.plots()->refreshNow();
         QString docks;
         for (QDockWidget* d : w.findChildren<QDockWidget*>())
-            docks += QStringLiteral(" %1 %2 (min %3)").arg(d->objectName()).arg(d->width()).arg(d->minimumSizeHint().width());
+            docks += QStringLiteral(" %1 %2 (min %3)")
+                         .arg(d->objectName())
+                         .arg(d->width())
+                         .arg(d->minimumSizeHint().width());
         QTRY_VERIFY2(w.plots()->width() >= 0.6 * w.width(),
-                     qPrintable(QStringLiteral("plots %1 of %2;%3").arg(w.plots()->width()).arg(w.width()).arg(docks)));
-        QVERIFY2(w.plots()->height() >= 0.5 * w.height(), qPrintable(QString::number(w.plots()->height())));
+                     qPrintable(QStringLiteral("plots %1 of %2;%3")
+                                    .arg(w.plots()->width())
+                                    .arg(w.width())
+                                    .arg(docks)));
+        QVERIFY2(w.plots()->height() >= 0.5 * w.height(),
+                 qPrintable(QString::number(w.plots()->height())));
         // The plot toolbar is whole: nothing folded into "»".
-        auto* ext = w.plots()->toolBar()->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
+        auto* ext =
+            w.plots()->toolBar()->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
         QVERIFY(!ext || !ext->isVisible());
         // Every dock that is shown lies inside the window and its content is not cut.
         for (QDockWidget* d : w.findChildren<QDockWidget*>()) {
@@ -124,10 +131,11 @@ private slots:
                 continue; // a tab behind another
             const QRect r(d->mapTo(&w, QPoint(0, 0)), d->size());
             QVERIFY2(w.rect().contains(r), qPrintable(d->objectName()));
-            QVERIFY2(d->widget()->height() >= d->widget()->minimumSizeHint().height(),
-                     qPrintable(d->objectName() + QStringLiteral(" cut: %1 < %2")
-                                                      .arg(d->widget()->height())
-                                                      .arg(d->widget()->minimumSizeHint().height())));
+            QVERIFY2(
+                d->widget()->height() >= d->widget()->minimumSizeHint().height(),
+                qPrintable(d->objectName() + QStringLiteral(" cut: %1 < %2")
+                                                 .arg(d->widget()->height())
+                                                 .arg(d->widget()->minimumSizeHint().height())));
         }
         // The side legends do not dominate the plots.
         QCPLayoutGrid* grid = w.plots()->customPlot()->plotLayout();
@@ -140,7 +148,8 @@ private slots:
         const auto spans = labelSpans(x);
         QVERIFY(spans.size() >= 3);
         for (int i = 1; i < spans.size(); ++i)
-            QVERIFY2(spans[i].first > spans[i - 1].second, qPrintable(x->tickVectorLabels().join(' ')));
+            QVERIFY2(spans[i].first > spans[i - 1].second,
+                     qPrintable(x->tickVectorLabels().join(' ')));
         for (PlotPanel::Plot p : {PlotPanel::Plot::Outstanding, PlotPanel::Plot::Interval,
                                   PlotPanel::Plot::Quality, PlotPanel::Plot::Gateway}) {
             QCPAxis* y = w.plots()->axisRect(p)->axis(QCPAxis::atLeft);
@@ -167,7 +176,11 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.plots()->refreshNow();
-        const double tickPt = w.plots()->axisRect(PlotPanel::Plot::Gateway)->axis(QCPAxis::atBottom)->tickLabelFont().pointSizeF();
+        const double tickPt = w.plots()
+                                  ->axisRect(PlotPanel::Plot::Gateway)
+                                  ->axis(QCPAxis::atBottom)
+                                  ->tickLabelFont()
+                                  .pointSizeF();
         QStringList shownBefore;
         for (QDockWidget* d : w.findChildren<QDockWidget*>())
             if (d->isVisible())
@@ -189,7 +202,8 @@ private slots:
         QVERIFY(w.plots()->width() >= 0.95 * w.width());
         QCPAxis* x = w.plots()->axisRect(PlotPanel::Plot::Gateway)->axis(QCPAxis::atBottom);
         QVERIFY(x->tickLabelFont().pointSizeF() >= tickPt * 1.4);
-        QCOMPARE(w.plots()->subscriptionGraph({0, false}, SubMetric::Outstanding)->pen().widthF(), 2.0);
+        QCOMPARE(w.plots()->subscriptionGraph({0, false}, SubMetric::Outstanding)->pen().widthF(),
+                 2.0);
 
         QTest::keyClick(&w, Qt::Key_Escape);
         QVERIFY(!w.presenterMode());
@@ -284,8 +298,10 @@ private slots:
         QVERIFY(w.plots()->toolBar()->isVisible());
         QCOMPARE(w.plots()->xLower(), 100.0);
         QCOMPARE(w.plots()->xUpper(), 200.0);
-        QCOMPARE(w.plots()->rangeText(PlotPanel::Range::WholeRun), QStringLiteral("0:00–10:00 (whole run)"));
-        QCOMPARE(w.plots()->rangeText(PlotPanel::Range::Visible), QStringLiteral("1:40–3:20 (visible range)"));
+        QCOMPARE(w.plots()->rangeText(PlotPanel::Range::WholeRun),
+                 QStringLiteral("0:00–10:00 (whole run)"));
+        QCOMPARE(w.plots()->rangeText(PlotPanel::Range::Visible),
+                 QStringLiteral("1:40–3:20 (visible range)"));
         // The title band: text pixels above the plots, where an untitled export has none.
         w.setRunCaption(RunCaption{});
         const QString bare = m_dir->filePath("bare.png");
@@ -358,7 +374,8 @@ private slots:
         QVERIFY(v[3].startsWith("t_s,time_utc,"));
         QVERIFY(a.size() > v.size() + 50);
         // 55.001 s into the run: its wall time, and no float noise anywhere.
-        const QString row = *std::find_if(v.begin(), v.end(), [](const QString& l) { return l.startsWith("55.001,"); });
+        const QString row = *std::find_if(v.begin(), v.end(),
+                                          [](const QString& l) { return l.startsWith("55.001,"); });
         QVERIFY2(row.startsWith("55.001,2026-08-26T09:00:55.001Z,"), qPrintable(row));
         const QRegularExpression noise(QStringLiteral("\\d\\.\\d{4,}"));
         for (const QString& line : a)

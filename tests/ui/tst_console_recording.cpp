@@ -4,16 +4,15 @@
 // a path that cannot be written are refused with their reason, the shown run untouched. A
 // recording of the live run on a site's two gateways reopens with its Gateway chooser.
 
-#include "support_fake_view.h"
-
 #include "gateway/mock_gateway_server.h"
 #include "models/series_store.h"
 #include "recording/recording.h"
-#include "scenario/scenario_parser.h"
 #include "scenario/run_host.h"
+#include "scenario/scenario_parser.h"
 #include "scenario/site.h"
-#include "support_two_gateway_site.h"
 #include "scenario/site_live.h"
+#include "support_fake_view.h"
+#include "support_two_gateway_site.h"
 #include "ui/console_controller.h"
 #include "ui/main_window.h"
 #include "ui/main_window_view.h"
@@ -72,7 +71,10 @@ class TestConsoleRecording : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false")); }
+    void initTestCase()
+    {
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
 
     void aRecordedPlaybackReopensAsItWasShown()
     {
@@ -88,7 +90,8 @@ private slots:
         QCOMPARE(view.recordingFile, file);
         QVERIFY(view.errors.isEmpty());
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"), QStringLiteral("levers-off"), 0);
+        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"),
+                                           QStringLiteral("levers-off"), 0);
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kTimeoutMs);
         const Shown played = shown(view);
         const int markersPlayed = int(view.markers.size());
@@ -111,7 +114,7 @@ private slots:
         QVERIFY(view.run.playback && !view.run.running);
         QVERIFY2(view.run.label.contains(QStringLiteral("recording")), qPrintable(view.run.label));
         QVERIFY(view.logContains(QStringLiteral("session.sqlite")));
-        QVERIFY(!c.host()->running()); // read-only: nothing runs
+        QVERIFY(!c.host()->running());                   // read-only: nothing runs
         QCOMPARE(view.store()->retentionSeconds(), 0.0); // shown whole
         QVERIFY(!view.faultsAvailable);
 
@@ -138,7 +141,8 @@ private slots:
 
         emit view.intents()->openRecordingRequested(bad);
         QCOMPARE(view.errors.size(), 1);
-        QVERIFY2(view.errors.first().contains(QStringLiteral("notes.sqlite")), qPrintable(view.errors.first()));
+        QVERIFY2(view.errors.first().contains(QStringLiteral("notes.sqlite")),
+                 qPrintable(view.errors.first()));
         QCOMPARE(view.run, before);
         QVERIFY(c.host()->running() && c.host()->live());
     }
@@ -149,16 +153,19 @@ private slots:
         QTemporaryDir dir;
         FakeView view;
         ConsoleController c(&view);
-        emit view.intents()->recordRequested(dir.filePath(QStringLiteral("no-such-folder/run.sqlite")));
+        emit view.intents()->recordRequested(
+            dir.filePath(QStringLiteral("no-such-folder/run.sqlite")));
         QCOMPARE(view.errors.size(), 1);
-        QVERIFY2(view.errors.first().contains(QStringLiteral("no-such-folder")), qPrintable(view.errors.first()));
+        QVERIFY2(view.errors.first().contains(QStringLiteral("no-such-folder")),
+                 qPrintable(view.errors.first()));
         QVERIFY(view.recordingFile.isEmpty());
         QVERIFY(c.recordingPath().isEmpty());
 
         const QString good = dir.filePath(QStringLiteral("good.sqlite"));
         emit view.intents()->recordRequested(good);
         QCOMPARE(c.recordingPath(), good);
-        emit view.intents()->recordRequested(dir.filePath(QStringLiteral("no-such-folder/other.sqlite")));
+        emit view.intents()->recordRequested(
+            dir.filePath(QStringLiteral("no-such-folder/other.sqlite")));
         QCOMPARE(view.errors.size(), 2);
         QCOMPARE(c.recordingPath(), good); // still recording where it was
         QCOMPARE(view.recordingFile, good);
@@ -175,8 +182,10 @@ private slots:
         QString error;
         const auto site = testsupport::twoGatewaySite(
             QString::fromStdString(gatewayA.address()), QString::fromStdString(gatewayB.address()),
-            QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", QJsonArray{"P1.PV", "P2.PV"}}},
-                       QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", QJsonArray{"T1.PV"}}}},
+            QJsonArray{
+                QJsonObject{
+                    {"name", "Pumps"}, {"gateway", "A"}, {"tags", QJsonArray{"P1.PV", "P2.PV"}}},
+                QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", QJsonArray{"T1.PV"}}}},
             &error);
         QVERIFY2(site, qPrintable(error));
 
@@ -215,7 +224,8 @@ private slots:
 
         emit view.intents()->openRecordingRequested(file);
         QVERIFY(!c.host()->running());
-        QVERIFY2(store->gatewayNames() == (QStringList{"A", "B"}), qPrintable(store->gatewayNames().join(',')));
+        QVERIFY2(store->gatewayNames() == (QStringList{"A", "B"}),
+                 qPrintable(store->gatewayNames().join(',')));
         QCOMPARE(plots->gateways(), (QStringList{"A", "B"}));
         QTRY_VERIFY(plots->gatewayChooser()->isVisible());
         QCOMPARE(plots->gatewayChooser()->count(), 3); // All gateways, A, B

@@ -34,9 +34,9 @@ TimelineEvent clickFault(GatewayPanel& panel, TimelineAction action)
 // What one click on the capability checkbox asked for: every gateway (capabilityToggled)
 // or one (a set_capability naming it).
 struct CapabilityClick {
-    int toggled = 0;                 // capabilityToggled emitted
+    int toggled = 0; // capabilityToggled emitted
     bool toggledTo = false;
-    QList<TimelineEvent> events;     // faultRequested emitted
+    QList<TimelineEvent> events; // faultRequested emitted
 };
 
 CapabilityClick clickCapability(GatewayPanel& panel)

@@ -60,7 +60,8 @@ private slots:
         QTest::addColumn<QString>("key");
         for (const QString& name : leverPresetNames())
             for (const SwitchLever& lever : switchLevers())
-                QTest::newRow(qPrintable(name + " / " + lever.key)) << name << QString::fromLatin1(lever.key);
+                QTest::newRow(qPrintable(name + " / " + lever.key))
+                    << name << QString::fromLatin1(lever.key);
     }
 
     void oneClickChangesExactlyThatLever()

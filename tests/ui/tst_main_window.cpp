@@ -4,16 +4,16 @@
 #include "models/series_store.h"
 #include "models/tag_table_model.h"
 #include "models/topology_model.h"
+#include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
+#include "ui/console_controller.h"
+#include "ui/eliding_label.h"
 #include "ui/event_log_panel.h"
 #include "ui/gateway_panel.h"
 #include "ui/levers_panel.h"
-#include "ui/eliding_label.h"
 #include "ui/main_window.h"
 #include "ui/main_window_view.h"
-#include "ui/console_controller.h"
 #include "ui/plot_panel.h"
-#include "scenario/run_host.h"
 #include "ui/scenario_panel.h"
 #include "ui/tags_panel.h"
 #include "ui/topology_panel.h"
@@ -24,31 +24,31 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenuBar>
 #include <QMenu>
+#include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QSpinBox>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QToolButton>
-#include <QTreeView>
-#include <QStatusBar>
 #include <QToolTip>
-#include <QHelpEvent>
+#include <QTreeView>
 #include <QtTest>
 
 using namespace stormwatch;
 
 namespace {
 
-const QStringList kDocks{"dockLevers", "dockGateway", "dockScenario",
-                         "dockTopology", "dockTags", "dockLog"};
+const QStringList kDocks{"dockLevers",   "dockGateway", "dockScenario",
+                         "dockTopology", "dockTags",    "dockLog"};
 
 ConnectionInfo connectionInfo()
 {
@@ -107,8 +107,8 @@ void feedDemoData(MainWindow& w)
                                "subscribe unanswered for 45091 ms, presuming lost, re-sending",
                                "DEADLINE_EXCEEDED on AdviseSupervisory"};
     for (int i = 0; i < 12; ++i)
-        logs << LogEntry{i * 5.0, QDateTime::currentDateTime(), 1 + i % 3,
-                         i % 2 ? "Z28061" : "gw1", messages[i % messages.size()]};
+        logs << LogEntry{i * 5.0, QDateTime::currentDateTime(), 1 + i % 3, i % 2 ? "Z28061" : "gw1",
+                         messages[i % messages.size()]};
     w.logModel()->append(logs);
     QVector<SubscriptionSample> samples;
     for (int s = 0; s < 60; ++s) {
@@ -155,8 +155,7 @@ private slots:
         expected.sort();
         QCOMPARE(names, expected);
         QVERIFY(w.centralWidget());
-        QVERIFY(w.centralWidget()->findChild<QWidget*>(QStringLiteral("plotArea")) ||
-                w.plots());
+        QVERIFY(w.centralWidget()->findChild<QWidget*>(QStringLiteral("plotArea")) || w.plots());
         QVERIFY(w.store());
         QVERIFY(w.tagModel() && w.logModel() && w.topologyModel());
         QCOMPARE(w.tagsPanel()->proxy()->sourceModel(), w.tagModel());
@@ -280,8 +279,8 @@ private slots:
         QCOMPARE(fault.action, TimelineAction::RestartGateway);
         QCOMPARE(fault.downtimeS, 12.0);
 
-        for (const char* name : {"fault_end_event_streams", "fault_source_outage",
-                                 "fault_refuse_sessions"})
+        for (const char* name :
+             {"fault_end_event_streams", "fault_source_outage", "fault_refuse_sessions"})
             child<QPushButton>(w, name)->click();
         QCOMPARE(spy.count(), 7);
         QCOMPARE(spy.at(4).at(0).value<TimelineEvent>().action, TimelineAction::EndEventStreams);
@@ -307,10 +306,10 @@ private slots:
         const QString reason = QStringLiteral("A real gateway: faults need the mock's control "
                                               "service");
         w.setFaultsAvailable(false, reason);
-        for (TimelineAction a : {TimelineAction::Wedge, TimelineAction::Slow,
-                                 TimelineAction::DropReplies, TimelineAction::RestartGateway,
-                                 TimelineAction::EndEventStreams, TimelineAction::SourceOutage,
-                                 TimelineAction::RefuseSessions})
+        for (TimelineAction a :
+             {TimelineAction::Wedge, TimelineAction::Slow, TimelineAction::DropReplies,
+              TimelineAction::RestartGateway, TimelineAction::EndEventStreams,
+              TimelineAction::SourceOutage, TimelineAction::RefuseSessions})
             QVERIFY(!w.gatewayPanel()->faultButton(a)->isEnabled());
         auto* label = child<QLabel>(w, "faultsUnavailable");
         QCOMPARE(label->text(), reason);
@@ -416,11 +415,13 @@ private slots:
         QTemporaryDir dir;
         MainWindow w;
         w.setSettingsFile(dir.filePath("s.ini"));
-        w.setGatewaySummary(QStringLiteral("gw-a 127.0.0.1:1, gw-b 127.0.0.1:2"), QStringLiteral("normal"));
+        w.setGatewaySummary(QStringLiteral("gw-a 127.0.0.1:1, gw-b 127.0.0.1:2"),
+                            QStringLiteral("normal"));
         ConnectionInfo refused = connectionInfo();
         refused.name = QStringLiteral("gw-a");
         refused.state = QStringLiteral("refused");
-        refused.error = QStringLiteral("refused: contract site.proto: MxEvent has no field item_handle");
+        refused.error =
+            QStringLiteral("refused: contract site.proto: MxEvent has no field item_handle");
         refused.sessionId.clear();
         ConnectionInfo up = connectionInfo();
         up.name = QStringLiteral("gw-b");
@@ -429,15 +430,19 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         auto* banner = child<QLabel>(w, "errorBanner");
         QVERIFY(banner->isVisible());
-        QVERIFY2(banner->text().contains(QStringLiteral("Nothing is sent to 1 connection")), qPrintable(banner->text()));
-        QVERIFY2(banner->text().contains(QStringLiteral("gw-a: refused: contract site.proto: MxEvent has no field item_handle")),
+        QVERIFY2(banner->text().contains(QStringLiteral("Nothing is sent to 1 connection")),
+                 qPrintable(banner->text()));
+        QVERIFY2(banner->text().contains(QStringLiteral(
+                     "gw-a: refused: contract site.proto: MxEvent has no field item_handle")),
                  qPrintable(banner->text()));
         QVERIFY(banner->text().contains(QStringLiteral("--check-contract")));
-        QCOMPARE(TopologyModel::stateColor(QStringLiteral("refused")), TopologyModel::stateColor(QStringLiteral("unreachable")));
+        QCOMPARE(TopologyModel::stateColor(QStringLiteral("refused")),
+                 TopologyModel::stateColor(QStringLiteral("unreachable")));
         // A long check (what the message has instead, field by field) is cut in the banner and
         // whole in its tooltip.
-        const QString tail = QStringLiteral(" (there: session_id = 1 (string), worker_sequence = 2 (uint64)") +
-                             QString(300, QLatin1Char('x')) + QStringLiteral(")");
+        const QString tail =
+            QStringLiteral(" (there: session_id = 1 (string), worker_sequence = 2 (uint64)") +
+            QString(300, QLatin1Char('x')) + QStringLiteral(")");
         refused.error += tail;
         w.setConnectionInfo({refused, up});
         QVERIFY2(!banner->text().contains(tail.right(40)), qPrintable(banner->text()));
@@ -458,7 +463,8 @@ private slots:
         QTemporaryDir dir;
         MainWindow w;
         w.setSettingsFile(dir.filePath("s.ini"));
-        const QString address = QStringLiteral("gw-packaging 127.0.0.1:35131, gw-utilities 127.0.0.1:35133");
+        const QString address =
+            QStringLiteral("gw-packaging 127.0.0.1:35131, gw-utilities 127.0.0.1:35133");
         w.setGatewaySummary(address, QStringLiteral("normal"));
         ConnectionInfo down = connectionInfo();
         down.name = QStringLiteral("gw-packaging");
@@ -478,14 +484,18 @@ private slots:
         QStatusBar* bar = w.statusBar();
         for (QLabel* label : bar->findChildren<QLabel*>())
             if (label->isVisible())
-                QVERIFY2(label->geometry().right() <= bar->width(), qPrintable(label->objectName()));
+                QVERIFY2(label->geometry().right() <= bar->width(),
+                         qPrintable(label->objectName()));
         QVERIFY(gateway->isElided());
-        QVERIFY2(gateway->shownText().endsWith(QStringLiteral("127.0.0.1:35133")), qPrintable(gateway->shownText()));
+        QVERIFY2(gateway->shownText().endsWith(QStringLiteral("127.0.0.1:35133")),
+                 qPrintable(gateway->shownText()));
         QVERIFY2(gateway->shownText().contains(QChar(0x2026)), qPrintable(gateway->shownText()));
         for (ElidingLabel* label : {gateway, session})
-            QVERIFY(label->fontMetrics().horizontalAdvance(label->shownText()) <= label->contentsRect().width());
+            QVERIFY(label->fontMetrics().horizontalAdvance(label->shownText()) <=
+                    label->contentsRect().width());
         // The sessions keep which gateway is down; the address gives way first.
-        QVERIFY2(session->shownText().startsWith(QStringLiteral("1 of 2 sessions, gw-packaging")), qPrintable(session->shownText()));
+        QVERIFY2(session->shownText().startsWith(QStringLiteral("1 of 2 sessions, gw-packaging")),
+                 qPrintable(session->shownText()));
         // The tooltip, as hovering shows it: the whole text first.
         QHelpEvent help(QEvent::ToolTip, QPoint(5, 5), gateway->mapToGlobal(QPoint(5, 5)));
         QApplication::sendEvent(gateway, &help);
@@ -503,7 +513,8 @@ private slots:
         MainWindow w;
         w.setGatewaySummary(QStringLiteral("127.0.0.1:50051"), QStringLiteral("recovering"));
         w.setConnectionInfo({connectionInfo()});
-        QCOMPARE(child<QLabel>(w, "statusGateway")->text(), QStringLiteral("gateway 127.0.0.1:50051"));
+        QCOMPARE(child<QLabel>(w, "statusGateway")->text(),
+                 QStringLiteral("gateway 127.0.0.1:50051"));
         QCOMPARE(child<QLabel>(w, "statusSession")->text(), QStringLiteral("session s-7f3a"));
         auto* caps = child<QLabel>(w, "statusCapabilities");
         QVERIFY2(caps->text().startsWith("5 "), qPrintable(caps->text()));
@@ -513,13 +524,15 @@ private slots:
         ConnectionInfo withGuard = connectionInfo();
         withGuard.inFlightCeilingS = 75; // 60 s echoed + the 15 s margin
         w.setConnectionInfo({withGuard});
-        QCOMPARE(child<QLabel>(w, "statusTimeout")->text(), QStringLiteral("cmd timeout 60 s, ceiling 75 s"));
+        QCOMPARE(child<QLabel>(w, "statusTimeout")->text(),
+                 QStringLiteral("cmd timeout 60 s, ceiling 75 s"));
         QVERIFY(child<QLabel>(w, "statusTimeout")->toolTip().contains("in-flight ceiling"));
         auto* recovery = child<QLabel>(w, "statusRecovery");
         QCOMPARE(recovery->text(), QStringLiteral("recovery: recovering"));
         QVERIFY(recovery->styleSheet().contains(TopologyModel::stateColor("recovering").name()));
-        QCOMPARE(w.topologyModel()->data(w.topologyModel()->connectionIndex("gw1"),
-                                         TopologyModel::StateRole).toString(),
+        QCOMPARE(w.topologyModel()
+                     ->data(w.topologyModel()->connectionIndex("gw1"), TopologyModel::StateRole)
+                     .toString(),
                  QStringLiteral("connected"));
     }
 
@@ -543,7 +556,8 @@ private slots:
     void showErrorShowsABannerAndLogsALine()
     {
         MainWindow w;
-        w.showError(QStringLiteral("Gateway unreachable"), QStringLiteral("127.0.0.1:1 refused <x>"));
+        w.showError(QStringLiteral("Gateway unreachable"),
+                    QStringLiteral("127.0.0.1:1 refused <x>"));
         auto* banner = child<QLabel>(w, "errorBanner");
         QVERIFY(banner->text().contains("Gateway unreachable"));
         QVERIFY(banner->text().contains("&lt;x&gt;"));
@@ -567,7 +581,9 @@ private slots:
         auto* severity = w.eventLogPanel()->severityCombo();
         severity->setCurrentIndex(severity->findData(int(LogSeverity::Warning)));
         for (int r = 0; r < w.eventLogPanel()->proxy()->rowCount(); ++r)
-            QVERIFY(w.eventLogPanel()->proxy()->index(r, 0).data(EventLogModel::SeverityRole).toInt() >= 2);
+            QVERIFY(
+                w.eventLogPanel()->proxy()->index(r, 0).data(EventLogModel::SeverityRole).toInt() >=
+                2);
         w.eventLogPanel()->view()->selectAll();
         const QString tsv = w.eventLogPanel()->copySelection();
         QCOMPARE(tsv.count('\n'), w.eventLogPanel()->proxy()->rowCount() + 1);
@@ -624,7 +640,8 @@ private slots:
         auto* wedge = child<QPushButton>(w, "fault_wedge");
         QTest::mouseClick(wedge, Qt::LeftButton);
         QCOMPARE(faults.count(), 1);
-        QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &w, Qt::Key_Space);
+        QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &w,
+                        Qt::Key_Space);
         QCOMPARE(faults.count(), 1); // one click, one wedge
         QCOMPARE(play.count(), 1);   // Space was play
         // A focused lever check box does not take Space either.
@@ -656,8 +673,9 @@ private slots:
         auto* timeout = child<QSpinBox>(w, "sessionCommandTimeoutMs");
         const auto wheel = [](QWidget* target, int steps) {
             const QPoint at = target->rect().center();
-            QWheelEvent e(QPointF(at), QPointF(target->mapToGlobal(at)), QPoint(0, 0), QPoint(0, -120 * steps),
-                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QWheelEvent e(QPointF(at), QPointF(target->mapToGlobal(at)), QPoint(0, 0),
+                          QPoint(0, -120 * steps), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                          false);
             QApplication::sendEvent(target, &e);
         };
         w.centralWidget()->setFocus();
@@ -695,8 +713,9 @@ private slots:
                 continue;
             const int before = box->value();
             const QPoint at = box->rect().center();
-            QWheelEvent e(QPointF(at), QPointF(box->mapToGlobal(at)), QPoint(0, 0), QPoint(0, -120 * 2),
-                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QWheelEvent e(QPointF(at), QPointF(box->mapToGlobal(at)), QPoint(0, 0),
+                          QPoint(0, -120 * 2), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                          false);
             QApplication::sendEvent(box, &e);
             QCOMPARE(box->value(), before);
         }
@@ -771,7 +790,8 @@ private slots:
         bool inMenu = false;
         for (QAction* menu : w.menuBar()->actions())
             if (menu->menu())
-                inMenu = inMenu || menu->menu()->actions().contains(child<QAction>(w, "actionFitWholeRun"));
+                inMenu = inMenu ||
+                         menu->menu()->actions().contains(child<QAction>(w, "actionFitWholeRun"));
         QVERIFY(inMenu);
     }
 
@@ -786,8 +806,8 @@ private slots:
         w.show();
         w.plots()->setWindowSeconds(30);
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("levers-off"),
-                                           RunHost::kMaxSpeed);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"),
+                                           QStringLiteral("levers-off"), RunHost::kMaxSpeed);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
         w.plots()->refreshNow();
         const double end = w.store()->latestTime();
@@ -811,8 +831,8 @@ private slots:
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("lever1"),
-                                           RunHost::kMaxSpeed);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"),
+                                           QStringLiteral("lever1"), RunHost::kMaxSpeed);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
         const double end = w.store()->latestTime();
         QVERIFY2(end > 100, qPrintable(QString::number(end)));
@@ -823,7 +843,8 @@ private slots:
         double previous = 0;
         for (int row = 0; row < log.rowCount(); ++row) {
             const LogEntry& e = log.entry(row);
-            const bool console = e.subject == QLatin1String("playback") || e.subject == QLatin1String("faults") ||
+            const bool console = e.subject == QLatin1String("playback") ||
+                                 e.subject == QLatin1String("faults") ||
                                  e.subject == QLatin1String("console");
             if (!console) {
                 runMax = std::max(runMax, e.tS);
@@ -832,7 +853,10 @@ private slots:
             previous = std::max(previous, runMax);
             QVERIFY2(e.tS >= previous - 1e-9,
                      qPrintable(QStringLiteral("row %1 (%2: %3) at %4 s after %5 s")
-                                    .arg(row).arg(e.subject, e.message).arg(e.tS).arg(previous)));
+                                    .arg(row)
+                                    .arg(e.subject, e.message)
+                                    .arg(e.tS)
+                                    .arg(previous)));
             previous = e.tS;
             const bool atEnd = qAbs(e.tS - end) < 1e-6;
             if (e.message.contains(QStringLiteral("finished:")))
@@ -844,7 +868,8 @@ private slots:
         QVERIFY(sawError);
 
         // Played at 1x and stopped with a click on Stop: "stopped at" is at the stop's time.
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("lever1"), 1);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"),
+                                           QStringLiteral("lever1"), 1);
         QTRY_VERIFY_WITH_TIMEOUT(w.store()->latestTime() > 1, 10000);
         auto* stop = child<QPushButton>(w, "stop");
         QTRY_VERIFY(stop->isEnabled());
@@ -858,8 +883,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(stoppedRow() >= 0, 10000);
         const LogEntry& stopped = log.entry(stoppedRow());
         QVERIFY2(stopped.tS > 1, qPrintable(QString::number(stopped.tS)));
-        QVERIFY2(qAbs(stopped.tS - w.store()->latestTime()) < 0.5,
-                 qPrintable(QStringLiteral("%1 vs %2").arg(stopped.tS).arg(w.store()->latestTime())));
+        QVERIFY2(
+            qAbs(stopped.tS - w.store()->latestTime()) < 0.5,
+            qPrintable(QStringLiteral("%1 vs %2").arg(stopped.tS).arg(w.store()->latestTime())));
     }
 
     // About names the version main() sets from the CMake project.
@@ -868,7 +894,8 @@ private slots:
         const QString before = QCoreApplication::applicationVersion();
         QCoreApplication::setApplicationVersion(QStringLiteral("9.8.7"));
         MainWindow w;
-        QVERIFY2(w.aboutText().contains(QStringLiteral("stormwatch 9.8.7")), qPrintable(w.aboutText()));
+        QVERIFY2(w.aboutText().contains(QStringLiteral("stormwatch 9.8.7")),
+                 qPrintable(w.aboutText()));
         QCoreApplication::setApplicationVersion(QString());
         QVERIFY(w.aboutText().contains(QStringLiteral("version unknown")));
         QCoreApplication::setApplicationVersion(before);
@@ -922,8 +949,8 @@ private slots:
         emit w.compareRequested(QStringLiteral("live-gate-lever1"));
         emit w.recordRequested(QStringLiteral("runs.sqlite"));
         emit w.openRecordingRequested(QStringLiteral("old.sqlite"));
-        for (QSignalSpy* spy :
-             {&levers, &fault, &capability, &redeploy, &play, &stop, &pause, &compare, &record, &openRecording})
+        for (QSignalSpy* spy : {&levers, &fault, &capability, &redeploy, &play, &stop, &pause,
+                                &compare, &record, &openRecording})
             QCOMPARE(spy->count(), 1);
         QCOMPARE(record.at(0).at(0).toString(), QStringLiteral("runs.sqlite"));
         QCOMPARE(openRecording.at(0).at(0).toString(), QStringLiteral("old.sqlite"));
@@ -1026,8 +1053,9 @@ private slots:
         for (const QString& name : kDocks) {
             auto* d = w.findChild<QDockWidget*>(name);
             QVERIFY2(d->isVisible(), qPrintable(name));
-            QVERIFY2(d->width() >= 200 && d->height() >= 120,
-                     qPrintable(QStringLiteral("%1 %2x%3").arg(name).arg(d->width()).arg(d->height())));
+            QVERIFY2(
+                d->width() >= 200 && d->height() >= 120,
+                qPrintable(QStringLiteral("%1 %2x%3").arg(name).arg(d->width()).arg(d->height())));
             QVERIFY2(d->width() * d->height() < plotArea, qPrintable(name));
         }
     }

@@ -4,11 +4,9 @@
 // scenario's timeline.
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
+#include "support_fake_view.h"
 #include "ui/console_controller.h"
 #include "ui/plot_panel.h"
-#include "support_fake_view.h"
-
-#include <qcustomplot.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -16,6 +14,7 @@
 #include <QLoggingCategory>
 #include <QSignalSpy>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace stormwatch;
 
@@ -37,10 +36,12 @@ Scenario timelineScenario()
         {"duration_s", 60},
         {"seed", 3},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-03"}, {"connection", "gw1"}, {"tags", 20}}}},
-        {"timeline", QJsonArray{QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 15}},
-                                QJsonObject{{"at_s", 30}, {"action", "redeploy"}, {"instance", "inst-03"}},
-                                QJsonObject{{"at_s", 40}, {"action", "set_levers"}, {"levers", "lever1"}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "inst-03"}, {"connection", "gw1"}, {"tags", 20}}}},
+        {"timeline",
+         QJsonArray{QJsonObject{{"at_s", 10}, {"action", "wedge"}, {"duration_s", 15}},
+                    QJsonObject{{"at_s", 30}, {"action", "redeploy"}, {"instance", "inst-03"}},
+                    QJsonObject{{"at_s", 40}, {"action", "set_levers"}, {"levers", "lever1"}}}},
         {"variants", QJsonArray{"levers-off"}},
     };
     QList<ScenarioError> errors;
@@ -56,7 +57,10 @@ Scenario timelineScenario()
 class TestMarkers : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false")); }
+    void initTestCase()
+    {
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
 
     void labelsAreShortAndSayWhat()
     {
@@ -105,13 +109,17 @@ private slots:
         for (const RunHost::Marker& m : seen)
             labels << QStringLiteral("%1@%2").arg(m.label).arg(std::round(m.tS));
         QVERIFY2(labels.contains(QStringLiteral("wedge 15 s@10")), qPrintable(labels.join(", ")));
-        QVERIFY2(labels.contains(QStringLiteral("redeploy inst-03@30")), qPrintable(labels.join(", ")));
+        QVERIFY2(labels.contains(QStringLiteral("redeploy inst-03@30")),
+                 qPrintable(labels.join(", ")));
         // set_levers is marked once, by the change it made, within a step of its time.
-        const auto lever = std::find_if(seen.begin(), seen.end(),
-                                        [](const auto& m) { return m.label == QLatin1String("lever1 on"); });
+        const auto lever = std::find_if(seen.begin(), seen.end(), [](const auto& m) {
+            return m.label == QLatin1String("lever1 on");
+        });
         QVERIFY2(lever != seen.end(), qPrintable(labels.join(", ")));
         QVERIFY(lever->tS >= 40 && lever->tS < 46);
-        QCOMPARE(std::count_if(seen.begin(), seen.end(), [](const auto& m) { return m.label.contains("lever1"); }), 1);
+        QCOMPARE(std::count_if(seen.begin(), seen.end(),
+                               [](const auto& m) { return m.label.contains("lever1"); }),
+                 1);
     }
 
     // The live console: a lever change and a fault from the panels become markers at the
@@ -137,7 +145,8 @@ private slots:
         QCOMPARE(view.markers.back().label, QStringLiteral("wedge 5 s"));
 
         const QDateTime liveStart = view.caption.start;
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), QStringLiteral("lever1"), 0);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"),
+                                           QStringLiteral("lever1"), 0);
         QTRY_VERIFY_WITH_TIMEOUT(view.caption.scenario == QLatin1String("live-gate-lever1"), 20000);
         QCOMPARE(view.caption.variant, QStringLiteral("lever1"));
         QVERIFY(view.caption.start >= liveStart);
@@ -145,7 +154,8 @@ private slots:
         QCOMPARE(view.markers.front().label, QStringLiteral("refuse 110 s"));
         QCOMPARE(view.markers.front().tS, 0.0);
         for (const RunHost::Marker& m : view.markers)
-            QVERIFY2(!m.label.contains(QLatin1String("levers off")) && !m.label.startsWith(QLatin1String("wedge")),
+            QVERIFY2(!m.label.contains(QLatin1String("levers off")) &&
+                         !m.label.startsWith(QLatin1String("wedge")),
                      qPrintable(m.label)); // the live run's markers are gone
     }
 
@@ -164,7 +174,9 @@ private slots:
         panel.resize(1000, 700);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.addMarkers({{300, "wedge 90 s"}, {305, "redeploy inst-03"}, {310, "redeploy inst-04"},
+        panel.addMarkers({{300, "wedge 90 s"},
+                          {305, "redeploy inst-03"},
+                          {310, "redeploy inst-04"},
                           {500, "lever1 on"}});
         panel.showAll();
         panel.refreshNow();
@@ -180,7 +192,8 @@ private slots:
         }
         for (int i = 0; i < boxes.size(); ++i)
             for (int j = i + 1; j < boxes.size(); ++j)
-                QVERIFY2(!boxes[i].intersects(boxes[j]), qPrintable(labels[i]->text() + " / " + labels[j]->text()));
+                QVERIFY2(!boxes[i].intersects(boxes[j]),
+                         qPrintable(labels[i]->text() + " / " + labels[j]->text()));
         // The line of each marker crosses every plot at its time.
         QCPAxis* x = panel.axisRect(PlotPanel::Plot::Gateway)->axis(QCPAxis::atBottom);
         QVERIFY(std::abs(labels[3]->position->pixelPosition().x() - x->coordToPixel(500)) <= 1);

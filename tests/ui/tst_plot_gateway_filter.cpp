@@ -4,20 +4,17 @@
 // zooms, themes and presenter mode, exports say it, and the wheel does not change it
 // unfocused. At the real boundary: two mxgw-mock processes as a site's two gateways, one
 // killed — filtered to the other, nothing moves; filtered to the killed one, its tags fall.
+#include "integration/support_mock_process.h"
 #include "models/series_store.h"
 #include "scenario/run_host.h"
 #include "scenario/site.h"
-#include "support_two_gateway_site.h"
 #include "scenario/site_live.h"
+#include "support_two_gateway_site.h"
 #include "ui/console_controller.h"
 #include "ui/main_window.h"
 #include "ui/main_window_view.h"
 #include "ui/plot_panel.h"
 #include "ui/theme.h"
-
-#include "integration/support_mock_process.h"
-
-#include <qcustomplot.h>
 
 #include <QAbstractItemView>
 #include <QApplication>
@@ -33,8 +30,8 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QtTest>
-
 #include <cmath>
+#include <qcustomplot.h>
 
 #ifndef MXGW_MOCK_PATH
 #error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
@@ -47,7 +44,8 @@ namespace {
 const SubscriptionKey kA{0, false}; // inst-a, on gateway A
 const SubscriptionKey kB{1, false}; // inst-b, on gateway B
 
-SeriesUpdate update(int instance, const QString& label, const QString& metric, QVector<QPointF> points)
+SeriesUpdate update(int instance, const QString& label, const QString& metric,
+                    QVector<QPointF> points)
 {
     return SeriesUpdate{instance, label, metric, std::move(points)};
 }
@@ -105,8 +103,8 @@ void choose(PlotPanel& panel, const QString& name)
 void wheelOn(QWidget* target, int steps)
 {
     const QPoint at = target->rect().center();
-    QWheelEvent e(QPointF(at), QPointF(target->mapToGlobal(at)), QPoint(0, 0), QPoint(0, -120 * steps), Qt::NoButton,
-                  Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent e(QPointF(at), QPointF(target->mapToGlobal(at)), QPoint(0, 0),
+                  QPoint(0, -120 * steps), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(target, &e);
 }
 
@@ -160,7 +158,8 @@ private slots:
         const QString csv = QString::fromUtf8(store.toCsv(0, 30, {kB}, "B"));
         QVERIFY2(csv.contains("gateway:B/sta_queue_depth"), qPrintable(csv));
         QVERIFY(!csv.contains("gateway:A") && !csv.contains("gateway/") && !csv.contains("inst-a"));
-        QVERIFY(QString::fromUtf8(store.toCsv(0, 30, {kA, kB})).contains("gateway/sta_queue_depth"));
+        QVERIFY(
+            QString::fromUtf8(store.toCsv(0, 30, {kA, kB})).contains("gateway/sta_queue_depth"));
 
         store.clear();
         QVERIFY(store.gatewayNames().isEmpty());
@@ -229,12 +228,15 @@ private slots:
         const QVector<double> queue = values(panel.gatewayGraph(GatewayMetric::StaQueueDepth));
         QVERIFY(!queue.isEmpty());
         QCOMPARE(*std::max_element(queue.begin(), queue.end()), 0.0);
-        const QVector<double> expired = values(panel.gatewayGraph(GatewayMetric::DeadlineExceededPerS));
+        const QVector<double> expired =
+            values(panel.gatewayGraph(GatewayMetric::DeadlineExceededPerS));
         QVERIFY(!expired.isEmpty());
         QCOMPARE(*std::max_element(expired.begin(), expired.end()), 0.0);
         const QString readout = panel.crosshairText(20);
-        QVERIFY2(readout.contains("inst-b × B") && !readout.contains("inst-a"), qPrintable(readout));
-        QVERIFY2(readout.contains("gateway B: ") && readout.contains("STA queue 0"), qPrintable(readout));
+        QVERIFY2(readout.contains("inst-b × B") && !readout.contains("inst-a"),
+                 qPrintable(readout));
+        QVERIFY2(readout.contains("gateway B: ") && readout.contains("STA queue 0"),
+                 qPrintable(readout));
 
         choose(panel, QString()); // All gateways
         QCOMPARE(panel.gatewayFilter(), QString());
@@ -298,8 +300,10 @@ private slots:
         const QString csv = dir.filePath("b.csv");
         QVERIFY(w.exportCsv(csv, PlotPanel::Range::WholeRun));
         const QString text = readAll(csv);
-        QVERIFY2(text.startsWith(QStringLiteral("# live · levers: all — gateway B\n")), qPrintable(text.left(200)));
-        QVERIFY(text.contains("gateway:B/sta_queue_depth") && !text.contains("inst-a") && !text.contains("gateway:A"));
+        QVERIFY2(text.startsWith(QStringLiteral("# live · levers: all — gateway B\n")),
+                 qPrintable(text.left(200)));
+        QVERIFY(text.contains("gateway:B/sta_queue_depth") && !text.contains("inst-a") &&
+                !text.contains("gateway:A"));
         PlotPanel::ExportOptions png;
         png.size = QSize(1280, 720);
         QVERIFY(w.exportPng(dir.filePath("b.png"), png));
@@ -323,7 +327,8 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QToolBar* bar = w.plots()->toolBar();
-        for (const QString& gateway : {QString(), QStringLiteral("gw-packaging"), QStringLiteral("gw-utilities")}) {
+        for (const QString& gateway :
+             {QString(), QStringLiteral("gw-packaging"), QStringLiteral("gw-utilities")}) {
             w.plots()->setGatewayFilter(gateway);
             QTest::qWait(50);
             QTRY_VERIFY(w.plots()->gatewayChooser()->isVisible());
@@ -331,12 +336,15 @@ private slots:
             QString widths;
             for (QAction* a : bar->actions())
                 if (QWidget* item = bar->widgetForAction(a))
-                    widths += QStringLiteral(" %1:%2").arg(a->text(), QString::number(item->sizeHint().width()));
-            QVERIFY2(!ext || !ext->isVisible(), qPrintable(QStringLiteral("toolbar %1 wide, needs %2;%3")
-                                                               .arg(bar->width())
-                                                               .arg(bar->sizeHint().width())
-                                                               .arg(widths)));
-            const QRect chooser(w.plots()->gatewayChooser()->mapTo(bar, QPoint(0, 0)), w.plots()->gatewayChooser()->size());
+                    widths += QStringLiteral(" %1:%2").arg(
+                        a->text(), QString::number(item->sizeHint().width()));
+            QVERIFY2(!ext || !ext->isVisible(),
+                     qPrintable(QStringLiteral("toolbar %1 wide, needs %2;%3")
+                                    .arg(bar->width())
+                                    .arg(bar->sizeHint().width())
+                                    .arg(widths)));
+            const QRect chooser(w.plots()->gatewayChooser()->mapTo(bar, QPoint(0, 0)),
+                                w.plots()->gatewayChooser()->size());
             QVERIFY(bar->rect().contains(chooser));
         }
     }
@@ -398,17 +406,21 @@ private slots:
             {"name", "two-gateway-plant"},
             {"gateways", QJsonArray{QJsonObject{{"name", "A"}, {"endpoint", "127.0.0.1:1"}},
                                     QJsonObject{{"name", "B"}, {"endpoint", "127.0.0.1:2"}}}},
-            {"instances", QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", tagsA}},
-                                     QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", tagsB}}}}};
+            {"instances",
+             QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", tagsA}},
+                        QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", tagsB}}}}};
         const QJsonObject scenarioJson{
             {"name", "site-a-killed"},
             {"description", "gateway A of the site dies for 30 s"},
             {"duration_s", 120},
             {"site", "site.json"},
-            {"timeline", QJsonArray{QJsonObject{{"at_s", 30}, {"action", "kill_gateway"}, {"downtime_s", 30}, {"gateway", "A"}}}},
+            {"timeline",
+             QJsonArray{QJsonObject{
+                 {"at_s", 30}, {"action", "kill_gateway"}, {"downtime_s", 30}, {"gateway", "A"}}}},
             {"variants", QJsonArray{QJsonObject{{"name", "lever1+2"}, {"levers", "lever1+2"}}}}};
-        for (const auto& [name, json] : {std::pair{QStringLiteral("site.json"), siteJson},
-                                         std::pair{QStringLiteral("scenario.json"), scenarioJson}}) {
+        for (const auto& [name, json] :
+             {std::pair{QStringLiteral("site.json"), siteJson},
+              std::pair{QStringLiteral("scenario.json"), scenarioJson}}) {
             QFile f(dir.filePath(name));
             QVERIFY(f.open(QIODevice::WriteOnly) && f.write(QJsonDocument(json).toJson()) > 0);
         }
@@ -423,7 +435,8 @@ private slots:
         QString error;
         const QString recording = dir.filePath("run.sqlite");
         QVERIFY2(controller.setRecording(recording, &error), qPrintable(error));
-        emit view.intents()->playRequested(dir.filePath("scenario.json"), QStringLiteral("lever1+2"), 0);
+        emit view.intents()->playRequested(dir.filePath("scenario.json"),
+                                           QStringLiteral("lever1+2"), 0);
         QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, 60000);
         PlotPanel* plots = w.plots();
         QCOMPARE(plots->gateways(), (QStringList{"A", "B"}));
@@ -464,7 +477,7 @@ private slots:
         choose(*plots, "A");
         plots->refreshNow();
         QCOMPARE(plots->visibleSubscriptions(), QList<SubscriptionKey>{pumps});
-        QCOMPARE(store->valueAt(pumps, SubMetric::Bad, 45), 40.0); // down with its gateway
+        QCOMPARE(store->valueAt(pumps, SubMetric::Bad, 45), 40.0);   // down with its gateway
         QCOMPARE(store->valueAt(pumps, SubMetric::Good, 119), 40.0); // and back
         QVERIFY(values(plots->qualityGraph(SubMetric::Good)).contains(0));
 
@@ -501,7 +514,9 @@ private slots:
             mockA.endpoint(), mockB.endpoint(),
             QJsonArray{QJsonObject{{"name", "Pumps"}, {"gateway", "A"}, {"tags", tagsA}},
                        QJsonObject{{"name", "Tanks"}, {"gateway", "B"}, {"tags", tagsB}},
-                       QJsonObject{{"name", "Valves"}, {"gateway", "B"}, {"tags", QJsonArray{"XV1.PV", "XV2.PV"}}}},
+                       QJsonObject{{"name", "Valves"},
+                                   {"gateway", "B"},
+                                   {"tags", QJsonArray{"XV1.PV", "XV2.PV"}}}},
             &error);
         QVERIFY2(site, qPrintable(error));
 
@@ -537,13 +552,16 @@ private slots:
         mockA.kill();
         const double killedAt = store->latestTime();
         // A's tags fall; B's run on for three more seconds.
-        QTRY_VERIFY_WITH_TIMEOUT(store->valueAt(pumps[0], SubMetric::Bad, store->latestTime()) == 30, 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            store->valueAt(pumps[0], SubMetric::Bad, store->latestTime()) == 30, 15000);
         QTRY_VERIFY_WITH_TIMEOUT(store->latestTime() > killedAt + 3, 15000);
 
         // The status bar says which gateway's session is gone.
         const QLabel* session = w.findChild<QLabel*>(QStringLiteral("statusSession"));
-        QTRY_VERIFY2(session->text().startsWith(QStringLiteral("1 of 2 sessions, A ")), qPrintable(session->text()));
-        QVERIFY2(session->toolTip().contains(QStringLiteral("\nB: session")), qPrintable(session->toolTip()));
+        QTRY_VERIFY2(session->text().startsWith(QStringLiteral("1 of 2 sessions, A ")),
+                     qPrintable(session->text()));
+        QVERIFY2(session->toolTip().contains(QStringLiteral("\nB: session")),
+                 qPrintable(session->toolTip()));
 
         choose(*plots, "B");
         if (QTest::currentTestFailed())
@@ -556,11 +574,17 @@ private slots:
             QVERIFY2(name.endsWith(QStringLiteral("× B")), qPrintable(name));
             for (const QPointF& p : store->series(k, SubMetric::Good))
                 if (p.x() >= deployed)
-                    QVERIFY2(p.y() == tagCount[k.instance], qPrintable(QStringLiteral("%1 Good %2 at %3").arg(name).arg(p.y()).arg(p.x())));
+                    QVERIFY2(
+                        p.y() == tagCount[k.instance],
+                        qPrintable(
+                            QStringLiteral("%1 Good %2 at %3").arg(name).arg(p.y()).arg(p.x())));
             for (SubMetric m : {SubMetric::Bad, SubMetric::Uncertain, SubMetric::Outstanding})
                 for (const QPointF& p : store->series(k, m))
                     if (p.x() >= deployed)
-                        QVERIFY2(p.y() == 0, qPrintable(QStringLiteral("%1 %2 %3 at %4").arg(name, metricName(m)).arg(p.y()).arg(p.x())));
+                        QVERIFY2(p.y() == 0, qPrintable(QStringLiteral("%1 %2 %3 at %4")
+                                                            .arg(name, metricName(m))
+                                                            .arg(p.y())
+                                                            .arg(p.x())));
         }
         // B's own gateway series: its gate never left Normal, no call of B's expired.
         QCOMPARE(store->gatewayNames(), (QStringList{"A", "B"}));
@@ -569,10 +593,13 @@ private slots:
         QCOMPARE(maxOf(store->gatewaySeries(GatewayMetric::DeadlineExceededPerS, "B")), 0.0);
         // What the plot draws for B: the stacked Good level flat at B's 32 tags after the deploy.
         const QCPGraph* good = plots->qualityGraph(SubMetric::Good);
-        for (auto it = good->data()->findBegin(deployed + 0.5, false); it != good->data()->constEnd(); ++it)
-            QVERIFY2(it->value == 32, qPrintable(QStringLiteral("B's Good %1 at %2").arg(it->value).arg(it->key)));
+        for (auto it = good->data()->findBegin(deployed + 0.5, false);
+             it != good->data()->constEnd(); ++it)
+            QVERIFY2(it->value == 32,
+                     qPrintable(QStringLiteral("B's Good %1 at %2").arg(it->value).arg(it->key)));
         const QCPGraph* bad = plots->qualityGraph(SubMetric::Bad);
-        for (auto it = bad->data()->findBegin(deployed + 0.5, false); it != bad->data()->constEnd(); ++it)
+        for (auto it = bad->data()->findBegin(deployed + 0.5, false); it != bad->data()->constEnd();
+             ++it)
             QVERIFY2(it->value == 32, "the Bad level (good + uncertain + bad) rose above B's tags");
 
         choose(*plots, "A");

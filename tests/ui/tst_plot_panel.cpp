@@ -3,8 +3,6 @@
 #include "ui/plot_data.h"
 #include "ui/plot_panel.h"
 
-#include <qcustomplot.h>
-
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QImage>
@@ -13,6 +11,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace stormwatch;
 
@@ -126,10 +125,12 @@ private slots:
         QCOMPARE(panel.qualityGraph(SubMetric::Uncertain)->data()->findBegin(7, true)->value, 10.0);
         QCOMPARE(panel.qualityGraph(SubMetric::Bad)->data()->findBegin(7, true)->value, 10.0);
         QCOMPARE(panel.qualityGraph(SubMetric::Good)->data()->findBegin(2, true)->value, 10.0);
-        QVERIFY2(panel.crosshairText(7).contains(QStringLiteral("good 6, stale 4, uncertain 0, bad 0")),
-                 qPrintable(panel.crosshairText(7)));
+        QVERIFY2(
+            panel.crosshairText(7).contains(QStringLiteral("good 6, stale 4, uncertain 0, bad 0")),
+            qPrintable(panel.crosshairText(7)));
         // No stale tag, no word about it.
-        QVERIFY2(!panel.crosshairText(2).contains(QStringLiteral("stale")), qPrintable(panel.crosshairText(2)));
+        QVERIFY2(!panel.crosshairText(2).contains(QStringLiteral("stale")),
+                 qPrintable(panel.crosshairText(2)));
     }
 
     void selectionHidesOtherSubscriptions()
@@ -251,8 +252,8 @@ private slots:
         wheel(panel, PlotPanel::Plot::Gateway, -240); // zoom out over another plot
         const QCPRange r = xRangeOf(panel, PlotPanel::Plot::Gateway);
         QVERIFY(r.size() > 10);
-        for (auto p : {PlotPanel::Plot::Outstanding, PlotPanel::Plot::Interval,
-                       PlotPanel::Plot::Quality})
+        for (auto p :
+             {PlotPanel::Plot::Outstanding, PlotPanel::Plot::Interval, PlotPanel::Plot::Quality})
             QCOMPARE(xRangeOf(panel, p), r);
     }
 
@@ -270,7 +271,8 @@ private slots:
         panel.refreshNow();
         QCPAxis* x = panel.axisRect(PlotPanel::Plot::Gateway)->axis(QCPAxis::atBottom);
         const QRegularExpression mmss(QStringLiteral("^\\d\\d:\\d\\d$"));
-        QVERIFY2(x->tickVectorLabels().contains(QStringLiteral("05:00")), qPrintable(x->tickVectorLabels().join(QLatin1Char(' '))));
+        QVERIFY2(x->tickVectorLabels().contains(QStringLiteral("05:00")),
+                 qPrintable(x->tickVectorLabels().join(QLatin1Char(' '))));
         for (const QString& label : x->tickVectorLabels())
             QVERIFY2(mmss.match(label).hasMatch(), qPrintable(label));
         panel.setXRange(3000, 4200);
@@ -344,30 +346,40 @@ private slots:
         const QString text = panel.crosshairText(5);
         const QStringList lines = text.split(QLatin1Char('\n'));
         QVERIFY2(lines.size() <= PlotPanel::kCrosshairSubscriptions + 4, qPrintable(text));
-        QCOMPARE(lines.value(1), QStringLiteral("Z28074 × gw1: outstanding 7, interval 5 s")); // busiest first
-        QVERIFY2(text.contains(QStringLiteral("… and %1 more subscriptions").arg(20 - PlotPanel::kCrosshairSubscriptions)),
+        QCOMPARE(lines.value(1),
+                 QStringLiteral("Z28074 × gw1: outstanding 7, interval 5 s")); // busiest first
+        QVERIFY2(text.contains(QStringLiteral("… and %1 more subscriptions")
+                                   .arg(20 - PlotPanel::kCrosshairSubscriptions)),
                  qPrintable(text));
 
         QCustomPlot* plot = panel.customPlot();
         QCPItemText* box = nullptr;
         for (int i = 0; i < plot->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->layer()->name() == QLatin1String("crosshair"))
+            if (auto* t = qobject_cast<QCPItemText*>(plot->item(i));
+                t && t->layer()->name() == QLatin1String("crosshair"))
                 box = t;
         QVERIFY(box);
         // Real mouse moves into each corner of the data area.
         const QRect top = panel.axisRect(PlotPanel::Plot::Outstanding)->rect();
         const QRect bottom = panel.axisRect(PlotPanel::Plot::Gateway)->rect();
-        for (const QPoint at : {top.topLeft() + QPoint(2, 2), top.topRight() + QPoint(-2, 2),
-                                bottom.bottomLeft() + QPoint(2, -2), bottom.bottomRight() + QPoint(-2, -2),
-                                panel.axisRect(PlotPanel::Plot::Quality)->rect().center()}) {
+        for (const QPoint at :
+             {top.topLeft() + QPoint(2, 2), top.topRight() + QPoint(-2, 2),
+              bottom.bottomLeft() + QPoint(2, -2), bottom.bottomRight() + QPoint(-2, -2),
+              panel.axisRect(PlotPanel::Plot::Quality)->rect().center()}) {
             QTest::mouseMove(plot, at);
             QTRY_VERIFY(box->visible());
             plot->replot();
             const QRectF r(box->topLeft->pixelPosition(), box->bottomRight->pixelPosition());
             QVERIFY2(QRectF(plot->rect()).contains(r),
                      qPrintable(QStringLiteral("box %1,%2 %3x%4 at mouse %5,%6 in %7x%8")
-                                    .arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())
-                                    .arg(at.x()).arg(at.y()).arg(plot->width()).arg(plot->height())));
+                                    .arg(r.x())
+                                    .arg(r.y())
+                                    .arg(r.width())
+                                    .arg(r.height())
+                                    .arg(at.x())
+                                    .arg(at.y())
+                                    .arg(plot->width())
+                                    .arg(plot->height())));
         }
     }
 
@@ -389,7 +401,8 @@ private slots:
         QTest::mouseMove(panel.customPlot(), at);
         QCPItemText* box = nullptr;
         for (int i = 0; i < panel.customPlot()->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(panel.customPlot()->item(i)); t && t->layer()->name() == QLatin1String("crosshair"))
+            if (auto* t = qobject_cast<QCPItemText*>(panel.customPlot()->item(i));
+                t && t->layer()->name() == QLatin1String("crosshair"))
                 box = t;
         QVERIFY(box);
         QTRY_VERIFY(box->visible());
@@ -443,25 +456,33 @@ private slots:
                 if (!item)
                     continue;
                 QVERIFY2(item->outerRect().width() >= item->minimumOuterSizeHint().width(),
-                         qPrintable(QStringLiteral("item %1 cut at %2 px wide").arg(i).arg(size.width())));
-                QVERIFY2(QRect(plot->rect()).adjusted(0, 0, 1, 1).contains(item->outerRect()),
-                         qPrintable(QStringLiteral("item %1 outside at %2 px wide").arg(i).arg(size.width())));
+                         qPrintable(
+                             QStringLiteral("item %1 cut at %2 px wide").arg(i).arg(size.width())));
+                QVERIFY2(
+                    QRect(plot->rect()).adjusted(0, 0, 1, 1).contains(item->outerRect()),
+                    qPrintable(
+                        QStringLiteral("item %1 outside at %2 px wide").arg(i).arg(size.width())));
             }
             for (PlotPanel::Plot p : {PlotPanel::Plot::Quality, PlotPanel::Plot::Gateway}) {
                 QCPAxisRect* rect = panel.axisRect(p);
                 bool found = false;
                 for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
                     if (auto* side = qobject_cast<QCPLegend*>(plot->plotLayout()->elementAt(i));
-                        side && side != legend && side->rect().top() >= rect->outerRect().top() - 1 &&
+                        side && side != legend &&
+                        side->rect().top() >= rect->outerRect().top() - 1 &&
                         side->rect().top() < rect->outerRect().bottom()) {
                         found = true;
                         QVERIFY2(!side->outerRect().intersects(rect->outerRect()),
                                  "a legend over the plot or its tick labels");
-                        QVERIFY2(QRect(plot->rect()).adjusted(0, 0, 1, 1).contains(side->outerRect()),
-                                 qPrintable(QStringLiteral("legend %1,%2 %3x%4 in %5x%6")
-                                                .arg(side->outerRect().x()).arg(side->outerRect().y())
-                                                .arg(side->outerRect().width()).arg(side->outerRect().height())
-                                                .arg(plot->width()).arg(plot->height())));
+                        QVERIFY2(
+                            QRect(plot->rect()).adjusted(0, 0, 1, 1).contains(side->outerRect()),
+                            qPrintable(QStringLiteral("legend %1,%2 %3x%4 in %5x%6")
+                                           .arg(side->outerRect().x())
+                                           .arg(side->outerRect().y())
+                                           .arg(side->outerRect().width())
+                                           .arg(side->outerRect().height())
+                                           .arg(plot->width())
+                                           .arg(plot->height())));
                     }
                 QVERIFY(found);
                 QVERIFY(rect->insetLayout()->elementCount() == 0);
@@ -487,9 +508,11 @@ private slots:
         QVERIFY(g && !g->data()->isEmpty());
         QCOMPARE(g->data()->constBegin()->key, 1.0);
         for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-            QVERIFY2(it->value > 0, qPrintable(QStringLiteral("%1 at %2").arg(it->value).arg(it->key)));
+            QVERIFY2(it->value > 0,
+                     qPrintable(QStringLiteral("%1 at %2").arg(it->value).arg(it->key)));
         // The outstanding plot still starts at 0 s.
-        QCOMPARE(panel.subscriptionGraph(k0, SubMetric::Outstanding)->data()->constBegin()->key, 0.0);
+        QCOMPARE(panel.subscriptionGraph(k0, SubMetric::Outstanding)->data()->constBegin()->key,
+                 0.0);
     }
 
     // The toolbar (with Fit whole run) fits the plot area at the console's default size
@@ -550,7 +573,7 @@ private slots:
             lines.removeFirst();
         QVERIFY(lines.first().startsWith("t_s,time_utc,Z28062 × gw1/outstanding"));
         QVERIFY(!lines.first().contains("Z28061")); // only the visible subscription
-        QCOMPARE(lines.size(), 1 + 4);               // rows at 5, 6, 7, 8
+        QCOMPARE(lines.size(), 1 + 4);              // rows at 5, 6, 7, 8
         for (qsizetype i = 1; i < lines.size(); ++i) {
             const double t = lines[i].split(',').first().toDouble();
             QVERIFY(t >= 5 && t <= 8);
@@ -688,8 +711,10 @@ private slots:
         QCPGraph* out = panel.subscriptionGraph(k0, SubMetric::Outstanding);
         // at most the plot's width in columns (the axis rect is narrower still)
         const int columns = panel.customPlot()->width() / plot::ViewFeed::kPixelsPerColumn;
-        QVERIFY2(out->data()->size() <= 2 * columns + 2,
-                 qPrintable(QStringLiteral("%1 points, %2 columns").arg(out->data()->size()).arg(columns)));
+        QVERIFY2(
+            out->data()->size() <= 2 * columns + 2,
+            qPrintable(
+                QStringLiteral("%1 points, %2 columns").arg(out->data()->size()).arg(columns)));
         bool found = false;
         const QCPRange values = out->getValueRange(found);
         QVERIFY(found);

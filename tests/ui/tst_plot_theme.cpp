@@ -1,12 +1,10 @@
 // The dark theme reaches what QCustomPlot paints itself: plot background, axes, tick
 // labels, legends, the crosshair readout and the exported images.
+#include "scenario/scenario_parser.h"
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
 #include "ui/plot_panel.h"
 #include "ui/plot_theme.h"
-#include "scenario/scenario_parser.h"
-
-#include <qcustomplot.h>
 
 #include <QApplication>
 #include <QImage>
@@ -14,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace stormwatch;
 
@@ -77,7 +76,8 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.refreshNow();
-        QVERIFY2(darkShare(panel.customPlot()->toPixmap().toImage()) < 0.1, "light theme starts light");
+        QVERIFY2(darkShare(panel.customPlot()->toPixmap().toImage()) < 0.1,
+                 "light theme starts light");
 
         panel.setTheme(Theme::Dark);
         panel.refreshNow();

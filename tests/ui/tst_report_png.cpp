@@ -12,7 +12,6 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <cmath>
 #include <cstdlib>
 
@@ -27,7 +26,8 @@ int pixelsNear(const QImage& image, const QColor& colour)
     for (int y = 0; y < image.height(); ++y)
         for (int x = 0; x < image.width(); ++x) {
             const QColor c = image.pixelColor(x, y);
-            if (std::abs(c.red() - colour.red()) <= 12 && std::abs(c.green() - colour.green()) <= 12 &&
+            if (std::abs(c.red() - colour.red()) <= 12 &&
+                std::abs(c.green() - colour.green()) <= 12 &&
                 std::abs(c.blue() - colour.blue()) <= 12)
                 ++n;
         }
@@ -146,8 +146,10 @@ private slots:
         const QSize size(900, 700);
         QTemporaryDir a, b;
         QString error;
-        QVERIFY2(writeVariantPngs(report, {sums}, a.path(), nullptr, &error, size), qPrintable(error));
-        QVERIFY2(writeVariantPngs(report, {both}, b.path(), nullptr, &error, size), qPrintable(error));
+        QVERIFY2(writeVariantPngs(report, {sums}, a.path(), nullptr, &error, size),
+                 qPrintable(error));
+        QVERIFY2(writeVariantPngs(report, {both}, b.path(), nullptr, &error, size),
+                 qPrintable(error));
         const QImage sumsImage(QDir(a.path()).filePath(variantPngFileName(v.name)));
         const QImage bothImage(QDir(b.path()).filePath(variantPngFileName(v.name)));
         QVERIFY(!sumsImage.isNull() && !bothImage.isNull());
@@ -155,7 +157,8 @@ private slots:
         // ... and a subscription more does change it (the comparison can fail).
         SeriesSet more = sums;
         more.at(more.indexOf("Valves/gw-b", "tags_good")).add(0, 7);
-        QVERIFY2(writeVariantPngs(report, {more}, b.path(), nullptr, &error, size), qPrintable(error));
+        QVERIFY2(writeVariantPngs(report, {more}, b.path(), nullptr, &error, size),
+                 qPrintable(error));
         QVERIFY(QImage(QDir(b.path()).filePath(variantPngFileName(v.name))) != sumsImage);
     }
 
@@ -248,7 +251,8 @@ private slots:
         const int highTop = top(written.value("levers-off")), lowTop = top(written.value("lever1"));
         QVERIFY(highTop > 0 && lowTop > 0);
         // The outstanding plot is about a fifth of 600 px: 2 of 30 sits near its bottom.
-        QVERIFY2(lowTop - highTop > 60, qPrintable(QStringLiteral("%1 vs %2").arg(lowTop).arg(highTop)));
+        QVERIFY2(lowTop - highTop > 60,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(lowTop).arg(highTop)));
     }
 
     void sameSafeNameTwiceGetsDistinctFiles()
@@ -281,7 +285,8 @@ private slots:
 
         SeriesSet s;
         s.endS = 10;
-        QVERIFY(!writeVariantPngs(report, {s}, "/nonexistent/dir", nullptr, &error, QSize(200, 200)));
+        QVERIFY(
+            !writeVariantPngs(report, {s}, "/nonexistent/dir", nullptr, &error, QSize(200, 200)));
         QVERIFY2(error.contains("lever1") && error.contains("/nonexistent/dir"), qPrintable(error));
     }
 };

@@ -2,21 +2,19 @@
 // speed) or run live over gRPC against an embedded mock gateway, feeding the same store and
 // models as the live client; the engine's own log lines and lever changes mid-run.
 
-#include "support_fake_view.h"
-
-#include "scenario/scenario_parser.h"
-#include "ui/console_controller.h"
 #include "scenario/run_host.h"
+#include "scenario/scenario_parser.h"
 #include "scenario/support_short_live.h"
+#include "support_fake_view.h"
+#include "ui/console_controller.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSignalSpy>
 #include <QLoggingCategory>
+#include <QSignalSpy>
 #include <QtTest>
-
 #include <algorithm>
 #include <cmath>
 
@@ -115,7 +113,8 @@ private slots:
         FakeView view;
         ConsoleController c(&view);
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), variant, RunHost::kMaxSpeed);
+        emit view.intents()->playRequested(QStringLiteral("live-gate-lever1"), variant,
+                                           RunHost::kMaxSpeed);
         QVERIFY2(view.errors.isEmpty(), qPrintable(view.errors.join('\n')));
         QVERIFY(view.playing);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
@@ -130,8 +129,9 @@ private slots:
         QCOMPARE(maxOf(outstanding), double(maxOutstanding));
         QCOMPARE(view.store()->series(key, SubMetric::RequestsSent).last().y(), double(requests));
         QVERIFY(view.store()->latestTime() > 100); // virtual seconds of the 110 s run
-        QVERIFY(view.logContains(QStringLiteral("connection unreachable"))); // every session refused
-        QCOMPARE(view.connectionState("gw1"), QStringLiteral("stopped"));      // and the run is over
+        QVERIFY(
+            view.logContains(QStringLiteral("connection unreachable")));  // every session refused
+        QCOMPARE(view.connectionState("gw1"), QStringLiteral("stopped")); // and the run is over
         QVERIFY(view.logContains(QStringLiteral("timeline")));
         QVERIFY(view.logContains(QStringLiteral("subscribe_requests %1,").arg(requests)));
         QVERIFY(!view.playing);
@@ -145,8 +145,8 @@ private slots:
         FakeView view;
         ConsoleController c(&view);
         QSignalSpy finished(&c, &ConsoleController::playbackFinished);
-        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"), QStringLiteral("lever1"),
-                                           RunHost::kMaxSpeed);
+        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"),
+                                           QStringLiteral("lever1"), RunHost::kMaxSpeed);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         const auto run = finished.first().first().value<QSharedPointer<VariantRun>>();
         const SeriesSet& recorded = run->series;
@@ -162,7 +162,8 @@ private slots:
                 const int instance = s.subject().startsWith(QLatin1String("Z28062/")) ? 0 : 1;
                 for (int m = 0; m < kSubMetricCount; ++m)
                     if (metricName(SubMetric(m)) == s.metric()) {
-                        plotted = &view.store()->series(SubscriptionKey{instance, false}, SubMetric(m));
+                        plotted =
+                            &view.store()->series(SubscriptionKey{instance, false}, SubMetric(m));
                         scale = SubMetric(m) == SubMetric::IntervalS ? 1000.0 : 1.0;
                     }
             }
@@ -186,14 +187,16 @@ private slots:
         QString error;
         QElapsedTimer wall;
         wall.start();
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), 10, &error), qPrintable(error));
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), 10, &error),
+                 qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(virtualS >= 10, 5000);
         const qint64 ms = wall.elapsed();
         // 10 virtual seconds take about one wall second at 10×: never much faster, and
         // not much slower either (loose for a loaded machine).
         QVERIFY2(ms >= 850, qPrintable(QString::number(ms)));
         QVERIFY2(ms <= 3000, qPrintable(QString::number(ms)));
-        QVERIFY2(virtualS <= 10.0 * double(wall.elapsed()) / 1000.0 + 1.0, qPrintable(QString::number(virtualS)));
+        QVERIFY2(virtualS <= 10.0 * double(wall.elapsed()) / 1000.0 + 1.0,
+                 qPrintable(QString::number(virtualS)));
         playback.stop();
     }
 
@@ -204,7 +207,8 @@ private slots:
         QSignalSpy stopped(&playback, &RunHost::stopped);
         QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), 1, &error), qPrintable(error));
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), 1, &error),
+                 qPrintable(error));
         QVERIFY(playback.running());
         QTRY_VERIFY_WITH_TIMEOUT(progress.count() >= 2, 5000);
         playback.stop();
@@ -216,7 +220,8 @@ private slots:
         QCOMPARE(finished.count(), 0);
         QVERIFY(playback.virtualS() < playback.durationS());
         // And it plays again afterwards.
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), RunHost::kMaxSpeed, &error), qPrintable(error));
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), RunHost::kMaxSpeed, &error),
+                 qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
     }
 
@@ -224,7 +229,8 @@ private slots:
     {
         RunHost playback;
         QString error;
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), 60, &error), qPrintable(error));
+        QVERIFY2(playback.start(liveGate(), QStringLiteral("lever1"), 60, &error),
+                 qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() > 0, 5000);
         playback.setPaused(true);
         QVERIFY(playback.paused());
@@ -234,7 +240,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(hold.elapsed() >= 150, 2000);
         const double pausedAt = playback.virtualS();
         hold.restart();
-        QTRY_VERIFY_WITH_TIMEOUT(hold.elapsed() >= 400, 2000); // 24 virtual s at 60× were it running
+        QTRY_VERIFY_WITH_TIMEOUT(hold.elapsed() >= 400,
+                                 2000); // 24 virtual s at 60× were it running
         QCOMPARE(playback.virtualS(), pausedAt);
         playback.setPaused(false);
         QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() > pausedAt, 5000);
@@ -253,7 +260,8 @@ private slots:
         bool progressMonotonic = true;
         connect(&playback, &RunHost::tagChanges, this, [&](const auto& c) { tags.add(c); });
         connect(&playback, &RunHost::logEntries, this, [&](const auto& e) { log += e; });
-        connect(&playback, &RunHost::subscriptionSamples, this, [&](const auto& s) { samples += s; });
+        connect(&playback, &RunHost::subscriptionSamples, this,
+                [&](const auto& s) { samples += s; });
         connect(&playback, &RunHost::progress, this, [&](double t, double d) {
             progressMonotonic = progressMonotonic && t >= lastProgress;
             lastProgress = t;
@@ -266,7 +274,8 @@ private slots:
         QString error;
         QElapsedTimer wall;
         wall.start();
-        QVERIFY2(playback.startLive(shortLive(2.0, 20), QString(), LiveOptions{}, &error), qPrintable(error));
+        QVERIFY2(playback.startLive(shortLive(2.0, 20), QString(), LiveOptions{}, &error),
+                 qPrintable(error));
         QVERIFY(playback.running());
         QVERIFY(playback.live());
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
@@ -279,7 +288,8 @@ private slots:
         QCOMPARE(lastDuration, 2.0);
         QCOMPARE(tags.quality.size(), 20);
         QCOMPARE(tags.good(), 20);
-        QVERIFY2(samples.size() >= 10, qPrintable(QString::number(samples.size()))); // a sample a step
+        QVERIFY2(samples.size() >= 10,
+                 qPrintable(QString::number(samples.size()))); // a sample a step
         // Run times: from the start, within the run.
         for (const SubscriptionSample& s : samples)
             QVERIFY2(s.tS >= 0 && s.tS <= 2.1, qPrintable(QString::number(s.tS)));
@@ -292,7 +302,8 @@ private slots:
         double invokes = 0;
         for (const QList<QVariant>& call : series)
             for (const SeriesUpdate& u : call.first().value<QVector<SeriesUpdate>>()) {
-                staQueue = staQueue || (u.instance < 0 && u.metric == QLatin1String("sta_queue_depth"));
+                staQueue =
+                    staQueue || (u.instance < 0 && u.metric == QLatin1String("sta_queue_depth"));
                 if (u.instance < 0 && u.metric == QLatin1String("invoke_rpcs_per_s"))
                     for (const QPointF& p : u.points)
                         invokes += p.y();
@@ -310,7 +321,8 @@ private slots:
         QCOMPARE(run->metrics.subscribeRequests, qint64(1));
         QVERIFY(run->metrics.timeToAllGoodS.has_value());
         QCOMPARE(run->metrics.gatewayMetricsSource, QStringLiteral("gateway"));
-        qInfo("live playback: 2 s run finished after %lld ms of wall time, %d samples", ms, int(samples.size()));
+        qInfo("live playback: 2 s run finished after %lld ms of wall time, %d samples", ms,
+              int(samples.size()));
     }
 
     void liveStopMidRunIsPromptAndClean()
@@ -322,7 +334,8 @@ private slots:
         QSignalSpy stopped(&playback, &RunHost::stopped);
         QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
-        QVERIFY2(playback.startLive(shortLive(30, 10), QString(), LiveOptions{}, &error), qPrintable(error));
+        QVERIFY2(playback.startLive(shortLive(30, 10), QString(), LiveOptions{}, &error),
+                 qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(tags.good(), 10, kTimeoutMs);
         // A live run has no pause: time goes on at its gateway.
         playback.setPaused(true);
@@ -339,9 +352,11 @@ private slots:
         QCOMPARE(int(progress.count()), after);
         QCOMPARE(finished.count(), 0);
         QVERIFY(playback.virtualS() < 5);
-        qInfo("live playback: stop() took %lld ms (the runner and its embedded gateway torn down)", stopMs);
+        qInfo("live playback: stop() took %lld ms (the runner and its embedded gateway torn down)",
+              stopMs);
         // And it plays again afterwards (in virtual time: quicker).
-        QVERIFY2(playback.start(shortLive(2, 10), QString(), RunHost::kMaxSpeed, &error), qPrintable(error));
+        QVERIFY2(playback.start(shortLive(2, 10), QString(), RunHost::kMaxSpeed, &error),
+                 qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         QVERIFY(!playback.live());
     }
@@ -365,21 +380,24 @@ private slots:
         RunHost playback;
         playback.setMaxLogLinesPerStep(1);
         QVector<QVector<LogEntry>> batches;
-        connect(&playback, &RunHost::logEntries, this, [&](const auto& e) { batches.push_back(e); });
+        connect(&playback, &RunHost::logEntries, this,
+                [&](const auto& e) { batches.push_back(e); });
         QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), RunHost::kMaxSpeed, &error),
-                 qPrintable(error));
+        QVERIFY2(
+            playback.start(liveGate(), QStringLiteral("levers-off"), RunHost::kMaxSpeed, &error),
+            qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         QVector<LogEntry> all;
         bool suppressed = false;
         for (const auto& batch : batches) {
             int engineLines = 0;
             for (const LogEntry& e : batch) {
-                if (e.subject == QLatin1String("playback") && e.message.contains("more engine log lines suppressed"))
+                if (e.subject == QLatin1String("playback") &&
+                    e.message.contains("more engine log lines suppressed"))
                     suppressed = true;
-                else if (e.subject != QLatin1String("timeline") && !e.message.startsWith("connection ")
-                         && !e.message.startsWith("playing "))
+                else if (e.subject != QLatin1String("timeline") &&
+                         !e.message.startsWith("connection ") && !e.message.startsWith("playing "))
                     ++engineLines;
             }
             QVERIFY2(engineLines <= 1, qPrintable(QString::number(engineLines)));
@@ -401,14 +419,16 @@ private slots:
     {
         RunHost playback;
         QVector<SubscriptionSample> samples;
-        connect(&playback, &RunHost::subscriptionSamples, this, [&](const auto& s) { samples += s; });
+        connect(&playback, &RunHost::subscriptionSamples, this,
+                [&](const auto& s) { samples += s; });
         QVector<LogEntry> log;
         connect(&playback, &RunHost::logEntries, this, [&](const auto& e) { log += e; });
         QSignalSpy levers(&playback, &RunHost::leversChanged);
         QSignalSpy finished(&playback, &RunHost::finished);
         QString error;
-        QVERIFY2(playback.start(liveGate(), QStringLiteral("levers-off"), RunHost::kMaxSpeed, &error),
-                 qPrintable(error));
+        QVERIFY2(
+            playback.start(liveGate(), QStringLiteral("levers-off"), RunHost::kMaxSpeed, &error),
+            qPrintable(error));
         QVERIFY(!playback.levers().inflightGuard);
         QTRY_VERIFY_WITH_TIMEOUT(playback.virtualS() >= 30, kTimeoutMs);
         // Held, so the change lands at a known time (steps already queued may add a few tenths).
@@ -427,10 +447,14 @@ private slots:
 
         // The engine's own lines (the default cap is far above this run's few).
         QVERIFY(!anyLog(log, QStringLiteral("playback"), QStringLiteral("suppressed")));
-        QVERIFY(anyLog(log, QStringLiteral("engine"), QStringLiteral("levers: ") + describeLevers(*leverPreset("levers-off", nullptr))));
+        QVERIFY(anyLog(log, QStringLiteral("engine"),
+                       QStringLiteral("levers: ") +
+                           describeLevers(*leverPreset("levers-off", nullptr))));
         QVERIFY(anyLog(log, QStringLiteral("rig-probe-1"), QStringLiteral("deployed with 3 tags")));
-        QVERIFY(anyLog(log, QStringLiteral("gw1"), QStringLiteral("OpenSession failed"))); // the refused sessions
-        QVERIFY(anyLog(log, QStringLiteral("engine"), QStringLiteral("levers changed: ") + describeLevers(lever1)));
+        QVERIFY(anyLog(log, QStringLiteral("gw1"),
+                       QStringLiteral("OpenSession failed"))); // the refused sessions
+        QVERIFY(anyLog(log, QStringLiteral("engine"),
+                       QStringLiteral("levers changed: ") + describeLevers(lever1)));
         QCOMPARE(levers.count(), 1);
         QVERIFY(levers.first().first().value<LeverSet>().inflightGuard);
         QVERIFY(playback.levers().inflightGuard);
@@ -438,7 +462,8 @@ private slots:
         // Levers off sends one every 5 s (7 by 30 s); Lever 1 holds until the 45 s ceiling.
         QVERIFY2(run->metrics.subscribeRequests >= 7 && run->metrics.subscribeRequests <= 12,
                  qPrintable(QString::number(run->metrics.subscribeRequests)));
-        QVERIFY2(run->metrics.maxOutstanding <= 9, qPrintable(QString::number(run->metrics.maxOutstanding)));
+        QVERIFY2(run->metrics.maxOutstanding <= 9,
+                 qPrintable(QString::number(run->metrics.maxOutstanding)));
         int before = 0, after = 0; // the most outstanding before and after the switch
         for (const SubscriptionSample& s : samples) {
             int& most = s.tS <= switchedAt ? before : after;
@@ -446,9 +471,11 @@ private slots:
                 most = std::max(most, s.outstanding);
         }
         QVERIFY2(before >= 6, qPrintable(QString::number(before)));
-        QVERIFY2(after <= before + 1, qPrintable(QStringLiteral("%1 after vs %2 before").arg(after).arg(before)));
-        qInfo("lever 1 on at %.1f s: %lld requests, max outstanding %d (levers off throughout: 22, 22)", switchedAt,
-              run->metrics.subscribeRequests, run->metrics.maxOutstanding);
+        QVERIFY2(after <= before + 1,
+                 qPrintable(QStringLiteral("%1 after vs %2 before").arg(after).arg(before)));
+        qInfo("lever 1 on at %.1f s: %lld requests, max outstanding %d (levers off throughout: 22, "
+              "22)",
+              switchedAt, run->metrics.subscribeRequests, run->metrics.maxOutstanding);
     }
 
     // The Gateway dock's fault, aimed at one gateway of a run on two, reaches that one only:
@@ -465,7 +492,8 @@ private slots:
         connect(&host, &RunHost::tagChanges, this, [&](const auto& c) { changes += c; });
         connect(&host, &RunHost::logEntries, this, [&](const auto& e) { log += e; });
         connect(&host, &RunHost::markersAdded, this, [&](const auto& m) { markers += m; });
-        connect(&host, &RunHost::gatewayPoint, this, [&](const GatewayPoint& p) { pointGateways << p.gateway; });
+        connect(&host, &RunHost::gatewayPoint, this,
+                [&](const GatewayPoint& p) { pointGateways << p.gateway; });
         connect(&host, &RunHost::seriesUpdates, this, [&](const QVector<SeriesUpdate>& updates) {
             for (const SeriesUpdate& u : updates)
                 if (u.instance < 0)
@@ -491,7 +519,7 @@ private slots:
         outage.durationS = 5;
         outage.gateway = "gw-b";
         host.inject(outage);
-        QTRY_VERIFY_WITH_TIMEOUT(good(1) == 0, kTimeoutMs); // B's tags Bad ...
+        QTRY_VERIFY_WITH_TIMEOUT(good(1) == 0, kTimeoutMs);  // B's tags Bad ...
         QTRY_VERIFY_WITH_TIMEOUT(good(1) == 10, kTimeoutMs); // ... and back once it ends
         host.stop();
 
@@ -501,9 +529,11 @@ private slots:
                 QCOMPARE(changes[i].quality, 192);
         for (const TagChange& t : changes)
             QVERIFY2(!t.orphaned, qPrintable(t.tagName));
-        QVERIFY(std::any_of(markers.begin(), markers.end(),
-                            [](const RunHost::Marker& m) { return m.label == "outage 5 s @gw-b"; }));
-        QVERIFY(anyLog(log, "timeline", "source_outage for 5 s on gateway gw-b (from the console)"));
+        QVERIFY(std::any_of(markers.begin(), markers.end(), [](const RunHost::Marker& m) {
+            return m.label == "outage 5 s @gw-b";
+        }));
+        QVERIFY(
+            anyLog(log, "timeline", "source_outage for 5 s on gateway gw-b (from the console)"));
         QCOMPARE(pointGateways, QSet<QString>({"", "gw-a", "gw-b"}));
         QCOMPARE(seriesLabels, QSet<QString>({"", "gateway:gw-a", "gateway:gw-b"}));
     }
@@ -530,8 +560,9 @@ private slots:
         QString error;
         QVERIFY2(host.start(s, QString(), RunHost::kMaxSpeed, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, kTimeoutMs);
-        const auto lost = std::find_if(markers.begin(), markers.end(),
-                                       [](const RunHost::Marker& m) { return m.label.endsWith(" events lost"); });
+        const auto lost =
+            std::find_if(markers.begin(), markers.end(),
+                         [](const RunHost::Marker& m) { return m.label.endsWith(" events lost"); });
         QVERIFY(lost != markers.end());
         QVERIFY2(lost->tS >= 10 && lost->tS <= 14, qPrintable(QString::number(lost->tS)));
         // About 2 s of gw-b's 10 tags at 2 Hz (4 or 5 ticks, by where the window falls).
@@ -565,13 +596,16 @@ private slots:
         QString error;
         QVERIFY2(host.start(s, QString(), RunHost::kMaxSpeed, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, kTimeoutMs);
-        const auto silent = std::find_if(markers.begin(), markers.end(),
-                                         [](const RunHost::Marker& m) { return m.label.endsWith(" unresponsive"); });
+        const auto silent =
+            std::find_if(markers.begin(), markers.end(), [](const RunHost::Marker& m) {
+                return m.label.endsWith(" unresponsive");
+            });
         QVERIFY(silent != markers.end());
         QCOMPARE(silent->label, QStringLiteral("gw-b unresponsive"));
         QVERIFY2(silent->tS > 11 && silent->tS <= 90, qPrintable(QString::number(silent->tS)));
-        QCOMPARE(std::count_if(markers.begin(), markers.end(),
-                               [](const RunHost::Marker& m) { return m.label.endsWith(" unresponsive"); }),
+        QCOMPARE(std::count_if(
+                     markers.begin(), markers.end(),
+                     [](const RunHost::Marker& m) { return m.label.endsWith(" unresponsive"); }),
                  1);
     }
 
@@ -580,7 +614,8 @@ private slots:
     {
         RunHost host;
         QSet<QString> pointGateways;
-        connect(&host, &RunHost::gatewayPoint, this, [&](const GatewayPoint& p) { pointGateways << p.gateway; });
+        connect(&host, &RunHost::gatewayPoint, this,
+                [&](const GatewayPoint& p) { pointGateways << p.gateway; });
         QString error;
         QVERIFY2(host.start(liveGate(), QString(), RunHost::kMaxSpeed, &error), qPrintable(error));
         QCOMPARE(host.gatewayNames(), QStringList());

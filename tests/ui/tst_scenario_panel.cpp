@@ -17,12 +17,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLoggingCategory>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QLabel>
 #include <QtTest>
 
 using namespace stormwatch;
@@ -67,7 +67,8 @@ QString writeOtherScenario(const QTemporaryDir& dir)
         {"seed", 5},
         {"gateway", QJsonObject{{"command_ms", 0.2}, {"per_item_ms", 0.01}, {"data_hz", 10}}},
         {"connections", QJsonArray{QJsonObject{{"name", "gw1"}, {"write_user_id", 0}}}},
-        {"instances", QJsonArray{QJsonObject{{"name", "inst-d"}, {"connection", "gw1"}, {"tags", 5}}}},
+        {"instances",
+         QJsonArray{QJsonObject{{"name", "inst-d"}, {"connection", "gw1"}, {"tags", 5}}}},
         {"variants", QJsonArray{QStringLiteral("lever1")}},
     };
     const QString path = dir.filePath(QStringLiteral("dropped.json"));
@@ -95,7 +96,10 @@ class TestScenarioPanel : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false")); }
+    void initTestCase()
+    {
+        QLoggingCategory::setFilterRules(QStringLiteral("stormwatch.*.warning=false"));
+    }
 
     // A scenario chosen and played from the dock; another file dropped on the window while
     // it runs. Once it is over, the dock shows what was played, not the dropped file; a
@@ -135,7 +139,8 @@ private slots:
         // The dock shows the dropped file, and still says what plays.
         QCOMPARE(panel->findChild<QLabel*>(QStringLiteral("nowRunning"))->text(),
                  QStringLiteral("Now playing: capability-fallback / lever1+2"));
-        QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished,
+                                 kRunTimeoutMs);
         QTRY_COMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
         QCOMPARE(scenario->currentText(), QStringLiteral("capability-fallback"));
         QCOMPARE(panel->currentVariant(), QStringLiteral("lever1+2"));
@@ -169,21 +174,28 @@ private slots:
         QVERIFY(now && now->isVisible());
         QCOMPARE(panel->currentScenario(), QStringLiteral("subscribe-storm"));
         // The dock says what runs now: the scenario chosen below is only what Play plays.
-        QCOMPARE(now->text(), QStringLiteral("Now: the live run. Play plays the scenario chosen below."));
-        emit view.intents()->playRequested(QStringLiteral("capability-fallback"), QStringLiteral("levers-off"), 0);
+        QCOMPARE(now->text(),
+                 QStringLiteral("Now: the live run. Play plays the scenario chosen below."));
+        emit view.intents()->playRequested(QStringLiteral("capability-fallback"),
+                                           QStringLiteral("levers-off"), 0);
         QCOMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
         QCOMPARE(panel->currentVariant(), QStringLiteral("levers-off"));
-        QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished,
+                                 kRunTimeoutMs);
         QCOMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
         QCOMPARE(panel->currentVariant(), QStringLiteral("levers-off"));
-        QCOMPARE(panel->findChild<QComboBox*>(QStringLiteral("scenario"))->toolTip(), QStringLiteral("capability-fallback"));
-        QTRY_COMPARE(now->text(), QStringLiteral("Shown: capability-fallback / levers-off, a playback that is over."));
+        QCOMPARE(panel->findChild<QComboBox*>(QStringLiteral("scenario"))->toolTip(),
+                 QStringLiteral("capability-fallback"));
+        QTRY_COMPARE(
+            now->text(),
+            QStringLiteral("Shown: capability-fallback / levers-off, a playback that is over."));
         // Back to live: the dock keeps the last choice (nothing is played), and says the
         // live run is what runs.
         QTest::mouseClick(panel->findChild<QPushButton*>(QStringLiteral("stop")), Qt::LeftButton);
         QTRY_VERIFY(!controller.showingPlayback());
         QCOMPARE(panel->currentScenario(), QStringLiteral("capability-fallback"));
-        QTRY_COMPARE(now->text(), QStringLiteral("Now: the live run. Play plays the scenario chosen below."));
+        QTRY_COMPARE(now->text(),
+                     QStringLiteral("Now: the live run. Play plays the scenario chosen below."));
     }
 
     void liveRunHasStopButNoPause()
@@ -202,7 +214,8 @@ private slots:
         panel.togglePlay();
         QCOMPARE(play.count(), 1);
         QCOMPARE(play.first().at(2).toDouble(), -1.0); // reaches ConsoleController::playLive
-        panel.setRunState(RunState{true, true, false, true, 0.25, -1, QStringLiteral("live-gate-lever1 / lever1 — live")});
+        panel.setRunState(RunState{true, true, false, true, 0.25, -1,
+                                   QStringLiteral("live-gate-lever1 / lever1 — live")});
         QVERIFY(!pause->isEnabled());
         QVERIFY(stop->isEnabled());
         panel.togglePlay(); // Space

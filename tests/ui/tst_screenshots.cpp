@@ -15,16 +15,15 @@
 #include "ui/main_window_view.h"
 #include "ui/plot_panel.h"
 
-#include <qcustomplot.h>
-
 #include <QComboBox>
 #include <QDir>
-#include <QLabel>
 #include <QImage>
+#include <QLabel>
 #include <QLoggingCategory>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace stormwatch;
 
@@ -36,7 +35,8 @@ const QList<QSize> kSizes{QSize(1600, 1000), QSize(1024, 700)};
 QString outDir()
 {
     // The suites run from build/tests: the pictures go to build/screenshots.
-    const QString dir = QDir(QCoreApplication::applicationDirPath()).absoluteFilePath(QStringLiteral("../screenshots"));
+    const QString dir = QDir(QCoreApplication::applicationDirPath())
+                            .absoluteFilePath(QStringLiteral("../screenshots"));
     QDir().mkpath(dir);
     return QDir(dir).canonicalPath();
 }
@@ -93,16 +93,18 @@ private slots:
         QFETCH(int, theme);
         const Theme t = Theme(theme);
         QList<ScenarioError> errors;
-        const auto site = loadSiteFile(QStringLiteral(QT_TESTCASE_SOURCEDIR "/../resources/sites/example-site.json"), &errors);
+        const auto site = loadSiteFile(
+            QStringLiteral(QT_TESTCASE_SOURCEDIR "/../resources/sites/example-site.json"), &errors);
         QVERIFY(site);
         gateway::MockGatewayServer packaging, utilities;
         QVERIFY(packaging.start());
         QVERIFY(utilities.start());
         QString error;
-        const auto ports = sitePortOptions(*site,
-                                           {{QStringLiteral("gw-packaging"), QString::fromStdString(packaging.address())},
-                                            {QStringLiteral("gw-utilities"), QString::fromStdString(utilities.address())}},
-                                           &error);
+        const auto ports = sitePortOptions(
+            *site,
+            {{QStringLiteral("gw-packaging"), QString::fromStdString(packaging.address())},
+             {QStringLiteral("gw-utilities"), QString::fromStdString(utilities.address())}},
+            &error);
         QVERIFY2(ports, qPrintable(error));
         QTemporaryDir dir;
         MainWindow w;
@@ -170,12 +172,15 @@ private slots:
 
         // The incident, played to its end at max speed: shown whole, with its markers.
         w.resize(kSizes[0]);
-        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"), QStringLiteral("levers-off"), 0);
-        QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished, kTimeoutMs);
+        emit view.intents()->playRequested(QStringLiteral("incident-2026-08-26"),
+                                           QStringLiteral("levers-off"), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(controller.host()->state() == RunHost::State::Finished,
+                                 kTimeoutMs);
         QCoreApplication::processEvents();
         QVERIFY(w.plots()->xLower() <= 1);
         QVERIFY(w.plots()->xUpper() >= 1799);
-        QVERIFY2(w.plots()->markers().size() >= 5, qPrintable(QString::number(w.plots()->markers().size())));
+        QVERIFY2(w.plots()->markers().size() >= 5,
+                 qPrintable(QString::number(w.plots()->markers().size())));
         QCOMPARE(w.plots()->markers().front().label, QStringLiteral("wedge 90 s"));
         for (QSize size : kSizes)
             shoot(w, w.plots(), QStringLiteral("incident-finished"), t, size);
@@ -184,7 +189,8 @@ private slots:
         PlotPanel::ExportOptions slide;
         slide.size = QSize(1920, 1080);
         slide.range = PlotPanel::Range::WholeRun;
-        const QString exported = QDir(outDir()).filePath(QStringLiteral("export-%1-1920x1080.png").arg(themeName(t)));
+        const QString exported =
+            QDir(outDir()).filePath(QStringLiteral("export-%1-1920x1080.png").arg(themeName(t)));
         QVERIFY(w.exportPng(exported, slide));
         QCOMPARE(QImage(exported).size(), QSize(1920, 1080));
 
@@ -192,14 +198,17 @@ private slots:
         w.setPresenterMode(true);
         for (QSize size : kSizes)
             shoot(w, w.plots(), QStringLiteral("presenter"), t, size);
-        QVERIFY(w.presenterCaption()->text().contains(QStringLiteral("incident-2026-08-26 — levers-off")));
+        QVERIFY(w.presenterCaption()->text().contains(
+            QStringLiteral("incident-2026-08-26 — levers-off")));
         w.setPresenterMode(false);
 
         // A/B side by side in the window: the incident without and with Lever 1.
         w.resize(kSizes[0]);
-        w.showAb(QStringLiteral("incident-2026-08-26"), QStringLiteral("levers-off"), QStringLiteral("lever1"));
+        w.showAb(QStringLiteral("incident-2026-08-26"), QStringLiteral("levers-off"),
+                 QStringLiteral("lever1"));
         QTRY_VERIFY_WITH_TIMEOUT(w.abView()->done(), kTimeoutMs);
-        QVERIFY2(w.abView()->label(1)->text().contains(QStringLiteral("lever1")), qPrintable(w.abView()->status()));
+        QVERIFY2(w.abView()->label(1)->text().contains(QStringLiteral("lever1")),
+                 qPrintable(w.abView()->status()));
         for (QSize size : kSizes)
             shoot(w, w.abView()->panel(0), QStringLiteral("ab-side-by-side"), t, size);
         w.abView()->closeRequested();
@@ -213,9 +222,11 @@ private slots:
         compare.start();
         QTRY_VERIFY_WITH_TIMEOUT(compare.done(), kTimeoutMs);
         for (QSize size : kSizes)
-            shoot(compare, compare.findChildren<QCustomPlot*>().value(0), QStringLiteral("compare"), t, size);
+            shoot(compare, compare.findChildren<QCustomPlot*>().value(0), QStringLiteral("compare"),
+                  t, size);
         // Its report, as Export report writes it: the images report.md embeds.
-        const QString report = QDir(outDir()).filePath(QStringLiteral("report-%1").arg(themeName(t)));
+        const QString report =
+            QDir(outDir()).filePath(QStringLiteral("report-%1").arg(themeName(t)));
         QDir(report).removeRecursively();
         QVERIFY(QDir().mkpath(report));
         QString why;

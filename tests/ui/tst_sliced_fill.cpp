@@ -15,10 +15,12 @@ private slots:
         SlicedFill fill(&owner);
         QList<int> stages;
         int done = 0;
-        fill.start([&](int stage) {
-            stages << stage;
-            return stage < 3;
-        }, [&] { ++done; });
+        fill.start(
+            [&](int stage) {
+                stages << stage;
+                return stage < 3;
+            },
+            [&] { ++done; });
         QCOMPARE(stages, QList<int>{0}); // the first now, the rest on later turns
         QVERIFY(fill.active());
         QCoreApplication::processEvents();
@@ -34,25 +36,31 @@ private slots:
         QObject owner;
         SlicedFill fill(&owner);
         QStringList ran;
-        fill.start([&](int stage) {
-            ran << QStringLiteral("a%1").arg(stage);
-            return true;
-        }, [&] { ran << QStringLiteral("a done"); });
+        fill.start(
+            [&](int stage) {
+                ran << QStringLiteral("a%1").arg(stage);
+                return true;
+            },
+            [&] { ran << QStringLiteral("a done"); });
         // A second filling before the first's next slice: only the second goes on.
-        fill.start([&](int stage) {
-            ran << QStringLiteral("b%1").arg(stage);
-            return stage < 1;
-        }, [&] { ran << QStringLiteral("b done"); });
+        fill.start(
+            [&](int stage) {
+                ran << QStringLiteral("b%1").arg(stage);
+                return stage < 1;
+            },
+            [&] { ran << QStringLiteral("b done"); });
         QTRY_VERIFY(!fill.active());
         for (int i = 0; i < 3; ++i)
             QCoreApplication::processEvents();
         QCOMPARE(ran, (QStringList{"a0", "b0", "b1", "b done"}));
 
         ran.clear();
-        fill.start([&](int stage) {
-            ran << QStringLiteral("c%1").arg(stage);
-            return true;
-        }, [&] { ran << QStringLiteral("c done"); });
+        fill.start(
+            [&](int stage) {
+                ran << QStringLiteral("c%1").arg(stage);
+                return true;
+            },
+            [&] { ran << QStringLiteral("c done"); });
         fill.cancel();
         QVERIFY(!fill.active());
         for (int i = 0; i < 3; ++i)

@@ -93,8 +93,8 @@ private slots:
         QLineEdit* edit = panel.olderThanEdit();
         const QPoint at = edit->rect().center();
         for (int step : {120, -120, -120}) {
-            QWheelEvent wheel(at, edit->mapToGlobal(at), QPoint(), QPoint(0, step), Qt::NoButton, Qt::NoModifier,
-                              Qt::NoScrollPhase, false);
+            QWheelEvent wheel(at, edit->mapToGlobal(at), QPoint(), QPoint(0, step), Qt::NoButton,
+                              Qt::NoModifier, Qt::NoScrollPhase, false);
             QApplication::sendEvent(edit, &wheel);
         }
         QCOMPARE(edit->text(), QString("60"));
@@ -109,7 +109,8 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         model.applyChanges({tag(1, 1, true), tag(2, 2), tag(3, 3, true, 0), tag(4, -1)});
-        QCOMPARE(panel.staleButton()->text(), QString("Stale 1")); // the Bad one is not Good to begin with
+        QCOMPARE(panel.staleButton()->text(),
+                 QString("Stale 1")); // the Bad one is not Good to begin with
         QTest::mouseClick(panel.staleButton(), Qt::LeftButton);
         QCOMPARE(shownTags(panel), (QStringList{"TK1.Level.PV"}));
         QTest::mouseClick(panel.neverReceivedButton(), Qt::LeftButton);
@@ -132,10 +133,13 @@ private slots:
         model.applyChanges({tag(1, 30), tag(2, 10), tag(3, 20)});
         model.setNow(40);
         QHeaderView* header = panel.view()->horizontalHeader();
-        const int x = header->sectionViewportPosition(TagTableModel::Age) + header->sectionSize(TagTableModel::Age) / 2;
+        const int x = header->sectionViewportPosition(TagTableModel::Age) +
+                      header->sectionSize(TagTableModel::Age) / 2;
         QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(x, header->height() / 2));
-        if (header->sortIndicatorOrder() == Qt::AscendingOrder) // Qt starts ascending: youngest first
-            QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(x, header->height() / 2));
+        if (header->sortIndicatorOrder() ==
+            Qt::AscendingOrder) // Qt starts ascending: youngest first
+            QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                              QPoint(x, header->height() / 2));
         QCOMPARE(header->sortIndicatorSection(), int(TagTableModel::Age));
         QCOMPARE(shownTags(panel), (QStringList{"TK2.Level.PV", "TK3.Level.PV", "TK1.Level.PV"}));
         // TK2 gets a value; as the clock moves on it is the youngest.

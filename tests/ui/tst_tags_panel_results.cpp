@@ -18,7 +18,8 @@ using namespace stormwatch;
 
 namespace {
 // `rejected`: the gateway refused the item; an error without it: the call failed.
-TagChange tag(int t, int handle, int quality, qint64 timestampUs, const QString& error = {}, bool rejected = false)
+TagChange tag(int t, int handle, int quality, qint64 timestampUs, const QString& error = {},
+              bool rejected = false)
 {
     TagChange c;
     c.instance = 0;
@@ -48,7 +49,8 @@ void TestTagsPanelResults::buttonsFilterByOutcomeOneAtATime()
     panel.resize(900, 400);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    model.applyChanges({tag(1, 11, 192, 2'000'000), tag(2, 0, 0, 0, "item not found: P202.Run", true), tag(3, 13, 64, 0),
+    model.applyChanges({tag(1, 11, 192, 2'000'000),
+                        tag(2, 0, 0, 0, "item not found: P202.Run", true), tag(3, 13, 64, 0),
                         tag(4, 0, 0, 0, "item not found: P204.Run", true),
                         tag(5, 0, 0, 0, "DEADLINE_EXCEEDED: SubscribeBulk timed out after 30 s")});
     QToolButton* failed = panel.failedToAddButton();
@@ -64,7 +66,8 @@ void TestTagsPanelResults::buttonsFilterByOutcomeOneAtATime()
     for (int r = 0; r < 2; ++r)
         shown << panel.view()->model()->index(r, TagTableModel::SubscribeResult).data().toString();
     shown.sort();
-    QCOMPARE(shown, QStringList({"item not found: P202.Run", "item not found: P204.Run"})); // not the timeout
+    QCOMPARE(shown, QStringList({"item not found: P202.Run",
+                                 "item not found: P204.Run"})); // not the timeout
 
     // The other button takes over: one outcome at a time.
     QTest::mouseClick(noValue, Qt::LeftButton);
@@ -86,7 +89,8 @@ void TestTagsPanelResults::buttonsFilterByOutcomeOneAtATime()
 
     // Counts follow the data: a refused tag added after all, with a value; the timed-out
     // tag's retry reaches the gateway, which refuses it.
-    model.applyChanges({tag(2, 12, 192, 5'000'000), tag(5, 0, 0, 0, "item not found: P205.Run", true)});
+    model.applyChanges(
+        {tag(2, 12, 192, 5'000'000), tag(5, 0, 0, 0, "item not found: P205.Run", true)});
     QCOMPARE(failed->text(), QString("Failed to add 2"));
     QCOMPARE(noValue->text(), QString("No value 3"));
     QTest::mouseClick(failed, Qt::LeftButton);
@@ -133,13 +137,20 @@ void TestTagsPanelResults::failedToAddListsWhatTheGatewayRefusedNotTimeouts()
         if (t.instanceName == "Valves" && !t.error.isEmpty() && !t.rejected)
             ++callErrors;
     }
-    QVERIFY2(callErrors == 3, qPrintable(model.row(model.rowOf(1, 0)).error)); // each Valves tag: the call's error
+    QVERIFY2(callErrors == 3,
+             qPrintable(model.row(model.rowOf(1, 0)).error)); // each Valves tag: the call's error
     QToolButton* failed = panel.failedToAddButton();
     QCOMPARE(failed->text(), QString("Failed to add 1"));
     QTest::mouseClick(failed, Qt::LeftButton);
     QCOMPARE(panel.view()->model()->rowCount(), 1);
-    QCOMPARE(panel.view()->model()->index(0, TagTableModel::Tag).data().toString(), QString("P20.Run3"));
-    QVERIFY(!panel.view()->model()->index(0, TagTableModel::SubscribeResult).data().toString().isEmpty());
+    QCOMPARE(panel.view()->model()->index(0, TagTableModel::Tag).data().toString(),
+             QString("P20.Run3"));
+    QVERIFY(!panel.view()
+                 ->model()
+                 ->index(0, TagTableModel::SubscribeResult)
+                 .data()
+                 .toString()
+                 .isEmpty());
 }
 
 QTEST_MAIN(TestTagsPanelResults)

@@ -8,7 +8,6 @@
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QtGlobal>
-
 #include <memory>
 #include <string>
 

@@ -2,16 +2,14 @@
 // profile, and the check that names each element found, missing or of the wrong type, with
 // what the gateway cannot do. The published contract's file is checked as shipped, as
 // protoc writes its descriptor set, renumbered, and with elements taken away.
+#include "support_contracts.h"
 #include "wire/contract.h"
 #include "wire/contract_check.h"
-
-#include "support_contracts.h"
 
 #include <QFile>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <algorithm>
 
 using namespace stormwatch::wire;
@@ -72,7 +70,8 @@ private slots:
         QCOMPARE(check.field("open.protocol_version")->number(), 8);
         QCOMPARE(check.field("command.advise_supervisory")->number(), 17);
         QCOMPARE(check.element("status.ok")->number, 1);
-        QCOMPARE(check.rpcs[3].path, std::string("/mxaccess_gateway.v1.MxAccessGateway/StreamEvents"));
+        QCOMPARE(check.rpcs[3].path,
+                 std::string("/mxaccess_gateway.v1.MxAccessGateway/StreamEvents"));
         for (const char* write : {"MxCommand.write", "MxCommand.write_secured"})
             QVERIFY(std::find(check.writesPresent.begin(), check.writesPresent.end(), write) !=
                     check.writesPresent.end());
@@ -133,8 +132,10 @@ private slots:
         QCOMPARE(check.element("change.item_handle")->status, Status::Missing);
         const auto failures = check.failures();
         QCOMPARE(failures.size(), std::size_t(1));
-        QVERIFY2(failures[0].find("MxEvent has no field item_handle") != std::string::npos, failures[0].c_str());
-        QVERIFY2(failures[0].find("server_handle = 4 (int32)") != std::string::npos, failures[0].c_str());
+        QVERIFY2(failures[0].find("MxEvent has no field item_handle") != std::string::npos,
+                 failures[0].c_str());
+        QVERIFY2(failures[0].find("server_handle = 4 (int32)") != std::string::npos,
+                 failures[0].c_str());
         QVERIFY(check.summary().find("not usable") != std::string::npos);
     }
 
@@ -142,8 +143,10 @@ private slots:
     {
         QTemporaryDir dir;
         QString text = readText(kV1);
-        text.replace(QStringLiteral("  bool was_successful = 4;"), QStringLiteral("  int32 was_successful = 4;"));
-        text.replace(QStringLiteral("  uint64 worker_sequence = 2;"), QStringLiteral("  string worker_sequence = 2;"));
+        text.replace(QStringLiteral("  bool was_successful = 4;"),
+                     QStringLiteral("  int32 was_successful = 4;"));
+        text.replace(QStringLiteral("  uint64 worker_sequence = 2;"),
+                     QStringLiteral("  string worker_sequence = 2;"));
         auto contract = load(writeText(dir, "wrong-types.proto", text));
         QVERIFY(contract);
         const ContractCheck check = checkContract(contract, *findProfile("mxaccess-gateway-v1"));
@@ -160,13 +163,15 @@ private slots:
     {
         QTemporaryDir dir;
         QString text = readText(kV1);
-        text.replace(QStringLiteral("PROTOCOL_STATUS_CODE_OK = 1;"), QStringLiteral("PROTOCOL_STATUS_CODE_SUCCESS = 1;"));
+        text.replace(QStringLiteral("PROTOCOL_STATUS_CODE_OK = 1;"),
+                     QStringLiteral("PROTOCOL_STATUS_CODE_SUCCESS = 1;"));
         auto contract = load(writeText(dir, "renamed-ok.proto", text));
         const ContractCheck check = checkContract(contract, *findProfile("mxaccess-gateway-v1"));
         QCOMPARE(check.verdict(), Verdict::Unusable);
         QCOMPARE(check.element("status.ok")->status, Status::Missing);
         const auto& candidates = check.element("status.ok")->candidates;
-        QVERIFY(std::find(candidates.begin(), candidates.end(), "PROTOCOL_STATUS_CODE_SUCCESS = 1") != candidates.end());
+        QVERIFY(std::find(candidates.begin(), candidates.end(),
+                          "PROTOCOL_STATUS_CODE_SUCCESS = 1") != candidates.end());
     }
 
     void anOptionalCommandTakesItsFieldsWithIt()
@@ -188,10 +193,12 @@ private slots:
     {
         QTemporaryDir dir;
         QString text = readText(kV1);
-        text.replace(QStringLiteral("package mxaccess_gateway.v1;"), QStringLiteral("package site.gateway.v1;"));
+        text.replace(QStringLiteral("package mxaccess_gateway.v1;"),
+                     QStringLiteral("package site.gateway.v1;"));
         auto contract = load(writeText(dir, "site.proto", text));
         const ContractProfile* profile = profileFor(*contract);
-        QCOMPARE(std::string(profile->name), std::string("mxaccess-gateway-v1")); // the one that checks best
+        QCOMPARE(std::string(profile->name),
+                 std::string("mxaccess-gateway-v1")); // the one that checks best
         const ContractCheck check = checkContract(contract, *profile);
         QCOMPARE(check.package, std::string("site.gateway.v1"));
         QCOMPARE(check.rpcs[0].path, std::string("/site.gateway.v1.MxAccessGateway/OpenSession"));
@@ -209,12 +216,15 @@ private slots:
     void aContractWithoutTheServiceSaysWhatItHas()
     {
         QTemporaryDir dir;
-        const QString path = writeText(dir, "other.proto",
-                                       "syntax = \"proto3\";\npackage x.v1;\nmessage Ping { string a = 1; }\n"
-                                       "service Other { rpc Echo(Ping) returns (Ping); }\n");
+        const QString path =
+            writeText(dir, "other.proto",
+                      "syntax = \"proto3\";\npackage x.v1;\nmessage Ping { string a = 1; }\n"
+                      "service Other { rpc Echo(Ping) returns (Ping); }\n");
         const ContractCheck check = checkContract(load(path), *findProfile("mxaccess-gateway-v1"));
         QCOMPARE(check.verdict(), Verdict::Unusable);
-        QCOMPARE(check.problem, std::string("the contract has no service MxAccessGateway (services there: x.v1.Other)"));
+        QCOMPARE(check.problem,
+                 std::string(
+                     "the contract has no service MxAccessGateway (services there: x.v1.Other)"));
     }
 
     void filesThatAreNoContractAreNamedWithTheReason()
@@ -224,12 +234,13 @@ private slots:
         QVERIFY(!GatewayContract::fromFile(dir.filePath("absent.proto").toStdString(), error));
         QVERIFY2(error.find("absent.proto' does not exist") != std::string::npos, error.c_str());
 
-        const QString broken = writeText(dir, "broken.proto", "syntax = \"proto3\";\nmessage A {\n  int32 = 1;\n}\n");
+        const QString broken =
+            writeText(dir, "broken.proto", "syntax = \"proto3\";\nmessage A {\n  int32 = 1;\n}\n");
         QVERIFY(!GatewayContract::fromFile(broken.toStdString(), error));
         QVERIFY2(error.find("broken.proto:3:") != std::string::npos, error.c_str());
 
-        const QString badImport = writeText(dir, "imports.proto",
-                                            "syntax = \"proto3\";\nimport \"missing/thing.proto\";\n");
+        const QString badImport = writeText(
+            dir, "imports.proto", "syntax = \"proto3\";\nimport \"missing/thing.proto\";\n");
         QVERIFY(!GatewayContract::fromFile(badImport.toStdString(), error));
         QVERIFY2(error.find("missing/thing.proto") != std::string::npos, error.c_str());
 

@@ -3,14 +3,12 @@
 // parser (what the codec writes is what a generated peer reads); the published contract
 // through a round trip and by reading the wire message's fields by name; a renumbered copy
 // to show the numbers come from the contract.
+#include "support_contracts.h"
 #include "wire/wire_codec.h"
 
-#include "support_contracts.h"
-
+#include <QTest>
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/util/message_differencer.h>
-
-#include <QTest>
 
 using namespace stormwatch;
 using namespace stormwatch::wire;
@@ -110,8 +108,8 @@ void compareChanges(const MxEventBatch& got, const MxEventBatch& want)
 }
 
 // A wire message of the contract, parsed by the contract's own descriptors.
-std::unique_ptr<gp::Message> parseWire(gp::DynamicMessageFactory& factory, const gp::Descriptor* type,
-                                       const std::string& bytes)
+std::unique_ptr<gp::Message> parseWire(gp::DynamicMessageFactory& factory,
+                                       const gp::Descriptor* type, const std::string& bytes)
 {
     std::unique_ptr<gp::Message> m(factory.GetPrototype(type)->New());
     if (!m->ParseFromString(bytes))
@@ -135,11 +133,13 @@ private slots:
         QVERIFY2(codec->encodeInvokeRequest(request, bytes, error), error.c_str());
         v1::MxCommandRequest parsed;
         QVERIFY(parsed.ParseFromString(bytes));
-        QVERIFY2(gp::util::MessageDifferencer::Equals(parsed, request), parsed.DebugString().c_str());
+        QVERIFY2(gp::util::MessageDifferencer::Equals(parsed, request),
+                 parsed.DebugString().c_str());
 
         v1::MxCommandReply back;
         QVERIFY(codec->decodeInvokeReply(bulkReply().SerializeAsString(), back, error));
-        QVERIFY2(gp::util::MessageDifferencer::Equals(back, bulkReply()), back.DebugString().c_str());
+        QVERIFY2(gp::util::MessageDifferencer::Equals(back, bulkReply()),
+                 back.DebugString().c_str());
 
         v1::OpenSessionRequest open;
         open.set_client_name("stormwatch/gw1");
@@ -167,7 +167,7 @@ private slots:
         std::vector<std::string> wire;
         QVERIFY(codec->encodeEvents(batch, sequence, wire));
         QCOMPARE(wire.size(), std::size_t(1)); // our contract batches
-        QCOMPARE(sequence, std::uint64_t(0)); // and has no sequence
+        QCOMPARE(sequence, std::uint64_t(0));  // and has no sequence
         v1::MxEvent event;
         QVERIFY(event.ParseFromString(wire[0]));
         QCOMPARE(event.data_changes().changes_size(), 4);
@@ -205,15 +205,20 @@ private slots:
         std::string bytes, error;
         QVERIFY2(codec->encodeInvokeRequest(request, bytes, error), error.c_str());
         gp::DynamicMessageFactory factory(&contract->pool());
-        auto wire = parseWire(factory, contract->message("mxaccess_gateway.v1", "MxCommandRequest"), bytes);
-        const gp::Message& command = wire->GetReflection()->GetMessage(*wire, wire->GetDescriptor()->FindFieldByName("command"));
+        auto wire =
+            parseWire(factory, contract->message("mxaccess_gateway.v1", "MxCommandRequest"), bytes);
+        const gp::Message& command = wire->GetReflection()->GetMessage(
+            *wire, wire->GetDescriptor()->FindFieldByName("command"));
         const auto* kind = command.GetDescriptor()->FindFieldByName("kind");
-        QCOMPARE(command.GetReflection()->GetEnum(command, kind)->name(), std::string("MX_COMMAND_KIND_SUBSCRIBE_BULK"));
-        QVERIFY(command.GetReflection()->HasField(command, command.GetDescriptor()->FindFieldByName("subscribe_bulk")));
+        QCOMPARE(command.GetReflection()->GetEnum(command, kind)->name(),
+                 std::string("MX_COMMAND_KIND_SUBSCRIBE_BULK"));
+        QVERIFY(command.GetReflection()->HasField(
+            command, command.GetDescriptor()->FindFieldByName("subscribe_bulk")));
 
         v1::MxCommandRequest served;
         QVERIFY2(codec->decodeInvokeRequest(bytes, served, error), error.c_str());
-        QVERIFY2(gp::util::MessageDifferencer::Equals(served, request), served.DebugString().c_str());
+        QVERIFY2(gp::util::MessageDifferencer::Equals(served, request),
+                 served.DebugString().c_str());
 
         v1::MxCommandRequest advise;
         advise.mutable_command()->mutable_advise_supervisory()->set_server_handle(3);
@@ -235,8 +240,10 @@ private slots:
         QVERIFY2(error.find("no subscribe_alarms command") != std::string::npos, error.c_str());
         v1::StreamEventsRequest stream;
         stream.set_session_id("s-1");
-        QVERIFY(codec->encodeStreamRequest(stream, 42, bytes, error)); // the published stream resumes
-        QVERIFY(!WireCodec::compiled()->encodeStreamRequest(stream, 42, bytes, error)); // ours does not
+        QVERIFY(
+            codec->encodeStreamRequest(stream, 42, bytes, error)); // the published stream resumes
+        QVERIFY(
+            !WireCodec::compiled()->encodeStreamRequest(stream, 42, bytes, error)); // ours does not
         QVERIFY2(error.find("cannot resume") != std::string::npos, error.c_str());
     }
 
@@ -264,13 +271,16 @@ private slots:
         std::string bytes, error;
         QVERIFY(codec->encodeInvokeReply(failed, bytes, error));
         gp::DynamicMessageFactory factory(&contract->pool());
-        auto wire = parseWire(factory, contract->message("mxaccess_gateway.v1", "MxCommandReply"), bytes);
-        wire->GetReflection()->SetInt32(wire.get(), wire->GetDescriptor()->FindFieldByName("hresult"), -2147220992);
+        auto wire =
+            parseWire(factory, contract->message("mxaccess_gateway.v1", "MxCommandReply"), bytes);
+        wire->GetReflection()->SetInt32(
+            wire.get(), wire->GetDescriptor()->FindFieldByName("hresult"), -2147220992);
         v1::MxCommandReply back;
         QVERIFY(codec->decodeInvokeReply(wire->SerializeAsString(), back, error));
         QVERIFY(!back.success());
-        QCOMPARE(back.error_message(), std::string("PROTOCOL_STATUS_CODE_MXACCESS_FAILURE: MXAccess rejected the "
-                                                   "advise. (HRESULT 0x80040200)"));
+        QCOMPARE(back.error_message(),
+                 std::string("PROTOCOL_STATUS_CODE_MXACCESS_FAILURE: MXAccess rejected the "
+                             "advise. (HRESULT 0x80040200)"));
 
         QVERIFY(codec->encodeInvokeReply(bulkReply(), bytes, error));
         QVERIFY(codec->decodeInvokeReply(bytes, back, error));
@@ -310,7 +320,8 @@ private slots:
 
         // An event of another family that names an item is no data change.
         gp::DynamicMessageFactory factory(&contract->pool());
-        auto event = parseWire(factory, contract->message("mxaccess_gateway.v1", "MxEvent"), wire[0]);
+        auto event =
+            parseWire(factory, contract->message("mxaccess_gateway.v1", "MxEvent"), wire[0]);
         const auto* family = event->GetDescriptor()->FindFieldByName("family");
         event->GetReflection()->SetEnumValue(event.get(), family, 2); // ON_WRITE_COMPLETE
         MxEventBatch none;
@@ -332,7 +343,8 @@ private slots:
         QVERIFY2(codec->decodeInvokeRequest(bytes, served, error), error.c_str());
         QCOMPARE(served.command().subscribe_bulk().tag_addresses_size(), 2);
         // The original contract's numbers do not read it: the session id is field 101 now.
-        QVERIFY(!original->decodeInvokeRequest(bytes, served, error) || served.session_id().empty());
+        QVERIFY(!original->decodeInvokeRequest(bytes, served, error) ||
+                served.session_id().empty());
 
         const MxEventBatch batch = batchOfEveryKind();
         std::uint64_t sequence = 0;
@@ -351,11 +363,14 @@ private slots:
     {
         QTemporaryDir dir;
         QString text = readText(kV1);
-        text.replace(QStringLiteral("  int32 item_handle = 3;\n  bool was_successful"), QStringLiteral("  bool was_successful"));
+        text.replace(QStringLiteral("  int32 item_handle = 3;\n  bool was_successful"),
+                     QStringLiteral("  bool was_successful"));
         auto contract = load(writeText(dir, "no-result-handle.proto", text));
         std::string error;
-        QVERIFY(!WireCodec::create(checkContract(contract, *findProfile("mxaccess-gateway-v1")), error));
-        QVERIFY2(error.find("SubscribeResult has no field item_handle") != std::string::npos, error.c_str());
+        QVERIFY(!WireCodec::create(checkContract(contract, *findProfile("mxaccess-gateway-v1")),
+                                   error));
+        QVERIFY2(error.find("SubscribeResult has no field item_handle") != std::string::npos,
+                 error.c_str());
     }
 
     void hostileEventBytesAreRefusedOrClamped()
@@ -363,18 +378,19 @@ private slots:
         auto codec = codecFor(load(kV1));
         MxEventBatch out;
         EventMeta meta;
-        QVERIFY(!codec->decodeEvent(std::string("\x2a\xff\xff\xff\xff\x0f", 6), out, meta)); // a length past the end
-        QVERIFY(!codec->decodeEvent(std::string("\x07", 1), out, meta));                    // a bad wire type
+        QVERIFY(!codec->decodeEvent(std::string("\x2a\xff\xff\xff\xff\x0f", 6), out,
+                                    meta));                              // a length past the end
+        QVERIFY(!codec->decodeEvent(std::string("\x07", 1), out, meta)); // a bad wire type
         // An absurd timestamp (seconds at the int64 limit, nanos past 1e9) is clamped.
         std::string ts;
         ts += '\x08';
         for (int i = 0; i < 8; ++i)
             ts += '\xff';
-        ts += '\x7f'; // seconds = INT64_MAX (varint)
+        ts += '\x7f';                     // seconds = INT64_MAX (varint)
         ts += "\x10\xff\xff\xff\xff\x07"; // nanos = INT32_MAX
-        std::string event = "\x18\x01"; // family ON_DATA_CHANGE (field 3)
-        event += "\x28\x0b";            // item handle 11 (field 5)
-        event += '\x42';                // source timestamp (field 8)
+        std::string event = "\x18\x01";   // family ON_DATA_CHANGE (field 3)
+        event += "\x28\x0b";              // item handle 11 (field 5)
+        event += '\x42';                  // source timestamp (field 8)
         event += char(ts.size());
         event += ts;
         QVERIFY(codec->decodeEvent(event, out, meta));

@@ -48,6 +48,23 @@ GatewayConnection::SubscriberId addRecorded(GatewayConnection& c, const std::str
         [](bool) {});
 }
 
+// A started connection to a running mock over gRPC, on a wall-clock scheduler.
+struct LiveConnection {
+    explicit LiveConnection(const MockProcess& mock) : port(scheduler, optionsFor(mock))
+    {
+        c.start();
+    }
+    static GrpcPortOptions optionsFor(const MockProcess& mock)
+    {
+        GrpcPortOptions options;
+        options.address = mock.address();
+        return options;
+    }
+    QtScheduler scheduler;
+    GrpcGatewayPort port;
+    GatewayConnection c{scheduler, port, ConnectionConfig{}, nullptr, [] { return 0.5; }};
+};
+
 } // namespace
 
 class TestHandleReuseLive : public QObject {
@@ -67,12 +84,8 @@ private slots:
             args << "--reuse-handles";
         MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), args);
         QVERIFY(mock.start());
-        QtScheduler scheduler;
-        GrpcPortOptions options;
-        options.address = mock.address();
-        GrpcGatewayPort port(scheduler, options);
-        GatewayConnection c(scheduler, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
-        c.start();
+        LiveConnection live(mock);
+        GatewayConnection& c = live.c;
 
         // Over gRPC the two calls may also reach the mock's STA in the other order; then B
         // gets a new handle. Five rounds make the reuse case all but certain.
@@ -128,12 +141,8 @@ private slots:
         MockProcess mock(QStringLiteral(MXGW_MOCK_PATH),
                          {"--command-ms", "150", "--per-item-ms", "0.1", "--data-hz", "5"});
         QVERIFY(mock.start());
-        QtScheduler scheduler;
-        GrpcPortOptions options;
-        options.address = mock.address();
-        GrpcGatewayPort port(scheduler, options);
-        GatewayConnection c(scheduler, port, ConnectionConfig{}, nullptr, [] { return 0.5; });
-        c.start();
+        LiveConnection live(mock);
+        GatewayConnection& c = live.c;
         int transientFailures = 0;
         for (int round = 0; round < 4; ++round) {
             auto got = std::make_shared<Got>();

@@ -17,6 +17,7 @@ PACKAGES=(
   openssl
   python3-grpcio python3-protobuf  # tests/python/wire_robustness.py: a client generated from proto/
   clang-format git  # format.clang_format: the sources as .clang-format says
+  ccache  # the compiler cache (CMakeLists.txt): a rebuild or a clean clone reuses what was built
 )
 
 missing=()

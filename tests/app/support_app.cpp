@@ -1,21 +1,25 @@
 #include "support_app.h"
 
+#include "test_paths.h"
+
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <csignal>
 #include <sys/resource.h>
 
-#ifndef STORMWATCH_BINARY
-#error "STORMWATCH_BINARY is set for every app suite (app/CMakeLists.txt, tests/CMakeLists.txt)"
-#endif
-
 namespace apptest {
 
-Run stormwatch(const QStringList& args, int timeoutMs, long maxFileBytes)
+QProcessEnvironment offscreenEnvironment()
 {
-    QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("QT_QPA_PLATFORM", "offscreen");
+    return env;
+}
+
+Run stormwatch(const QStringList& args, int timeoutMs, long maxFileBytes,
+               const QProcessEnvironment& env)
+{
+    QProcess p;
     p.setProcessEnvironment(env);
     if (maxFileBytes > 0)
         p.setChildProcessModifier(
@@ -24,7 +28,7 @@ Run stormwatch(const QStringList& args, int timeoutMs, long maxFileBytes)
                 const rlimit limit{rlim_t(maxFileBytes), rlim_t(maxFileBytes)};
                 setrlimit(RLIMIT_FSIZE, &limit);
             });
-    p.start(STORMWATCH_BINARY, args);
+    p.start(testpaths::stormwatchBinary(), args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished(5000);

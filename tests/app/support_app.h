@@ -3,6 +3,7 @@
 // offscreen platform so a console run needs no display.
 
 #include <QByteArray>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 
@@ -14,8 +15,12 @@ struct Run {
     QByteArray stdOut;
 };
 
+// The test's own environment with the offscreen platform.
+QProcessEnvironment offscreenEnvironment();
+
 // `maxFileBytes` > 0: no file the process writes may grow past it (RLIMIT_FSIZE, the write
 // failing as on a full disk), to see what stormwatch does when it cannot write.
-Run stormwatch(const QStringList& args, int timeoutMs = 120000, long maxFileBytes = 0);
+Run stormwatch(const QStringList& args, int timeoutMs = 120000, long maxFileBytes = 0,
+               const QProcessEnvironment& env = offscreenEnvironment());
 
 } // namespace apptest

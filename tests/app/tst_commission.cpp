@@ -4,6 +4,7 @@
 // reason and everything else Good (exit 1); without them in the CSV, exit 0.
 #include "integration/support_mock_process.h"
 #include "support_app.h"
+#include "test_paths.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,10 +15,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using apptest::Run;
 using apptest::stormwatch;
 using testsupport::MockProcess;
@@ -26,7 +23,7 @@ namespace {
 
 QStringList unknownAddresses()
 {
-    QFile f(QFINDTESTDATA("../../resources/sites/example-unknown.txt"));
+    QFile f(testpaths::sourceFile(QStringLiteral("resources/sites/example-unknown.txt")));
     if (!f.open(QIODevice::ReadOnly))
         return {};
     QStringList out;
@@ -39,10 +36,10 @@ QStringList unknownAddresses()
 // A copy of the example site in `dir`, its CSV without the rows of `drop`.
 bool copySite(const QTemporaryDir& dir, const QStringList& drop)
 {
-    if (!QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.json"),
+    if (!QFile::copy(testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json")),
                      dir.filePath("site.json")))
         return false;
-    QFile in(QFINDTESTDATA("../../resources/sites/example-site.csv"));
+    QFile in(testpaths::sourceFile(QStringLiteral("resources/sites/example-site.csv")));
     QFile out(dir.filePath("example-site.csv"));
     if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly))
         return false;
@@ -100,13 +97,14 @@ void TestCommission::initTestCase()
 {
     m_unknown = unknownAddresses();
     QCOMPARE(m_unknown.size(), 3);
-    const QString unknownFile = QFINDTESTDATA("../../resources/sites/example-unknown.txt");
+    const QString unknownFile =
+        testpaths::sourceFile(QStringLiteral("resources/sites/example-unknown.txt"));
     // Initial values only (no data ticks): every tag's Good must come from the value sent
     // when its item was advised, which may reach the client before the subscribe's reply —
     // a site's static setpoints, and the route race a 1 Hz tick would hide.
     const QStringList args = {"--data-hz", "0", "--unknown-tags", unknownFile};
-    m_packaging = std::make_unique<MockProcess>(MXGW_MOCK_PATH, args);
-    m_utilities = std::make_unique<MockProcess>(MXGW_MOCK_PATH, args);
+    m_packaging = std::make_unique<MockProcess>(args);
+    m_utilities = std::make_unique<MockProcess>(args);
     QVERIFY(m_packaging->start());
     QVERIFY(m_utilities->start());
 }
@@ -191,7 +189,7 @@ void TestCommission::anUnreachableGatewayFailsOnlyItsOwnTags()
 {
     int deadPort = 0;
     {
-        MockProcess gone(MXGW_MOCK_PATH, {"--data-hz", "0"});
+        MockProcess gone({"--data-hz", "0"});
         QVERIFY(gone.start());
         deadPort = gone.port;
         gone.kill(); // nothing listens there any more
@@ -227,7 +225,8 @@ void TestCommission::anUnreachableGatewayFailsOnlyItsOwnTags()
 void TestCommission::validateSite()
 {
     const Run ok =
-        stormwatch({"--validate-site", QFINDTESTDATA("../../resources/sites/example-site.json")});
+        stormwatch({"--validate-site",
+                    testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json"))});
     QVERIFY2(ok.exitCode == 0, qPrintable(ok.stdErr));
     QTemporaryDir dir;
     QVERIFY(copySite(dir, {}));
@@ -245,7 +244,7 @@ void TestCommission::badInputExits2_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    const QString site = QFINDTESTDATA("../../resources/sites/example-site.json");
+    const QString site = testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json"));
     QTest::newRow("unknown preset")
         << QStringList{"--headless", "--site", site,        "--commission",
                        "--report",   "/tmp/x", "--variant", "lever9"}

@@ -5,6 +5,7 @@
 // exits 2 with the site rules' `file: $.path: rule` message.
 #include "integration/support_mock_process.h"
 #include "support_app.h"
+#include "test_paths.h"
 
 #include <QFile>
 #include <QSqlDatabase>
@@ -12,10 +13,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtEndian>
-
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
 
 using apptest::Run;
 using apptest::stormwatch;
@@ -31,16 +28,16 @@ private slots:
 
 void TestConsoleSite::opensLiveOnEveryGatewayOfTheSite()
 {
-    MockProcess packaging(MXGW_MOCK_PATH), utilities(MXGW_MOCK_PATH);
+    MockProcess packaging{}, utilities{};
     QVERIFY(packaging.start());
     QVERIFY(utilities.start());
     QTemporaryDir dir;
     const QString shot = dir.filePath("site.png"), recording = dir.filePath("site.sqlite");
-    const Run run = stormwatch({"--site", QFINDTESTDATA("../../resources/sites/example-site.json"),
-                                "--gateway-endpoint", "gw-packaging=" + packaging.endpoint(),
-                                "--gateway-endpoint", "gw-utilities=" + utilities.endpoint(),
-                                "--settings", dir.filePath("settings.ini"), "--record", recording,
-                                "--screenshot", shot, "--screenshot-after-s", "5"});
+    const Run run = stormwatch(
+        {"--site", testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json")),
+         "--gateway-endpoint", "gw-packaging=" + packaging.endpoint(), "--gateway-endpoint",
+         "gw-utilities=" + utilities.endpoint(), "--settings", dir.filePath("settings.ini"),
+         "--record", recording, "--screenshot", shot, "--screenshot-after-s", "5"});
     QVERIFY2(run.exitCode == 0, qPrintable(run.stdErr));
     // The window was shown and grabbed: a PNG of its size (IHDR: width, height big-endian).
     QFile png(shot);
@@ -103,9 +100,10 @@ void TestConsoleSite::aBadSiteExits2WithItsRule()
 void TestConsoleSite::anUnknownGatewayEndpointExits2()
 {
     QTemporaryDir dir;
-    const Run run = stormwatch({"--site", QFINDTESTDATA("../../resources/sites/example-site.json"),
-                                "--gateway-endpoint", "gw-nowhere=127.0.0.1:1", "--settings",
-                                dir.filePath("settings.ini")});
+    const Run run = stormwatch(
+        {"--site", testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json")),
+         "--gateway-endpoint", "gw-nowhere=127.0.0.1:1", "--settings",
+         dir.filePath("settings.ini")});
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.stdErr.contains(
                  "--gateway-endpoint gw-nowhere: the site has no gateway \"gw-nowhere\""),

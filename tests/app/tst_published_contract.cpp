@@ -7,6 +7,7 @@
 #include "integration/support_mock_process.h"
 #include "mock_control.grpc.pb.h"
 #include "support_app.h"
+#include "test_paths.h"
 #include "wire/support_contracts.h"
 
 #include <QDir>
@@ -17,10 +18,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <grpcpp/grpcpp.h>
-
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
 
 using apptest::Run;
 using testsupport::MockProcess;
@@ -35,7 +32,7 @@ QString contractPath()
 // The example site in `dir`, each gateway given `contract`.
 bool copySite(const QTemporaryDir& dir, const QString& contract)
 {
-    QFile in(QFINDTESTDATA("../../resources/sites/example-site.json"));
+    QFile in(testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json")));
     if (!in.open(QIODevice::ReadOnly))
         return false;
     QJsonObject site = QJsonDocument::fromJson(in.readAll()).object();
@@ -47,7 +44,7 @@ bool copySite(const QTemporaryDir& dir, const QString& contract)
     }
     site.insert("gateways", gateways);
     contracts::writeText(dir, "site.json", QString::fromUtf8(QJsonDocument(site).toJson()));
-    return QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.csv"),
+    return QFile::copy(testpaths::sourceFile(QStringLiteral("resources/sites/example-site.csv")),
                        dir.filePath("example-site.csv"));
 }
 
@@ -104,9 +101,10 @@ void TestPublishedContract::theExampleSiteCommissionsOnThePublishedContract()
             contracts::renumberFields(contracts::readText(contractPath()), 100));
     }
     QVERIFY(copySite(dir, contract));
-    const QString unknown = QFINDTESTDATA("../../resources/sites/example-unknown.txt");
+    const QString unknown =
+        testpaths::sourceFile(QStringLiteral("resources/sites/example-unknown.txt"));
     const QStringList args = {"--data-hz", "0", "--unknown-tags", unknown, "--contract", contract};
-    MockProcess packaging(MXGW_MOCK_PATH, args), utilities(MXGW_MOCK_PATH, args);
+    MockProcess packaging(args), utilities(args);
     QVERIFY(packaging.start());
     QVERIFY(utilities.start());
 
@@ -147,7 +145,7 @@ void TestPublishedContract::aContractMissingAFieldSendsNothing()
     QVERIFY(text.contains(line));
     text.replace(line, QStringLiteral("  MxValue value = 6;"));
     const QString broken = contracts::writeText(dir, "broken.proto", text);
-    MockProcess mock(MXGW_MOCK_PATH, {"--data-hz", "0", "--contract", contractPath()});
+    MockProcess mock({"--data-hz", "0", "--contract", contractPath()});
     QVERIFY(mock.start());
 
     const Run run =
@@ -161,7 +159,7 @@ void TestPublishedContract::aContractMissingAFieldSendsNothing()
     QCOMPARE(invokesReceived(mock), std::int64_t(0));
 
     // The mock refuses to serve it too.
-    MockProcess refused(MXGW_MOCK_PATH, {"--contract", broken});
+    MockProcess refused({"--contract", broken});
     QVERIFY(!refused.start());
     QCOMPARE(refused.process.exitCode(), 2);
     QVERIFY(QString::fromLocal8Bit(refused.process.readAllStandardError())

@@ -18,12 +18,10 @@
 #include <grpcpp/grpcpp.h>
 #include <memory>
 
-#ifndef STORMWATCH_BINARY
-#error "STORMWATCH_BINARY must name the built stormwatch executable"
-#endif
-
 namespace {
 
+// The built binary through the app suites' one launcher; the output under the names these
+// cases use.
 struct Result {
     int exitCode = -1;
     QByteArray out;
@@ -33,20 +31,9 @@ struct Result {
 Result run(const QStringList& args,
            const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(STORMWATCH_BINARY), args);
-    Result r;
-    if (!p.waitForFinished(60'000)) {
-        p.kill();
-        p.waitForFinished(5'000);
-        r.err = QStringLiteral("timed out");
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    const apptest::Run r = apptest::stormwatch(args, 60'000, 0, env);
+    return {r.exitCode, r.stdOut,
+            r.exitCode == -1 && r.stdErr.isEmpty() ? "timed out or crashed" : r.stdErr};
 }
 
 // A two-second live scenario with one connection, for runs against --gateway.

@@ -5,6 +5,7 @@
 #include "client/grpc_gateway_port.h"
 #include "client/qt_scheduler.h"
 #include "mxaccess_gateway.grpc.pb.h"
+#include "test_paths.h"
 #include "wire/wire_codec.h"
 
 #include <QElapsedTimer>
@@ -844,7 +845,8 @@ private slots:
         QVERIFY(writeFile(bad, "abc\n"));
         QVERIFY(writeFile(good, "mxgw_site3_s3cr3t-Value\n"));
         GrpcPortOptions options = optionsFor("127.0.0.1:50051");
-        options.contractFile = CONTRACTS_DIR "/mxaccess-gateway-v1.proto";
+        options.contractFile =
+            testpaths::contractFile(QStringLiteral("mxaccess-gateway-v1.proto")).toStdString();
         options.tokenFile = bad.toStdString();
         const QString error = GrpcGatewayPort::validate(options);
         QVERIFY2(
@@ -870,7 +872,8 @@ private slots:
         TestServer server; // stormwatch's own contract
         QtScheduler owner;
         GrpcPortOptions options = optionsFor(server.address());
-        options.contractFile = CONTRACTS_DIR "/mxaccess-gateway-v1.proto";
+        options.contractFile =
+            testpaths::contractFile(QStringLiteral("mxaccess-gateway-v1.proto")).toStdString();
         GrpcGatewayPort port(owner, options);
         std::optional<RpcStatus> open;
         port.openSession(OpenSessionRequest{}, [&](RpcStatus s, OpenSessionReply) { open = s; });

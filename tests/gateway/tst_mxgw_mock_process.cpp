@@ -2,15 +2,12 @@
 // and stops cleanly on SIGTERM.
 #include "mock_control.grpc.pb.h"
 #include "mxaccess_gateway.grpc.pb.h"
+#include "test_paths.h"
 
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
 #include <grpcpp/grpcpp.h>
-
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
 
 using namespace std::chrono_literals;
 
@@ -39,7 +36,7 @@ struct Finished {
 Finished runToEnd(const QStringList& args)
 {
     QProcess p;
-    p.start(MXGW_MOCK_PATH, args);
+    p.start(testpaths::mockBinary(), args);
     if (!p.waitForFinished(10000)) {
         p.kill();
         p.waitForFinished(5000);
@@ -52,7 +49,7 @@ Finished runToEnd(const QStringList& args)
 // empty (with what it printed in `printed`).
 QString startAndReadPort(QProcess& p, const QStringList& args, QString& printed)
 {
-    p.start(MXGW_MOCK_PATH, args);
+    p.start(testpaths::mockBinary(), args);
     if (!p.waitForStarted(10000))
         return {};
     while (!printed.contains('\n') && p.waitForReadyRead(10000))
@@ -110,7 +107,7 @@ void TestMxgwMockProcess::rejectsNegativeCommandMs()
 void TestMxgwMockProcess::helpDocumentsEveryFlag()
 {
     QProcess p;
-    p.start(MXGW_MOCK_PATH, {"--help"});
+    p.start(testpaths::mockBinary(), {"--help"});
     QVERIFY(p.waitForFinished(10000));
     QCOMPARE(p.exitCode(), 0);
     const QString help = QString::fromLocal8Bit(p.readAllStandardOutput());
@@ -140,7 +137,7 @@ void TestMxgwMockProcess::missingFlagValueExits2()
 void TestMxgwMockProcess::versionExits0()
 {
     QProcess p;
-    p.start(MXGW_MOCK_PATH, {"--version"});
+    p.start(testpaths::mockBinary(), {"--version"});
     QVERIFY(p.waitForFinished(10000));
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), 0);
@@ -263,7 +260,7 @@ void TestMxgwMockProcess::forgedClientNameLogsOneEscapedLine()
 void TestMxgwMockProcess::helpStatesTheMaximumCommandTimeout()
 {
     QProcess p;
-    p.start(MXGW_MOCK_PATH, {"--help"});
+    p.start(testpaths::mockBinary(), {"--help"});
     QVERIFY(p.waitForFinished(10000));
     const QString help =
         QString::fromLocal8Bit(p.readAllStandardOutput()).simplified(); // unwrapped

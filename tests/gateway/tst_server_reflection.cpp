@@ -5,16 +5,13 @@
 #include "gateway/server_reflection_service.h"
 #include "mock_control.pb.h"
 #include "mxaccess_gateway.pb.h"
+#include "test_paths.h"
 #include "wire/contract.h"
 #include "wire/server_reflection.h"
 
 #include <QtTest>
 #include <google/protobuf/descriptor.pb.h>
 #include <set>
-
-#ifndef CONTRACTS_DIR
-#error "CONTRACTS_DIR is set by tests/CMakeLists.txt"
-#endif
 
 using namespace stormwatch;
 namespace refl = wire::reflection;
@@ -116,8 +113,9 @@ private slots:
     void aRunTimeContractIsDescribedFromItsOwnPool()
     {
         std::string error;
-        auto published =
-            wire::GatewayContract::fromFile(CONTRACTS_DIR "/mxaccess-gateway-v1.proto", error);
+        auto published = wire::GatewayContract::fromFile(
+            testpaths::contractFile(QStringLiteral("mxaccess-gateway-v1.proto")).toStdString(),
+            error);
         QVERIFY2(published, error.c_str());
         gateway::ServerReflectionService service;
         for (const auto* s : published->services())

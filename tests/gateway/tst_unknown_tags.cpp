@@ -5,14 +5,11 @@
 #include "integration/support_mock_process.h"
 #include "mxaccess_gateway.grpc.pb.h"
 #include "support_model.h"
+#include "test_paths.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 #include <grpcpp/grpcpp.h>
-
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
 
 using namespace testsupport;
 using namespace mxgateway::v1;
@@ -121,7 +118,7 @@ void TestUnknownTags::mockProcessRejectsTheAddressesOfItsFile()
     file.write("# not configured on this gateway\n  TK101.Level.PV  \n\nLine3_Filler.Speed.SP\n");
     file.close();
 
-    MockProcess mock(MXGW_MOCK_PATH, {"--data-hz", "0", "--unknown-tags", file.fileName()});
+    MockProcess mock({"--data-hz", "0", "--unknown-tags", file.fileName()});
     QVERIFY(mock.start());
     auto stub = MxAccessGateway::NewStub(
         grpc::CreateChannel(mock.address(), grpc::InsecureChannelCredentials()));
@@ -157,7 +154,7 @@ void TestUnknownTags::mockProcessRejectsTheAddressesOfItsFile()
 void TestUnknownTags::mockProcessRefusesAnUnreadableFile()
 {
     QProcess p;
-    p.start(MXGW_MOCK_PATH,
+    p.start(testpaths::mockBinary(),
             {"--listen", "127.0.0.1:0", "--unknown-tags", "/nonexistent/unknown.txt"});
     QVERIFY(p.waitForFinished(10000));
     QCOMPARE(p.exitCode(), 2);

@@ -2,7 +2,9 @@
 // One mxgw-mock process for tests at the real boundary (header only, so tests/integration,
 // tests/gateway and tests/app share it: `#include "integration/support_mock_process.h"`).
 // start() serves on port 0 the first time, then on the same port (a restart after kill()).
-// The binary is passed in: only the suites wired in app/CMakeLists.txt know MXGW_MOCK_PATH.
+// The binary is the built mxgw-mock that CTest names (test_paths.h).
+
+#include "test_paths.h"
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -19,8 +21,8 @@ struct MockProcess {
         return {"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2"};
     }
 
-    explicit MockProcess(QString binaryPath, QStringList arguments = defaultArgs())
-        : binary(std::move(binaryPath)), args(std::move(arguments))
+    explicit MockProcess(QStringList arguments = defaultArgs())
+        : binary(testpaths::mockBinary()), args(std::move(arguments))
     {
     }
     MockProcess(const MockProcess&) = delete;

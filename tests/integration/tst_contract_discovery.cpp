@@ -7,6 +7,7 @@
 #include "client/qt_scheduler.h"
 #include "integration/support_mock_process.h"
 #include "mock_control.grpc.pb.h"
+#include "test_paths.h"
 #include "wire/contract.h"
 #include "wire/wire_codec.h"
 
@@ -16,20 +17,13 @@
 #include <memory>
 #include <optional>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-#ifndef CONTRACTS_DIR
-#error "CONTRACTS_DIR is set by tests/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 using testsupport::MockProcess;
 using Source = GrpcGatewayPort::ContractSource;
 
 namespace {
 
-const QString kPublished = QStringLiteral(CONTRACTS_DIR "/mxaccess-gateway-v1.proto");
+const QString kPublished = testpaths::contractFile(QStringLiteral("mxaccess-gateway-v1.proto"));
 
 QStringList publishedArgs(QStringList more = {})
 {
@@ -74,7 +68,7 @@ private slots:
     // and keeps the compiled codec (its fast event path).
     void ownContractByReflectionKeepsTheCompiledCodec()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH));
+        MockProcess mock{};
         QVERIFY(mock.start());
         QtScheduler scheduler;
         GrpcPortOptions options;
@@ -93,7 +87,7 @@ private slots:
     // used end to end (a session, a subscribe, a value on the event stream).
     void publishedContractByReflectionSubscribesEndToEnd()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), publishedArgs());
+        MockProcess mock(publishedArgs());
         QVERIFY(mock.start());
         QtScheduler scheduler;
         GrpcPortOptions options;
@@ -124,7 +118,7 @@ private slots:
     // that follows says why and what to give.
     void aGatewayWithoutReflectionIsNamedAndTheFixGiven()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), publishedArgs({"--no-reflection"}));
+        MockProcess mock(publishedArgs({"--no-reflection"}));
         QVERIFY(mock.start());
         QtScheduler scheduler;
         GrpcPortOptions options;
@@ -146,7 +140,7 @@ private slots:
     // the contract, and when the gateway is back (another contract, same port) it is read then.
     void aDownGatewayIsNotTakenForOneWithoutReflection()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH));
+        MockProcess mock{};
         QVERIFY(mock.start());
         mock.kill();
         QtScheduler scheduler;
@@ -185,7 +179,7 @@ private slots:
     // published family's API key refuses the connection, and no OpenSession leaves.
     void aReflectedContractThatCannotBeUsedRefusesTheConnection()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), publishedArgs());
+        MockProcess mock(publishedArgs());
         QVERIFY(mock.start());
         QTemporaryDir dir;
         const QString tokenFile = dir.filePath("token");

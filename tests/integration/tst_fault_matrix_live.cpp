@@ -24,10 +24,6 @@
 #include <csignal>
 #include <cstdlib>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 using testsupport::action;
 using testsupport::MockProcess;
@@ -143,7 +139,7 @@ private slots:
         const VariantMetrics v = virtualRunner.run().metrics;
 
         // Live: the same case against a real process that dies and comes back.
-        MockProcess mock(MXGW_MOCK_PATH, mockArgs(family, 2));
+        MockProcess mock(mockArgs(family, 2));
         QVERIFY(mock.start());
         const Scenario liveScenario = parse(scenarioJson(variant, false, family));
         ScenarioRunner liveRunner(liveScenario, liveScenario.variants[0],
@@ -215,7 +211,7 @@ private slots:
         if (!stall)
             args << "--event-queue"
                  << "0";
-        MockProcess mock(MXGW_MOCK_PATH, args);
+        MockProcess mock(args);
         QVERIFY(mock.start());
         ScenarioRunner liveRunner(scenario, scenario.variants[0], liveOptions(mock, kPublished));
         QVERIFY2(liveRunner.ok(), qPrintable(liveRunner.error()));

@@ -19,10 +19,6 @@
 #include <optional>
 #include <sys/types.h>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 using namespace std::chrono_literals;
 using testsupport::MockProcess;
@@ -72,7 +68,7 @@ struct OpenStream {
 
 // A quiet mxgw-mock process and a port to it with a 1 s + 1 s keepalive.
 struct QuietGateway {
-    MockProcess mock{QStringLiteral(MXGW_MOCK_PATH), quietArgs()};
+    MockProcess mock{quietArgs()};
     QtScheduler scheduler;
     std::unique_ptr<GrpcGatewayPort> port;
     bool start()

@@ -20,10 +20,6 @@
 #include <optional>
 #include <set>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 using testsupport::MockProcess;
 
@@ -82,7 +78,7 @@ private slots:
         QStringList args{"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "0"};
         if (reuse)
             args << "--reuse-handles";
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH), args);
+        MockProcess mock(args);
         QVERIFY(mock.start());
         LiveConnection live(mock);
         GatewayConnection& c = live.c;
@@ -138,8 +134,8 @@ private slots:
     // interesting order all but certain, and every round must end with values flowing.
     void aSubscribeAnsweredWithAnItemBeingRemovedFailsTransiently()
     {
-        MockProcess mock(QStringLiteral(MXGW_MOCK_PATH),
-                         {"--command-ms", "150", "--per-item-ms", "0.1", "--data-hz", "5"});
+        MockProcess mock(
+            QStringList{"--command-ms", "150", "--per-item-ms", "0.1", "--data-hz", "5"});
         QVERIFY(mock.start());
         LiveConnection live(mock);
         GatewayConnection& c = live.c;

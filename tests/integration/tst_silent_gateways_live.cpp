@@ -13,10 +13,6 @@
 #include <QtTest>
 #include <cmath>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 using testsupport::action;
 using testsupport::liveOptions;
@@ -94,8 +90,7 @@ private slots:
         QVERIFY2(virtualRunner.ok(), qPrintable(virtualRunner.error()));
         const VariantMetrics v = virtualRunner.run().metrics;
 
-        MockProcess mock(MXGW_MOCK_PATH,
-                         QStringList{"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2",
+        MockProcess mock(QStringList{"--command-ms", "5", "--per-item-ms", "0.1", "--data-hz", "2",
                                      "--default-command-timeout-s", "1"});
         QVERIFY(mock.start());
         ScenarioRunner liveRunner(scenario, scenario.variants[0], liveOptions(mock));

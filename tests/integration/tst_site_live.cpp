@@ -15,10 +15,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 using testsupport::MockProcess;
 
@@ -87,7 +83,7 @@ private slots:
 
 void TestSiteLive::aSiteScenarioRunsLiveOnEveryGateway()
 {
-    MockProcess north(MXGW_MOCK_PATH), south(MXGW_MOCK_PATH);
+    MockProcess north{}, south{};
     QVERIFY(north.start());
     QVERIFY(south.start());
     QTemporaryDir dir;
@@ -142,7 +138,7 @@ void TestSiteLive::aSiteScenarioRunsLiveOnEveryGateway()
 // its instances are grouped by the connection (gateway) they subscribe through.
 void TestSiteLive::theConsolesLiveRunOnASiteReachesEveryGateway()
 {
-    MockProcess north(MXGW_MOCK_PATH), south(MXGW_MOCK_PATH);
+    MockProcess north{}, south{};
     QVERIFY(north.start());
     QVERIFY(south.start());
     QTemporaryDir dir;
@@ -181,7 +177,7 @@ void TestSiteLive::theConsolesLiveRunOnASiteReachesEveryGateway()
 // Good in each (time_to_all_good set), the second variant started on idle gateways.
 void TestSiteLive::variantsRunOneAfterAnotherOnTheSitesGateways()
 {
-    MockProcess north(MXGW_MOCK_PATH), south(MXGW_MOCK_PATH);
+    MockProcess north{}, south{};
     QVERIFY(north.start());
     QVERIFY(south.start());
     QTemporaryDir dir;

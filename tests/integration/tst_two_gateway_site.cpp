@@ -26,10 +26,6 @@
 #include <limits>
 #include <set>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 using namespace stormwatch::testing;
 using namespace std::chrono_literals;
@@ -224,7 +220,7 @@ struct LiveTwoMockSite {
     LiveOptions live;
 
     explicit LiveTwoMockSite(const QStringList& mockArgs = testsupport::MockProcess::defaultArgs())
-        : mockA(MXGW_MOCK_PATH, mockArgs), mockB(MXGW_MOCK_PATH, mockArgs)
+        : mockA(mockArgs), mockB(mockArgs)
     {
     }
     // "" when both run and the scenario and its site load; else what failed.

@@ -27,10 +27,6 @@
 #include <limits>
 #include <set>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 using namespace stormwatch::testing;
 using namespace std::chrono_literals;
@@ -175,7 +171,7 @@ void TestTwoGateways::killedModelLeavesTheOtherGatewayUndisturbed()
 
 void TestTwoGateways::killedProcessLeavesTheOtherGatewayUndisturbed()
 {
-    testsupport::MockProcess mockA(MXGW_MOCK_PATH), mockB(MXGW_MOCK_PATH);
+    testsupport::MockProcess mockA{}, mockB{};
     QVERIFY(mockA.start());
     QVERIFY(mockB.start());
     QtScheduler sched;

@@ -6,6 +6,7 @@
 #include "gateway/mock_gateway_server.h"
 #include "recording/recording.h"
 #include "support_recording.h"
+#include "test_paths.h"
 
 #include <QFile>
 #include <QSqlDatabase>
@@ -89,7 +90,8 @@ private slots:
     {
         const QString file = path("schema1.sqlite");
         {
-            QFile dump(QFINDTESTDATA("data/schema1-recording.sql"));
+            QFile dump(testpaths::sourceFile(
+                QStringLiteral("tests/recording/data/schema1-recording.sql")));
             QVERIFY(dump.open(QIODevice::ReadOnly));
             QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "fixture");
             db.setDatabaseName(file);

@@ -7,6 +7,7 @@
 // clang's -fsanitize=fuzzer is available.
 
 #include "parser_fuzz_checks.h"
+#include "test_paths.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -32,7 +33,7 @@ struct CorpusFile {
 QList<CorpusFile> corpus()
 {
     QList<CorpusFile> files;
-    const QString dir = QFINDTESTDATA("corpus");
+    const QString dir = testpaths::sourceFile(QStringLiteral("tests/scenario/corpus"));
     for (const QFileInfo& f : QDir(dir).entryInfoList(QDir::Files, QDir::Name)) {
         QFile file(f.filePath());
         if (file.open(QIODevice::ReadOnly))

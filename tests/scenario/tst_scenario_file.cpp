@@ -6,6 +6,7 @@
 #include "scenario/gateway_access.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/variant_validation.h"
+#include "test_paths.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -318,7 +319,7 @@ void TestScenarioFile::actionNamesMapBothWays()
 // does in the table's words: a new action cannot land undocumented.
 void TestScenarioFile::everyActionIsDocumented()
 {
-    const QString docPath = QFINDTESTDATA("../../docs/scenario-format.md");
+    const QString docPath = testpaths::sourceFile(QStringLiteral("docs/scenario-format.md"));
     QVERIFY2(!docPath.isEmpty(), "docs/scenario-format.md not found");
     QFile doc(docPath);
     QVERIFY(doc.open(QIODevice::ReadOnly));

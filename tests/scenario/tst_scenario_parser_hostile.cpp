@@ -6,6 +6,7 @@
 #include "scenario/gateway_access.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/variant_validation.h"
+#include "test_paths.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -151,7 +152,7 @@ void TestScenarioParserHostile::everyNumericFieldHasADocumentedRange()
     QVERIFY(paths.contains("levers.recovery.multiplier"));
     QVERIFY(paths.contains("$.options.AlarmSubscribeRetryIntervalMs"));
 
-    const QString docPath = QFINDTESTDATA("../../docs/scenario-format.md");
+    const QString docPath = testpaths::sourceFile(QStringLiteral("docs/scenario-format.md"));
     QVERIFY2(!docPath.isEmpty(), "docs/scenario-format.md not found");
     QFile doc(docPath);
     QVERIFY(doc.open(QIODevice::ReadOnly));

@@ -2,6 +2,7 @@
 // file, the JSON path (and for CSV rows file:line) and the rule; validation stays linear.
 #include "scenario/site.h"
 #include "scenario/site_live.h"
+#include "test_paths.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -13,7 +14,7 @@ using namespace stormwatch;
 namespace {
 QString examplePath()
 {
-    return QFINDTESTDATA("../../resources/sites/example-site.json");
+    return testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json"));
 }
 
 QStringList messages(const QList<ScenarioError>& errors)
@@ -72,7 +73,7 @@ void TestSiteParser::exampleSiteValidatesWithItsThousandTags()
     QCOMPARE(site->options.value("TagSubscribeRetryIntervalMs").toInt(), 5000);
 
     // The three unknown addresses the example's mock is given are tags of the site.
-    QFile unknown(QFINDTESTDATA("../../resources/sites/example-unknown.txt"));
+    QFile unknown(testpaths::sourceFile(QStringLiteral("resources/sites/example-unknown.txt")));
     QVERIFY(unknown.open(QIODevice::ReadOnly));
     QSet<QString> all;
     for (const auto& i : site->instances)

@@ -7,6 +7,7 @@
 
 #include "parser_fuzz_checks.h"
 #include "scenario/site.h"
+#include "test_paths.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -66,7 +67,7 @@ struct CorpusFile {
 QList<CorpusFile> corpus(const QString& suffix)
 {
     QList<CorpusFile> files;
-    const QString dir = QFINDTESTDATA("corpus-site");
+    const QString dir = testpaths::sourceFile(QStringLiteral("tests/scenario/corpus-site"));
     for (const QFileInfo& f : QDir(dir).entryInfoList({"*" + suffix}, QDir::Files, QDir::Name)) {
         QFile file(f.filePath());
         if (file.open(QIODevice::ReadOnly))

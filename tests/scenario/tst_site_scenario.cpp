@@ -5,6 +5,7 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_runner.h"
 #include "scenario/site.h"
+#include "test_paths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -18,7 +19,8 @@ namespace {
 
 QString examplePath()
 {
-    return QFileInfo(QFINDTESTDATA("../../resources/sites/example-site.json")).absoluteFilePath();
+    return QFileInfo(testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json")))
+        .absoluteFilePath();
 }
 
 QJsonObject siteScenario(const QString& site)
@@ -105,7 +107,7 @@ void TestSiteScenario::takesTheSitesConnectionsInstancesTagsAndOptions()
     // A relative site path is the scenario file's neighbour.
     QTemporaryDir dir;
     QVERIFY(QFile::copy(examplePath(), dir.filePath("site.json")));
-    QVERIFY(QFile::copy(QFINDTESTDATA("../../resources/sites/example-site.csv"),
+    QVERIFY(QFile::copy(testpaths::sourceFile(QStringLiteral("resources/sites/example-site.csv")),
                         dir.filePath("example-site.csv")));
     QVERIFY(parse(siteScenario("site.json"), dir.filePath("incident.json")));
 }

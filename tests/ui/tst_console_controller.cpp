@@ -5,10 +5,12 @@
 
 #include "client/lever_set.h"
 #include "gateway/mock_gateway_server.h"
+#include "integration/support_mock_process.h"
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/support_short_live.h"
 #include "support_fake_view.h"
+#include "test_paths.h"
 #include "ui/console_controller.h"
 
 #include <QElapsedTimer>
@@ -34,7 +36,7 @@ constexpr int kLiveTimeoutMs = 15000;
 // The short live scenario (tests/scenario/support_short_live.h) as a file the dock plays.
 QString writeShortLive(const QTemporaryDir& dir, double durationS, int tags)
 {
-    const QJsonObject o = testsupport::shortLiveJson(durationS, tags);
+    const QJsonObject o = stormwatch::testsupport::shortLiveJson(durationS, tags);
     const QString path = dir.filePath(QStringLiteral("short-live.json"));
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(o).toJson()) < 0)
@@ -208,7 +210,7 @@ private slots:
         gateway::MockGatewayServer server;
         QVERIFY2(server.start("127.0.0.1:0"), server.lastError().c_str());
         QTemporaryDir dir;
-        QFile in(QStringLiteral(CONTRACTS_DIR "/mxaccess-gateway-v1.proto"));
+        QFile in(testpaths::contractFile(QStringLiteral("mxaccess-gateway-v1.proto")));
         QVERIFY(in.open(QIODevice::ReadOnly));
         QString text = QString::fromUtf8(in.readAll());
         const QString line = QStringLiteral("  int32 item_handle = 5;\n");
@@ -247,32 +249,25 @@ private slots:
     // from the panel, then a redeploy, and its STA queue rises in the load plot.
     void externalMockProcessTakesFaultsFromThePanel()
     {
-        QProcess mock;
-        mock.start(MXGW_MOCK_PATH,
-                   {"--listen", "127.0.0.1:0", "--command-ms", "2", "--per-item-ms", "0.1"});
-        QVERIFY(mock.waitForStarted(10000));
-        QString line;
-        while (!line.contains('\n') && mock.waitForReadyRead(10000))
-            line += QString::fromLocal8Bit(mock.readAllStandardOutput());
-        const auto match = QRegularExpression("listening on (127\\.0\\.0\\.1:\\d+)").match(line);
-        QVERIFY2(match.hasMatch(), qPrintable(line));
+        ::testsupport::MockProcess mock({"--command-ms", "2", "--per-item-ms", "0.1"});
+        QVERIFY(mock.start());
 
         FakeView view;
         ConsoleController c(&view);
         GrpcPortOptions port;
-        port.address = match.captured(1).toStdString();
+        port.address = mock.address();
         QString error;
         QVERIFY2(c.startExternal(port, &error), qPrintable(error));
         QVERIFY2(view.faultsAvailable, qPrintable(view.faultsReason));
-        QCOMPARE(view.gatewayAddress, match.captured(1));
+        QCOMPARE(view.gatewayAddress, mock.endpoint());
         QTRY_COMPARE_WITH_TIMEOUT(view.goodTags(), demoTagCount(c), kLiveTimeoutMs);
         emit view.intents()->faultRequested(timelineEvent(TimelineAction::Wedge, 30));
         QTRY_VERIFY_WITH_TIMEOUT(view.logContains("wedge for 30 s (from the console)"),
                                  kLiveTimeoutMs);
         emit view.intents()->redeployRequested(view.instances.value(0));
         QTRY_VERIFY_WITH_TIMEOUT(maxStaDepth(view) >= 1, kLiveTimeoutMs);
-        mock.terminate();
-        mock.waitForFinished(5000);
+        mock.process.terminate();
+        mock.process.waitForFinished(5000);
     }
 
     void badExternalOptionsAreRefusedWithTheReason()

@@ -33,10 +33,6 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#ifndef MXGW_MOCK_PATH
-#error "MXGW_MOCK_PATH is set by app/CMakeLists.txt"
-#endif
-
 using namespace stormwatch;
 
 namespace {
@@ -501,7 +497,7 @@ private slots:
     // in flight. Filtered to A, the plots show A's tags falling.
     void killedGatewayLeavesTheOtherUndisturbedOnItsPlots()
     {
-        testsupport::MockProcess mockA(MXGW_MOCK_PATH), mockB(MXGW_MOCK_PATH);
+        testsupport::MockProcess mockA{}, mockB{};
         QVERIFY(mockA.start());
         QVERIFY(mockB.start());
         QJsonArray tagsA, tagsB;

@@ -8,6 +8,7 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/site.h"
 #include "scenario/site_live.h"
+#include "test_paths.h"
 #include "ui/ab_view.h"
 #include "ui/compare_view.h"
 #include "ui/console_controller.h"
@@ -94,7 +95,7 @@ private slots:
         const Theme t = Theme(theme);
         QList<ScenarioError> errors;
         const auto site = loadSiteFile(
-            QStringLiteral(QT_TESTCASE_SOURCEDIR "/../resources/sites/example-site.json"), &errors);
+            testpaths::sourceFile(QStringLiteral("resources/sites/example-site.json")), &errors);
         QVERIFY(site);
         gateway::MockGatewayServer packaging, utilities;
         QVERIFY(packaging.start());

@@ -1,6 +1,7 @@
 #pragma once
 // The wire suites' contract files: the published contract as shipped, copies written with
 // numbers moved or elements taken away, and loading them.
+#include "test_paths.h"
 #include "wire/contract.h"
 
 #include <QFile>
@@ -15,7 +16,7 @@ namespace contracts {
 
 using stormwatch::wire::GatewayContract;
 
-inline const QString kV1 = QStringLiteral(CONTRACTS_DIR "/mxaccess-gateway-v1.proto");
+inline const QString kV1 = testpaths::contractFile(QStringLiteral("mxaccess-gateway-v1.proto"));
 
 inline QString readText(const QString& path)
 {

@@ -3,6 +3,7 @@
 // what the gateway cannot do. The published contract's file is checked as shipped, as
 // protoc writes its descriptor set, renumbered, and with elements taken away.
 #include "support_contracts.h"
+#include "test_paths.h"
 #include "wire/contract.h"
 #include "wire/contract_check.h"
 
@@ -81,7 +82,10 @@ private slots:
     void aProtosetWrittenByProtocChecksAsItsProtoDoes()
     {
         std::string error;
-        auto set = GatewayContract::fromFile(V1_PROTOSET, error);
+        auto set = GatewayContract::fromFile(
+            testpaths::buildFile(QStringLiteral("tests/contracts/mxaccess-gateway-v1.protoset"))
+                .toStdString(),
+            error);
         QVERIFY2(set, error.c_str());
         QVERIFY(!set->isCompiled());
         auto proto = load(kV1);

@@ -3,6 +3,7 @@
 #include "app/cli_streams.h"
 #include "recording/recording.h"
 #include "recording/scenario_skeleton.h"
+#include "scenario/metric_table.h"
 
 #include <QJsonDocument>
 
@@ -39,12 +40,13 @@ int recordingInfo(const QString& file)
               << QString::number(run.endS, 'f', 1) << " s recorded, "
               << (run.ended.isEmpty() ? QStringLiteral("not closed") : run.ended);
         if (!run.metrics.isEmpty()) {
-            const QJsonValue good = run.metrics.value(QStringLiteral("time_to_all_good_s"));
-            out() << ", time_to_all_good_s "
-                  << (good.isDouble() ? QString::number(good.toDouble(), 'f', 1)
-                                      : QStringLiteral("never"))
-                  << ", subscribe_requests "
-                  << run.metrics.value(QStringLiteral("subscribe_requests")).toInteger();
+            for (const MetricDescriptor& m : metricTable()) {
+                if (!m.summary)
+                    continue;
+                const QJsonValue v = run.metrics.value(m.keyString());
+                out() << ", " << m.keyString() << ' '
+                      << m.text(v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt);
+            }
         }
         out() << '\n';
     }

@@ -19,19 +19,21 @@ InstanceSettings instanceSettings(const LeverSet& levers, const ClientOptions& o
     s.tagTiming = GuardTiming{millis(options.tagSubscribeRetryIntervalMs),
                               millis(options.tagSubscribeRetryMaxIntervalMs),
                               millis(options.tagSubscribeInFlightCeilingMs)};
-    s.tagPolicy = GuardPolicy{levers.inflightGuard, levers.backoff, levers.confirmedFlag, true,
-                              levers.resubscribeGuard};
+    s.tagPolicy =
+        GuardPolicy{levers.inflightGuard,    levers.backoff,    levers.confirmedFlag, true,
+                    levers.resubscribeGuard, levers.retryBudget};
     s.ceilingMargin = millis(options.tagSubscribeInFlightCeilingMarginMs);
     if (levers.alarmGuard) {
         s.alarmTiming = GuardTiming{millis(options.alarmSubscribeRetryIntervalMs),
                                     millis(options.tagSubscribeRetryMaxIntervalMs),
                                     millis(options.tagSubscribeInFlightCeilingMs)};
-        s.alarmPolicy = GuardPolicy{true, true, true, true, levers.resubscribeGuard};
+        s.alarmPolicy =
+            GuardPolicy{true, true, true, true, levers.resubscribeGuard, levers.retryBudget};
     } else {
         // The pre-fix alarm actor: fixed 2× interval, no in-flight check, ids not compared.
         const Duration twice = 2 * millis(options.alarmSubscribeRetryIntervalMs);
         s.alarmTiming = GuardTiming{twice, twice, millis(options.tagSubscribeInFlightCeilingMs)};
-        s.alarmPolicy = GuardPolicy{false, false, false, false, false};
+        s.alarmPolicy = GuardPolicy{false, false, false, false, false, levers.retryBudget};
     }
     return s;
 }
@@ -138,6 +140,7 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfi
     InstanceCallbacks callbacks;
     callbacks.onGuardEvent = [this](Instance& instance, GatewayConnection& connection,
                                     const GuardEvent& event, bool alarm) {
+        announceRetryBudget(connection, event);
         notify([&](EngineObserver& o) { o.onGuardEvent(instance, connection, event, alarm); });
     };
     callbacks.onTagsChanged = [this](Instance& instance, const std::vector<int>& tags) {
@@ -207,6 +210,30 @@ std::int64_t ClientEngine::suppressedCalls() const
     std::int64_t n = 0;
     for (const auto& [name, gate] : m_gates)
         n += gate->suppressedCalls();
+    return n;
+}
+
+void ClientEngine::announceRetryBudget(const GatewayConnection& connection, const GuardEvent& event)
+{
+    const bool throttling = connection.retryBudget().throttling();
+    if (event.kind == GuardEventKind::Throttled && m_budgetThrottled.insert(&connection).second)
+        log(Severity::Warning, connection.name(),
+            "retry budget half spent by failures: retries held back, one probe per " +
+                std::to_string(
+                    std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::milliseconds(m_config.options.tagSubscribeRetryMaxIntervalMs))
+                        .count()) +
+                " s");
+    else if (event.kind == GuardEventKind::Confirmed && !throttling &&
+             m_budgetThrottled.erase(&connection) > 0)
+        log(Severity::Info, connection.name(), "retry budget refilled: retries go out again");
+}
+
+std::int64_t ClientEngine::throttledRetries() const
+{
+    std::int64_t n = 0;
+    for (const auto& c : m_connections)
+        n += std::int64_t(c->retryBudget().throttledRetries());
     return n;
 }
 

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -127,6 +128,8 @@ public:
     // Recovering > Normal) — what a run's recovery series and metrics report, so a site's
     // second gateway in recovery is not hidden behind the first one's Normal.
     std::int64_t suppressedCalls() const;
+    // Retries the connections' retry budgets held back (lever retry_budget), over all of them.
+    std::int64_t throttledRetries() const;
     // Events numbered by the gateway that never arrived, over every connection.
     std::int64_t eventsLost() const;
     // Connection-seconds the gateways were unresponsive, summed over the connections.
@@ -156,6 +159,9 @@ public:
 
 private:
     void log(Severity severity, const std::string& subject, const std::string& message);
+    // Says once when a connection's retry budget starts holding retries back, and when it lets
+    // them go again.
+    void announceRetryBudget(const GatewayConnection& connection, const GuardEvent& event);
     template <typename F> void notify(F&& call)
     {
         // By index: an observer may remove itself (or another) while being called.
@@ -175,6 +181,7 @@ private:
     std::vector<std::size_t>
         m_specOf; // m_connections[i] was built from m_config.connections[m_specOf[i]]
     std::vector<std::unique_ptr<GatewayConnection>> m_connections;
+    std::set<const GatewayConnection*> m_budgetThrottled; // announced as holding retries back
     std::vector<std::unique_ptr<Instance>> m_instances;
     std::unordered_map<const Instance*, int> m_indexOf; // per data batch: no name lookups
 };

@@ -9,6 +9,7 @@
 #include "defaults.h"
 #include "gateway_port.h"
 #include "recovery_gate.h"
+#include "retry_budget.h"
 #include "scheduler.h"
 
 #include <deque>
@@ -170,6 +171,10 @@ public:
     void setConfig(const ConnectionConfig& config);
     const ConnectionConfig& config() const { return m_config; }
     void setGate(RecoveryGate* gate) { m_gate = gate; }
+    // The retry budget of this connection's subscriptions (lever retry_budget; their guards
+    // spend it only while the lever is on).
+    RetryBudget& retryBudget() { return m_retryBudget; }
+    const RetryBudget& retryBudget() const { return m_retryBudget; }
 
     ConnectionState state() const { return m_state; }
     // Whether the gateway's contract has a SubscribeAlarms command at all.
@@ -385,6 +390,7 @@ private:
     GatewayPort& m_port;
     ConnectionConfig m_config;
     RecoveryGate* m_gate;
+    RetryBudget m_retryBudget;
     JitterFn m_jitter;
     LogFn m_log;
     StateFn m_stateObserver;

@@ -221,6 +221,7 @@ void Instance::start()
                                             });
             },
             m_jitter);
+        m_alarmGuard->setRetryBudget(&connection->retryBudget());
         m_alarmGuard->setObserver([this, connection](const GuardEvent& e) {
             if (e.kind == GuardEventKind::Sent)
                 ++m_alarmRequestsSent;
@@ -268,6 +269,7 @@ void Instance::deployGroup(std::size_t g)
             });
         },
         m_jitter);
+    group.guard->setRetryBudget(&connection->retryBudget());
     group.guard->setObserver([this, g](const GuardEvent& e) {
         if (e.kind == GuardEventKind::Sent)
             ++m_groups[g].requestsSent;

@@ -15,66 +15,76 @@ using lever_limits::kMaxMultiplier;
 using lever_limits::kMaxRecoverySeconds;
 using lever_limits::kMaxSessionCommandTimeoutMs;
 
-LeverSet leversOff()
+const std::vector<SwitchLever> kSwitchLevers = {
+    {"inflight_guard", &LeverSet::inflightGuard, LeverGroup::Lever1, "In-flight guard", "guard",
+     "in-flight guard",
+     "Lever 1: one outstanding subscribe per (instance, connection) until the in-flight ceiling; "
+     "off = re-send on every tick",
+     LeverPreset::Lever1},
+    {"backoff", &LeverSet::backoff, LeverGroup::Lever1, "Exponential backoff + jitter", "backoff",
+     "backoff",
+     "Lever 1: ×2 with ±20 % jitter up to the max interval; off = fixed "
+     "TagSubscribeRetryIntervalMs",
+     LeverPreset::Lever1},
+    {"confirmed_flag", &LeverSet::confirmedFlag, LeverGroup::Lever1, "Confirmed flag", "confirmed",
+     "confirmed flag", "Closes the cancel race: a tick queued when Success arrived does nothing",
+     LeverPreset::Lever1},
+    {"bulk_supervisory", &LeverSet::bulkSupervisory, LeverGroup::Lever2,
+     "Bulk supervisory subscribe", "bulk", "bulk supervisory subscribe",
+     "Lever 2: one SubscribeBulk{supervisory} when the gateway advertises "
+     "bulk-subscribe-supervisory; off = AddItemBulk + N × AdviseSupervisory",
+     LeverPreset::Lever1And2},
+    {"alarm_guard", &LeverSet::alarmGuard, LeverGroup::FollowUps, "Alarm subscription guard",
+     "alarm guard", "alarm guard",
+     "Guard + backoff on the alarm subscription too; off = pre-fix alarm retry", LeverPreset::All},
+    {"coalesce", &LeverSet::coalesce, LeverGroup::FollowUps, "Coalesce identical subscribes",
+     "coalesce", "coalescing",
+     "The connection layer merges identical concurrent subscribes across instances; off = each "
+     "forwarded",
+     LeverPreset::All},
+    {"resubscribe_guard", &LeverSet::resubscribeGuard, LeverGroup::FollowUps,
+     "Guarded re-subscribe", "resubscribe guard", "re-subscribe guard",
+     "After a reconnect the guard re-subscribes and retries until confirmed; off = the "
+     "connection's one-shot re-subscribe, whose failure nobody retries",
+     LeverPreset::Lever1},
+    {"drop_superseded", &LeverSet::dropSuperseded, LeverGroup::FollowUps,
+     "Drop superseded subscribes", "drop superseded", "drop superseded",
+     "A subscribe held while disconnected is dropped once its guard supersedes it, so only the "
+     "latest goes out on reconnect",
+     LeverPreset::Lever1},
+    {"retry_budget", &LeverSet::retryBudget, LeverGroup::RetryBudget, "Retry budget (gRFC A6)",
+     "retry budget", "retry budget",
+     "gRPC's retry throttling per gateway: a bucket of 10 tokens, a failed subscribe costs 1, a "
+     "confirmed one earns 0.1; retries go out only above half the bucket (and one probe per "
+     "longest retry interval); first attempts always go. Off in every preset",
+     LeverPreset::None},
+};
+
+// The value levers of each preset beside the switches: Lever 3's timeout and the recovery
+// gate come with "all" only.
+LeverSet presetSet(LeverPreset preset)
 {
     LeverSet s;
-    s.inflightGuard = false;
-    s.backoff = false;
-    s.confirmedFlag = false;
-    s.bulkSupervisory = false;
-    s.sessionCommandTimeoutMs = 0;
-    s.recovery = RecoveryConfig{};
-    s.alarmGuard = false;
-    s.coalesce = false;
-    s.resubscribeGuard = false;
-    s.dropSuperseded = false;
+    for (const SwitchLever& lever : kSwitchLevers)
+        s.*lever.member = lever.onFrom != LeverPreset::None && lever.onFrom <= preset;
+    const bool all = preset == LeverPreset::All;
+    s.sessionCommandTimeoutMs = all ? defaults::kSessionCommandTimeoutMs : 0;
+    s.recovery = all ? RecoveryConfig{.enabled = true} : RecoveryConfig{};
     return s;
+}
+
+LeverSet leversOff()
+{
+    return presetSet(LeverPreset::LeversOff);
 }
 
 std::vector<std::pair<QString, LeverSet>> presets()
 {
-    LeverSet lever1 = leversOff();
-    lever1.inflightGuard = true;
-    lever1.backoff = true;
-    lever1.confirmedFlag = true;
-    lever1.resubscribeGuard = true;
-    lever1.dropSuperseded = true;
-    LeverSet lever12 = lever1;
-    lever12.bulkSupervisory = true;
-    return {{"levers-off", leversOff()}, {"lever1", lever1}, {"lever1+2", lever12}, {"all", {}}};
+    return {{"levers-off", presetSet(LeverPreset::LeversOff)},
+            {"lever1", presetSet(LeverPreset::Lever1)},
+            {"lever1+2", presetSet(LeverPreset::Lever1And2)},
+            {"all", presetSet(LeverPreset::All)}};
 }
-
-const std::vector<SwitchLever> kSwitchLevers = {
-    {"inflight_guard", &LeverSet::inflightGuard, LeverGroup::Lever1, "In-flight guard",
-     "Lever 1: one outstanding subscribe per (instance, connection) until the in-flight ceiling; "
-     "off = re-send "
-     "on every tick"},
-    {"backoff", &LeverSet::backoff, LeverGroup::Lever1, "Exponential backoff + jitter",
-     "Lever 1: ×2 with ±20 % jitter up to the max interval; off = fixed "
-     "TagSubscribeRetryIntervalMs"},
-    {"confirmed_flag", &LeverSet::confirmedFlag, LeverGroup::Lever1, "Confirmed flag",
-     "Closes the cancel race: a tick queued when Success arrived does nothing"},
-    {"bulk_supervisory", &LeverSet::bulkSupervisory, LeverGroup::Lever2,
-     "Bulk supervisory subscribe",
-     "Lever 2: one SubscribeBulk{supervisory} when the gateway advertises "
-     "bulk-subscribe-supervisory; off = "
-     "AddItemBulk + N × AdviseSupervisory"},
-    {"alarm_guard", &LeverSet::alarmGuard, LeverGroup::FollowUps, "Alarm subscription guard",
-     "Guard + backoff on the alarm subscription too; off = pre-fix alarm retry"},
-    {"coalesce", &LeverSet::coalesce, LeverGroup::FollowUps, "Coalesce identical subscribes",
-     "The connection layer merges identical concurrent subscribes across instances; off = each "
-     "forwarded"},
-    {"resubscribe_guard", &LeverSet::resubscribeGuard, LeverGroup::FollowUps,
-     "Guarded re-subscribe",
-     "After a reconnect the guard re-subscribes and retries until confirmed; off = the "
-     "connection's one-shot "
-     "re-subscribe, whose failure nobody retries"},
-    {"drop_superseded", &LeverSet::dropSuperseded, LeverGroup::FollowUps,
-     "Drop superseded subscribes",
-     "A subscribe held while disconnected is dropped once its guard supersedes it, so only the "
-     "latest goes out "
-     "on reconnect"},
-};
 
 QString jsonText(const QJsonValue& v)
 {
@@ -219,12 +229,16 @@ std::optional<LeverSet> leverPreset(const QString& name, QString* error)
 
 QStringList leverKeys()
 {
-    return {"preset",           "inflight_guard",
-            "backoff",          "confirmed_flag",
-            "bulk_supervisory", "session_command_timeout_ms",
-            "recovery",         "alarm_guard",
-            "coalesce",         "resubscribe_guard",
-            "drop_superseded"};
+    // The switches in table order, Lever 3 and the recovery gate after Lever 2 (as a report
+    // and describeLevers list them).
+    QStringList keys{"preset"};
+    for (const SwitchLever& lever : kSwitchLevers) {
+        keys << QString::fromLatin1(lever.key);
+        if (lever.group == LeverGroup::Lever2)
+            keys << "session_command_timeout_ms"
+                 << "recovery";
+    }
+    return keys;
 }
 
 QStringList recoveryLeverKeys()
@@ -340,16 +354,13 @@ QJsonObject leverSetToJson(const LeverSet& levers)
     return json;
 }
 
-QString describeLevers(const LeverSet& s)
+namespace {
+QString describeValueLevers(const LeverSet& s)
 {
-    auto onOff = [](bool b) { return b ? QStringLiteral("on") : QStringLiteral("off"); };
     QStringList parts;
-    parts << "guard " + onOff(s.inflightGuard) << "backoff " + onOff(s.backoff)
-          << "confirmed " + onOff(s.confirmedFlag) << "bulk " + onOff(s.bulkSupervisory);
     parts << (s.sessionCommandTimeoutMs > 0
                   ? "cmd-timeout " + secondsText(s.sessionCommandTimeoutMs / 1000.0)
                   : QStringLiteral("cmd-timeout not sent"));
-
     const RecoveryConfig& r = s.recovery;
     if (!r.enabled) {
         parts << "recovery off";
@@ -368,9 +379,18 @@ QString describeLevers(const LeverSet& s)
                                  secondsText(r.maxSeconds), QString::number(r.multiplier, 'g', 6));
         parts << "recovery " + handler + "/" + strategy;
     }
-    parts << "alarm guard " + onOff(s.alarmGuard) << "coalesce " + onOff(s.coalesce)
-          << "resubscribe guard " + onOff(s.resubscribeGuard)
-          << "drop superseded " + onOff(s.dropSuperseded);
+    return parts.join(", ");
+}
+} // namespace
+
+QString describeLevers(const LeverSet& s)
+{
+    QStringList parts;
+    for (const SwitchLever& lever : kSwitchLevers) {
+        parts << QString::fromLatin1(lever.shortName) + (s.*lever.member ? " on" : " off");
+        if (lever.group == LeverGroup::Lever2)
+            parts << describeValueLevers(s);
+    }
     return parts.join(", ");
 }
 

@@ -44,6 +44,10 @@ struct LeverSet {
     // a subscribe held while disconnected is dropped once its guard supersedes it, so only
     // the latest goes out on reconnect.
     bool dropSuperseded = true;
+    // gRPC's retry throttling (gRFC A6), one token bucket per gateway connection
+    // (RetryBudget): off in every preset, so "all" is the incident's cure and this one is
+    // tried on top of it.
+    bool retryBudget = false;
 
     bool operator==(const LeverSet&) const = default;
 };
@@ -58,15 +62,22 @@ inline constexpr double kMaxMultiplier = 100;
 } // namespace lever_limits
 
 // The on/off levers, one row each: the JSON key, the member, where the Levers dock groups
-// it, its label and what it does in plain words. The reader, the writer and the dock iterate
-// this table, so a new switch needs one row here.
-enum class LeverGroup { Lever1, Lever2, FollowUps };
+// it, its label, its names in describeLevers and in a report's sentences, what it does in
+// plain words and the first
+// preset that turns it on. The presets, the reader, the writer, describeLevers, the report
+// and the dock iterate this table, so a new switch needs one row here.
+enum class LeverGroup { Lever1, Lever2, FollowUps, RetryBudget };
+// The presets in order, each adding levers to the one before.
+enum class LeverPreset { LeversOff, Lever1, Lever1And2, All, None };
 struct SwitchLever {
     const char* key; // "inflight_guard"
     bool LeverSet::*member;
     LeverGroup group;
     const char* label;       // "In-flight guard"
+    const char* shortName;   // "guard", in describeLevers' line
+    const char* phrase;      // "in-flight guard", as a report's sentence names it
     const char* description; // the dock's tooltip
+    LeverPreset onFrom;      // on in this preset and the ones after it; None = in no preset
 };
 const std::vector<SwitchLever>& switchLevers();
 

@@ -25,6 +25,8 @@ const char* toString(GuardEventKind kind)
         return "interval";
     case GuardEventKind::Stopped:
         return "stopped";
+    case GuardEventKind::Throttled:
+        return "throttled";
     }
     return "?";
 }
@@ -46,7 +48,7 @@ void TagSubscribeGuard::start()
 {
     m_running = true;
     m_confirmed = false;
-    sendOrSkip();
+    sendOrSkip(/*retry=*/false);
 }
 
 void TagSubscribeGuard::stop()
@@ -97,10 +99,20 @@ void TagSubscribeGuard::onRetryTick()
         emitEvent(GuardEventKind::TickIgnored);
         return;
     }
-    sendOrSkip();
+    sendOrSkip(/*retry=*/true);
 }
 
-void TagSubscribeGuard::sendOrSkip()
+void TagSubscribeGuard::spend(bool failed)
+{
+    if (!m_budget || !m_policy.retryBudget)
+        return;
+    if (failed)
+        m_budget->recordFailure();
+    else
+        m_budget->recordSuccess();
+}
+
+void TagSubscribeGuard::sendOrSkip(bool retry)
 {
     const Time now = m_scheduler.now();
     if (m_inFlight && m_policy.inflightGuard) {
@@ -114,12 +126,18 @@ void TagSubscribeGuard::sendOrSkip()
         m_pending.erase(lost);
         m_inFlight.reset();
         emitEvent(GuardEventKind::PresumedLost, lost, age);
+        spend(/*failed=*/true);
         backOff();
     } else if (m_inFlight) {
         // No guard: the previous request is still unanswered and a new one is stacked
         // on top of it (the amplifier). The retry of an unanswered attempt still counts
         // as a failed attempt for the backoff lever.
         backOff();
+    }
+    if (retry && m_budget && m_policy.retryBudget && !m_budget->tryRetry(now, m_timing.max)) {
+        arm();
+        emitEvent(GuardEventKind::Throttled);
+        return;
     }
 
     const std::uint64_t id = ++m_nextId;
@@ -178,6 +196,7 @@ void TagSubscribeGuard::onReply(std::uint64_t correlationId, bool success, const
         m_scheduler.cancel(m_timer);
     m_timer = kNoTimer;
     m_confirmed = true;
+    spend(/*failed=*/false);
     resetBackoff();
     emitEvent(GuardEventKind::Confirmed, correlationId);
 }
@@ -190,6 +209,8 @@ void TagSubscribeGuard::onFailure(std::uint64_t correlationId, const std::string
         return;
 
     emitEvent(GuardEventKind::Failed, correlationId, Duration{0}, error);
+    if (!retryAtFloor)
+        spend(/*failed=*/true);
     if (!*isLatest && m_policy.ignoreStaleReplies)
         return; // an older stacked request failed; the latest still governs
     if (m_policy.inflightGuard || m_policy.backoff) {
@@ -208,7 +229,7 @@ void TagSubscribeGuard::onSubscriptionLost()
     if (!m_running || !m_confirmed)
         return; // unconfirmed: a request is in flight or a retry armed, and it covers them
     m_confirmed = false;
-    sendOrSkip();
+    sendOrSkip(/*retry=*/false);
 }
 
 void TagSubscribeGuard::onConnectionQuality(bool good)
@@ -223,7 +244,7 @@ void TagSubscribeGuard::onConnectionQuality(bool good)
             return;
         m_confirmed = false;
         resetBackoff();
-        sendOrSkip();
+        sendOrSkip(/*retry=*/false);
         return;
     }
     // A restore must not inherit a stretched interval: retry at the floor now if our

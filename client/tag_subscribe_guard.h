@@ -16,6 +16,7 @@
 // the confirmed flag closes is real here too.
 
 #include "defaults.h"
+#include "retry_budget.h"
 #include "scheduler.h"
 
 #include <cstdint>
@@ -36,8 +37,12 @@ struct GuardPolicy {
     // re-subscribes through this guard (in-flight check, backoff, retry on failure)
     // instead of relying on the connection's one-shot transparent re-subscribe.
     bool resubscribeOnRestore = true;
+    // Lever retry_budget: a retry (not a first attempt) goes out only when the connection's
+    // RetryBudget allows it, throttled or as the probe of its longest interval (GuardTiming
+    // max); otherwise the tick re-arms and the retry waits for the next one.
+    bool retryBudget = false;
 
-    static GuardPolicy preFix() { return {false, false, false, true, false}; }
+    static GuardPolicy preFix() { return {false, false, false, true, false, false}; }
     bool operator==(const GuardPolicy&) const = default;
 };
 
@@ -59,6 +64,7 @@ enum class GuardEventKind {
     TickIgnored,       // a tick that raced a Success, swallowed by the confirmed flag
     IntervalChanged,   // the retry interval moved (backoff or reset)
     Stopped,           // the subscription was stopped (redeploy, shutdown)
+    Throttled,         // a retry the connection's retry budget held back: re-armed only
 };
 
 const char* toString(GuardEventKind kind);
@@ -110,6 +116,8 @@ public:
     // Levers switch at run time; the next tick or reply follows the new policy.
     void setPolicy(GuardPolicy policy) { m_policy = policy; }
     void setTiming(GuardTiming timing);
+    // The connection's bucket that lever retry_budget spends; nullptr = none (never throttled).
+    void setRetryBudget(RetryBudget* budget) { m_budget = budget; }
 
     const GuardPolicy& policy() const { return m_policy; }
     const GuardTiming& timing() const { return m_timing; }
@@ -127,7 +135,9 @@ private:
     // Forgets a replied request: whether it was the latest, or nullopt for a stale reply.
     std::optional<bool> settle(std::uint64_t correlationId, const std::string& error);
     void onFailure(std::uint64_t correlationId, const std::string& error, bool retryAtFloor);
-    void sendOrSkip();
+    // `retry`: a tick's send, which the retry budget may hold back; first attempts it never does.
+    void sendOrSkip(bool retry);
+    void spend(bool failed);
     void arm();
     void backOff();
     void resetBackoff();
@@ -141,6 +151,7 @@ private:
     SendFn m_send;
     JitterFn m_jitter;
     Observer m_observer;
+    RetryBudget* m_budget = nullptr;
 
     bool m_running = false;
     bool m_confirmed = false;

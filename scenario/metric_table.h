@@ -52,6 +52,8 @@ struct MetricDescriptor {
     // ByKind: the key of the total it breaks down ("gateway_rpcs"); report.md names the
     // per-kind rows "<total>: <kind>".
     const char* breaksDown = nullptr;
+    // In one-line summaries of a run (`--recording-info`): the few that say how it went.
+    bool summary = false;
 
     QString keyString() const { return QString::fromLatin1(key); }
     QString labelString() const { return QString::fromUtf8(label); }

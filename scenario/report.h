@@ -59,6 +59,8 @@ struct VariantMetrics {
     std::optional<qint64> maxStaQueueDepthAtLeast;
     QList<StaQueueGap> staQueueGaps;
     qint64 suppressedCalls = 0;
+    // Subscribe retries the retry budget held back (lever retry_budget).
+    qint64 throttledRetries = 0;
     // Events the gateway numbered (worker_sequence) that never reached the client; 0 where
     // the contract does not number its events.
     qint64 eventsLost = 0;

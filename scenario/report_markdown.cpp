@@ -91,6 +91,7 @@ const LeverLabel kLeverLabels[] = {
     {"coalesce", "subscribe coalescing"},
     {"resubscribe_guard", "re-subscribe guard after a reconnect (Lever 1)"},
     {"drop_superseded", "drop superseded subscribes held while disconnected (Lever 1)"},
+    {"retry_budget", "retry budget (gRFC A6)"},
 };
 const QString kTimeoutKey = QStringLiteral("session_command_timeout_ms");
 

@@ -5,6 +5,8 @@
 
 #include "scenario/report_markdown_sections.h"
 
+#include "client/lever_set.h"
+
 #include <QJsonObject>
 #include <QStringList>
 #include <algorithm>
@@ -170,32 +172,28 @@ const QList<LeverGroup>& leverGroups()
          "has just come back. With it, a held subscribe is dropped when its guard supersedes it "
          "with a newer one, "
          "so only the latest goes out on reconnect."},
+        {"the retry budget",
+         "Retry budget",
+         {"retry_budget"},
+         "gRPC's retry throttling, one budget per gateway: a bucket of 10 tokens that every "
+         "failed or lost subscribe spends by one and every confirmed subscribe refills by a "
+         "tenth. While half the bucket or less is left, retries wait (throttled_retries counts "
+         "them) and only one probe per longest retry interval goes out for the whole gateway; a "
+         "first subscribe always goes. It caps a retry storm that the other levers leave on: "
+         "with no guard, every tick's retry stacks on a gateway that is failing them all."},
     };
     return groups;
 }
 
 QString leverLabel(const QString& key)
 {
-    if (key == QLatin1String("inflight_guard"))
-        return QStringLiteral("in-flight guard");
-    if (key == QLatin1String("backoff"))
-        return QStringLiteral("backoff");
-    if (key == QLatin1String("confirmed_flag"))
-        return QStringLiteral("confirmed flag");
-    if (key == QLatin1String("bulk_supervisory"))
-        return QStringLiteral("bulk supervisory subscribe");
+    for (const SwitchLever& lever : switchLevers())
+        if (key == QLatin1String(lever.key))
+            return QString::fromLatin1(lever.phrase);
     if (key == QLatin1String("session_command_timeout_ms"))
         return QStringLiteral("session command timeout");
     if (key == QLatin1String("recovery"))
         return QStringLiteral("recovery gate");
-    if (key == QLatin1String("alarm_guard"))
-        return QStringLiteral("alarm guard");
-    if (key == QLatin1String("coalesce"))
-        return QStringLiteral("coalescing");
-    if (key == QLatin1String("resubscribe_guard"))
-        return QStringLiteral("re-subscribe guard");
-    if (key == QLatin1String("drop_superseded"))
-        return QStringLiteral("drop superseded");
     return key;
 }
 

@@ -211,6 +211,7 @@ VariantRun ScenarioRunner::finish()
     if (m_notGood == 0 && m_allGoodSince)
         m.timeToAllGoodS = std::max(0.0, toSeconds(*m_allGoodSince) - faultEnd);
     m.suppressedCalls = qint64(m_engine->suppressedCalls());
+    m.throttledRetries = qint64(m_engine->throttledRetries());
     m.eventsLost = qint64(m_engine->eventsLost());
     m.skippedActions = m_skipped;
     if (m_live)

@@ -113,6 +113,8 @@ void LeversPanel::build()
     auto* l2 = new QVBoxLayout(lever2);
     auto* other = new QGroupBox(tr("Follow-ups"));
     auto* o = new QVBoxLayout(other);
+    auto* budget = new QGroupBox(tr("Retry budget"));
+    auto* b = new QVBoxLayout(budget);
     for (std::size_t i = 0; i < m_switches.size(); ++i) {
         switch (switchLevers()[i].group) {
         case LeverGroup::Lever1:
@@ -123,6 +125,9 @@ void LeversPanel::build()
             break;
         case LeverGroup::FollowUps:
             o->addWidget(m_switches[i]);
+            break;
+        case LeverGroup::RetryBudget:
+            b->addWidget(m_switches[i]);
             break;
         }
     }
@@ -147,7 +152,8 @@ void LeversPanel::build()
     auto* presetRow = new QFormLayout;
     presetRow->addRow(tr("Preset"), m_preset);
     column->addLayout(presetRow);
-    for (QWidget* w : std::initializer_list<QWidget*>{lever1, lever2, lever3, recovery, other})
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{lever1, lever2, lever3, recovery, other, budget})
         column->addWidget(w);
     column->addStretch();
     auto* scroll = new QScrollArea;

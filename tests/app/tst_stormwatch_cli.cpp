@@ -156,6 +156,7 @@ private slots:
                                "connected_after_s",
                                "max_sta_queue_depth",
                                "suppressed_calls",
+                               "throttled_retries",
                                "events_lost",
                                "wall_ms"};
         // Present only when there is something to say.

@@ -3,7 +3,9 @@
 
 #include "client/lever_set.h"
 #include "client/options.h"
+#include "test_paths.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTest>
@@ -349,11 +351,12 @@ private slots:
         QCOMPARE(describeLevers(preset("all")),
                  QString("guard on, backoff on, confirmed on, bulk on, cmd-timeout 60 s, "
                          "recovery windowed(10 in 100 s)/simple(60 s), alarm guard on, "
-                         "coalesce on, resubscribe guard on, drop superseded on"));
+                         "coalesce on, resubscribe guard on, drop superseded on, "
+                         "retry budget off"));
         QCOMPARE(describeLevers(preset("levers-off")),
                  QString("guard off, backoff off, confirmed off, bulk off, cmd-timeout not sent, "
                          "recovery off, alarm guard off, coalesce off, resubscribe guard off, "
-                         "drop superseded off"));
+                         "drop superseded off, retry budget off"));
         LeverSet s = preset("lever1");
         s.sessionCommandTimeoutMs = 1500;
         s.recovery = {.enabled = true,
@@ -362,7 +365,41 @@ private slots:
         QCOMPARE(describeLevers(s),
                  QString("guard on, backoff on, confirmed on, bulk off, cmd-timeout 1.5 s, "
                          "recovery simple/exponential(5..300 s x2), alarm guard off, "
-                         "coalesce off, resubscribe guard on, drop superseded on"));
+                         "coalesce off, resubscribe guard on, drop superseded on, "
+                         "retry budget off"));
+        s.retryBudget = true;
+        QVERIFY(describeLevers(s).endsWith("drop superseded on, retry budget on"));
+    }
+
+    // docs/usage.md's lever table has a row for every lever of the table, so a new lever
+    // cannot land undocumented.
+    void everyLeverHasARowInTheUsageTable()
+    {
+        QFile doc(testpaths::sourceFile(QStringLiteral("docs/usage.md")));
+        QVERIFY2(doc.open(QIODevice::ReadOnly), qPrintable(doc.fileName()));
+        const QString text = QString::fromUtf8(doc.readAll());
+        for (const QString& key : leverKeys()) {
+            if (key == "preset")
+                continue;
+            QVERIFY2(text.contains("\n| `" + key + "` | "), qPrintable(key));
+        }
+    }
+
+    // The new lever is off in every preset and read and written like every switch.
+    void retryBudgetIsOffInEveryPresetAndRoundTrips()
+    {
+        for (const QString& name : leverPresetNames())
+            QVERIFY2(!preset(name).retryBudget, qPrintable(name));
+        QString error;
+        const auto on =
+            leverSetFromJson(QJsonObject{{"preset", "levers-off"}, {"retry_budget", true}}, &error);
+        QVERIFY2(on.has_value(), qPrintable(error));
+        LeverSet expected = preset("levers-off");
+        expected.retryBudget = true;
+        QCOMPARE(*on, expected);
+        QCOMPARE(leverSetToJson(*on).value("retry_budget"), QJsonValue(true));
+        QVERIFY(!presetNameOf(*on).has_value());
+        QVERIFY(leverKeys().contains("retry_budget"));
     }
 
     void presetNameOfIdentifiesPresets()

@@ -594,6 +594,90 @@ private slots:
         QCOMPARE(h.sent.size(), std::size_t(2));
         QCOMPARE(h.guard->outstanding(), 1);
     }
+
+    // Lever retry_budget on the pre-fix actor: with half the connection's bucket spent, the
+    // first attempt still goes, one retry per longest interval goes as the probe, and every
+    // other tick is held back and counted.
+    void retryBudgetHoldsBackRetriesOfASpentConnection()
+    {
+        GuardPolicy policy = GuardPolicy::preFix();
+        policy.retryBudget = true;
+        Harness h(timing(1000, 10000, 60000), policy);
+        RetryBudget budget;
+        for (int i = 0; i < 5; ++i)
+            budget.recordFailure();
+        h.guard->setRetryBudget(&budget);
+        h.guard->start();
+        QCOMPARE(h.sent.size(), std::size_t(1)); // a first attempt is never throttled
+        h.runBefore(11s);
+        QCOMPARE(h.sent.size(), std::size_t(2)); // the probe at 1 s
+        QCOMPARE(h.sent[1].at, Time(1s));
+        QCOMPARE(h.count(GuardEventKind::Throttled), 9); // the ticks at 2 .. 10 s
+        QCOMPARE(budget.throttledRetries(), std::uint64_t(9));
+        QVERIFY(h.guard->retryScheduled());
+        h.sched.runUntil(11s);
+        QCOMPARE(h.sent.size(), std::size_t(3)); // the next probe
+    }
+
+    // Failures spend the bucket and a confirmation earns a tenth back: five failed replies
+    // throttle, one success reopens it.
+    void failuresSpendTheBudgetAndASuccessRefillsIt()
+    {
+        GuardPolicy policy;
+        policy.retryBudget = true;
+        Harness h(timing(200, 200, 60000), policy);
+        RetryBudget budget;
+        h.guard->setRetryBudget(&budget);
+        h.guard->start();
+        for (int i = 0; i < 5; ++i) {
+            h.reply(h.lastId(), false);
+            h.sched.runUntil(h.sched.now() + 200ms);
+        }
+        QCOMPARE(budget.tokens(), 5.0);
+        QVERIFY(budget.throttling());
+        h.reply(h.lastId(), true);
+        QCOMPARE(budget.tokens(), 5.1);
+        QVERIFY(!budget.throttling());
+    }
+
+    // With the lever off the bucket is neither spent nor asked.
+    void withoutTheLeverTheBudgetIsIgnored()
+    {
+        Harness h(timing(1000, 10000, 60000), GuardPolicy::preFix());
+        RetryBudget budget;
+        for (int i = 0; i < 8; ++i)
+            budget.recordFailure();
+        h.guard->setRetryBudget(&budget);
+        h.guard->start();
+        h.runBefore(10s);
+        QCOMPARE(h.sent.size(), std::size_t(10));
+        h.reply(h.sent[0].id, false);
+        QCOMPARE(budget.tokens(), 2.0);
+        QCOMPARE(budget.throttledRetries(), std::uint64_t(0));
+    }
+
+    // One bucket per connection: two subscriptions on a spent one share a single probe.
+    void subscriptionsOfOneConnectionShareTheProbe()
+    {
+        GuardPolicy policy = GuardPolicy::preFix();
+        policy.retryBudget = true;
+        Harness a(timing(1000, 10000, 60000), policy);
+        RetryBudget budget;
+        for (int i = 0; i < 6; ++i)
+            budget.recordFailure();
+        a.guard->setRetryBudget(&budget);
+        std::vector<Time> sentB;
+        TagSubscribeGuard b(
+            a.sched, timing(1000, 10000, 60000), policy,
+            [&](std::uint64_t) { sentB.push_back(a.sched.now()); }, [] { return 0.5; });
+        b.setRetryBudget(&budget);
+        a.guard->start();
+        b.start();
+        a.runBefore(10s);
+        QCOMPARE(a.sent.size() + sentB.size(), std::size_t(3)); // two first attempts, one probe
+        QCOMPARE(budget.probes(), std::uint64_t(1));
+        QCOMPARE(budget.throttledRetries(), std::uint64_t(17));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTagSubscribeGuard)

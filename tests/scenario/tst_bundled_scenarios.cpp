@@ -296,6 +296,39 @@ private slots:
         }
     }
 
+    // --- retry-budget ------------------------------------------------------------------
+
+    // The reconnect storm with the budget on top of levers-off: capped and recovering, where
+    // levers-off alone never recovers; on top of "all" it never bites.
+    void retryBudgetCapsTheStormLeversOffLeavesOn()
+    {
+        const QString name = QStringLiteral("retry-budget");
+        const VariantMetrics& off = metrics(name, "levers-off");
+        const VariantMetrics& budget = metrics(name, "levers-off+budget");
+        QVERIFY(!off.timeToAllGoodS);
+        QCOMPARE(off.throttledRetries, qint64(0));
+        QVERIFY2(budget.timeToAllGoodS, "levers-off+budget never all Good");
+        QVERIFY2(*budget.timeToAllGoodS < 600, qPrintable(QString::number(*budget.timeToAllGoodS)));
+        QVERIFY(budget.throttledRetries > 100);
+        QVERIFY2(budget.subscribeRequests * 10 < off.subscribeRequests,
+                 qPrintable(
+                     QString("%1 vs %2").arg(budget.subscribeRequests).arg(off.subscribeRequests)));
+        QVERIFY(*budget.maxStaQueueDepth * 10 < *off.maxStaQueueDepth);
+        for (const char* v : {"levers-off", "levers-off+budget", "all", "all+budget"})
+            QCOMPARE(metrics(name, v).orphanedTagSeconds, 0.0);
+    }
+
+    void retryBudgetNeverBitesWithTheGuardOn()
+    {
+        const QString name = QStringLiteral("retry-budget");
+        const VariantMetrics& all = metrics(name, "all");
+        const VariantMetrics& budget = metrics(name, "all+budget");
+        QCOMPARE(budget.throttledRetries, qint64(0));
+        QCOMPARE(budget.subscribeRequests, all.subscribeRequests);
+        QCOMPARE(budget.badTagSeconds, all.badTagSeconds);
+        QCOMPARE(budget.timeToAllGoodS, all.timeToAllGoodS);
+    }
+
     // --- resubscribe-freeze (defect: a failed re-subscribe after reconnect) ------------
 
     void resubscribeFreezeOrphansTagsUntilTheGuardResubscribes()

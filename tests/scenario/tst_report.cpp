@@ -49,13 +49,26 @@ private slots:
 void TestReport::metricTableHasEveryMetricOnceInReportOrder()
 {
     const QStringList keys = tableKeys();
-    QCOMPARE(keys, QStringList({"subscribe_requests", "max_outstanding",
-                                "max_gateway_outstanding_subscribes", "gateway_rpcs",
-                                "gateway_rpcs_by_kind", "subscribe_rpcs", "teardown_rpcs",
-                                "deadline_exceeded", "bad_tag_seconds", "orphaned_tag_seconds",
-                                "frozen_tag_seconds", "stale_tag_seconds", "unresponsive_seconds",
-                                "time_to_all_good_s", "connected_after_s", "max_sta_queue_depth",
-                                "suppressed_calls", "events_lost", "wall_ms"}));
+    QCOMPARE(keys, QStringList({"subscribe_requests",
+                                "max_outstanding",
+                                "max_gateway_outstanding_subscribes",
+                                "gateway_rpcs",
+                                "gateway_rpcs_by_kind",
+                                "subscribe_rpcs",
+                                "teardown_rpcs",
+                                "deadline_exceeded",
+                                "bad_tag_seconds",
+                                "orphaned_tag_seconds",
+                                "frozen_tag_seconds",
+                                "stale_tag_seconds",
+                                "unresponsive_seconds",
+                                "time_to_all_good_s",
+                                "connected_after_s",
+                                "max_sta_queue_depth",
+                                "suppressed_calls",
+                                "throttled_retries",
+                                "events_lost",
+                                "wall_ms"}));
     for (const QString& k : keys) {
         QCOMPARE(keys.count(k), 1);
         QVERIFY2(findMetric(k) && findMetric(k)->keyString() == k, qPrintable(k));
@@ -279,6 +292,7 @@ void TestReport::jsonHasExactlyTheDesignKeys()
                                 "subscribe_rpcs",
                                 "suppressed_calls",
                                 "teardown_rpcs",
+                                "throttled_retries",
                                 "time_to_all_good_from",
                                 "time_to_all_good_s",
                                 "unresponsive_seconds",
@@ -349,10 +363,10 @@ void TestReport::csvHasAHeaderAndOneRowPerVariant()
             "teardown_rpcs,deadline_exceeded,bad_tag_seconds,orphaned_tag_seconds,frozen_tag_"
             "seconds,"
             "stale_tag_seconds,unresponsive_seconds,time_to_all_good_s,connected_after_s,max_sta_"
-            "queue_depth,suppressed_calls,events_lost,wall_ms"));
+            "queue_depth,suppressed_calls,throttled_retries,events_lost,wall_ms"));
     QVERIFY2(lines[2].startsWith("live-gate-lever1,lever1,\"{"), qPrintable(lines[2]));
     // No gateway counters, no time to all Good, no connection time, no queue depth: empty cells.
-    QVERIFY2(lines[2].endsWith(",3,1,,0,,0,0,0,330,0,0,0,0,,,,0,0,9"), qPrintable(lines[2]));
+    QVERIFY2(lines[2].endsWith(",3,1,,0,,0,0,0,330,0,0,0,0,,,,0,0,0,9"), qPrintable(lines[2]));
 }
 
 void TestReport::csvQuotesCommasQuotesAndNewlines()

@@ -161,7 +161,8 @@ void TestReportMarkdown::markdownLeversExplainResubscribeGuardAndDropSuperseded(
     // Levers that do not differ are not explained, only listed as the same.
     const QString gate = part(md(liveGate()), "The levers");
     QVERIFY2(!gate.contains("re-subscribe guard after a reconnect.**"), qPrintable(gate));
-    QVERIFY2(gate.contains("re-subscribe guard off; drop superseded off."), qPrintable(gate));
+    QVERIFY2(gate.contains("re-subscribe guard off; drop superseded off; retry budget off."),
+             qPrintable(gate));
     // In short names Lever 1 once, though three of its groups differ.
     ScenarioReport inc = incident();
     const QString inShort = part(md(inc), "In short");

@@ -215,18 +215,15 @@ std::int64_t ClientEngine::suppressedCalls() const
 
 void ClientEngine::announceRetryBudget(const GatewayConnection& connection, const GuardEvent& event)
 {
-    const bool throttling = connection.retryBudget().throttling();
-    if (event.kind == GuardEventKind::Throttled && m_budgetThrottled.insert(&connection).second)
-        log(Severity::Warning, connection.name(),
+    if (event.kind == GuardEventKind::Throttled && m_budgetThrottled.insert(&connection).second) {
+        const int ms = m_config.options.tagSubscribeRetryMaxIntervalMs;
+        connection.log(
+            Severity::Warning,
             "retry budget half spent by failures: retries held back, one probe per " +
-                std::to_string(
-                    std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::milliseconds(m_config.options.tagSubscribeRetryMaxIntervalMs))
-                        .count()) +
-                " s");
-    else if (event.kind == GuardEventKind::Confirmed && !throttling &&
-             m_budgetThrottled.erase(&connection) > 0)
-        log(Severity::Info, connection.name(), "retry budget refilled: retries go out again");
+                (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms"));
+    } else if (event.kind == GuardEventKind::Confirmed && !connection.retryBudget().throttling() &&
+               m_budgetThrottled.erase(&connection) > 0)
+        connection.log(Severity::Info, "retry budget refilled: retries go out again");
 }
 
 std::int64_t ClientEngine::throttledRetries() const

@@ -175,6 +175,9 @@ public:
     // spend it only while the lever is on).
     RetryBudget& retryBudget() { return m_retryBudget; }
     const RetryBudget& retryBudget() const { return m_retryBudget; }
+    // A line about this connection, "<name>: message", to the stormwatch.client category and
+    // the logger (what the engine and its observers see).
+    void log(Severity severity, const std::string& message) const;
 
     ConnectionState state() const { return m_state; }
     // Whether the gateway's contract has a SubscribeAlarms command at all.
@@ -343,7 +346,6 @@ private:
     static void decode(const MxChange& change, const MxEventBatch& event, TagUpdate& u);
     void addUpdate(SubscriberId id, Subscriber& sub, int index, const MxChange& change,
                    const MxEventBatch& event, std::vector<SubscriberId>& touched);
-    void log(Severity severity, const std::string& message) const;
 
     // gateway calls (gateway_connection.cpp)
     // Gated calls pass the recovery gate first and feed it their outcome. Session setup

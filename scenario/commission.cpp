@@ -7,6 +7,7 @@
 #include "client/grpc_gateway_port.h"
 #include "client/log_text.h"
 #include "client/qt_scheduler.h"
+#include "scenario/scenario_runner.h"
 #include "scenario/site_live.h"
 
 #include <QEventLoop>
@@ -129,17 +130,18 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
             *error = why;
         return std::nullopt;
     };
-    EngineConfig config;
-    QList<OptionError> optionErrors;
-    if (auto parsed = optionsFromJson(site.options, &optionErrors))
-        config.options = *parsed;
-    else
-        return fail(QStringLiteral("options: %1").arg(optionErrors.value(0).message()));
+    // The flag is named when the preset is unknown; the rest of the engine's configuration
+    // (options, connections, tags, their expected update periods) comes from the one place a
+    // run's does: the site as a scenario.
     QString leverError;
-    const auto levers = leverPreset(options.variant, &leverError);
-    if (!levers)
+    if (!leverPreset(options.variant, &leverError))
         return fail(QStringLiteral("--variant %1: %2").arg(options.variant, leverError));
-    config.levers = *levers;
+    QString configError;
+    EngineConfig config = engineConfigFor(siteScenario(site),
+                                          VariantSpec{options.variant, QJsonValue(options.variant)},
+                                          EngineConfig{}.seed, &configError);
+    if (!configError.isEmpty())
+        return fail(configError);
     QString portError;
     const auto portOptions = sitePortOptions(site, options.endpoints, &portError);
     if (!portOptions)
@@ -157,15 +159,6 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
         endpoints << QString::fromStdString(o.address);
         ports.push_back(std::make_unique<GrpcGatewayPort>(scheduler, o));
         byName.emplace(g.name.toStdString(), ports.back().get());
-        config.connections.push_back(
-            ConnectionSpec{g.name.toStdString(), int(g.writeUserId), g.name.toStdString()});
-    }
-    for (const SiteInstance& i : site.instances) {
-        InstanceSpec spec{i.name.toStdString(), i.gateway.toStdString(), {}, i.alarms};
-        spec.tags.reserve(std::size_t(i.tags.size()));
-        for (const SiteTag& t : i.tags)
-            spec.tags.push_back(t.address.toStdString());
-        config.instances.push_back(std::move(spec));
     }
     config.clientName = "stormwatch-commission";
     if (const std::string why = ClientEngine::validate(config, &byName); !why.empty())

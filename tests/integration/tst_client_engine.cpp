@@ -129,6 +129,45 @@ private slots:
         QVERIFY(rec.logged("responsive again after"));
     }
 
+    // Lever retry_budget through the engine: a restart fails the deployed subscribes at
+    // once, the connection says once that its budget holds retries back, the run counts them,
+    // and every tag still comes back (one probe per longest retry interval), none orphaned.
+    void aRestartSpendsTheRetryBudgetAndTheConnectionSaysSoOnce()
+    {
+        gateway::GatewayConfig gc;
+        gc.perItemMs = 100; // each subscribe holds the STA for about a second
+        VirtualGateway gw(gc);
+        EngineConfig c;
+        c.levers = *leverPreset("levers-off", nullptr);
+        c.levers.retryBudget = true;
+        c.connections.push_back({"gw1", 0});
+        for (int i = 0; i < 6; ++i) {
+            const std::string name = "I" + std::to_string(i);
+            c.instances.push_back({name, "gw1", makeTags(name + ".Attr", 10), false});
+        }
+        ClientEngine engine(gw.sched, gw.port, c);
+        Recorder rec;
+        engine.setObserver(&rec);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(500ms);
+        gw.model.restart(5s);
+        gw.sched.runFor(60s);
+        QVERIFY(engine.connections()[0]->retryBudget().throttling());
+        QVERIFY(engine.throttledRetries() > 0);
+        const auto warned =
+            std::count_if(rec.logs.begin(), rec.logs.end(), [](const std::string& l) {
+                return l.find(
+                           "gw1: retry budget half spent by failures: retries held back, one probe "
+                           "per 60 s") != std::string::npos;
+            });
+        QCOMPARE(warned, 1);
+        gw.sched.runFor(600s);
+        for (const auto& instance : engine.instances())
+            QCOMPARE(instance->counts().good, 10);
+        QCOMPARE(engine.orphanedTags(), 0);
+    }
+
     void rejectsAnInstanceOnAnUnknownConnection()
     {
         EngineConfig c = config("all");

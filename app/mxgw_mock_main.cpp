@@ -1,21 +1,21 @@
 // mxgw-mock: the mock MXAccess gateway on gRPC (loopback by default). Prints exactly one
 // stdout line, "listening on HOST:PORT", once it serves; stops cleanly on SIGINT/SIGTERM.
+#include "client/unix_signals.h"
 #include "gateway/contract_service.h"
 #include "gateway/mock_gateway_server.h"
 #include "gateway/stream_reactor.h"
+#include "proto/grpc_lifetime.h"
 #include "wire/contract.h"
 #include "wire/wire_codec.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFile>
-#include <QSocketNotifier>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <optional>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -30,14 +30,6 @@ constexpr int kUsageError = 2;
 // kMaxCommandTimeout (gateway_types.h, 24 h) in seconds, for --help and the flag's range.
 constexpr qint64 kMaxCommandTimeoutS =
     std::chrono::duration_cast<std::chrono::seconds>(kMaxCommandTimeout).count();
-int g_signalFds[2] = {-1, -1};
-
-void onSignal(int)
-{
-    const char byte = 1;
-    [[maybe_unused]] auto n = ::write(g_signalFds[1], &byte, 1); // async-signal-safe hand-off
-}
-
 [[noreturn]] void usageError(const QString& message)
 {
     std::fprintf(stderr, "mxgw-mock: %s\n", qPrintable(message));
@@ -135,6 +127,7 @@ static CallStatus freezeThisProcess(double seconds, std::string& description)
 int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
+    const GrpcLifetime grpc;
     QCoreApplication::setApplicationName("mxgw-mock");
     QCoreApplication::setApplicationVersion("0.1.0");
 
@@ -267,22 +260,12 @@ int main(int argc, char** argv)
     if (parser.isSet("unknown-tags"))
         unknownTags = readUnknownTags(parser.value("unknown-tags"));
 
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFds) != 0) {
+    UnixSignals stopSignals{SIGINT, SIGTERM};
+    if (!stopSignals.ok()) {
         std::perror("mxgw-mock: socketpair");
         return 1;
     }
-    QSocketNotifier notifier(g_signalFds[0], QSocketNotifier::Read);
-    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [] {
-        char byte;
-        [[maybe_unused]] auto n = ::read(g_signalFds[0], &byte, 1);
-        QCoreApplication::quit();
-    });
-    struct sigaction action = {};
-    action.sa_handler = onSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    QObject::connect(&stopSignals, &UnixSignals::received, &app, &QCoreApplication::quit);
 
     std::shared_ptr<const wire::WireCodec> contract;
     if (parser.isSet("contract") || parser.isSet("profile")) {

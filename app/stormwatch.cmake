@@ -2,8 +2,10 @@
 # Included from app/CMakeLists.txt (mxgw-mock has its own mxgw_mock.cmake).
 add_executable(stormwatch ${CMAKE_CURRENT_LIST_DIR}/stormwatch_main.cpp ${CMAKE_CURRENT_LIST_DIR}/recording_cli.cpp
   ${CMAKE_CURRENT_LIST_DIR}/recording_cli.h ${CMAKE_CURRENT_LIST_DIR}/contract_cli.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/contract_cli.h)
-target_link_libraries(stormwatch PRIVATE stormwatch_scenario stormwatch_recording stormwatch_wire Qt6::Core)
+  ${CMAKE_CURRENT_LIST_DIR}/contract_cli.h ${CMAKE_CURRENT_LIST_DIR}/watch_cli.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/watch_cli.h)
+target_link_libraries(stormwatch PRIVATE stormwatch_scenario stormwatch_recording stormwatch_watch
+  stormwatch_wire Qt6::Core)
 target_compile_definitions(stormwatch PRIVATE STORMWATCH_VERSION="${PROJECT_VERSION}")
 stormwatch_warnings(stormwatch)
 

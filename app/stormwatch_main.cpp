@@ -8,6 +8,7 @@
 //   stormwatch --recording-info FILE | --export-skeleton FILE [--run N]
 //   stormwatch --check-contract FILE [--profile NAME]   (exit 0 usable, 1 with limits, 2 not
 //   usable)
+//   stormwatch --watch SITE.json [--metrics-listen HOST:PORT] ...   (docs/fleet.md)
 //   (--record FILE: a headless run, or the console's runs, recorded; docs/recordings.md)
 //
 // Exit codes: 0 ok, 1 runtime failure (also: a live run's connection to --gateway never
@@ -23,7 +24,9 @@
 #include "app/cli_streams.h"
 #include "app/contract_cli.h"
 #include "app/recording_cli.h"
+#include "app/watch_cli.h"
 #include "client/qt_scheduler.h"
+#include "proto/grpc_lifetime.h"
 #include "recording/record_scenario.h"
 #include "scenario/commission_cli.h"
 #include "scenario/report.h"
@@ -225,7 +228,8 @@ struct Options {
 // Before the application object exists: is this a run without the window?
 bool headlessRequested(int argc, char** argv)
 {
-    if (siteCommandRequested(argc, argv) || contractCommandRequested(argc, argv))
+    if (siteCommandRequested(argc, argv) || contractCommandRequested(argc, argv) ||
+        watchCommandRequested(argc, argv))
         return true;
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
@@ -657,6 +661,7 @@ int main(int argc, char** argv)
 {
     const bool headless = headlessRequested(argc, argv);
     const auto app = createApplication(argc, argv, headless);
+    const GrpcLifetime grpc;
     QCoreApplication::setApplicationName(QStringLiteral("stormwatch"));
     QCoreApplication::setApplicationVersion(QStringLiteral(STORMWATCH_VERSION));
 
@@ -667,6 +672,8 @@ int main(int argc, char** argv)
     siteOptions.addTo(parser);
     const ContractCliOptions contractOptions;
     contractOptions.addTo(parser);
+    const WatchCliOptions watchOptions;
+    watchOptions.addTo(parser);
     if (!parser.parse(QCoreApplication::arguments())) {
         err() << parser.errorText() << " (see --help)\n";
         return kExitBadInput;
@@ -700,6 +707,8 @@ int main(int argc, char** argv)
         return validateScenario(parser.value(o.validateScenario));
     if (const auto code = runContractCommand(parser, contractOptions))
         return *code;
+    if (const auto code = runWatchCommand(parser, watchOptions, siteOptions))
+        return leaveHeadless(*code);
     if (const auto code = runSiteCommand(parser, siteOptions))
         return leaveHeadless(*code);
     if (parser.isSet(o.recordingInfo))

@@ -89,9 +89,13 @@ SubscriptionSample EngineBatcher::sample(int index, bool alarm) const
         s.intervalMs = double(guard->interval().count()) / 1000.0;
         s.confirmed = guard->confirmed();
         s.ceilingMs = double(guard->timing().ceiling.count()) / 1000.0;
+        s.maxIntervalMs = double(guard->timing().max.count()) / 1000.0;
     }
-    if (!alarm)
+    if (!alarm) {
         s.orphaned = orphanedTags(index);
+        for (std::size_t g = 0; g < instance.groupCount(); ++g)
+            s.frozen += instance.frozenTags(g);
+    }
     if (alarm) {
         s.requestsSent = instance.alarmRequestsSent();
     } else if (instance.groupCount() > 0) {
@@ -169,6 +173,39 @@ GatewaySample EngineBatcher::gatewaySample() const
     return g;
 }
 
+QVector<ConnectionCounters> EngineBatcher::connectionCounters() const
+{
+    QVector<ConnectionCounters> all;
+    const auto& connections = m_engine.connections();
+    all.reserve(qsizetype(connections.size()));
+    for (std::size_t i = 0; i < connections.size(); ++i) {
+        const GatewayConnection& c = *connections[i];
+        const ConnectionStats& stats = c.stats();
+        ConnectionCounters n;
+        n.connection = qs(c.name());
+        for (const ConnectionSpec& spec : m_engine.config().connections)
+            if (spec.name == c.name())
+                n.gateway = qs(spec.gateway);
+        n.invokes = stats.invokes;
+        n.deadlineExceeded = stats.deadlineExceeded;
+        n.suppressedCalls = stats.suppressedCalls;
+        n.throttledRetries = c.retryBudget().throttledRetries();
+        n.eventsReceived = stats.dataChanges;
+        n.eventsLost = stats.eventsLost;
+        n.sessionRestarts = std::max<qint64>(0, stats.sessionsOpened - 1);
+        const RecoveryGate* gate = m_engine.gate(n.gateway.toStdString());
+        n.recoveryState =
+            QString::fromLatin1(toString(gate ? gate->state() : RecoveryGate::State::Normal));
+        n.latencyCounts.reserve(qsizetype(stats.commandLatency.counts.size()));
+        for (const std::int64_t count : stats.commandLatency.counts)
+            n.latencyCounts.push_back(count);
+        n.latencySumS = stats.commandLatency.sumS;
+        n.latencyCount = stats.commandLatency.count;
+        all.push_back(std::move(n));
+    }
+    return all;
+}
+
 EngineBatch EngineBatcher::take()
 {
     // Orphan counts of what changed now; of everything about once a second, since a
@@ -199,6 +236,7 @@ EngineBatch EngineBatcher::take()
         batch.connections = connectionInfos();
     }
     batch.gateway = gatewaySample();
+    batch.counters = connectionCounters();
     return batch;
 }
 

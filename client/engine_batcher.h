@@ -20,6 +20,7 @@ struct EngineBatch {
     QVector<ConnectionInfo> connections; // filled only when connectionsChanged
     bool connectionsChanged = false;
     GatewaySample gateway;
+    QVector<ConnectionCounters> counters; // every connection, every batch
 };
 
 class EngineBatcher : public EngineObserver {
@@ -52,6 +53,7 @@ private:
     TagChange tagChange(int instance, int tag) const;
     QVector<ConnectionInfo> connectionInfos() const;
     GatewaySample gatewaySample() const;
+    QVector<ConnectionCounters> connectionCounters() const;
     int orphanedTags(int instance) const;
     // An instance whose orphan count moved has every tag re-sent (their flag changed).
     void recheckOrphans(int instance);

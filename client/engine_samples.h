@@ -29,6 +29,8 @@ struct SubscriptionSample {
     bool confirmed = false;
     double ceilingMs = 0; // the effective in-flight ceiling (follows the session's timeout)
     int orphaned = 0;     // tags nobody will ever re-subscribe (see Instance::orphanedTags)
+    int frozen = 0;       // Good while the connection is unresponsive (see Instance::frozenTags)
+    double maxIntervalMs = 0; // the guard's longest retry interval under the current levers
 };
 
 struct TagChange {
@@ -82,6 +84,26 @@ struct ConnectionInfo {
     // echoed timeout + TagSubscribeInFlightCeilingMarginMs); -1 when no guard uses it.
     double inFlightCeilingS = -1;
     bool supportsSupervisoryBulk = false;
+};
+
+// One connection's running totals, sent every step: what a long-running watch exports. They
+// only grow while the run lasts.
+struct ConnectionCounters {
+    QString connection;
+    QString gateway; // the gateway it reaches ("": the run's only one)
+    qint64 invokes = 0;
+    qint64 deadlineExceeded = 0;
+    qint64 suppressedCalls = 0;
+    qint64 throttledRetries = 0;
+    qint64 eventsReceived = 0; // data changes
+    qint64 eventsLost = 0;
+    qint64 sessionRestarts = 0; // sessions opened after the first
+    QString recoveryState;      // its gateway's recovery gate: "normal", "recovering", "closed"
+    // Invoke round trips the gateway answered: per bucket of CommandLatency::kBoundsS (the
+    // last above them all), not cumulative; their sum and count.
+    QVector<qint64> latencyCounts;
+    double latencySumS = 0;
+    qint64 latencyCount = 0;
 };
 
 // Client-side view of the gateway, for live runs against a gateway without mock control.
@@ -217,6 +239,7 @@ Q_DECLARE_METATYPE(stormwatch::SubscriptionSample)
 Q_DECLARE_METATYPE(stormwatch::TagChange)
 Q_DECLARE_METATYPE(stormwatch::LogEntry)
 Q_DECLARE_METATYPE(stormwatch::ConnectionInfo)
+Q_DECLARE_METATYPE(stormwatch::ConnectionCounters)
 Q_DECLARE_METATYPE(stormwatch::GatewaySample)
 Q_DECLARE_METATYPE(stormwatch::GatewayPoint)
 Q_DECLARE_METATYPE(stormwatch::SeriesUpdate)

@@ -687,8 +687,9 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
     struct Call {
         InvokeDone done;
         TimerId deadline = kNoTimer;
+        Time sentAt;
     };
-    auto call = std::make_shared<Call>(Call{std::move(done)});
+    auto call = std::make_shared<Call>(Call{std::move(done), kNoTimer, m_scheduler.now()});
     const std::uint64_t seq = m_nextCorrelation;
     auto complete = [this, life, epoch, gateUse, seq](const std::shared_ptr<Call>& c,
                                                       RpcStatus status, MxCommandReply reply,
@@ -700,6 +701,8 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
         if (c->deadline != kNoTimer)
             m_scheduler.cancel(c->deadline);
         m_unanswered.erase(seq);
+        if (fromGateway)
+            m_stats.commandLatency.record(double((m_scheduler.now() - c->sentAt).count()) / 1e6);
         if (epoch != m_epoch)
             return; // the session is gone; its work was re-queued or dropped
         // A transport's failure proves nothing alive, and a DEADLINE_EXCEEDED is a command

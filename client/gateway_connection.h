@@ -6,6 +6,7 @@
 // `adviseParallelism` in flight. Subscribes are held, unanswered, while not connected.
 // One implementation for both ports: all I/O goes through GatewayPort on one Scheduler.
 
+#include "command_latency.h"
 #include "defaults.h"
 #include "gateway_port.h"
 #include "recovery_gate.h"
@@ -118,6 +119,8 @@ struct ConnectionStats {
     // subscribing again (only where the contract and the gateway can resume).
     std::int64_t streamResumes = 0;
     int maxAdviseInFlight = 0;
+    // Round trips of the Invokes the gateway answered (a client-side deadline is not one).
+    CommandLatency commandLatency;
     std::int64_t readvises = 0; // items advised again: a reused handle's first value was unknown
     int maxReadvisesInFlight = 0;
 };

@@ -108,7 +108,22 @@ bool siteCommandRequested(int argc, char** argv)
     return false;
 }
 
+namespace {
+std::optional<int> siteCommand(const QCommandLineParser& parser, const SiteCliOptions& o);
+} // namespace
+
+// The caller may leave without running destructors (a process that used gRPC): what was
+// written is flushed first.
 std::optional<int> runSiteCommand(const QCommandLineParser& parser, const SiteCliOptions& o)
+{
+    const std::optional<int> code = siteCommand(parser, o);
+    out().flush();
+    err().flush();
+    return code;
+}
+
+namespace {
+std::optional<int> siteCommand(const QCommandLineParser& parser, const SiteCliOptions& o)
 {
     if (parser.isSet(o.validateSite))
         return validate(parser.value(o.validateSite));
@@ -135,5 +150,7 @@ std::optional<int> runSiteCommand(const QCommandLineParser& parser, const SiteCl
         }
     return std::nullopt;
 }
+
+} // namespace
 
 } // namespace stormwatch

@@ -30,11 +30,13 @@ struct SiteCliOptions {
         "write report.json/csv/md; exit 0 when every tag is Good, 1 otherwise."};
     QCommandLineOption timeoutS{
         "timeout-s", "--commission: seconds to wait for every tag (default 60).", "N", "60"};
-    QCommandLineOption variant{"variant", "--commission: the lever preset (default lever1+2).",
+    QCommandLineOption variant{"variant",
+                               "--commission, --watch: the lever preset (default lever1+2 to "
+                               "commission, all to watch).",
                                "PRESET", "lever1+2"};
     QCommandLineOption gatewayEndpoint{
         "gateway-endpoint",
-        "--site: SPEC is NAME=HOST:PORT: reach the site's gateway NAME at "
+        "--site, --watch: SPEC is NAME=HOST:PORT: reach the site's gateway NAME at "
         "HOST:PORT instead of its endpoint (repeatable).",
         "SPEC"};
     void addTo(QCommandLineParser& parser) const;

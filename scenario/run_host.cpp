@@ -95,6 +95,7 @@ Scenario RunHost::openEndedLive(const Scenario& scenario, const LeverSet& levers
 RunHost::RunHost(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<GatewayPoint>();
+    qRegisterMetaType<QVector<ConnectionCounters>>();
     qRegisterMetaType<QVector<SeriesUpdate>>();
     qRegisterMetaType<QSharedPointer<VariantRun>>();
 }
@@ -259,6 +260,8 @@ void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
         emit connectionInfo(b.connections);
     if (!b.samples.isEmpty())
         emit subscriptionSamples(b.samples);
+    if (!b.counters.isEmpty())
+        emit connectionCounters(b.counters);
     if (!b.tags.isEmpty())
         emit tagChanges(b.tags);
     if (!step->series.isEmpty())

@@ -163,6 +163,8 @@ signals:
     void tagChanges(const QVector<stormwatch::TagChange>& changes);
     void logEntries(const QVector<stormwatch::LogEntry>& entries);
     void connectionInfo(const QVector<stormwatch::ConnectionInfo>& connections);
+    // Every step: each connection's running totals (a watch's counters).
+    void connectionCounters(const QVector<stormwatch::ConnectionCounters>& counters);
     // Every step: the run's point (gateway ""), then, with several gateways, one per gateway.
     void gatewayPoint(const stormwatch::GatewayPoint& point);
     // The points the run's recorder added since the last step: what the plots draw, the

@@ -29,12 +29,14 @@ set -uo pipefail
 # scenario/  client, gateway. Nothing of models/, recording/, ui/, app/, QtGui, QtWidgets.
 # models/    client, QtGui. Nothing of ui/, gateway/, scenario/, recording/, app/, QtWidgets.
 # recording/ scenario, models (and what they hand on), QtSql. Nothing of ui/, app/, QtWidgets.
+# watch/     scenario, recording (and what they hand on), prometheus-cpp, QtNetwork. Nothing of
+#            ui/, app/, QtGui, QtWidgets: the watch service has no window.
 # ui/        models, scenario, recording; of client/ only the value types that models/ and scenario/
 #            hand on (UI_CLIENT_HEADERS); nothing of gateway/ or app/.
 # app/, tests/: everything (main()s and test wiring).
 
-SCHEDULER_HEADERS="scheduler.h virtual_scheduler.h qt_scheduler.h thread_host.h"
-SCHEDULER_FILES="scheduler.h virtual_scheduler.h virtual_scheduler.cpp qt_scheduler.h qt_scheduler.cpp thread_host.h thread_host.cpp"
+SCHEDULER_HEADERS="scheduler.h virtual_scheduler.h qt_scheduler.h thread_host.h unix_signals.h"
+SCHEDULER_FILES="scheduler.h virtual_scheduler.h virtual_scheduler.cpp qt_scheduler.h qt_scheduler.cpp thread_host.h thread_host.cpp unix_signals.h unix_signals.cpp"
 LOG_TEXT_HEADERS="log_text.h"
 LOG_TEXT_FILES="log_text.h log_text.cpp"
 # What gateway/ may take from client/: the stormwatch_scheduler and stormwatch_log_text
@@ -143,7 +145,7 @@ check_include() {
   # A project header: "<folder>/x.h", "../<folder>/x.h", or a same-folder "x.h".
   while [[ $path == ./* || $path == ../* ]]; do path=${path#./}; path=${path#../}; done
   local target=""
-  if [[ $path =~ ^(wire|client|gateway|scenario|models|recording|ui|app|proto|tests)/ ]]; then
+  if [[ $path =~ ^(wire|client|gateway|scenario|models|recording|watch|ui|app|proto|tests)/ ]]; then
     target=${BASH_REMATCH[1]}
   elif [[ $delim == '"' && -e $ROOT/${file%/*}/$header ]]; then
     path=${file%/*}/$header
@@ -172,7 +174,7 @@ check_include() {
           report "$file" "$line" gateway "$path" "gateway -> proto, wire, client's scheduler: it knows nothing of the runner or the UI"
         fi ;;
       scenario)
-        if [[ $target == models || $target == recording || $target == ui || $target == app || $target == tests ]]; then
+        if [[ $target == models || $target == recording || $target == watch || $target == ui || $target == app || $target == tests ]]; then
           report "$file" "$line" scenario "$path" "scenario -> client, gateway: nothing of the models or the UI"
         fi ;;
       models)
@@ -180,8 +182,12 @@ check_include() {
           report "$file" "$line" models "$path" "models -> client, QtGui: nothing of the UI, the runner or the mock"
         fi ;;
       recording)
-        if [[ $target == ui || $target == app || $target == tests ]]; then
+        if [[ $target == ui || $target == watch || $target == app || $target == tests ]]; then
           report "$file" "$line" recording "$path" "recording -> scenario, models: nothing of the UI"
+        fi ;;
+      watch)
+        if [[ $target == ui || $target == app || $target == tests ]]; then
+          report "$file" "$line" watch "$path" "watch -> scenario, recording: nothing of the UI"
         fi ;;
       ui)
         if [[ $target == gateway ]]; then
@@ -203,14 +209,14 @@ check_include() {
     report "$file" "$line" wire "<$header>" "$module: wire/ uses protobuf only, no Qt"
   elif in_list "$module" "$WIDGET_MODULES" && [[ $folder != ui ]]; then
     report "$file" "$line" "$folder" "<$header>" "$module: nothing below ui/ includes a widget header"
-  elif in_list "$module" "$GUI_MODULES" && [[ $folder == client || $folder == gateway || $folder == scenario ]]; then
+  elif in_list "$module" "$GUI_MODULES" && [[ $folder == client || $folder == gateway || $folder == scenario || $folder == watch ]]; then
     report "$file" "$line" "$folder" "<$header>" "$module: $folder/ uses QtCore only (QtGui starts at models/)"
   fi
 }
 
 check_tree() {
   local folder file rest line text delim header
-  for folder in wire client gateway scenario models recording ui; do
+  for folder in wire client gateway scenario models recording watch ui; do
     [[ -d $ROOT/$folder ]] || continue
     while IFS= read -r file; do
       file=${file#"$ROOT"/}
@@ -249,7 +255,7 @@ self_test() {
   mkdir -p "$qt"/{QtCore,QtGui,QtWidgets,QtPrintSupport}
   touch "$qt"/QtCore/{QObject,QString} "$qt"/QtGui/{QColor,QAction} "$qt"/QtWidgets/{QWidget,QAction,QtWidgets} \
         "$qt"/QtPrintSupport/QPrinter
-  mkdir -p "$bad"/{wire,client,gateway,scenario,models,recording,ui} "$good"/{wire,client,gateway,scenario,models,recording,ui}
+  mkdir -p "$bad"/{wire,client,gateway,scenario,models,recording,watch,ui} "$good"/{wire,client,gateway,scenario,models,recording,watch,ui}
 
   printf '%s\n' '#include "gateway/mock_gateway_server.h"' '#include <QWidget>' '#include <QColor>' \
     '#include "../models/series_store.h"' > "$bad/client/engine.cpp"
@@ -266,6 +272,7 @@ self_test() {
   printf '%s\n' '#include "ui/main_window.h"' '#include <QWidget>' '#include "recording/recording.h"' \
     > "$bad/recording/recorder.cpp"
   printf '%s\n' '#include "recording/recorder.h"' > "$bad/models/store.cpp"
+  printf '%s\n' '#include "ui/main_window.h"' '#include <QColor>' > "$bad/watch/service.cpp"
   printf '%s\n' '#include "client/gateway_port.h"' '#include <QString>' > "$bad/wire/codec.cpp"
 
   local expected=(
@@ -289,6 +296,8 @@ self_test() {
     'recording/recorder.cpp:1: recording must not include ui/main_window.h (recording -> scenario, models'
     'recording/recorder.cpp:2: recording must not include <QWidget> (QtWidgets: nothing below ui/'
     'models/store.cpp:1: models must not include recording/recorder.h (models -> client, QtGui'
+    'watch/service.cpp:1: watch must not include ui/main_window.h (watch -> scenario, recording'
+    'watch/service.cpp:2: watch must not include <QColor> (QtGui: watch/ uses QtCore only'
     'wire/codec.cpp:1: wire must not include client/gateway_port.h (wire -> proto'
     'wire/codec.cpp:2: wire must not include <QString> (QtCore: wire/ uses protobuf only'
   )
@@ -305,6 +314,8 @@ self_test() {
     '#include "recording/recording.h"' > "$good/ui/panel.cpp"
   printf '%s\n' '#include "scenario/run_host.h"' '#include "models/series_store.h"' '#include <QSqlDatabase>' \
     > "$good/recording/recorder.cpp"
+  printf '%s\n' '#include "scenario/run_host.h"' '#include "recording/recorder.h"' '#include <QHostAddress>' \
+    > "$good/watch/service.cpp"
   printf '%s\n' '#include "wire/contract.h"' '#include <google/protobuf/descriptor.h>' > "$good/wire/codec.cpp"
   printf '%s\n' '#include "wire/contract_check.h"' > "$good/client/port.cpp"
 

@@ -33,7 +33,7 @@ WHICH=${1:-all}
 # processes). ui.scenario_playback is the
 # run host's suite under its older name.
 # sanitizers.tsan_qt_bridge checks that TSan still reports a race across the Qt bridge.
-TSAN_SUITES='^(integration\..*|recording\..*|scenario\.live_runner|scenario\.gateway_access|gateway\.grpc_server|gateway\.mxgw_mock_process|client\.grpc_gateway_port|client\.thread_host|ui\.console_controller|ui\.scenario_playback|ui\.run_host|ui\.ab_view|ui\.compare_view|app\..*|sanitizers\..*)$'
+TSAN_SUITES='^(integration\..*|watch\..*|recording\..*|scenario\.live_runner|scenario\.gateway_access|gateway\.grpc_server|gateway\.mxgw_mock_process|client\.grpc_gateway_port|client\.thread_host|ui\.console_controller|ui\.scenario_playback|ui\.run_host|ui\.ab_view|ui\.compare_view|app\..*|sanitizers\..*)$'
 
 # Run under both sanitizers (their reports count), but their pass/fail is not judged
 # there: they compare a live run against a restarted mxgw-mock with the virtual one, and

@@ -18,6 +18,8 @@ PACKAGES=(
   python3-grpcio python3-protobuf  # tests/python/wire_robustness.py: a client generated from proto/
   clang-format git  # format.clang_format: the sources as .clang-format says
   ccache  # the compiler cache (CMakeLists.txt): a rebuild or a clean clone reuses what was built
+  prometheus-cpp-dev  # watch/: /metrics of stormwatch --watch
+  prometheus  # tests: a real Prometheus scraping --watch, and promtool for the alert rules
 )
 
 missing=()
@@ -37,4 +39,17 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Debian's prometheus package starts its server (on every interface) when installed; the tests
+# start their own on loopback and nothing here may listen elsewhere. policy-rc.d tells the
+# package's scripts not to start a service while this install runs.
+POLICY=/usr/sbin/policy-rc.d
+added_policy=""
+if [[ " ${missing[*]} " == *" prometheus "* ]] && [ ! -e "$POLICY" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$POLICY" > /dev/null
+  $SUDO chmod 755 "$POLICY"
+  added_policy=1
+fi
+status=0
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" || status=$?
+if [ -n "$added_policy" ]; then $SUDO rm -f "$POLICY"; fi
+exit $status

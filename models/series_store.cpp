@@ -111,69 +111,6 @@ void SeriesStore::noteTime(double t)
         m_latest = t;
 }
 
-void SeriesStore::appendSamples(const QVector<SubscriptionSample>& samples)
-{
-    bool changed = false;
-    for (const SubscriptionSample& s : samples) {
-        const SubscriptionKey key{s.instance, s.alarm};
-        auto it = m_subs.find(key);
-        if (it == m_subs.end()) {
-            it = m_subs.insert(key, Subscription{});
-            changed = true;
-        }
-        const QString name = s.instanceName.isEmpty()
-                                 ? QStringLiteral("instance %1").arg(s.instance)
-                                 : s.instanceName;
-        const QString label = s.alarm ? name + QStringLiteral(" alarms")
-                                      : SeriesSubject::subscriptionLabel(name, s.connection);
-        if (it->label != label) {
-            it->label = label;
-            changed = true;
-        }
-        auto& series = it->series;
-        appendStep(series[int(SubMetric::Outstanding)], s.tS, s.outstanding);
-        appendStep(series[int(SubMetric::IntervalS)], s.tS, s.intervalMs / 1000.0);
-        appendStep(series[int(SubMetric::Good)], s.tS, s.good);
-        appendStep(series[int(SubMetric::Uncertain)], s.tS, s.uncertain);
-        appendStep(series[int(SubMetric::Bad)], s.tS, s.bad);
-        appendStep(series[int(SubMetric::RequestsSent)], s.tS, double(s.requestsSent));
-        appendStep(series[int(SubMetric::Stale)], s.tS, s.stale);
-        noteTime(s.tS);
-    }
-    pruneIfDue();
-    if (changed)
-        emit subscriptionsChanged();
-    if (!samples.isEmpty())
-        emit appended();
-}
-
-// Rates are placed at the start of their window (step semantics: the value holds over it).
-// A total that went down (a new engine, a reconnect) restarts counting from zero.
-void SeriesStore::appendGateway(const GatewayPoint& p)
-{
-    appendStep(m_gateway[int(GatewayMetric::StaQueueDepth)], p.tS, p.staQueueDepth);
-    appendStep(m_gateway[int(GatewayMetric::RecoveryState)], p.tS, p.recoveryState);
-    if (!m_anchor.valid) {
-        m_anchor =
-            RateAnchor{true, p.tS, p.invokesTotal, p.deadlineExceededTotal, p.suppressedTotal};
-    } else if (const double dt = p.tS - m_anchor.tS; dt >= m_rateWindowS && dt > 0) {
-        const auto rate = [dt](qint64 now, qint64 then) {
-            return double(now >= then ? now - then : now) / dt;
-        };
-        appendStep(m_gateway[int(GatewayMetric::InvokeRps)], m_anchor.tS,
-                   rate(p.invokesTotal, m_anchor.invokes));
-        appendStep(m_gateway[int(GatewayMetric::DeadlineExceededPerS)], m_anchor.tS,
-                   rate(p.deadlineExceededTotal, m_anchor.deadlineExceeded));
-        appendStep(m_gateway[int(GatewayMetric::SuppressedPerS)], m_anchor.tS,
-                   rate(p.suppressedTotal, m_anchor.suppressed));
-        m_anchor =
-            RateAnchor{true, p.tS, p.invokesTotal, p.deadlineExceededTotal, p.suppressedTotal};
-    }
-    noteTime(p.tS);
-    pruneIfDue();
-    emit appended();
-}
-
 void SeriesStore::appendSeries(const QVector<SeriesUpdate>& updates)
 {
     static const QHash<QString, SubMetric> kSub = [] {
@@ -238,11 +175,6 @@ void SeriesStore::advanceTo(double t)
     emit appended();
 }
 
-void SeriesStore::appendGatewaySample(const GatewaySample& sample)
-{
-    appendGateway(GatewayPoint::fromSample(sample));
-}
-
 void SeriesStore::clear()
 {
     const bool hadSubscriptions = !m_subs.isEmpty();
@@ -250,7 +182,6 @@ void SeriesStore::clear()
     for (auto& s : m_gateway)
         s.clear();
     m_gatewayOf.clear();
-    m_anchor = {};
     m_latest = std::numeric_limits<double>::quiet_NaN();
     m_lastPruneAt = -std::numeric_limits<double>::infinity();
     ++m_generation;

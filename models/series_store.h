@@ -1,8 +1,8 @@
 #pragma once
 // Time series the plots read: per subscription (instance × connection, or an instance's alarm
-// subscription) and per gateway. Fed in batches (live: the ClientWorker's queued signals,
-// ≤ 20 per second; replay: a finished virtual run loaded whole). Every series is a STEP series
-// with a point per change: a value holds from its point until the next one (and after the
+// subscription) and per gateway. Fed in batches of the run's own recorded series (the run
+// host's steps, ≤ 20 per second; a recording or finished run: loaded whole). Every series is a STEP
+// series with a point per change: a value holds from its point until the next one (and after the
 // last one, until latestTime()). The gateway series are the run's aggregate (subject
 // "gateway") and, for a run on several gateways, each gateway's own (subject
 // "gateway:NAME"): the plots' gateway filter shows one of them. No widgets here.
@@ -63,13 +63,6 @@ public:
     // The last dropped point of a series is kept so the value in force at the cut is known.
     void setRetentionSeconds(double seconds);
     double retentionSeconds() const { return m_retentionS; }
-    // Totals are turned into rates over windows of at least this length (default 1 s): the
-    // worker reports every 50 ms and a 50 ms rate would only show 0 or 20/s.
-    void setRateWindowSeconds(double seconds) { m_rateWindowS = seconds; }
-
-    void appendSamples(const QVector<stormwatch::SubscriptionSample>& samples);
-    void appendGateway(const GatewayPoint& point);
-    void appendGatewaySample(const stormwatch::GatewaySample& sample);
     // A run's own recorded series (scenario/series.h), by metric name: the plots then
     // show exactly the points the report is made of. interval_ms is shown in seconds; names
     // the plots do not draw are ignored. A gateway update (instance < 0) labelled
@@ -130,11 +123,6 @@ private:
         QString label;
         std::array<QVector<QPointF>, kSubMetricCount> series;
     };
-    struct RateAnchor {
-        bool valid = false;
-        double tS = 0;
-        qint64 invokes = 0, deadlineExceeded = 0, suppressed = 0;
-    };
 
     static void appendStep(QVector<QPointF>& series, double t, double value);
     void noteTime(double t);
@@ -145,9 +133,7 @@ private:
     using GatewaySeries = std::array<QVector<QPointF>, kGatewayMetricCount>;
     GatewaySeries m_gateway;                  // the run's aggregate
     QMap<QString, GatewaySeries> m_gatewayOf; // each gateway's own, by name
-    RateAnchor m_anchor;
     double m_retentionS = 3600;
-    double m_rateWindowS = 1.0;
     double m_latest = std::numeric_limits<double>::quiet_NaN();
     double m_lastPruneAt = -std::numeric_limits<double>::infinity();
     quint64 m_generation = 0;

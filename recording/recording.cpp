@@ -335,36 +335,4 @@ SeriesSet Recording::seriesSet(const RunData& data) const
     return set;
 }
 
-bool Recording::loadInto(qint64 runId, SeriesStore* store, EventLogModel* log, TagTableModel* tags,
-                         QString* error)
-{
-    const auto data = load(runId, error);
-    if (!data)
-        return false;
-    double endS = 0;
-    for (const RecordedRun& r : std::as_const(m_runs))
-        if (r.id == runId)
-            endS = r.endS;
-    if (store) {
-        store->clear();
-        store->setRetentionSeconds(0); // keep all: a recording is shown whole
-        store->appendSeries(data->series);
-        store->advanceTo(endS);
-    }
-    if (log) {
-        log->clear();
-        log->append(data->logs);
-    }
-    if (tags) {
-        tags->clear();
-        QVector<TagChange> states;
-        states.reserve(data->tags.size());
-        for (const RecordedTag& t : data->tags)
-            states.push_back(t.state);
-        tags->applyChanges(states);
-        tags->setNow(endS);
-    }
-    return true;
-}
-
 } // namespace stormwatch

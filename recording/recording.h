@@ -87,14 +87,6 @@ public:
     // The run's series as the runner held them (scenario/series.h semantics).
     SeriesSet seriesSet(const RunData& data) const;
 
-    // Shows a run in the console's models: the plots' store (cleared, then fed the series
-    // as they came and held to the run's end; its retention is set to 0, keep all, so
-    // nothing of a long run is dropped: set it again before a live run), the event log and
-    // the tag table (cleared, then the final states). False with *error when the run
-    // cannot be read.
-    bool loadInto(qint64 runId, SeriesStore* store, EventLogModel* log, TagTableModel* tags,
-                  QString* error);
-
 private:
     Recording() = default;
     bool readHeader(QString* error);

@@ -17,11 +17,11 @@
 // two batches in flight — paced or live, a slow UI makes steps coarser, not late; at max
 // speed the replay waits for the UI, so every step is shown.
 //
-// Each step's batch comes from an EngineBatcher observing the runner's engine, as in the
-// live ClientWorker: the first step is a snapshot, later ones carry what changed, and the
-// engine's own log lines (at most kMaxLogLinesPerStep a step, then one line saying how many
-// were suppressed), with the timeline's actions and connection state changes added as the
-// run passes them. Times are run times: seconds since the run's start.
+// Each step's batch comes from an EngineBatcher observing the runner's engine: the first step is a
+// snapshot, later ones carry what changed, and the engine's own log lines (at most
+// kMaxLogLinesPerStep a step, then one line saying how many were suppressed), with the timeline's
+// actions and connection state changes added as the run passes them. Times are run times: seconds
+// since the run's start.
 
 #include "client/engine_samples.h"
 #include "client/lever_set.h"

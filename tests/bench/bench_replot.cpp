@@ -2,6 +2,7 @@
 // (outstanding, interval, good tags) × 1 h at 1 Hz, plus the gateway series — about a
 // quarter million points — on a 1600×900 plot, offscreen. Target: median < 20 ms.
 //   bench_replot [--png out.png] [--runs N]
+#include "models/support_series_updates.h"
 #include "ui/plot_panel.h"
 
 #include <QApplication>
@@ -20,32 +21,26 @@ constexpr int kSeconds = 3600;
 
 void fill(SeriesStore& store, int from, int to)
 {
-    qint64 invokes = 0, deadline = 0;
     for (int t = from; t < to; ++t) {
-        QVector<SubscriptionSample> batch;
+        QVector<testsupport::SubscriptionStep> batch;
         for (int i = 0; i < kSubscriptions; ++i) {
-            SubscriptionSample s;
-            s.tS = t;
-            s.instance = i;
-            s.instanceName = QStringLiteral("Z%1").arg(28061 + i);
-            s.connection = QStringLiteral("gw1");
+            testsupport::SubscriptionStep s;
+            s.t = t;
+            s.instance = i;                             // Z28061 × gw1, ...
             s.outstanding = (t + i) % 3;                // changes every second
             s.intervalMs = 5000.0 * (1 + (t + i) % 12); // every second
             s.good = 200 - (t * 7 + i) % 40;            // every second
             s.bad = 44;
             batch.push_back(s);
         }
-        store.appendSamples(batch);
-        invokes += 20 + (t * 13) % 50;
-        deadline += (t % 60) < 20 ? (t % 5) : 0;
-        GatewayPoint p;
-        p.tS = t;
-        p.staQueueDepth = (t * 11) % 37;
-        p.invokesTotal = invokes;
-        p.deadlineExceededTotal = deadline;
-        p.suppressedTotal = t / 3;
-        p.recoveryState = (t % 600) < 90 ? 1 : 0;
-        store.appendGateway(p);
+        testsupport::feed(store, batch);
+        testsupport::feed(store, testsupport::GatewayStep{.t = double(t),
+                                                          .staQueueDepth = double((t * 11) % 37),
+                                                          .invokeRps = double(20 + (t * 13) % 50),
+                                                          .deadlineExceededPerS =
+                                                              (t % 60) < 20 ? double(t % 5) : 0.0,
+                                                          .suppressedPerS = t % 3 == 0 ? 1.0 : 0.0,
+                                                          .recoveryState = (t % 600) < 90 ? 1 : 0});
     }
 }
 

@@ -1,5 +1,5 @@
 // The UI thread's longest stall while the console shows 488 tags updating at 10 Hz: the
-// real MainWindow, ConsoleController, ClientWorker thread and embedded mock gateway, as
+// real MainWindow, ConsoleController, run host thread and embedded mock gateway, as
 // `stormwatch` starts them, offscreen. A 2 ms probe timer on the UI thread measures how
 // late it fires; the largest lateness is the longest the window could not react.
 // Target: < 50 ms. The slowest event deliveries on the UI thread are listed with what

@@ -1,41 +1,26 @@
-// SeriesStore: step series fed in batches, rates from totals, retention, lookup and CSV export.
+// SeriesStore: step series fed in batches of recorded series, retention, lookup and CSV export.
 #include "models/series_store.h"
+#include "models/support_series_updates.h"
 
 #include <QSignalSpy>
 #include <QtTest>
 #include <cmath>
+#include <limits>
 
 using namespace stormwatch;
+using namespace stormwatch::testsupport;
 
 namespace {
 
-SubscriptionSample sample(double t, int instance, int outstanding, double intervalMs = 5000,
-                          int good = 0, int bad = 0, bool alarm = false)
+SubscriptionStep sample(double t, int instance, int outstanding, double intervalMs = 5000,
+                        int good = 0, int bad = 0)
 {
-    SubscriptionSample s;
-    s.tS = t;
-    s.instance = instance;
-    s.alarm = alarm;
-    s.instanceName = QStringLiteral("Z%1").arg(28061 + instance);
-    s.connection = QStringLiteral("gw1");
-    s.outstanding = outstanding;
-    s.intervalMs = intervalMs;
-    s.good = good;
-    s.bad = bad;
-    return s;
-}
-
-GatewayPoint gateway(double t, qint64 invokes, qint64 deadline = 0, qint64 suppressed = 0,
-                     int state = 0, double queue = 0)
-{
-    GatewayPoint p;
-    p.tS = t;
-    p.invokesTotal = invokes;
-    p.deadlineExceededTotal = deadline;
-    p.suppressedTotal = suppressed;
-    p.recoveryState = state;
-    p.staQueueDepth = queue;
-    return p;
+    return SubscriptionStep{.t = t,
+                            .instance = instance,
+                            .outstanding = outstanding,
+                            .intervalMs = intervalMs,
+                            .good = good,
+                            .bad = bad};
 }
 
 const SubscriptionKey k0{0, false};
@@ -48,7 +33,7 @@ private slots:
     void stepSeriesKeepsAPointPerChangeOnly()
     {
         SeriesStore store;
-        store.appendSamples({sample(0, 0, 0), sample(1, 0, 1), sample(2, 0, 1), sample(3, 0, 0)});
+        feed(store, {sample(0, 0, 0), sample(1, 0, 1), sample(2, 0, 1), sample(3, 0, 0)});
         const auto& s = store.series(k0, SubMetric::Outstanding);
         QCOMPARE(s, (QVector<QPointF>{{0, 0}, {1, 1}, {3, 0}}));
         // interval stored in seconds, unchanged after the first point
@@ -60,40 +45,22 @@ private slots:
     void sameTimestampCollapsesOntoOnePoint()
     {
         SeriesStore store;
-        store.appendSamples({sample(0, 0, 0), sample(1, 0, 1)});
-        store.appendSamples({sample(1, 0, 2)});
+        feed(store, {sample(0, 0, 0), sample(1, 0, 1)});
+        feed(store, {sample(1, 0, 2)});
         QCOMPARE(store.series(k0, SubMetric::Outstanding), (QVector<QPointF>{{0, 0}, {1, 2}}));
         // back to the value before it: the change at t=1 vanishes
-        store.appendSamples({sample(1, 0, 0)});
+        feed(store, {sample(1, 0, 0)});
         QCOMPARE(store.series(k0, SubMetric::Outstanding), (QVector<QPointF>{{0, 0}}));
-    }
-
-    void ratesComeFromTotalsOverOneSecondWindows()
-    {
-        SeriesStore store;
-        store.appendGateway(gateway(0.0, 100, 0, 0));
-        store.appendGateway(gateway(0.5, 105, 0, 0)); // inside the window: no rate yet
-        QVERIFY(store.gatewaySeries(GatewayMetric::InvokeRps).isEmpty());
-        store.appendGateway(gateway(1.0, 110, 2, 4));
-        store.appendGateway(gateway(3.0, 150, 2, 4));
-        QCOMPARE(store.gatewaySeries(GatewayMetric::InvokeRps),
-                 (QVector<QPointF>{{0.0, 10.0}, {1.0, 20.0}}));
-        QCOMPARE(store.gatewaySeries(GatewayMetric::DeadlineExceededPerS),
-                 (QVector<QPointF>{{0.0, 2.0}, {1.0, 0.0}}));
-        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 0.5), 4.0);
-        QCOMPARE(store.gatewayValueAt(GatewayMetric::SuppressedPerS, 2.0), 0.0);
-        // a total that went down (a new engine) counts from zero, never negative
-        store.appendGateway(gateway(4.0, 5));
-        QCOMPARE(store.gatewayValueAt(GatewayMetric::InvokeRps, 3.5), 5.0);
     }
 
     void gatewayStepSeriesAndUnknownQueueDepth()
     {
         SeriesStore store;
-        store.appendGatewaySample(GatewaySample{0, 0, 0, 0, QStringLiteral("normal")});
-        store.appendGatewaySample(GatewaySample{1, 0, 0, 0, QStringLiteral("recovering")});
-        store.appendGatewaySample(GatewaySample{2, 0, 0, 0, QStringLiteral("closed")});
-        store.appendGatewaySample(GatewaySample{3, 0, 0, 0, QStringLiteral("normal")});
+        const double unknown = std::numeric_limits<double>::quiet_NaN();
+        for (int t = 0; t < 4; ++t)
+            feed(store, GatewayStep{.t = double(t),
+                                    .staQueueDepth = unknown,
+                                    .recoveryState = t == 3 ? 0 : t});
         QCOMPARE(store.gatewaySeries(GatewayMetric::RecoveryState),
                  (QVector<QPointF>{{0, 0}, {1, 1}, {2, 2}, {3, 0}}));
         // NaN (no STA queue depth from a real gateway) repeats as "no change", one point only
@@ -104,7 +71,7 @@ private slots:
     void valueAtBeforeAtBetweenAndAfterPoints()
     {
         SeriesStore store;
-        store.appendSamples({sample(10, 0, 0), sample(20, 0, 3), sample(30, 0, 1)});
+        feed(store, {sample(10, 0, 0), sample(20, 0, 3), sample(30, 0, 1)});
         QVERIFY(std::isnan(store.valueAt(k0, SubMetric::Outstanding, 9.999)));
         QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 10), 0.0);
         QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 19.5), 0.0);
@@ -120,9 +87,12 @@ private slots:
         QCOMPARE(store.retentionSeconds(), 3600.0);
         std::size_t bytesAtTwoHours = 0, maxBytesAfter = 0;
         for (int t = 0; t < 3 * 3600; ++t) {
-            store.appendSamples(
-                {sample(t, 0, t % 2, 1000.0 * (t % 7), t % 5, t % 3), sample(t, 1, (t + 1) % 2)});
-            store.appendGateway(gateway(t, 10 * qint64(t) * (t % 3), 0, 0, t % 2, t % 4));
+            feed(store,
+                 {sample(t, 0, t % 2, 1000.0 * (t % 7), t % 5, t % 3), sample(t, 1, (t + 1) % 2)});
+            feed(store, GatewayStep{.t = double(t),
+                                    .staQueueDepth = double(t % 4),
+                                    .invokeRps = double(10 * (t % 3)),
+                                    .recoveryState = t % 2});
             if (t == 2 * 3600)
                 bytesAtTwoHours = store.approxBytes();
             if (t > 2 * 3600)
@@ -148,28 +118,26 @@ private slots:
     {
         SeriesStore store;
         store.setRetentionSeconds(100);
-        store.appendSamples({sample(0, 0, 1)}); // never changes again
+        feed(store, {sample(0, 0, 1)}); // never changes again
         for (int t = 1; t <= 500; ++t)
-            store.appendSamples({sample(t, 1, t % 2)});
+            feed(store, {sample(t, 1, t % 2)});
         QCOMPARE(store.series(k0, SubMetric::Outstanding).size(), 1);
         QCOMPARE(store.valueAt(k0, SubMetric::Outstanding, 450), 1.0);
         QVERIFY(store.series(SubscriptionKey{1, false}, SubMetric::Outstanding).size() <= 102);
     }
 
-    void labelsNameInstanceAndConnectionOrAlarms()
+    void labelsAreTheRecordedSubjects()
     {
         SeriesStore store;
         QSignalSpy changed(&store, &SeriesStore::subscriptionsChanged);
         QSignalSpy appended(&store, &SeriesStore::appended);
-        store.appendSamples({sample(0, 1, 0), sample(0, 0, 0, 5000, 0, 0, true), sample(0, 0, 0)});
+        feed(store, {sample(0, 1, 0), sample(0, 0, 0)});
         QCOMPARE(changed.count(), 1);
         QCOMPARE(appended.count(), 1);
-        QCOMPARE(store.subscriptions(),
-                 (QList<SubscriptionKey>{{0, false}, {0, true}, {1, false}}));
+        QCOMPARE(store.subscriptions(), (QList<SubscriptionKey>{{0, false}, {1, false}}));
         QCOMPARE(store.label({0, false}), QStringLiteral("Z28061 × gw1"));
-        QCOMPARE(store.label({0, true}), QStringLiteral("Z28061 alarms"));
         QCOMPARE(store.label({1, false}), QStringLiteral("Z28062 × gw1"));
-        store.appendSamples({sample(1, 1, 1)}); // known subscription, same label
+        feed(store, {sample(1, 1, 1)}); // known subscription, same label
         QCOMPARE(changed.count(), 1);
         QCOMPARE(appended.count(), 2);
     }
@@ -177,12 +145,12 @@ private slots:
     void csvOfARangeIsStepFilled()
     {
         SeriesStore store;
-        store.appendSamples({sample(0, 0, 0, 5000, 10, 0), sample(0, 1, 0)});
-        store.appendSamples({sample(5, 0, 1, 5000, 8, 2)});
-        store.appendSamples({sample(7, 1, 1, 10000)});
-        store.appendSamples({sample(20, 0, 0)}); // outside the range
-        store.appendGateway(gateway(0, 0, 0, 0, 0, 3));
-        store.appendGateway(gateway(6, 60, 0, 0, 1, 3));
+        feed(store, {sample(0, 0, 0, 5000, 10, 0), sample(0, 1, 0)});
+        feed(store, {sample(5, 0, 1, 5000, 8, 2)});
+        feed(store, {sample(7, 1, 1, 10000)});
+        feed(store, {sample(20, 0, 0)}); // outside the range
+        feed(store, GatewayStep{.t = 0, .staQueueDepth = 3, .invokeRps = 10});
+        feed(store, GatewayStep{.t = 6, .staQueueDepth = 3, .invokeRps = 10, .recoveryState = 1});
 
         const QList<QByteArray> lines = store.toCsv(2, 10, {k0, {1, false}}).split('\n');
         QCOMPARE(

@@ -64,6 +64,38 @@ void ConsoleModels::follow(RunHost& host)
     QObject::connect(&host, &RunHost::progress, &store, [this](double t) { store.advanceTo(t); });
 }
 
+bool showRecordedRun(Recording& recording, qint64 runId, SeriesStore* store, EventLogModel* log,
+                     TagTableModel* tags, QString* error)
+{
+    const auto data = recording.load(runId, error);
+    if (!data)
+        return false;
+    double endS = 0;
+    for (const RecordedRun& r : recording.runs())
+        if (r.id == runId)
+            endS = r.endS;
+    if (store) {
+        store->clear();
+        store->setRetentionSeconds(0);
+        store->appendSeries(data->series);
+        store->advanceTo(endS);
+    }
+    if (log) {
+        log->clear();
+        log->append(data->logs);
+    }
+    if (tags) {
+        tags->clear();
+        QVector<TagChange> states;
+        states.reserve(data->tags.size());
+        for (const RecordedTag& t : data->tags)
+            states.push_back(t.state);
+        tags->applyChanges(states);
+        tags->setNow(endS);
+    }
+    return true;
+}
+
 RecordedRunResult recordRun(const Scenario& scenario, const QString& path, ConsoleModels* models,
                             bool live, int commitIntervalMs,
                             const std::function<void(double)>& onProgress,

@@ -6,6 +6,7 @@
 #include "models/series_store.h"
 #include "models/tag_table_model.h"
 #include "recording/recorder.h"
+#include "recording/recording.h"
 #include "scenario/run_host.h"
 #include "scenario/support_short_live.h"
 
@@ -33,6 +34,13 @@ struct ConsoleModels {
     int logLines = 0;
     void follow(RunHost& host);
 };
+
+// A recorded run shown in the models as the console's "Open recording…" shows it: the
+// store cleared and fed the run's series, held to its end and kept whole; the log's lines;
+// the tags' final states. Null models are skipped. False with *error when the run cannot
+// be read.
+bool showRecordedRun(Recording& recording, qint64 runId, SeriesStore* store, EventLogModel* log,
+                     TagTableModel* tags, QString* error);
 
 struct RecordedRunResult {
     QSharedPointer<VariantRun> run; // null when the run did not finish

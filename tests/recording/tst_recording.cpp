@@ -90,8 +90,9 @@ private slots:
 
         // The console's models, loaded from the file, equal the ones the run fed.
         ConsoleModels reopened;
-        QVERIFY2(rec->loadInto(run.id, &reopened.store, &reopened.log, &reopened.tags, &error),
-                 qPrintable(error));
+        QVERIFY2(
+            showRecordedRun(*rec, run.id, &reopened.store, &reopened.log, &reopened.tags, &error),
+            qPrintable(error));
         const QString stores = compareStores(live.store, reopened.store);
         QVERIFY2(stores.isEmpty(), qPrintable(stores));
         QCOMPARE(reopened.log.rowCount(), live.log.rowCount());
@@ -443,8 +444,8 @@ private slots:
         QCOMPARE(data->timeline.first().gateway, QStringLiteral("gw-a"));
 
         ConsoleModels reopened;
-        QVERIFY(rec->loadInto(rec->runs().first().id, &reopened.store, &reopened.log,
-                              &reopened.tags, &error));
+        QVERIFY(showRecordedRun(*rec, rec->runs().first().id, &reopened.store, &reopened.log,
+                                &reopened.tags, &error));
         QCOMPARE(reopened.store.gatewayNames(), QStringList({"gw-a", "gw-b"}));
         for (const QString& g : {QStringLiteral("gw-a"), QStringLiteral("gw-b")})
             for (int m = 0; m < kGatewayMetricCount; ++m)
@@ -573,7 +574,8 @@ private slots:
         QVERIFY(std::any_of(data->connections.cbegin(), data->connections.cend(),
                             [](const ConnectionInfo& c) { return c.sessionId.size() > 0; }));
         ConsoleModels reopened;
-        QVERIFY(rec->loadInto(run.id, &reopened.store, &reopened.log, &reopened.tags, &error));
+        QVERIFY(
+            showRecordedRun(*rec, run.id, &reopened.store, &reopened.log, &reopened.tags, &error));
         const QString stores = compareStores(live.store, reopened.store);
         QVERIFY2(stores.isEmpty(), qPrintable(stores));
     }

@@ -58,7 +58,7 @@ private slots:
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->tags.size(), 6);
         TagTableModel reopened;
-        QVERIFY(rec->loadInto(rec->runs().first().id, nullptr, nullptr, &reopened, &error));
+        QVERIFY(showRecordedRun(*rec, rec->runs().first().id, nullptr, nullptr, &reopened, &error));
         QCOMPARE(reopened.failedToAddCount(), 1);
         for (int r = 0; r < live.tags.rowCount(); ++r) {
             const TagChange& a = live.tags.row(r);
@@ -122,7 +122,7 @@ private slots:
         }
         QVERIFY(!data->series.isEmpty());
         TagTableModel tags;
-        QVERIFY2(rec->loadInto(rec->runs().first().id, nullptr, nullptr, &tags, &error),
+        QVERIFY2(showRecordedRun(*rec, rec->runs().first().id, nullptr, nullptr, &tags, &error),
                  qPrintable(error));
         QCOMPARE(tags.rowCount(), 4);
         QCOMPARE(tags.failedToAddCount(), 0);
@@ -162,7 +162,7 @@ private slots:
         QCOMPARE(run.metrics.value("stale_tag_seconds").toDouble(),
                  result.run->metrics.staleTagSeconds);
         TagTableModel reopened;
-        QVERIFY(rec->loadInto(run.id, nullptr, nullptr, &reopened, &error));
+        QVERIFY(showRecordedRun(*rec, run.id, nullptr, nullptr, &reopened, &error));
         QCOMPARE(reopened.rowCount(), live.tags.rowCount());
         for (int r = 0; r < live.tags.rowCount(); ++r) {
             const TagChange& a = live.tags.row(r);
@@ -219,7 +219,7 @@ private slots:
         QVERIFY2(rec, qPrintable(error));
         QCOMPARE(rec->schemaVersion(), 2);
         TagTableModel reopened;
-        QVERIFY2(rec->loadInto(rec->runs().first().id, nullptr, nullptr, &reopened, &error),
+        QVERIFY2(showRecordedRun(*rec, rec->runs().first().id, nullptr, nullptr, &reopened, &error),
                  qPrintable(error));
         QVERIFY2(rec->warnings().isEmpty(), qPrintable(rec->warnings().join('\n')));
         QCOMPARE(reopened.rowCount(), 10);

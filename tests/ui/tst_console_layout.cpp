@@ -2,6 +2,7 @@
 // (F5 / Esc), scenario files dropped on the window, an invalid file not listed (defect 11),
 // and exports with a title, a chosen size and range, rounded numbers (defect 10).
 #include "models/series_store.h"
+#include "models/support_series_updates.h"
 #include "ui/main_window.h"
 #include "ui/plot_panel.h"
 #include "ui/scenario_panel.h"
@@ -36,25 +37,21 @@ namespace {
 void feedRun(SeriesStore& store, int seconds)
 {
     for (int t = 0; t <= seconds; ++t) {
-        QVector<SubscriptionSample> samples;
+        QVector<testsupport::SubscriptionStep> steps;
         for (int i = 0; i < 2; ++i) {
-            SubscriptionSample s;
-            s.tS = t + 0.001; // 55.001 s: a time that prints as 55.000999999999976
-            s.instance = i;
-            s.instanceName = QStringLiteral("Z2806%1").arg(i + 1);
-            s.connection = QStringLiteral("gw1");
+            testsupport::SubscriptionStep s;
+            s.t = t + 0.001; // 55.001 s: a time that prints as 55.000999999999976
+            s.instance = i;  // Z28061, Z28062
             s.outstanding = (t / 7 + i) % 4;
             s.intervalMs = 5000 + 1000.0 / 3.0 * (t % 5);
             s.good = t < 100 ? 100 : 244;
             s.bad = 244 - s.good;
-            samples << s;
+            steps << s;
         }
-        store.appendSamples(samples);
-        GatewayPoint p;
-        p.tS = t + 0.001;
-        p.invokesTotal = 7 * t;
-        p.staQueueDepth = t % 9;
-        store.appendGateway(p);
+        testsupport::feed(store, steps);
+        testsupport::feed(store, testsupport::GatewayStep{.t = t + 0.001,
+                                                          .staQueueDepth = double(t % 9),
+                                                          .invokeRps = 7});
     }
 }
 

@@ -2,6 +2,7 @@
 // signals each panel emits, the setters, settings round-trip, theme switch. Offscreen.
 #include "models/event_log_model.h"
 #include "models/series_store.h"
+#include "models/support_series_updates.h"
 #include "models/tag_table_model.h"
 #include "models/topology_model.h"
 #include "scenario/run_host.h"
@@ -110,20 +111,16 @@ void feedDemoData(MainWindow& w)
         logs << LogEntry{i * 5.0, QDateTime::currentDateTime(), 1 + i % 3, i % 2 ? "Z28061" : "gw1",
                          messages[i % messages.size()]};
     w.logModel()->append(logs);
-    QVector<SubscriptionSample> samples;
+    QVector<testsupport::SubscriptionStep> steps;
     for (int s = 0; s < 60; ++s) {
-        SubscriptionSample x;
-        x.tS = s;
-        x.instance = 0;
-        x.instanceName = "Z28061";
-        x.connection = "gw1";
+        testsupport::SubscriptionStep x; // Z28061 × gw1
+        x.t = s;
         x.outstanding = s < 30 ? s / 5 : 1;
-        x.intervalMs = 5000;
         x.good = s < 30 ? 0 : 244;
         x.bad = 244 - x.good;
-        samples << x;
+        steps << x;
     }
-    w.store()->appendSamples(samples);
+    testsupport::feed(*w.store(), steps);
 }
 
 } // namespace

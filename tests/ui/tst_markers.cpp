@@ -2,6 +2,7 @@
 // and lever changes as the run passes them; the plots draw a line and a short label, the
 // labels of close markers do not overlap; the report PNGs and the compare view take the
 // scenario's timeline.
+#include "models/support_series_updates.h"
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
 #include "support_fake_view.h"
@@ -163,12 +164,7 @@ private slots:
     {
         SeriesStore store;
         for (int t = 0; t <= 600; t += 10) {
-            SubscriptionSample s;
-            s.tS = t;
-            s.instance = 0;
-            s.instanceName = QStringLiteral("inst-03");
-            s.connection = QStringLiteral("gw1");
-            store.appendSamples({s});
+            testsupport::feed(store, {{.t = double(t), .label = QStringLiteral("inst-03 × gw1")}});
         }
         PlotPanel panel(&store);
         panel.resize(1000, 700);

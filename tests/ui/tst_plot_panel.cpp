@@ -1,5 +1,6 @@
 // PlotPanel over a SeriesStore, offscreen: data reaching the graphs through the throttle,
 // selection and legend, follow-live / zoom / reset, crosshair values, exports.
+#include "models/support_series_updates.h"
 #include "ui/plot_data.h"
 #include "ui/plot_panel.h"
 
@@ -14,25 +15,23 @@
 #include <qcustomplot.h>
 
 using namespace stormwatch;
+using stormwatch::testsupport::GatewayStep;
+using stormwatch::testsupport::SubscriptionStep;
 
 namespace {
 
 const SubscriptionKey k0{0, false};
 const SubscriptionKey k1{1, false};
 
-SubscriptionSample sample(double t, int instance, int outstanding, double intervalMs, int good,
-                          int bad)
+SubscriptionStep sample(double t, int instance, int outstanding, double intervalMs, int good,
+                        int bad)
 {
-    SubscriptionSample s;
-    s.tS = t;
-    s.instance = instance;
-    s.instanceName = QStringLiteral("Z%1").arg(28061 + instance);
-    s.connection = QStringLiteral("gw1");
-    s.outstanding = outstanding;
-    s.intervalMs = intervalMs;
-    s.good = good;
-    s.bad = bad;
-    return s;
+    return SubscriptionStep{.t = t,
+                            .instance = instance,
+                            .outstanding = outstanding,
+                            .intervalMs = intervalMs,
+                            .good = good,
+                            .bad = bad};
 }
 
 // Two subscriptions over [0, seconds]: k0 flips outstanding 0/1 every second, k1 stays at 0
@@ -40,14 +39,12 @@ SubscriptionSample sample(double t, int instance, int outstanding, double interv
 void feed(SeriesStore& store, int from, int to)
 {
     for (int t = from; t <= to; ++t) {
-        store.appendSamples({sample(t, 0, t % 2, 5000, t >= 5 ? 8 : 10, t >= 5 ? 2 : 0),
-                             sample(t, 1, 0, 10000, 10, 0)});
-        GatewayPoint p;
-        p.tS = t;
-        p.invokesTotal = 3 * t;
-        p.staQueueDepth = t % 4;
-        p.recoveryState = (t >= 6 && t < 8) ? 1 : 0;
-        store.appendGateway(p);
+        testsupport::feed(store, {sample(t, 0, t % 2, 5000, t >= 5 ? 8 : 10, t >= 5 ? 2 : 0),
+                                  sample(t, 1, 0, 10000, 10, 0)});
+        testsupport::feed(store, GatewayStep{.t = double(t),
+                                             .staQueueDepth = double(t % 4),
+                                             .invokeRps = 3,
+                                             .recoveryState = (t >= 6 && t < 8) ? 1 : 0});
     }
 }
 
@@ -115,9 +112,9 @@ private slots:
         SeriesStore store;
         PlotPanel panel(&store);
         for (int t = 0; t <= 10; ++t) {
-            SubscriptionSample s = sample(t, 0, 0, 5000, 10, 0);
+            SubscriptionStep s = sample(t, 0, 0, 5000, 10, 0);
             s.stale = t >= 5 ? 4 : 0;
-            store.appendSamples({s});
+            testsupport::feed(store, {s});
         }
         panel.refreshNow();
         QCOMPARE(panel.qualityGraph(SubMetric::Good)->data()->findBegin(7, true)->value, 6.0);
@@ -336,10 +333,10 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         for (int t = 0; t <= 10; ++t) {
-            QVector<SubscriptionSample> samples;
+            QVector<SubscriptionStep> samples;
             for (int i = 0; i < 20; ++i)
                 samples << sample(t, i, i == 13 ? 7 : (i % 3 == 0 ? 1 : 0), 5000, 10, 0);
-            store.appendSamples(samples);
+            testsupport::feed(store, samples);
         }
         panel.setXRange(0, 10);
         panel.refreshNow();
@@ -425,17 +422,14 @@ private slots:
         SeriesStore store;
         PlotPanel panel(&store);
         for (int t = 0; t <= 10; ++t) {
-            QVector<SubscriptionSample> samples;
+            QVector<SubscriptionStep> samples;
             for (int i = 0; i < 20; ++i) {
-                SubscriptionSample x = sample(t, i, 1, 5000, 10, 0);
-                x.instanceName = QStringLiteral("site-%1").arg(i + 1, 2, 10, QLatin1Char('0'));
+                SubscriptionStep x = sample(t, i, 1, 5000, 10, 0);
+                x.label = QStringLiteral("site-%1 × gw1").arg(i + 1, 2, 10, QLatin1Char('0'));
                 samples << x;
             }
-            store.appendSamples(samples);
-            GatewayPoint p;
-            p.tS = t;
-            p.staQueueDepth = 3;
-            store.appendGateway(p);
+            testsupport::feed(store, samples);
+            testsupport::feed(store, GatewayStep{.t = double(t), .staQueueDepth = 3});
         }
         panel.show();
         for (const QSize size : {QSize(1600, 900), QSize(600, 700)}) {
@@ -499,9 +493,9 @@ private slots:
         panel.resize(1000, 700);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        store.appendSamples({sample(0, 0, 0, 0, 0, 10)});
+        testsupport::feed(store, {sample(0, 0, 0, 0, 0, 10)});
         for (int t = 1; t <= 10; ++t)
-            store.appendSamples({sample(t, 0, 1, t < 6 ? 5000 : 10000, 10, 0)});
+            testsupport::feed(store, {sample(t, 0, 1, t < 6 ? 5000 : 10000, 10, 0)});
         panel.setXRange(0, 10);
         panel.refreshNow();
         QCPGraph* g = panel.subscriptionGraph(k0, SubMetric::IntervalS);
@@ -705,7 +699,8 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         for (int t = 0; t <= 3600; ++t)
-            store.appendSamples({sample(t, 0, t == 1800 ? 7 : t % 2, 5000, 10 - t % 3, t % 3)});
+            testsupport::feed(store,
+                              {sample(t, 0, t == 1800 ? 7 : t % 2, 5000, 10 - t % 3, t % 3)});
         panel.setXRange(0, 3600);
         panel.refreshNow();
         QCPGraph* out = panel.subscriptionGraph(k0, SubMetric::Outstanding);

@@ -1,5 +1,6 @@
 // The dark theme reaches what QCustomPlot paints itself: plot background, axes, tick
 // labels, legends, the crosshair readout and the exported images.
+#include "models/support_series_updates.h"
 #include "scenario/scenario_parser.h"
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
@@ -21,21 +22,10 @@ namespace {
 void feed(SeriesStore& store, int seconds)
 {
     for (int t = 0; t <= seconds; ++t) {
-        SubscriptionSample s;
-        s.tS = t;
-        s.instance = 0;
-        s.instanceName = QStringLiteral("Z28061");
-        s.connection = QStringLiteral("gw1");
-        s.outstanding = t % 3;
-        s.intervalMs = 5000;
-        s.good = 8;
-        s.bad = 2;
-        store.appendSamples({s});
-        GatewayPoint p;
-        p.tS = t;
-        p.invokesTotal = 4 * t;
-        p.staQueueDepth = t % 5;
-        store.appendGateway(p);
+        testsupport::feed(store, {{.t = double(t), .outstanding = t % 3, .good = 8, .bad = 2}});
+        testsupport::feed(store, testsupport::GatewayStep{.t = double(t),
+                                                          .staQueueDepth = double(t % 5),
+                                                          .invokeRps = 4});
     }
 }
 

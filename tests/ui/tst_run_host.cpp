@@ -2,6 +2,8 @@
 // speed) or run live over gRPC against an embedded mock gateway, feeding the same store and
 // models as the live client; the engine's own log lines and lever changes mid-run.
 
+#include "gateway/gateway_model.h"
+#include "gateway/mock_gateway_server.h"
 #include "scenario/run_host.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/support_short_live.h"
@@ -14,6 +16,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QSignalSpy>
+#include <QThread>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
@@ -359,6 +362,102 @@ private slots:
                  qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         QVERIFY(!playback.live());
+    }
+
+    // The UI thread never sees a signal per tag update: at 10,000 updates a second the
+    // changes arrive in at most one batch a step, on the thread that owns the host.
+    void liveTagChangesArriveBatchedOnTheOwningThread()
+    {
+        Scenario s = shortLive(30, 200);
+        s.gateway.dataHz = 50;
+        RunHost host;
+        int tagBatches = 0;
+        QThread* receivedOn = nullptr;
+        TagQualities tags;
+        connect(&host, &RunHost::tagChanges, this, [&](const QVector<TagChange>& changes) {
+            ++tagBatches;
+            receivedOn = QThread::currentThread();
+            tags.add(changes);
+        });
+        QString error;
+        QVERIFY2(host.startLive(s, QString(), LiveOptions{}, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(tags.good(), 200, kTimeoutMs);
+        QElapsedTimer window;
+        window.start();
+        const int before = tagBatches;
+        QTRY_VERIFY_WITH_TIMEOUT(window.elapsed() >= 1000, 5000);
+        const int batches = tagBatches - before;
+        const double seconds = window.elapsed() / 1000.0;
+        host.stop();
+        QCOMPARE(receivedOn, QThread::currentThread());
+        QVERIFY2(batches <= int(seconds * 1000 / RunHost::kStepMs) + 2,
+                 qPrintable(QString("%1 batches in %2 s").arg(batches).arg(seconds)));
+        QVERIFY(batches >= 5); // data kept flowing, in batches
+    }
+
+    // What the Connections and Subscriptions panels read: the guard's state of a confirmed
+    // subscription and the session the gateway opened.
+    void liveSamplesCarryTheGuardStateAndTheSession()
+    {
+        RunHost host;
+        QVector<SubscriptionSample> samples;
+        QVector<ConnectionInfo> infos;
+        connect(&host, &RunHost::subscriptionSamples, this, [&](const auto& s) { samples += s; });
+        connect(&host, &RunHost::connectionInfo, this, [&](const auto& i) { infos = i; });
+        QString error;
+        QVERIFY2(host.startLive(shortLive(30, 10, QStringLiteral("all")), QString(), LiveOptions{},
+                                &error),
+                 qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!samples.isEmpty() && samples.back().good == 10 &&
+                                     !infos.isEmpty() && infos[0].state == "connected" &&
+                                     !infos[0].sessionId.isEmpty(),
+                                 kTimeoutMs);
+        host.stop();
+        const SubscriptionSample& last = samples.back();
+        QCOMPARE(last.instanceName, QString("inst-a"));
+        QCOMPARE(last.connection, QString("gw1"));
+        QVERIFY(last.confirmed);
+        QCOMPARE(last.outstanding, 0);
+        QCOMPARE(last.requestsSent, qint64(1));
+        QCOMPARE(last.orphaned, 0);
+        // Lever 3 in "all": the gateway echoed 60 s, and the guard's ceiling is that plus
+        // its 15 s margin.
+        QCOMPARE(infos[0].echoedCommandTimeoutS, 60.0);
+        QCOMPARE(last.ceilingMs, 75000.0);
+        QCOMPARE(infos[0].capabilities.size(), 10);
+        QVERIFY(infos[0].supportsSupervisoryBulk);
+        QCOMPARE(infos[0].protocolVersion, 3);
+    }
+
+    // The console leaves nothing behind on a gateway it watched: stopping a live run closes
+    // its session before stop() returns (and closing is not a redeploy), and a second stop
+    // does nothing.
+    void liveStopClosesTheSessionOnTheGatewayOnce()
+    {
+        gateway::GatewayConfig g;
+        g.dataHz = 2;
+        gateway::MockGatewayServer server(g);
+        QVERIFY2(server.start(), server.lastError().c_str());
+        const auto sessions = [&server] {
+            return server.runOnModel([](gateway::GatewayModel& m) { return m.sessionCount(); });
+        };
+        LiveOptions live;
+        live.gateway = GrpcPortOptions{};
+        live.gateway->address = server.address();
+        RunHost host;
+        QSignalSpy stopped(&host, &RunHost::stopped);
+        QString error;
+        QVERIFY2(host.startLive(shortLive(30, 20), QString(), live, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(sessions(), std::size_t(1), kTimeoutMs);
+        host.stop();
+        QCOMPARE(sessions(), std::size_t(0));
+        QCOMPARE(server.runOnModel([](gateway::GatewayModel& m) {
+            return m.invokeRpcs(gateway::CommandKind::RemoveItem);
+        }),
+                 std::int64_t(0));
+        host.stop();
+        QCOMPARE(stopped.count(), 1);
+        QVERIFY(!host.running());
     }
 
     void liveRunOfABadGatewayIsRefusedWithTheReason()

@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QSet>
+#include <QStringDecoder>
 #include <functional>
 
 namespace stormwatch {
@@ -394,22 +395,37 @@ void SiteReader::readCsv(const QString& display, const QString& path)
                              .arg(f.size()));
         return;
     }
-    const QString text = QString::fromUtf8(f.readAll());
+    const QByteArray bytes = f.readAll();
+    // Each line is decoded on its own and a line that is not UTF-8 is refused: decoding it
+    // with replacement characters would subscribe an address nobody wrote.
+    QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
     qsizetype lineNo = 0;
     QStringList fields;
     QString why;
     bool headerAllowed = true;
-    for (QStringView line : QStringView(text).split(QLatin1Char('\n'))) {
+    for (qsizetype from = 0; from <= bytes.size();) {
+        qsizetype end = bytes.indexOf('\n', from);
+        if (end < 0)
+            end = bytes.size();
+        const QByteArrayView bytesOfLine(bytes.constData() + from, end - from);
+        from = end + 1;
         ++lineNo;
+        utf8.resetState();
+        const QString decoded = utf8.decode(bytesOfLine);
+        QStringView line(decoded);
         if (line.endsWith(QLatin1Char('\r')))
             line.chop(1);
         const QStringView trimmed = line.trimmed();
-        if (trimmed.isEmpty() || trimmed.startsWith(QLatin1Char('#')))
-            continue;
         const QString where = QStringLiteral("%1:%2").arg(display).arg(lineNo);
         auto fail = [&](const QString& rule) {
             errors_.add(key, where + QStringLiteral(": ") + rule);
         };
+        if (utf8.hasError()) {
+            fail(QStringLiteral("not valid UTF-8 (save the tag list as UTF-8)"));
+            continue;
+        }
+        if (trimmed.isEmpty() || trimmed.startsWith(QLatin1Char('#')))
+            continue;
         if (!splitCsvLine(line, fields, why)) {
             fail(why);
             continue;

@@ -47,6 +47,7 @@ private slots:
     void exampleSiteValidatesWithItsThousandTags();
     void inlineTagsAndCsvRowsAddUp();
     void csvErrorsNameFileAndLine();
+    void csvBytesThatAreNotUtf8AreRefusedNotReplaced();
     void gatewayRules_data();
     void gatewayRules();
     void keepaliveReachesThePortOptions();
@@ -139,6 +140,40 @@ void TestSiteParser::csvErrorsNameFileAndLine()
              qPrintable(m[2]));
     QVERIFY2(m[3].contains(csv + ":5: a quoted field is not closed"), qPrintable(m[3]));
     QVERIFY2(m[4].contains(csv + ":6: a kind is letters"), qPrintable(m[4]));
+}
+
+// A byte that is not UTF-8 would otherwise become U+FFFD in the address, and the site would
+// subscribe a tag its engineer never named: the row is refused, by file and line.
+void TestSiteParser::csvBytesThatAreNotUtf8AreRefusedNotReplaced()
+{
+    QTemporaryDir dir;
+    const QString path = write(dir, {{"site.json", R"({"name": "s", )" + kGateways + R"(,
+        "instances": [{"name": "A", "gateway": "gw-a"}], "tags_csv": "tags.csv"})"},
+                                     {"tags.csv", "instance,tag_address\n" // 1
+                                                  "A,A.Temp.PV\n"          // 2
+                                                  "A,\xff\xfe.PV\n"        // 3
+                                                  "A,A.Caf\xc3\xa9.PV\n"   // 4 é: valid
+                                                  "A,A.Trunc\xc3\n"        // 5 cut sequence
+                                                  "A,A.Level.PV\n"}});     // 6
+    QList<ScenarioError> errors;
+    QVERIFY(!loadSiteFile(path, &errors));
+    const QStringList m = messages(errors);
+    const QString csv = dir.filePath("tags.csv");
+    QCOMPARE(m.size(), 2);
+    QVERIFY2(m[0].contains(csv + ":3: not valid UTF-8"), qPrintable(m[0]));
+    QVERIFY2(m[1].contains(csv + ":5: not valid UTF-8"), qPrintable(m[1]));
+    for (const QString& message : m)
+        QVERIFY2(!message.contains(QChar(0xFFFD)), qPrintable(message));
+
+    // Without the bad rows, the same file validates and keeps the accented address whole.
+    QFile f(dir.filePath("tags.csv"));
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("A,A.Temp.PV\nA,A.Caf\xc3\xa9.PV\n");
+    f.close();
+    errors.clear();
+    const auto site = loadSiteFile(path, &errors);
+    QVERIFY2(site, qPrintable(messages(errors).join('\n')));
+    QCOMPARE(site->instances[0].tags[1].address, QStringLiteral("A.Caf\u00e9.PV"));
 }
 
 void TestSiteParser::gatewayRules_data()

@@ -10,6 +10,7 @@
 #include "ui/levers_panel.h"
 #include "ui/plot_panel.h"
 #include "ui/scenario_panel.h"
+#include "ui/subscriptions_panel.h"
 #include "ui/tags_panel.h"
 #include "ui/topology_panel.h"
 
@@ -48,7 +49,7 @@ namespace stormwatch {
 
 namespace {
 
-constexpr int kStateVersion = 1; // bump when the dock set changes: old layouts are ignored
+constexpr int kStateVersion = 2; // bump when the dock set changes: old layouts are ignored
 
 const char* kGeometryKey = "window/geometry";
 const char* kStateKey = "window/state";
@@ -212,6 +213,7 @@ void MainWindow::createDocks()
     m_gateway = new GatewayPanel;
     m_scenario = new ScenarioPanel;
     m_topology = new TopologyPanel(m_topologyModel);
+    m_subscriptions = new SubscriptionsPanel(m_store, m_plots);
     m_tags = new TagsPanel(m_tagModel);
     m_log = new EventLogPanel(m_logModel);
 
@@ -225,6 +227,8 @@ void MainWindow::createDocks()
     QDockWidget* levers = dock(tr("Levers"), QStringLiteral("dockLevers"), m_levers);
     QDockWidget* gateway = dock(tr("Gateway"), QStringLiteral("dockGateway"), m_gateway);
     QDockWidget* topology = dock(tr("Topology"), QStringLiteral("dockTopology"), m_topology);
+    QDockWidget* subscriptions =
+        dock(tr("Subscriptions"), QStringLiteral("dockSubscriptions"), m_subscriptions);
     QDockWidget* tags = dock(tr("Tags"), QStringLiteral("dockTags"), m_tags);
     QDockWidget* log = dock(tr("Event log"), QStringLiteral("dockLog"), m_log);
 
@@ -239,6 +243,8 @@ void MainWindow::createDocks()
     splitDockWidget(scenario, levers, Qt::Vertical);
     addDockWidget(Qt::RightDockWidgetArea, gateway);
     splitDockWidget(gateway, topology, Qt::Vertical);
+    tabifyDockWidget(topology, subscriptions);
+    topology->raise();
     addDockWidget(Qt::BottomDockWidgetArea, tags);
     splitDockWidget(tags, log, Qt::Horizontal);
     resizeDocks({scenario, levers}, {260, 600}, Qt::Vertical);
@@ -251,6 +257,14 @@ void MainWindow::createDocks()
     connect(m_gateway, &GatewayPanel::faultRequested, this, &MainWindow::faultRequested);
     connect(m_gateway, &GatewayPanel::capabilityToggled, this, &MainWindow::capabilityToggled);
     connect(m_topology, &TopologyPanel::redeployRequested, this, &MainWindow::redeployRequested);
+    // Past the in-plot legend's few entries the list is where subscriptions are named: it
+    // comes to the front when a run grows past them (not again while it stays there).
+    connect(m_store, &SeriesStore::subscriptionsChanged, this, [this, subscriptions] {
+        const bool many = m_store->subscriptions().size() > PlotPanel::kMaxLegendEntries;
+        if (many && !m_manySubscriptions)
+            subscriptions->raise();
+        m_manySubscriptions = many;
+    });
     connect(m_scenario, &ScenarioPanel::playRequested, this, &MainWindow::playRequested);
     connect(m_scenario, &ScenarioPanel::stopRequested, this, &MainWindow::stopRequested);
     connect(m_scenario, &ScenarioPanel::pauseToggled, this, &MainWindow::pauseToggled);

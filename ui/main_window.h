@@ -38,6 +38,7 @@ class TagTableModel;
 class TagsPanel;
 class TopologyModel;
 class TopologyPanel;
+class SubscriptionsPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -72,6 +73,7 @@ public:
     LeversPanel* leversPanel() const { return m_levers; }
     GatewayPanel* gatewayPanel() const { return m_gateway; }
     TopologyPanel* topologyPanel() const { return m_topology; }
+    SubscriptionsPanel* subscriptionsPanel() const { return m_subscriptions; }
     TagsPanel* tagsPanel() const { return m_tags; }
     EventLogPanel* eventLogPanel() const { return m_log; }
 
@@ -170,6 +172,8 @@ private:
     GatewayPanel* m_gateway = nullptr;
     ScenarioPanel* m_scenario = nullptr;
     TopologyPanel* m_topology = nullptr;
+    SubscriptionsPanel* m_subscriptions = nullptr;
+    bool m_manySubscriptions = false;
     TagsPanel* m_tags = nullptr;
     EventLogPanel* m_log = nullptr;
     QWidget* m_banner = nullptr;

@@ -200,6 +200,7 @@ void MainWindow::fitToScreenSize()
     QDockWidget* levers = dock("dockLevers");
     QDockWidget* gateway = dock("dockGateway");
     QDockWidget* topology = dock("dockTopology");
+    QDockWidget* subscriptions = dock("dockSubscriptions");
     QDockWidget* tags = dock("dockTags");
     QDockWidget* log = dock("dockLog");
     if (compact) {
@@ -207,8 +208,9 @@ void MainWindow::fitToScreenSize()
         tabifyDockWidget(scenario, levers);
         tabifyDockWidget(scenario, gateway);
         tabifyDockWidget(scenario, topology);
+        tabifyDockWidget(scenario, subscriptions);
         tabifyDockWidget(tags, log);
-        scenario->raise();
+        (m_manySubscriptions ? subscriptions : scenario)->raise();
         log->raise();
         // Sizes hold once the new arrangement is laid out.
         QTimer::singleShot(0, this, [this, scenario, tags] {
@@ -218,16 +220,18 @@ void MainWindow::fitToScreenSize()
         return;
     }
     // Wide again: the side docks go back beside the plots.
-    for (QDockWidget* d : {levers, gateway, topology, log})
+    for (QDockWidget* d : {levers, gateway, topology, subscriptions, log})
         removeDockWidget(d);
     addDockWidget(Qt::LeftDockWidgetArea, scenario);
     splitDockWidget(scenario, levers, Qt::Vertical);
     addDockWidget(Qt::RightDockWidgetArea, gateway);
     splitDockWidget(gateway, topology, Qt::Vertical);
+    tabifyDockWidget(topology, subscriptions);
     addDockWidget(Qt::BottomDockWidgetArea, tags);
     splitDockWidget(tags, log, Qt::Horizontal);
-    for (QDockWidget* d : {levers, gateway, topology, log})
+    for (QDockWidget* d : {levers, gateway, topology, subscriptions, log})
         d->show();
+    (m_manySubscriptions ? subscriptions : topology)->raise();
     QTimer::singleShot(0, this, [this, scenario, gateway, tags, log] {
         resizeDocks({scenario, gateway}, {340, 380}, Qt::Horizontal);
         resizeDocks({tags}, {height() / 4}, Qt::Vertical);

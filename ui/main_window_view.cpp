@@ -4,6 +4,7 @@
 #include "models/tag_table_model.h"
 #include "ui/gateway_panel.h"
 #include "ui/main_window.h"
+#include "ui/subscriptions_panel.h"
 
 namespace stormwatch {
 
@@ -97,6 +98,7 @@ void MainWindowView::setInstancesByConnection(const QMap<QString, QStringList>& 
 void MainWindowView::setRunGateways(const QMap<QString, QList<int>>& instancesByGateway)
 {
     m_window.plots()->setGateways(instancesByGateway);
+    m_window.subscriptionsPanel()->setGateways(instancesByGateway);
 }
 void MainWindowView::showError(const QString& title, const QString& text)
 {

@@ -152,6 +152,9 @@ void PlotPanel::buildPlots()
     QCPLayoutGrid* grid = m_plot->plotLayout();
     grid->clear();
     grid->setRowSpacing(4);
+    // The grid rounds each of its five rows' heights on its own, so together they can reach
+    // up to 3 px past the widget; the margin keeps the last row's labels and legend inside.
+    grid->setMargins(QMargins(0, 0, 0, 3));
     m_subLegend = new QCPLegend;
     grid->addElement(0, 0, m_subLegend);
     m_subLegend->setLayer(QStringLiteral("legend"));
@@ -445,11 +448,21 @@ void PlotPanel::setSelectedSubscriptions(const QList<SubscriptionKey>& keys)
 
 void PlotPanel::setSubscriptionHidden(SubscriptionKey key, bool hidden)
 {
+    QSet<SubscriptionKey> next = m_hidden;
     if (hidden)
-        m_hidden.insert(key);
+        next.insert(key);
     else
-        m_hidden.remove(key);
+        next.remove(key);
+    setHiddenSubscriptions(next);
+}
+
+void PlotPanel::setHiddenSubscriptions(const QSet<SubscriptionKey>& hidden)
+{
+    if (hidden == m_hidden)
+        return;
+    m_hidden = hidden;
     applyVisibility();
+    emit hiddenSubscriptionsChanged(m_hidden);
 }
 
 // The legend lists the selected subscriptions (hidden ones greyed); the quality stack sums
@@ -457,7 +470,14 @@ void PlotPanel::setSubscriptionHidden(SubscriptionKey key, bool hidden)
 void PlotPanel::applyVisibility()
 {
     m_subLegend->clearItems();
-    for (const SubscriptionKey& k : m_store->subscriptions()) {
+    const QList<SubscriptionKey> keys = m_store->subscriptions();
+    int selectedCount = 0;
+    for (const SubscriptionKey& k : keys)
+        if ((m_selection.isEmpty() || m_selection.contains(k)) && ofChosenGateway(k))
+            ++selectedCount;
+    const bool legend = selectedCount > 0 && selectedCount <= kMaxLegendEntries;
+    showSubscriptionLegend(legend);
+    for (const SubscriptionKey& k : keys) {
         const auto& sg = m_subGraphs.value(k);
         if (!sg)
             continue;
@@ -466,7 +486,7 @@ void PlotPanel::applyVisibility()
         const bool visible = selected && !m_hidden.contains(k);
         sg->outstanding->setVisible(visible);
         sg->interval->setVisible(visible);
-        if (selected) {
+        if (selected && legend) {
             sg->outstanding->addToLegend(m_subLegend);
             if (QCPAbstractLegendItem* item = m_subLegend->itemWithPlottable(sg->outstanding)) {
                 const PlotColours colours = plotColours(m_theme);
@@ -479,6 +499,19 @@ void PlotPanel::applyVisibility()
     for (auto& feed : m_qualityFeeds)
         feed.invalidate();
     onAppended();
+}
+
+// An empty legend would still cap the width of the plots' column at its own: out of the
+// layout, its row gives the plots all of its space.
+void PlotPanel::showSubscriptionLegend(bool shown)
+{
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    const bool inLayout = grid->hasElement(0, 0) && grid->element(0, 0) == m_subLegend;
+    if (shown && !inLayout)
+        grid->addElement(0, 0, m_subLegend);
+    else if (!shown && inLayout)
+        grid->take(m_subLegend);
+    m_subLegend->setVisible(shown);
 }
 
 // As many legend columns as the widest name allows at the plot's width: names are never

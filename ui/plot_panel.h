@@ -92,9 +92,14 @@ public:
     // Which subscriptions are plotted; an empty list means all (the default).
     void setSelectedSubscriptions(const QList<SubscriptionKey>& keys);
     QList<SubscriptionKey> selectedSubscriptions() const { return m_selection; }
-    // The legend toggle: hidden subscriptions stay in the legend, greyed.
+    // The legend toggle: hidden subscriptions stay in the legend, greyed. The in-plot legend
+    // names at most kMaxLegendEntries subscriptions; beyond that it steps aside and gives its
+    // rows to the plots (the Subscriptions list names them).
     void setSubscriptionHidden(SubscriptionKey key, bool hidden);
+    void setHiddenSubscriptions(const QSet<SubscriptionKey>& hidden);
+    const QSet<SubscriptionKey>& hiddenSubscriptions() const { return m_hidden; }
     bool isSubscriptionHidden(SubscriptionKey key) const { return m_hidden.contains(key); }
+    static constexpr int kMaxLegendEntries = 8;
     // Selected, of the chosen gateway, known to the store and not hidden, in the store's order.
     QList<SubscriptionKey> visibleSubscriptions() const;
 
@@ -205,6 +210,8 @@ signals:
     void xRangeChanged(double lower, double upper);
     void retentionMinutesChanged(int minutes);
     void gatewayFilterChanged(const QString& gateway);
+    // Which subscriptions are hidden changed (legend click, the list, a call).
+    void hiddenSubscriptionsChanged(const QSet<SubscriptionKey>& hidden);
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -225,6 +232,7 @@ private:
     void layoutMarkers(); // staggers the labels at the current scale (before each replot)
     void fitValueTicks();
     void fitSubscriptionLegend();
+    void showSubscriptionLegend(bool shown);
     void syncData();
     void applyFollow();
     void rescaleValueAxes();

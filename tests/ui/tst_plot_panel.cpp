@@ -409,8 +409,9 @@ private slots:
         QVERIFY(panel.followLive());
     }
 
-    // 20 subscriptions named like a site's ("site-01 × gw1"): no two
-    // share a colour, every legend name is drawn whole at 1600 and at 600 px wide, and the
+    // The first 20 subscriptions' colours are distinct; as many subscriptions as the legend
+    // names, named like a site's ("site-01 × gw1"): every legend name is drawn whole at 1600
+    // and at 600 px wide, and the
     // quality and gateway legends sit beside their plots, not over the data or tick labels.
     void legendsStayOutOfTheDataWithWholeNamesAndDistinctColours()
     {
@@ -423,7 +424,7 @@ private slots:
         PlotPanel panel(&store);
         for (int t = 0; t <= 10; ++t) {
             QVector<SubscriptionStep> samples;
-            for (int i = 0; i < 20; ++i) {
+            for (int i = 0; i < PlotPanel::kMaxLegendEntries; ++i) {
                 SubscriptionStep x = sample(t, i, 1, 5000, 10, 0);
                 x.label = QStringLiteral("site-%1 × gw1").arg(i + 1, 2, 10, QLatin1Char('0'));
                 samples << x;
@@ -444,7 +445,7 @@ private slots:
             int items = 0;
             for (int i = 0; i < legend->itemCount(); ++i)
                 items += legend->item(i) ? 1 : 0;
-            QCOMPARE(items, 20);
+            QCOMPARE(items, PlotPanel::kMaxLegendEntries);
             for (int i = 0; i < legend->itemCount(); ++i) {
                 QCPAbstractLegendItem* item = legend->item(i);
                 if (!item)

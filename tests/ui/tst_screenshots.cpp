@@ -15,6 +15,7 @@
 #include "ui/main_window.h"
 #include "ui/main_window_view.h"
 #include "ui/plot_panel.h"
+#include "ui/subscriptions_panel.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -70,6 +71,46 @@ void shoot(QWidget& w, QWidget* plots, const QString& name, Theme theme, QSize s
         const QImage plot = plots->grab().toImage();
         QVERIFY2(darkShare(plot) > 0.6, qPrintable(file));
     }
+}
+
+// A site of `instances` instances of `tags` tags each on one gateway.
+Site siteOf(int instances, int tags)
+{
+    Site site;
+    site.name = QStringLiteral("scale-%1").arg(instances);
+    SiteGateway gateway;
+    gateway.name = QStringLiteral("gw1");
+    gateway.endpoint = QStringLiteral("127.0.0.1:1");
+    site.gateways = {gateway};
+    for (int i = 0; i < instances; ++i) {
+        SiteInstance instance;
+        instance.name = QStringLiteral("Area%1_Unit").arg(i + 1, 4, 10, QChar('0'));
+        instance.gateway = gateway.name;
+        for (int t = 0; t < tags; ++t)
+            instance.tags << SiteTag{instance.name + QStringLiteral(".Attr%1").arg(t), {}};
+        site.instances << instance;
+    }
+    return site;
+}
+
+// The share of each plot's own strip (the plot widget's height over four, its whole width)
+// that its axis rectangle takes: the plot with its own axes, not a legend's column or row.
+// The data area inside the axes is printed beside it.
+QList<double> plotShares(PlotPanel& plots, QSize size)
+{
+    QList<double> shares;
+    const QRect viewport = plots.customPlot()->viewport();
+    const double strip = double(viewport.width()) * viewport.height() / 4.0;
+    for (int p = 0; p < 4; ++p) {
+        const QCPAxisRect* rect = plots.axisRect(PlotPanel::Plot(p));
+        const QRect outer = rect->outerRect();
+        const QRect inner = rect->rect();
+        shares << double(outer.width()) * outer.height() / strip;
+        qInfo("%dx%d: plot %d keeps %.1f %% of its strip (data area inside its axes %.1f %%)",
+              size.width(), size.height(), p, 100 * shares.last(),
+              100.0 * inner.width() * inner.height() / strip);
+    }
+    return shares;
 }
 
 } // namespace
@@ -139,6 +180,72 @@ private slots:
             shoot(w, w.plots(), QStringLiteral("site-gw-utilities"), t, size);
         w.plots()->setGatewayFilter(QStringLiteral("gw-packaging"));
         shoot(w, w.plots(), QStringLiteral("site-gw-packaging"), t, kSizes[0]);
+        controller.host()->stop();
+    }
+
+    void siteAtScale_data()
+    {
+        QTest::addColumn<int>("theme");
+        QTest::addColumn<int>("instances");
+        QTest::addColumn<int>("tags");
+        for (int instances : {50, 1000})
+            for (Theme theme : {Theme::Light, Theme::Dark})
+                QTest::addRow("%d instances, %s", instances, qPrintable(themeName(theme)))
+                    << int(theme) << instances << (instances > 100 ? 5 : 40);
+    }
+
+    // A site's many subscriptions do not squeeze the plots: past a handful the in-plot legend
+    // steps aside for the Subscriptions list, and each plot keeps at least 70 % of its strip
+    // for data at both sizes.
+    void siteAtScale()
+    {
+        QFETCH(int, theme);
+        QFETCH(int, instances);
+        QFETCH(int, tags);
+        const Theme t = Theme(theme);
+        gateway::GatewayConfig config;
+        config.dataHz = 1;
+        gateway::MockGatewayServer gw(config);
+        QVERIFY(gw.start());
+        const Site site = siteOf(instances, tags);
+        QString error;
+        const auto ports = sitePortOptions(
+            site, {{QStringLiteral("gw1"), QString::fromStdString(gw.address())}}, &error);
+        QVERIFY2(ports, qPrintable(error));
+        QTemporaryDir dir;
+        MainWindow w;
+        w.setSettingsFile(dir.filePath("s.ini"));
+        w.restoreSettings();
+        w.setTheme(t);
+        MainWindowView view(w);
+        ConsoleController controller(&view);
+        controller.setSite(siteScenario(site), *ports);
+        controller.loadDemoScenario();
+        QVERIFY2(controller.startEmbedded(&error), qPrintable(error));
+        w.resize(kSizes[0]);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        SeriesStore* store = w.store();
+        const auto goodTags = [store] {
+            int good = 0;
+            for (const SubscriptionKey& k : store->subscriptions())
+                good += int(store->valueAt(k, SubMetric::Good, store->latestTime()));
+            return good;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(goodTags(), instances * tags, kTimeoutMs);
+        QTest::qWait(1500);
+        QCOMPARE(w.plots()->subscriptionLegend()->itemCount(), 0);
+        QVERIFY(w.subscriptionsPanel()->isVisible()); // raised over Topology
+        for (QSize size : kSizes) {
+            shoot(w, w.plots(), QStringLiteral("site-%1-instances").arg(instances), t, size);
+            const QList<double> shares = plotShares(*w.plots(), size);
+            for (int p = 0; p < shares.size(); ++p)
+                QVERIFY2(shares[p] >= 0.70, qPrintable(QStringLiteral("%1x%2: plot %3 keeps %4 %")
+                                                           .arg(size.width())
+                                                           .arg(size.height())
+                                                           .arg(p)
+                                                           .arg(shares[p] * 100, 0, 'f', 1)));
+        }
         controller.host()->stop();
     }
 

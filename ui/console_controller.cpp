@@ -9,6 +9,7 @@
 
 #include <QDateTime>
 #include <QHash>
+#include <QLocale>
 #include <QLoggingCategory>
 #include <QWidget>
 #include <cmath>
@@ -234,6 +235,9 @@ void ConsoleController::refresh()
     if (!m_showingLive) {
         state.scenario = m_played;
         state.variant = m_host->variantName();
+    } else if (m_site) {
+        state.site = m_site->name;
+        state.siteSummary = siteSummary();
     }
     m_view->setRunState(state);
     RunCaption caption;
@@ -245,6 +249,30 @@ void ConsoleController::refresh()
     caption.start = m_runStart;
     caption.virtualTime = !m_host->live();
     m_view->setRunCaption(caption);
+}
+
+QString ConsoleController::siteSummary() const
+{
+    QStringList gateways;
+    for (const auto& [name, options] : m_siteGateways)
+        gateways << QStringLiteral("%1 (%2)").arg(QString::fromStdString(name),
+                                                  QString::fromStdString(options.address));
+    qint64 tags = 0;
+    for (const ScenarioInstance& i : m_site->instances)
+        tags += i.tags;
+    const auto count = [](qint64 n, const QString& one, const QString& many) {
+        return n == 1 ? one : many.arg(QLocale().toString(n));
+    };
+    QString text =
+        tr("Site %1: %2, %3, %4.")
+            .arg(m_site->name, count(gateways.size(), tr("1 gateway"), tr("%1 gateways")),
+                 count(m_site->instances.size(), tr("1 instance"), tr("%1 instances")),
+                 count(tags, tr("1 tag"), tr("%1 tags")));
+    if (!gateways.isEmpty())
+        text += QStringLiteral("\n") + tr("Gateways: %1.").arg(gateways.join(QStringLiteral(", ")));
+    if (!m_site->description.isEmpty())
+        text += QStringLiteral("\n\n") + m_site->description;
+    return text;
 }
 
 QString ConsoleController::runLabel(double t) const

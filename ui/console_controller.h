@@ -107,6 +107,7 @@ private:
     void log(int severity, const QString& subject, const QString& message);
     void onPlaybackFinished(const QSharedPointer<VariantRun>& run);
     std::optional<Scenario> loadScenarioOrSay(const QString& nameOrPath);
+    QString siteSummary() const; // the Scenario dock's text while a site is shown
     QString runLabel(double t) const;
     // The run's gateways and the instances (by index) on each, when it has several: the
     // plots' gateway filter.

@@ -37,6 +37,10 @@ struct RunState {
     // label} stays a complete aggregate init.)
     QString scenario = {};
     QString variant = {};
+    // The site whose live run is shown ("" otherwise), and what is on it: its gateways with
+    // their addresses, its instances and tags, its description.
+    QString site = {};
+    QString siteSummary = {};
     bool operator==(const RunState&) const = default;
 };
 

@@ -160,16 +160,17 @@ bool ScenarioPanel::loadScenario(const QString& nameOrPath)
     m_variant->addItems(variants);
     if (variants.contains(previousVariant))
         m_variant->setCurrentText(previousVariant);
-    m_description->setPlainText(
-        scenario->description.isEmpty()
-            ? scenario->name
-            : QStringLiteral("%1 — %2").arg(scenario->name, scenario->description));
+    m_scenarioText = scenario->description.isEmpty()
+                         ? scenario->name
+                         : QStringLiteral("%1 — %2").arg(scenario->name, scenario->description);
+    if (!m_siteShown)
+        m_description->setPlainText(m_scenarioText);
     m_description->setToolTip(tr("%1 s, %2 instance(s), %3 timeline event(s)")
                                   .arg(scenario->durationS)
                                   .arg(scenario->instances.size())
                                   .arg(scenario->timeline.size()));
-    m_play->setEnabled(!isPlaying());
-    m_compare->setEnabled(true);
+    m_play->setEnabled(!isPlaying() && !m_siteShown);
+    m_compare->setEnabled(!m_siteShown);
     return true;
 }
 
@@ -260,10 +261,23 @@ void ScenarioPanel::setRunState(const RunState& state)
     const bool playing = isPlaying();
     const QString played =
         QStringLiteral("%1 / %2").arg(QFileInfo(state.scenario).fileName(), state.variant);
-    m_now->setText(!state.playback ? tr("Now: the live run. Play plays the scenario chosen below.")
-                   : playing       ? tr("Now playing: %1").arg(played)
-                                   : tr("Shown: %1, a playback that is over.").arg(played));
-    m_play->setEnabled(!playing && m_variant->count() > 0);
+    // A site's live run: the dock describes the site, and the scenario controls are off (a
+    // scenario plays on a mock gateway of its own, which would end the site's run).
+    const bool site = !state.playback && !state.site.isEmpty();
+    if (site)
+        m_description->setPlainText(state.siteSummary);
+    else if (m_siteShown)
+        m_description->setPlainText(m_scenarioText);
+    m_siteShown = site;
+    m_now->setText(site ? tr("Now: site %1, live. Scenarios are off while it is shown: start "
+                             "stormwatch without --site to play or compare them.")
+                              .arg(state.site)
+                   : !state.playback
+                       ? tr("Now: the live run. Play plays the scenario chosen below.")
+                   : playing ? tr("Now playing: %1").arg(played)
+                             : tr("Shown: %1, a playback that is over.").arg(played));
+    m_play->setEnabled(!playing && !site && m_variant->count() > 0);
+    m_compare->setEnabled(!site && m_variant->count() > 0);
     // Stop ends a running playback; once it is over the same button returns to live.
     m_stop->setEnabled(state.playback);
     m_stop->setText(state.playback && !state.running ? tr("Back to live") : tr("Stop"));
@@ -274,7 +288,7 @@ void ScenarioPanel::setRunState(const RunState& state)
     m_pause->setEnabled(playing && !state.live);
     m_pause->setText(playing && state.paused ? tr("Resume") : tr("Pause"));
     for (QWidget* w : std::initializer_list<QWidget*>{m_scenario, m_open, m_variant, m_speed})
-        w->setEnabled(!playing);
+        w->setEnabled(!playing && !site);
     if (state.playback)
         setSpeed(state.speed); // the speed the shown run plays at, not the last choice
     // An unbounded run: the bar stays empty and the label carries the elapsed time.

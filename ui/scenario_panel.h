@@ -68,6 +68,8 @@ private:
     QPushButton* m_stop = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_compare = nullptr;
+    QString m_scenarioText; // the chosen scenario's description
+    bool m_siteShown = false;
 };
 
 } // namespace stormwatch

@@ -21,9 +21,11 @@
 #include <QDir>
 #include <QImage>
 #include <QLabel>
+#include <QLocale>
 #include <QLoggingCategory>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -235,6 +237,21 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(goodTags(), instances * tags, kTimeoutMs);
         QTest::qWait(1500);
         QCOMPARE(w.plots()->subscriptionLegend()->itemCount(), 0);
+        // The Scenario dock describes the site shown, not the demo scenario, and its
+        // scenario controls are off with the reason said.
+        const QString described =
+            w.findChild<QTextBrowser*>(QStringLiteral("scenarioDescription"))->toPlainText();
+        for (const QString& fact :
+             {QStringLiteral("Site %1: 1 gateway, ").arg(site.name),
+              QStringLiteral("%1 instances").arg(QLocale().toString(instances)),
+              QStringLiteral("%1 tags").arg(QLocale().toString(instances * tags)),
+              QStringLiteral("gw1 (%1)").arg(QString::fromStdString(gw.address()))})
+            QVERIFY2(described.contains(fact), qPrintable(described));
+        QVERIFY(w.findChild<QLabel*>(QStringLiteral("nowRunning"))
+                    ->text()
+                    .contains(QStringLiteral("without --site")));
+        for (const char* control : {"play", "compare", "scenario", "variant", "openScenario"})
+            QVERIFY2(!w.findChild<QWidget*>(QLatin1String(control))->isEnabled(), control);
         QVERIFY(w.subscriptionsPanel()->isVisible()); // raised over Topology
         for (QSize size : kSizes) {
             shoot(w, w.plots(), QStringLiteral("site-%1-instances").arg(instances), t, size);

@@ -109,14 +109,48 @@ SubscriptionSample EngineBatcher::sample(int index, bool alarm) const
     return s;
 }
 
+const QString& EngineBatcher::instanceNameOf(int i) const
+{
+    if (std::size_t(i) >= m_instanceNames.size()) {
+        const auto& instances = m_engine.instances();
+        m_instanceNames.resize(instances.size());
+        m_tagNames.resize(instances.size());
+    }
+    QString& name = m_instanceNames[std::size_t(i)];
+    if (name.isNull())
+        name = qs(m_engine.instances()[std::size_t(i)]->name());
+    return name;
+}
+
+const QString& EngineBatcher::tagNameOf(int i, int t) const
+{
+    instanceNameOf(i); // sizes the tables
+    std::vector<QString>& names = m_tagNames[std::size_t(i)];
+    if (names.empty()) {
+        const auto& all = m_engine.instances()[std::size_t(i)]->tagNames();
+        names.reserve(all.size());
+        for (const std::string& n : all)
+            names.push_back(qs(n));
+    }
+    return names[std::size_t(t)];
+}
+
+const QString& EngineBatcher::adviseNameOf(const std::string& kind) const
+{
+    auto it = m_adviseNames.find(kind);
+    if (it == m_adviseNames.end())
+        it = m_adviseNames.emplace(kind, qs(kind)).first;
+    return it->second;
+}
+
 TagChange EngineBatcher::tagChange(int i, int t) const
 {
     const Instance& instance = *m_engine.instances()[std::size_t(i)];
     const TagState& tag = instance.tags()[std::size_t(t)];
     return TagChange{i,
                      t,
-                     qs(instance.name()),
-                     qs(instance.tagNames()[std::size_t(t)]),
+                     instanceNameOf(i),
+                     tagNameOf(i, t),
                      tag.value,
                      qs(tag.text),
                      tag.quality,
@@ -124,7 +158,8 @@ TagChange EngineBatcher::tagChange(int i, int t) const
                      tag.itemHandle,
                      qs(tag.error),
                      instance.tagOrphaned(t),
-                     tag.itemHandle != 0 ? qs(instance.connectionOf(t).adviseKind()) : QString(),
+                     tag.itemHandle != 0 ? adviseNameOf(instance.connectionOf(t).adviseKind())
+                                         : QString(),
                      tag.rejected,
                      tag.receivedUs,
                      instance.ages().stale(t),

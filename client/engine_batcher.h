@@ -9,6 +9,8 @@
 
 #include <QSet>
 #include <QVector>
+#include <map>
+#include <string>
 #include <utility>
 
 namespace stormwatch {
@@ -67,6 +69,14 @@ private:
     bool m_connectionsDirty = true;
     std::vector<int> m_orphans; // per instance, as last sent
     int m_takes = 0;
+    // Names as QStrings, converted once: every change of a tag then shares them (with the tag
+    // table's rows too) instead of allocating its instance's and tag's names again.
+    const QString& instanceNameOf(int instance) const;
+    const QString& tagNameOf(int instance, int tag) const;
+    const QString& adviseNameOf(const std::string& kind) const;
+    mutable std::vector<QString> m_instanceNames;
+    mutable std::vector<std::vector<QString>> m_tagNames;
+    mutable std::map<std::string, QString, std::less<>> m_adviseNames;
 };
 
 } // namespace stormwatch

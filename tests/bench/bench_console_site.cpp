@@ -21,6 +21,7 @@
 #include "scenario/run_host.h"
 #include "scenario/site.h"
 #include "scenario/site_live.h"
+#include "scenario/support_generated_site.h"
 #include "ui/console_controller.h"
 #include "ui/main_window.h"
 #include "ui/main_window_view.h"
@@ -57,25 +58,6 @@ double argOr(const QStringList& args, const QString& name, double fallback)
 {
     const qsizetype i = args.indexOf(name);
     return i >= 0 && i + 1 < args.size() ? args[i + 1].toDouble() : fallback;
-}
-
-Site siteOf(int instances, int tags)
-{
-    Site site;
-    site.name = QStringLiteral("bench-site");
-    SiteGateway gateway;
-    gateway.name = QStringLiteral("gw1");
-    gateway.endpoint = QStringLiteral("127.0.0.1:1"); // replaced by the mock's address
-    site.gateways = {gateway};
-    for (int i = 0; i < instances; ++i) {
-        SiteInstance instance;
-        instance.name = QStringLiteral("Area%1_Unit").arg(i + 1, 4, 10, QChar('0'));
-        instance.gateway = gateway.name;
-        for (int t = 0; t < tags; ++t)
-            instance.tags << SiteTag{instance.name + QStringLiteral(".Attr%1").arg(t), {}};
-        site.instances << instance;
-    }
-    return site;
 }
 
 int goodTags(const SeriesStore& store)
@@ -137,7 +119,7 @@ int main(int argc, char** argv)
             return 1;
         }
     }
-    const Site site = siteOf(instances, tags);
+    const Site site = testsupport::generatedSite(instances, tags);
     QString error;
     const auto ports = sitePortOptions(site, {{QStringLiteral("gw1"), address}}, &error);
     if (!ports) {

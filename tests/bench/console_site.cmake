@@ -5,6 +5,7 @@
 if(TARGET stormwatch_ui)
   add_executable(bench_console_site ${CMAKE_CURRENT_LIST_DIR}/bench_console_site.cpp)
   target_link_libraries(bench_console_site PRIVATE stormwatch_ui)
+  target_include_directories(bench_console_site PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..) # test data helpers
   stormwatch_warnings(bench_console_site)
   add_dependencies(bench bench_console_site)
 endif()

@@ -36,6 +36,18 @@ struct GatewayStep {
     QString gateway{};
 };
 
+// The common case: a subscription's outstanding requests, interval and tags by quality.
+inline SubscriptionStep sample(double t, int instance, int outstanding, double intervalMs = 5000,
+                               int good = 0, int bad = 0)
+{
+    return SubscriptionStep{.t = t,
+                            .instance = instance,
+                            .outstanding = outstanding,
+                            .intervalMs = intervalMs,
+                            .good = good,
+                            .bad = bad};
+}
+
 inline QString subscriptionLabelOf(const SubscriptionStep& s)
 {
     return s.label.isEmpty() ? QStringLiteral("Z%1 × gw1").arg(28061 + s.instance) : s.label;

@@ -12,17 +12,6 @@ using namespace stormwatch::testsupport;
 
 namespace {
 
-SubscriptionStep sample(double t, int instance, int outstanding, double intervalMs = 5000,
-                        int good = 0, int bad = 0)
-{
-    return SubscriptionStep{.t = t,
-                            .instance = instance,
-                            .outstanding = outstanding,
-                            .intervalMs = intervalMs,
-                            .good = good,
-                            .bad = bad};
-}
-
 const SubscriptionKey k0{0, false};
 
 } // namespace

@@ -16,23 +16,13 @@
 
 using namespace stormwatch;
 using stormwatch::testsupport::GatewayStep;
+using stormwatch::testsupport::sample;
 using stormwatch::testsupport::SubscriptionStep;
 
 namespace {
 
 const SubscriptionKey k0{0, false};
 const SubscriptionKey k1{1, false};
-
-SubscriptionStep sample(double t, int instance, int outstanding, double intervalMs, int good,
-                        int bad)
-{
-    return SubscriptionStep{.t = t,
-                            .instance = instance,
-                            .outstanding = outstanding,
-                            .intervalMs = intervalMs,
-                            .good = good,
-                            .bad = bad};
-}
 
 // Two subscriptions over [0, seconds]: k0 flips outstanding 0/1 every second, k1 stays at 0
 // with a 10 s interval; 10 tags each, k0 has 2 bad from t=5.

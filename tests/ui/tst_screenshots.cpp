@@ -8,6 +8,7 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/site.h"
 #include "scenario/site_live.h"
+#include "scenario/support_generated_site.h"
 #include "test_paths.h"
 #include "ui/ab_view.h"
 #include "ui/compare_view.h"
@@ -27,6 +28,8 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtTest>
+#include <map>
+#include <memory>
 #include <qcustomplot.h>
 
 using namespace stormwatch;
@@ -75,25 +78,44 @@ void shoot(QWidget& w, QWidget* plots, const QString& name, Theme theme, QSize s
     }
 }
 
-// A site of `instances` instances of `tags` tags each on one gateway.
-Site siteOf(int instances, int tags)
-{
-    Site site;
-    site.name = QStringLiteral("scale-%1").arg(instances);
-    SiteGateway gateway;
-    gateway.name = QStringLiteral("gw1");
-    gateway.endpoint = QStringLiteral("127.0.0.1:1");
-    site.gateways = {gateway};
-    for (int i = 0; i < instances; ++i) {
-        SiteInstance instance;
-        instance.name = QStringLiteral("Area%1_Unit").arg(i + 1, 4, 10, QChar('0'));
-        instance.gateway = gateway.name;
-        for (int t = 0; t < tags; ++t)
-            instance.tags << SiteTag{instance.name + QStringLiteral(".Attr%1").arg(t), {}};
-        site.instances << instance;
+// The console window live on a site's gateways, in a theme, at the first size: as
+// `stormwatch --site` opens it.
+struct SiteConsole {
+    QTemporaryDir dir;
+    MainWindow w;
+    std::unique_ptr<MainWindowView> view;
+    std::unique_ptr<ConsoleController> controller;
+
+    bool start(const Site& site, const std::map<std::string, GrpcPortOptions>& ports, Theme theme,
+               QString* error)
+    {
+        w.setSettingsFile(dir.filePath("s.ini"));
+        w.restoreSettings();
+        w.setTheme(theme);
+        view = std::make_unique<MainWindowView>(w);
+        controller = std::make_unique<ConsoleController>(view.get());
+        controller->setSite(siteScenario(site), ports);
+        controller->loadDemoScenario();
+        if (!controller->startEmbedded(error))
+            return false;
+        w.resize(kSizes[0]);
+        w.show();
+        return QTest::qWaitForWindowExposed(&w);
     }
-    return site;
-}
+    int goodTags()
+    {
+        const SeriesStore* store = w.store();
+        int good = 0;
+        for (const SubscriptionKey& k : store->subscriptions())
+            good += int(store->valueAt(k, SubMetric::Good, store->latestTime()));
+        return good;
+    }
+    ~SiteConsole()
+    {
+        if (controller)
+            controller->host()->stop();
+    }
+};
 
 // The share of each plot's own strip (the plot widget's height over four, its whole width)
 // that its axis rectangle takes: the plot with its own axes, not a legend's column or row.
@@ -150,27 +172,11 @@ private slots:
              {QStringLiteral("gw-utilities"), QString::fromStdString(utilities.address())}},
             &error);
         QVERIFY2(ports, qPrintable(error));
-        QTemporaryDir dir;
-        MainWindow w;
-        w.setSettingsFile(dir.filePath("s.ini"));
-        w.restoreSettings();
-        w.setTheme(t);
-        MainWindowView view(w);
-        ConsoleController controller(&view);
-        controller.setSite(siteScenario(*site), *ports);
-        controller.loadDemoScenario();
-        QVERIFY2(controller.startEmbedded(&error), qPrintable(error));
-        w.resize(kSizes[0]);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        SiteConsole console;
+        QVERIFY2(console.start(*site, *ports, t, &error), qPrintable(error));
+        MainWindow& w = console.w;
         SeriesStore* store = w.store();
-        const auto goodTags = [store] {
-            int good = 0;
-            for (const SubscriptionKey& k : store->subscriptions())
-                good += int(store->valueAt(k, SubMetric::Good, store->latestTime()));
-            return good;
-        };
-        QTRY_VERIFY_WITH_TIMEOUT(goodTags() == 1000, kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(console.goodTags(), 1000, kTimeoutMs);
         QTest::qWait(3000);
         packaging.stop(); // its calls and stream end: its tags go Bad, it is retried
         const double stoppedAt = store->latestTime();
@@ -182,7 +188,6 @@ private slots:
             shoot(w, w.plots(), QStringLiteral("site-gw-utilities"), t, size);
         w.plots()->setGatewayFilter(QStringLiteral("gw-packaging"));
         shoot(w, w.plots(), QStringLiteral("site-gw-packaging"), t, kSizes[0]);
-        controller.host()->stop();
     }
 
     void siteAtScale_data()
@@ -209,32 +214,16 @@ private slots:
         config.dataHz = 1;
         gateway::MockGatewayServer gw(config);
         QVERIFY(gw.start());
-        const Site site = siteOf(instances, tags);
+        Site site = testsupport::generatedSite(instances, tags);
+        site.name = QStringLiteral("scale-%1").arg(instances);
         QString error;
         const auto ports = sitePortOptions(
             site, {{QStringLiteral("gw1"), QString::fromStdString(gw.address())}}, &error);
         QVERIFY2(ports, qPrintable(error));
-        QTemporaryDir dir;
-        MainWindow w;
-        w.setSettingsFile(dir.filePath("s.ini"));
-        w.restoreSettings();
-        w.setTheme(t);
-        MainWindowView view(w);
-        ConsoleController controller(&view);
-        controller.setSite(siteScenario(site), *ports);
-        controller.loadDemoScenario();
-        QVERIFY2(controller.startEmbedded(&error), qPrintable(error));
-        w.resize(kSizes[0]);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        SeriesStore* store = w.store();
-        const auto goodTags = [store] {
-            int good = 0;
-            for (const SubscriptionKey& k : store->subscriptions())
-                good += int(store->valueAt(k, SubMetric::Good, store->latestTime()));
-            return good;
-        };
-        QTRY_COMPARE_WITH_TIMEOUT(goodTags(), instances * tags, kTimeoutMs);
+        SiteConsole console;
+        QVERIFY2(console.start(site, *ports, t, &error), qPrintable(error));
+        MainWindow& w = console.w;
+        QTRY_COMPARE_WITH_TIMEOUT(console.goodTags(), instances * tags, kTimeoutMs);
         QTest::qWait(1500);
         QCOMPARE(w.plots()->subscriptionLegend()->itemCount(), 0);
         // The Scenario dock describes the site shown, not the demo scenario, and its
@@ -263,7 +252,6 @@ private slots:
                                                            .arg(p)
                                                            .arg(shares[p] * 100, 0, 'f', 1)));
         }
-        controller.host()->stop();
     }
 
     void console_data()

@@ -169,6 +169,9 @@ void PlotPanel::buildPlots()
     m_ticker->setTimeFormat(QStringLiteral("%m:%s"));
     const std::array<QString, 4> titles{tr("outstanding"), tr("retry interval (s)"), tr("tags"),
                                         tr("STA queue")};
+    // What a strip too short for its title shows instead (the A/B view's two panels, a small
+    // window): a title never runs into the plot above it.
+    const std::array<QString, 4> briefTitles{tr("outst."), tr("retry s"), tr("tags"), tr("STA")};
     for (std::size_t i = 0; i < m_rects.size(); ++i) {
         auto* r = new QCPAxisRect(m_plot);
         grid->addElement(int(i) + 1, 0, r);
@@ -182,6 +185,7 @@ void PlotPanel::buildPlots()
         x->setTicker(m_ticker);
         x->setTickLabels(i + 1 == m_rects.size());
         r->axis(QCPAxis::atLeft)->setLabel(titles[i]);
+        m_axisTitles.push_back({r->axis(QCPAxis::atLeft), titles[i], briefTitles[i]});
         connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
                 [this, x] { onXRangeChanged(x); });
         m_rects[i] = r;
@@ -232,6 +236,7 @@ void PlotPanel::buildPlots()
     QCPAxis* rates = gw->axis(QCPAxis::atRight);
     rates->setVisible(true);
     rates->setLabel(tr("per second"));
+    m_axisTitles.push_back({rates, rates->label(), tr("/s")});
     QCPAxis* bandAxis = gw->addAxis(QCPAxis::atRight);
     bandAxis->setVisible(false);
     bandAxis->setRange(0, 1);

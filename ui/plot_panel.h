@@ -297,6 +297,12 @@ private:
     quint64 m_generation = 0;
     int m_replots = 0;
     int m_legendColumns = -1;
+    struct AxisTitle {
+        QCPAxis* axis;
+        QString full;
+        QString brief;
+    };
+    std::vector<AxisTitle> m_axisTitles; // fitted to their plot's height before each replot
     std::optional<ValueScale> m_fixedScale;
     int m_exportWidth = 0; // while exporting: the image width, for the per-column reduction
 };

@@ -69,6 +69,15 @@ void PlotPanel::applyThemeColours()
 // high and five labels ran into each other.
 void PlotPanel::fitValueTicks()
 {
+    for (const AxisTitle& t : m_axisTitles) {
+        const int room = t.axis->axisRect()->outerRect().height();
+        const QFontMetrics metrics(t.axis->labelFont());
+        const QString title = room <= 0 || metrics.horizontalAdvance(t.full) <= room ? t.full
+                              : metrics.horizontalAdvance(t.brief) <= room           ? t.brief
+                                                                                     : QString();
+        if (t.axis->label() != title)
+            t.axis->setLabel(title);
+    }
     for (QCPAxisRect* r : m_rects)
         for (QCPAxis* axis : {r->axis(QCPAxis::atLeft), r->axis(QCPAxis::atRight)}) {
             const int line = QFontMetrics(axis->tickLabelFont()).height();

@@ -475,6 +475,49 @@ private slots:
         }
     }
 
+    // A strip too short for its title (the A/B view's halves, a small window) shows a brief
+    // one, or none: an axis title never runs past its own plot into the next.
+    void axisTitlesFitTheirPlotsHeight()
+    {
+        SeriesStore store;
+        feed(store, 0, 10);
+        PlotPanel panel(&store);
+        panel.show();
+        for (const int height : {1000, 420, 300}) {
+            panel.resize(900, height);
+            QVERIFY(QTest::qWaitForWindowExposed(&panel));
+            panel.refreshNow();
+            panel.customPlot()->replot(); // the titles chosen on the last layout, laid out
+            int brief = 0;
+            for (int p = 0; p < 4; ++p) {
+                const QCPAxisRect* rect = panel.axisRect(PlotPanel::Plot(p));
+                for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atRight)}) {
+                    if (!axis->visible())
+                        continue;
+                    const int width =
+                        QFontMetrics(axis->labelFont()).horizontalAdvance(axis->label());
+                    QVERIFY2(width <= rect->outerRect().height(),
+                             qPrintable(QStringLiteral("%1 px: \"%2\" is %3 px along a %4 px plot")
+                                            .arg(height)
+                                            .arg(axis->label())
+                                            .arg(width)
+                                            .arg(rect->outerRect().height())));
+                    brief += axis->label() != QStringLiteral("outstanding") &&
+                                     axis->label() != QStringLiteral("retry interval (s)") &&
+                                     axis->label() != QStringLiteral("tags") &&
+                                     axis->label() != QStringLiteral("STA queue") &&
+                                     axis->label() != QStringLiteral("per second")
+                                 ? 1
+                                 : 0;
+                }
+            }
+            if (height == 1000)
+                QCOMPARE(brief, 0); // room for every full title
+            else if (height == 300)
+                QVERIFY(brief > 0);
+        }
+    }
+
     // The retry interval is 0 until the guard arms its first retry;
     // that is not drawn (it was a vertical line up from 0 at the start of every run).
     void retryIntervalStartsWhereTheGuardArmed()

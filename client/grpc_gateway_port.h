@@ -2,7 +2,7 @@
 // The live GatewayPort: a real (or mock) MXAccess gateway over gRPC, on the callback API.
 // Completions arrive on gRPC threads; they only hand the result over to the owning
 // scheduler (Scheduler::post), so user callbacks are stored, run and destroyed on the
-// owner's thread only (the client worker). All calls of a port share one channel. The
+// owner's thread only (the run host's worker). All calls of a port share one channel. The
 // bearer token is sent as metadata and never appears in a log line, an error or describe().
 //
 // Threading: construct, call and destroy on the owner's thread. Destroying the port

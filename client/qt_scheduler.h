@@ -1,6 +1,6 @@
 #pragma once
 // Wall-time Scheduler for live mode: timers are QTimers on the thread that owns this
-// object (the client worker thread or the mock gateway's thread). post() is safe from
+// object (the run host's worker thread or the mock gateway's thread). post() is safe from
 // any thread, so gRPC completions can hop back onto the owning thread through it.
 
 #include "scheduler.h"

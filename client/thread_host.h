@@ -1,6 +1,6 @@
 #pragma once
 // One worker thread and the one object that lives on it: the only way stormwatch starts a
-// thread of its own (the client worker, the run host, the mock gateway's model thread, the
+// thread of its own (the run host, the mock gateway's model thread, the
 // compare view). The host owns both (no raw new/delete of QThread), starts the thread with
 // the worker moved onto it, runs calls there (queued, or waiting for them), and joins it;
 // the worker is destroyed once its thread has finished. Q_ASSERTs keep each side on its

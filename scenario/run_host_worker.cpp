@@ -54,8 +54,8 @@ QString RunHost::Worker::create(Created* created)
                     QString::fromStdString(instances[i]->connection(g).name())),
                 int(i));
     }
-    // The same batcher as the live client's worker: it collects what changed (and the
-    // engine's log lines, capped per step) as an observer beside the runner's metrics.
+    // The batcher collects what changed (and the engine's log lines, capped per step) as an
+    // observer beside the runner's metrics, in virtual and live runs alike.
     m_batcher = std::make_unique<EngineBatcher>(m_runner->engine());
     m_batcher->setMaxLogLines(m_maxLogLines);
     m_runner->engine().addObserver(m_batcher.get());

@@ -28,7 +28,7 @@ LOCK=${SW_BUILD_LOCK:-/tmp/sw-build.lock}
 JOBS=${SW_JOBS:-2}
 WHICH=${1:-all}
 
-# The suites with more than one thread of our own (client worker, mock gateway thread,
+# The suites with more than one thread of our own (run host worker, mock gateway thread,
 # gRPC callbacks, playback/run worker, a recorder on the run host's thread, child
 # processes). ui.scenario_playback is the
 # run host's suite under its older name.

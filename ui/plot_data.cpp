@@ -147,6 +147,55 @@ std::array<double, kQualityBandCount> qualityBands(double good, double stale, do
     return {good - stale, stale, uncertain, bad};
 }
 
+namespace {
+
+// The rows of `rows` from the last one's time on are dropped (a same-time collapse may have
+// changed it) and the distinct change times of `metrics` of `keys` from there on returned:
+// the rows to compute again.
+template <std::size_t N, std::size_t M>
+QVector<double> timesToRecompute(const SeriesStore& store, const QList<SubscriptionKey>& keys,
+                                 const std::array<SubMetric, M>& metrics,
+                                 std::array<QVector<QPointF>, N>& rows)
+{
+    const auto byTime = [](const QPointF& p, double t) { return p.x() < t; };
+    const double from =
+        rows[0].isEmpty() ? -std::numeric_limits<double>::infinity() : rows[0].last().x();
+    QVector<double> times;
+    if (!rows[0].isEmpty())
+        times.push_back(from);
+    for (const SubscriptionKey& k : keys)
+        for (SubMetric m : metrics) {
+            const QVector<QPointF>& s = store.series(k, m);
+            for (auto it = std::lower_bound(s.cbegin(), s.cend(), from, byTime); it != s.cend();
+                 ++it)
+                times.push_back(it->x());
+        }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    for (auto& row : rows)
+        while (!row.isEmpty() && row.last().x() >= from)
+            row.removeLast();
+    return times;
+}
+
+// Bounded like the store: rows before its window go, but for the one in force there.
+template <std::size_t N>
+void pruneToStore(const SeriesStore& store, std::array<QVector<QPointF>, N>& rows)
+{
+    const double earliest = store.earliestTime();
+    if (std::isnan(earliest))
+        return;
+    for (auto& row : rows) {
+        const auto firstAfter =
+            std::upper_bound(row.cbegin(), row.cend(), earliest,
+                             [](double t, const QPointF& p) { return t < p.x(); });
+        if (const qsizetype drop = (firstAfter - row.cbegin()) - 1; drop > 0)
+            row.remove(0, drop);
+    }
+}
+
+} // namespace
+
 void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>& keys)
 {
     static constexpr std::array kMetrics{SubMetric::Good, SubMetric::Stale, SubMetric::Uncertain,
@@ -155,25 +204,7 @@ void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>
         reset();
         return;
     }
-    const auto byTime = [](const QPointF& p, double t) { return p.x() < t; };
-    // The last row is recomputed: a same-timestamp collapse may have changed it.
-    const double from =
-        m_levels[0].isEmpty() ? -std::numeric_limits<double>::infinity() : m_levels[0].last().x();
-    QVector<double> times;
-    if (!m_levels[0].isEmpty())
-        times.push_back(from);
-    for (const SubscriptionKey& k : keys)
-        for (SubMetric m : kMetrics) {
-            const QVector<QPointF>& s = store.series(k, m);
-            for (auto it = std::lower_bound(s.cbegin(), s.cend(), from, byTime); it != s.cend();
-                 ++it)
-                times.push_back(it->x());
-        }
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-    for (auto& l : m_levels)
-        while (!l.isEmpty() && l.last().x() >= from)
-            l.removeLast();
+    const QVector<double> times = timesToRecompute(store, keys, kMetrics, m_levels);
     for (double t : times) {
         std::array<double, kMetrics.size()> sums{};
         bool any = false;
@@ -190,16 +221,54 @@ void QualityStack::update(const SeriesStore& store, const QList<SubscriptionKey>
                 m_levels[b].push_back(QPointF(t, top += bands[b]));
         }
     }
-    // Bounded like the store: drop rows before its window, keeping the one in force there.
-    const double earliest = store.earliestTime();
-    if (!std::isnan(earliest))
-        for (auto& l : m_levels) {
-            const auto firstAfter =
-                std::upper_bound(l.cbegin(), l.cend(), earliest,
-                                 [](double t, const QPointF& p) { return t < p.x(); });
-            if (const qsizetype drop = (firstAfter - l.cbegin()) - 1; drop > 0)
-                l.remove(0, drop);
+    pruneToStore(store, m_levels);
+}
+
+void SubscriptionAggregate::reset()
+{
+    for (auto& l : m_lines)
+        l.clear();
+}
+
+void SubscriptionAggregate::update(const SeriesStore& store, const QList<SubscriptionKey>& keys)
+{
+    if (keys.isEmpty()) {
+        reset();
+        return;
+    }
+    static constexpr std::array kMetrics{SubMetric::Outstanding, SubMetric::IntervalS};
+    const QVector<double> times = timesToRecompute(store, keys, kMetrics, m_lines);
+    std::vector<double> armed;
+    armed.reserve(std::size_t(keys.size()));
+    for (double t : times) {
+        double sum = 0, most = 0, longest = 0;
+        bool any = false;
+        armed.clear();
+        for (const SubscriptionKey& k : keys) {
+            if (const double v = store.valueAt(k, SubMetric::Outstanding, t); !std::isnan(v)) {
+                sum += v;
+                most = std::max(most, v);
+                any = true;
+            }
+            if (const double v = store.valueAt(k, SubMetric::IntervalS, t); v > 0) {
+                longest = std::max(longest, v);
+                armed.push_back(v);
+            }
         }
+        if (!any)
+            continue;
+        double median = 0;
+        if (!armed.empty()) {
+            const auto mid = armed.begin() + std::ptrdiff_t(armed.size() / 2);
+            std::nth_element(armed.begin(), mid, armed.end());
+            median = *mid;
+        }
+        m_lines[OutstandingSum].push_back(QPointF(t, sum));
+        m_lines[OutstandingMax].push_back(QPointF(t, most));
+        m_lines[IntervalMax].push_back(QPointF(t, longest));
+        m_lines[IntervalMedian].push_back(QPointF(t, median));
+    }
+    pruneToStore(store, m_lines);
 }
 
 QVector<QPointF> bandOf(const QVector<QPointF>& state, int code)

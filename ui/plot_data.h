@@ -63,6 +63,23 @@ private:
     std::array<QVector<QPointF>, kQualityBandCount> m_levels;
 };
 
+// Many subscriptions' outstanding requests and retry intervals as four lines, a point per
+// distinct change time, kept up to date incrementally as QualityStack is: the outstanding
+// requests' sum and the most any one has, the longest retry interval and the median of the
+// armed ones (> 0). What the plots draw for a gateway once it has too many subscriptions
+// to tell apart.
+class SubscriptionAggregate {
+public:
+    enum Line { OutstandingSum, OutstandingMax, IntervalMax, IntervalMedian };
+    static constexpr int kLineCount = 4;
+    void reset();
+    void update(const SeriesStore& store, const QList<SubscriptionKey>& keys);
+    const QVector<QPointF>& line(Line l) const { return m_lines[std::size_t(l)]; }
+
+private:
+    std::array<QVector<QPointF>, kLineCount> m_lines;
+};
+
 // 1 where the step series equals code, 0 elsewhere (the recovery-state bands).
 QVector<QPointF> bandOf(const QVector<QPointF>& state, int code);
 

@@ -32,6 +32,7 @@
 #include <QTimer>
 #include <QWidget>
 #include <array>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -100,6 +101,17 @@ public:
     const QSet<SubscriptionKey>& hiddenSubscriptions() const { return m_hidden; }
     bool isSubscriptionHidden(SubscriptionKey key) const { return m_hidden.contains(key); }
     static constexpr int kMaxLegendEntries = 8;
+    // Past this many drawn subscriptions the outstanding and retry plots draw each gateway's
+    // aggregate instead of a line per subscription (sum and most outstanding, longest and
+    // median retry interval); a click on an aggregate line isolates that gateway's worst
+    // subscriptions. The Subscriptions dock's "lines up to" box sets it.
+    static constexpr int kDefaultAggregateAbove = 30;
+    void setAggregateAbove(int subscriptions);
+    int aggregateAbove() const { return m_aggregateAbove; }
+    bool aggregated() const { return m_aggregated; }
+    // The aggregate line of `gateway` ("" when the run names none), null when not drawn.
+    QCPGraph* aggregateGraph(const QString& gateway, int line) const;
+    static constexpr int kWorstOnClick = 5;
     // Selected, of the chosen gateway, known to the store and not hidden, in the store's order.
     QList<SubscriptionKey> visibleSubscriptions() const;
 
@@ -219,6 +231,7 @@ protected:
 private:
     struct SubscriptionGraphs;
     struct GatewayGraph;
+    struct AggregateGraphs;
 
     void buildPlots();
     void buildToolBar(QVBoxLayout* layout);
@@ -233,6 +246,8 @@ private:
     void fitValueTicks();
     void fitSubscriptionLegend();
     void showSubscriptionLegend(bool shown);
+    void syncAggregates(const QList<SubscriptionKey>& drawn);
+    void isolateWorstOf(const QString& gateway);
     void syncData();
     void applyFollow();
     void rescaleValueAxes();
@@ -303,6 +318,9 @@ private:
         QString brief;
     };
     std::vector<AxisTitle> m_axisTitles; // fitted to their plot's height before each replot
+    int m_aggregateAbove = kDefaultAggregateAbove;
+    bool m_aggregated = false;
+    std::map<QString, std::unique_ptr<AggregateGraphs>> m_aggregates; // by gateway
     std::optional<ValueScale> m_fixedScale;
     int m_exportWidth = 0; // while exporting: the image width, for the per-column reduction
 };

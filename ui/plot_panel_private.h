@@ -15,6 +15,14 @@ struct PlotPanel::SubscriptionGraphs {
     plot::ViewFeed intervalFeed;
 };
 
+// One gateway's subscriptions drawn as aggregate lines (PlotPanel::aggregated()).
+struct PlotPanel::AggregateGraphs {
+    plot::SubscriptionAggregate aggregate;
+    QList<SubscriptionKey> keys; // what `aggregate` was computed over
+    std::array<QCPGraph*, plot::SubscriptionAggregate::kLineCount> graphs{};
+    std::array<plot::ViewFeed, plot::SubscriptionAggregate::kLineCount> feeds;
+};
+
 struct PlotPanel::GatewayGraph {
     GatewayMetric metric = GatewayMetric::StaQueueDepth;
     int band = 0; // > 0: a band where the recovery state equals this code

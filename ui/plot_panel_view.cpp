@@ -143,8 +143,11 @@ int PlotPanel::columns(QCPAxisRect* rect) const
 void PlotPanel::syncData()
 {
     const bool force = m_fullSync || m_store->generation() != m_generation;
-    if (m_store->generation() != m_generation)
+    if (m_store->generation() != m_generation) { // the store's series were replaced
         m_qualityStack->reset();
+        for (const auto& [gateway, ag] : m_aggregates)
+            ag->aggregate.reset();
+    }
     m_generation = m_store->generation();
     m_fullSync = false;
     const double end = m_store->latestTime();
@@ -159,6 +162,13 @@ void PlotPanel::syncData()
         const QVector<QPointF>& interval = m_store->series(it.key(), SubMetric::IntervalS);
         if (sg.intervalFeed.sync(sg.interval, interval, end, view.lower, view.upper, cols, force))
             dropUnarmedStart(sg.interval, interval);
+    }
+    for (const auto& [gateway, ag] : m_aggregates) {
+        ag->aggregate.update(*m_store, ag->keys);
+        for (int l = 0; l < plot::SubscriptionAggregate::kLineCount; ++l)
+            ag->feeds[std::size_t(l)].sync(ag->graphs[std::size_t(l)],
+                                           ag->aggregate.line(plot::SubscriptionAggregate::Line(l)),
+                                           end, view.lower, view.upper, cols, force);
     }
     m_qualityStack->update(*m_store, visibleSubscriptions());
     for (std::size_t i = 0; i < m_quality.size(); ++i)

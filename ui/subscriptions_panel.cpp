@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -44,6 +45,8 @@ SubscriptionsPanel::SubscriptionsPanel(const SeriesStore* store, PlotPanel* plot
                                   "one subscribe request outstanding"));
     m_count = new QLabel;
     m_count->setObjectName(QStringLiteral("subscriptionCount"));
+    // A narrow dock shortens the count rather than widening the window's left column.
+    m_count->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
     m_view = new QTableView;
     m_view->setObjectName(QStringLiteral("subscriptionList"));
@@ -73,14 +76,26 @@ SubscriptionsPanel::SubscriptionsPanel(const SeriesStore* store, PlotPanel* plot
     auto* top = new QHBoxLayout;
     top->addWidget(m_filter, 1);
     top->addWidget(m_onlyTroubled);
+    auto* lines = new QSpinBox;
+    lines->setObjectName(QStringLiteral("aggregateAbove"));
+    lines->setRange(1, 100000);
+    lines->setPrefix(tr("lines up to "));
+    lines->setValue(plots->aggregateAbove());
+    lines->setToolTip(tr("Past this many drawn subscriptions the outstanding and retry plots "
+                         "draw each gateway's aggregate (sum and most outstanding, longest and "
+                         "median retry interval); click an aggregate line to isolate that "
+                         "gateway's worst subscriptions"));
+    connect(lines, &QSpinBox::valueChanged, plots, &PlotPanel::setAggregateAbove);
     auto* bottom = new QHBoxLayout;
-    bottom->addWidget(m_count, 1);
+    bottom->addWidget(lines);
+    bottom->addStretch(1);
     bottom->addWidget(isolate);
     bottom->addWidget(all);
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(2, 2, 2, 2);
     column->addLayout(top);
     column->addWidget(m_view, 1);
+    column->addWidget(m_count);
     column->addLayout(bottom);
 
     addKeyAction(QStringLiteral("isolate"), tr("Isolate"), QKeySequence(Qt::Key_I),
@@ -271,6 +286,7 @@ void SubscriptionsPanel::updateCount()
         drawn += m_plots->isSubscriptionHidden(m_model->keyAt(row)) ? 0 : 1;
     m_count->setText(
         tr("%1 listed · %2 of %3 drawn").arg(m_filterModel->rowCount()).arg(drawn).arg(total));
+    m_count->setToolTip(m_count->text());
 }
 
 void SubscriptionsPanel::showEvent(QShowEvent* event)

@@ -475,6 +475,34 @@ private slots:
         }
     }
 
+    // Many subscriptions as four lines: the outstanding requests' sum and most, the longest
+    // retry interval and the median of the armed ones; kept up to date from where it was.
+    void aggregateLinesSumTheMostAndTheMedian()
+    {
+        SeriesStore store;
+        testsupport::feed(store, {sample(0, 0, 1, 5000), sample(0, 1, 3, 10000),
+                                  sample(0, 2, 0, 20000), sample(0, 3, 0, 0)});
+        testsupport::feed(store, {sample(5, 1, 1, 10000)});
+        plot::SubscriptionAggregate a;
+        a.update(store, store.subscriptions());
+        using L = plot::SubscriptionAggregate::Line;
+        QCOMPARE(a.line(L::OutstandingSum), (QVector<QPointF>{{0, 4}, {5, 2}}));
+        QCOMPARE(a.line(L::OutstandingMax), (QVector<QPointF>{{0, 3}, {5, 1}}));
+        QCOMPARE(a.line(L::IntervalMax), (QVector<QPointF>{{0, 20}, {5, 20}}));
+        // The unarmed subscription (interval 0) is not in the median.
+        QCOMPARE(a.line(L::IntervalMedian), (QVector<QPointF>{{0, 10}, {5, 10}}));
+        testsupport::feed(store, {sample(8, 2, 4, 40000)});
+        a.update(store, store.subscriptions());
+        QCOMPARE(a.line(L::OutstandingSum).last(), QPointF(8, 6));
+        QCOMPARE(a.line(L::OutstandingMax).last(), QPointF(8, 4));
+        QCOMPARE(a.line(L::IntervalMax).last(), QPointF(8, 40));
+        QCOMPARE(a.line(L::OutstandingSum).size(), 3);
+        // Of two subscriptions only: sums of those two.
+        plot::SubscriptionAggregate two;
+        two.update(store, {{0, false}, {1, false}});
+        QCOMPARE(two.line(L::OutstandingSum), (QVector<QPointF>{{0, 4}, {5, 2}}));
+    }
+
     // A strip too short for its title (the A/B view's halves, a small window) shows a brief
     // one, or none: an axis title never runs past its own plot into the next.
     void axisTitlesFitTheirPlotsHeight()

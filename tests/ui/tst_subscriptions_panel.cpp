@@ -3,6 +3,7 @@
 // in-plot legend agree, and past eight subscriptions the legend steps aside for the list.
 #include "models/subscription_list_model.h"
 #include "models/support_series_updates.h"
+#include "ui/plot_data.h"
 #include "ui/plot_panel.h"
 #include "ui/subscriptions_panel.h"
 
@@ -218,6 +219,55 @@ private slots:
             QVERIFY2(rect->outerRect().width() > c.plots->customPlot()->width() * 3 / 4,
                      qPrintable(QString::number(rect->outerRect().width())));
         }
+    }
+
+    // Past the limit the outstanding and retry plots draw each gateway's aggregate lines, not
+    // a line per subscription; a click on one isolates that gateway's worst subscriptions.
+    void pastTheLimitEachGatewayIsAggregateLinesAndAClickIsolatesItsWorst()
+    {
+        Console c(40);
+        QVERIFY(QTest::qWaitForWindowExposed(&c.window));
+        c.plots->setXRange(0, 10);
+        c.plots->refreshNow();
+        QVERIFY(c.plots->aggregated());
+        QCOMPARE(drawn(*c.plots, c.store), QList<int>());
+        using L = plot::SubscriptionAggregate::Line;
+        for (const QString& gateway : {QStringLiteral("gw-a"), QStringLiteral("gw-b")})
+            for (int l = 0; l < plot::SubscriptionAggregate::kLineCount; ++l) {
+                QCPGraph* g = c.plots->aggregateGraph(gateway, l);
+                QVERIFY2(g && g->visible() && !g->data()->isEmpty(), qPrintable(gateway));
+            }
+        // gw-b holds instance 7, with three requests outstanding: its sum is 3, as is its most.
+        QCPGraph* sum = c.plots->aggregateGraph(QStringLiteral("gw-b"), L::OutstandingSum);
+        QCOMPARE(sum->data()->findBegin(5, true)->value, 3.0);
+        QCOMPARE(c.plots->aggregateGraph(QStringLiteral("gw-a"), L::OutstandingSum)
+                     ->data()
+                     ->findBegin(5, true)
+                     ->value,
+                 0.0);
+        // The legend names the aggregate lines, two per gateway.
+        QCOMPARE(legendEntries(*c.plots), 4);
+
+        // A click on gw-b's sum line, where it stands at 3.
+        c.plots->customPlot()->replot();
+        const QPoint at(int(sum->keyAxis()->coordToPixel(5)),
+                        int(sum->valueAxis()->coordToPixel(3)));
+        QTest::mouseClick(c.plots->customPlot(), Qt::LeftButton, {}, at);
+        QVERIFY(!c.plots->aggregated());
+        const QList<int> worst = drawn(*c.plots, c.store);
+        QCOMPARE(worst.size(), PlotPanel::kWorstOnClick);
+        QVERIFY(worst.contains(7)); // the one stacking requests
+        for (int i : worst)
+            QCOMPARE(i % 2, 1); // all of gw-b
+
+        // The limit is a setting: raised past the count, every subscription is a line again.
+        QTest::mouseClick(c.list->findChild<QPushButton*>(QStringLiteral("showAllSubscriptions")),
+                          Qt::LeftButton);
+        QVERIFY(c.plots->aggregated());
+        c.plots->setAggregateAbove(50);
+        QVERIFY(!c.plots->aggregated());
+        QCOMPARE(drawn(*c.plots, c.store).size(), 40);
+        QVERIFY(!c.plots->aggregateGraph(QStringLiteral("gw-a"), 0));
     }
 
     void onlyTroubledAndSortingFindTheWorst()

@@ -130,12 +130,7 @@ SubscriptionsPanel::SubscriptionsPanel(const SeriesStore* store, PlotPanel* plot
     connect(m_view, &QWidget::customContextMenuRequested, this,
             &SubscriptionsPanel::showContextMenu);
     connect(m_model, &SubscriptionListModel::hiddenEdited, this,
-            [this](const QList<SubscriptionKey>& keys, bool hidden) {
-                QSet<SubscriptionKey> next = m_plots->hiddenSubscriptions();
-                for (const SubscriptionKey& k : keys)
-                    hidden ? (void)next.insert(k) : (void)next.remove(k);
-                m_plots->setHiddenSubscriptions(next);
-            });
+            &SubscriptionsPanel::setKeysHidden);
     connect(plots, &PlotPanel::hiddenSubscriptionsChanged, m_model,
             &SubscriptionListModel::setHidden);
     connect(m_filterModel, &QAbstractItemModel::modelReset, this, &SubscriptionsPanel::updateCount);
@@ -198,7 +193,11 @@ void SubscriptionsPanel::isolateSelected()
 
 void SubscriptionsPanel::setSelectedHidden(bool hidden)
 {
-    const QList<SubscriptionKey> keys = selectedKeys();
+    setKeysHidden(selectedKeys(), hidden);
+}
+
+void SubscriptionsPanel::setKeysHidden(const QList<SubscriptionKey>& keys, bool hidden)
+{
     if (keys.isEmpty())
         return;
     QSet<SubscriptionKey> next = m_plots->hiddenSubscriptions();

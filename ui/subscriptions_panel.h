@@ -61,6 +61,7 @@ private:
     void updateCount();
     QSet<QString> gatewaysOfSelection() const;
     void setSelectedHidden(bool hidden);
+    void setKeysHidden(const QList<SubscriptionKey>& keys, bool hidden);
     void setGatewaysOfSelectionHidden(bool hidden);
 
     PlotPanel* m_plots;

@@ -57,6 +57,7 @@ const char* kThemeKey = "window/theme";
 const char* kAddressKey = "gateway/address";
 const char* kLeversKey = "levers/last";
 const char* kRetentionKey = "plots/retentionMinutes";
+const char* kAggregateKey = "plots/aggregateAbove";
 
 } // namespace
 
@@ -506,6 +507,8 @@ void MainWindow::restoreSettings()
         restoreState(s->value(QLatin1String(kStateKey)).toByteArray(), kStateVersion);
     setTheme(themeFromName(s->value(QLatin1String(kThemeKey)).toString()));
     m_plots->setRetentionMinutes(s->value(QLatin1String(kRetentionKey), 60).toInt());
+    m_plots->setAggregateAbove(
+        s->value(QLatin1String(kAggregateKey), PlotPanel::kDefaultAggregateAbove).toInt());
     const QByteArray json = s->value(QLatin1String(kLeversKey)).toByteArray();
     if (!json.isEmpty()) {
         QString error;
@@ -528,6 +531,7 @@ void MainWindow::saveSettings() const
     s->setValue(QLatin1String(kStateKey), saveState(kStateVersion));
     s->setValue(QLatin1String(kThemeKey), themeName(m_theme));
     s->setValue(QLatin1String(kRetentionKey), m_plots->retentionMinutes());
+    s->setValue(QLatin1String(kAggregateKey), m_plots->aggregateAbove());
     if (!m_gatewayAddress.isEmpty())
         s->setValue(QLatin1String(kAddressKey), m_gatewayAddress);
     s->setValue(QLatin1String(kLeversKey),

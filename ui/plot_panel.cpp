@@ -590,6 +590,7 @@ void PlotPanel::setAggregateAbove(int subscriptions)
     m_aggregateAbove = subscriptions;
     m_fullSync = true;
     applyVisibility();
+    emit aggregateAboveChanged(subscriptions);
 }
 
 // The subscriptions of `gateway` most in trouble now: most outstanding, then most tags not

@@ -222,6 +222,7 @@ signals:
     void xRangeChanged(double lower, double upper);
     void retentionMinutesChanged(int minutes);
     void gatewayFilterChanged(const QString& gateway);
+    void aggregateAboveChanged(int subscriptions);
     // Which subscriptions are hidden changed (legend click, the list, a call).
     void hiddenSubscriptionsChanged(const QSet<SubscriptionKey>& hidden);
 

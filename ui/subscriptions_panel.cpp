@@ -86,6 +86,10 @@ SubscriptionsPanel::SubscriptionsPanel(const SeriesStore* store, PlotPanel* plot
                          "median retry interval); click an aggregate line to isolate that "
                          "gateway's worst subscriptions"));
     connect(lines, &QSpinBox::valueChanged, plots, &PlotPanel::setAggregateAbove);
+    connect(plots, &PlotPanel::aggregateAboveChanged, lines, [lines](int subscriptions) {
+        const QSignalBlocker block(lines);
+        lines->setValue(subscriptions);
+    });
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(lines);
     bottom->addStretch(1);

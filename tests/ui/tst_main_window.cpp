@@ -976,6 +976,13 @@ private slots:
             w.setLevers(custom);
             w.setGatewaySummary(QStringLiteral("gw.plant.local:5001"), QStringLiteral("normal"));
             w.findChild<QDockWidget*>("dockTopology")->hide();
+            // The plots' aggregate limit, set in the Subscriptions dock as a person does.
+            auto* lines = w.findChild<QSpinBox*>("aggregateAbove");
+            lines->setFocus();
+            lines->selectAll();
+            QTest::keyClicks(lines, QStringLiteral("75"));
+            QTest::keyClick(lines, Qt::Key_Enter);
+            QCOMPARE(w.plots()->aggregateAbove(), 75);
             w.close(); // saves
         }
         QVERIFY(QFile::exists(ini));
@@ -992,6 +999,8 @@ private slots:
         QCOMPARE(w.size(), QSize(1234, 777));
         QVERIFY(!w.findChild<QDockWidget*>("dockTopology")->isVisible());
         QVERIFY(w.findChild<QDockWidget*>("dockLevers")->isVisible());
+        QCOMPARE(w.plots()->aggregateAbove(), 75);
+        QCOMPARE(w.findChild<QSpinBox*>("aggregateAbove")->value(), 75); // the dock says so too
         w.setTheme(Theme::Light);
     }
 

@@ -17,6 +17,7 @@ PACKAGES=(
   openssl
   python3-grpcio python3-protobuf  # tests/python/wire_robustness.py: a client generated from proto/
   clang-format git  # format.clang_format: the sources as .clang-format says
+  lld  # the linker (CMakeLists.txt): a hundred suites link in a fraction of GNU ld's time
   ccache  # the compiler cache (CMakeLists.txt): a rebuild or a clean clone reuses what was built
   prometheus-cpp-dev  # watch/: /metrics of stormwatch --watch
   prometheus  # tests: a real Prometheus scraping --watch, and promtool for the alert rules

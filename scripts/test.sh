@@ -4,8 +4,12 @@
 # mock gateway), then run every test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+t0=$(date +%s)
 bash scripts/install-deps.sh
+t1=$(date +%s)
 bash scripts/build.sh
+t2=$(date +%s)
+echo "test.sh: install $((t1 - t0)) s, build $((t2 - t1)) s"
 if [ $# -eq 0 ]; then
   rm -f build/console-smoke.png
   timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" build/app/stormwatch \
@@ -15,4 +19,8 @@ if [ $# -eq 0 ]; then
   echo "console smoke: the window opened on the embedded mock (build/console-smoke.png)"
 fi
 cd build
-QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j2 "$@"
+t3=$(date +%s)
+status=0
+QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j2 "$@" || status=$?
+echo "test.sh: suites $(($(date +%s) - t3)) s"
+exit $status

@@ -71,15 +71,19 @@ QJsonObject scenarioJson(const QString& variant, bool virtualKill, const QString
 // (20,000 events a second: more in its 6 s than its transport's buffers absorb, which grow
 // with the rate the reader kept up with, so the gateway's queue does overflow); the others at
 // 20 Hz with no bound on the live mock's queue, so that a loaded test machine's hiccup is not
-// taken for a stalled reader.
-constexpr double kEventRunS = 18;
+// taken for a stalled reader. Each run lasts long enough for the client to be back after its
+// fault: an ended stream or lost events are over within a second, a stalled reader's session
+// faults at the end of its stall and is subscribed again a few seconds later.
+constexpr double kEventRunS = 8;
+constexpr double kStalledReaderRunS = 15;
 
-QJsonObject eventFaultJson(const QString& variant, const QJsonObject& fault, double dataHz)
+QJsonObject eventFaultJson(const QString& variant, const QJsonObject& fault, double dataHz,
+                           double durationS)
 {
     return QJsonObject{
         {"name", "published-event-fault"},
         {"description", "an event fault on the published contract"},
-        {"duration_s", kEventRunS},
+        {"duration_s", durationS},
         {"seed", 5},
         {"gateway", QJsonObject{{"command_ms", 5},
                                 {"per_item_ms", 0.1},
@@ -199,7 +203,8 @@ private slots:
             params = {{"duration_s", 6}}; // 120,000 events against a queue of 10,000
         const double hz = stall ? 100 : 20;
         const Scenario scenario =
-            parse(eventFaultJson(variant, action(3, qPrintable(fault), params), hz));
+            parse(eventFaultJson(variant, action(3, qPrintable(fault), params), hz,
+                                 stall ? kStalledReaderRunS : kEventRunS));
 
         ScenarioRunner virtualRunner(scenario, scenario.variants[0]);
         QVERIFY2(virtualRunner.ok(), qPrintable(virtualRunner.error()));

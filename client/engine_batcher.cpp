@@ -11,6 +11,38 @@ QString qs(const std::string& s)
 }
 } // namespace
 
+void ChangedTags::mark(int instance, int tag)
+{
+    if (std::size_t(instance) >= m_marked.size())
+        m_marked.resize(std::size_t(instance) + 1);
+    std::vector<bool>& marked = m_marked[std::size_t(instance)];
+    if (std::size_t(tag) >= marked.size())
+        marked.resize(std::size_t(tag) + 1);
+    if (marked[std::size_t(tag)])
+        return;
+    marked[std::size_t(tag)] = true;
+    m_order.emplace_back(instance, tag);
+}
+
+std::vector<std::pair<int, int>> ChangedTags::take(std::size_t n)
+{
+    const std::size_t count = std::min(n, size());
+    std::vector<std::pair<int, int>> taken(m_order.begin() + std::ptrdiff_t(m_head),
+                                           m_order.begin() + std::ptrdiff_t(m_head + count));
+    for (const auto& [instance, tag] : taken)
+        m_marked[std::size_t(instance)][std::size_t(tag)] = false;
+    m_head += count;
+    // The taken front is dropped once it is most of the list: each key moves at most once more.
+    if (m_head == m_order.size()) {
+        m_order.clear();
+        m_head = 0;
+    } else if (m_head > m_order.size() / 2) {
+        m_order.erase(m_order.begin(), m_order.begin() + std::ptrdiff_t(m_head));
+        m_head = 0;
+    }
+    return taken;
+}
+
 double EngineBatcher::seconds() const
 {
     return double(m_engine.scheduler().now().count()) / 1e6;
@@ -25,7 +57,7 @@ void EngineBatcher::onGuardEvent(const Instance& instance, const GatewayConnecti
 void EngineBatcher::onTagsChanged(const Instance&, int instance, const std::vector<int>& tags)
 {
     for (int t : tags)
-        m_dirtyTags.insert((qint64(instance) << 32) | quint32(t));
+        m_changedTags.mark(instance, t);
     m_dirtySubscriptions.insert(subscriptionKey(instance, false));
 }
 
@@ -57,7 +89,7 @@ void EngineBatcher::recheckOrphans(int index)
     m_dirtySubscriptions.insert(subscriptionKey(index, false));
     const std::size_t tags = m_engine.instances()[std::size_t(index)]->tags().size();
     for (std::size_t t = 0; t < tags; ++t)
-        m_dirtyTags.insert((qint64(index) << 32) | quint32(t));
+        m_changedTags.mark(index, int(t));
 }
 
 void EngineBatcher::onLog(Severity severity, const std::string& subject, const std::string& message)
@@ -241,7 +273,7 @@ QVector<ConnectionCounters> EngineBatcher::connectionCounters() const
     return all;
 }
 
-EngineBatch EngineBatcher::take()
+EngineBatch EngineBatcher::take(std::size_t maxTags)
 {
     // Orphan counts of what changed now; of everything about once a second, since a
     // connection's own re-subscribe can end without an event of the instance.
@@ -260,10 +292,10 @@ EngineBatch EngineBatcher::take()
         if ((k >> 1) >= 0)
             batch.samples.push_back(sample(int(k >> 1), k & 1));
     m_dirtySubscriptions.clear();
-    batch.tags.reserve(m_dirtyTags.size());
-    for (qint64 k : std::as_const(m_dirtyTags))
-        batch.tags.push_back(tagChange(int(k >> 32), int(k & 0xffffffff)));
-    m_dirtyTags.clear();
+    const std::vector<std::pair<int, int>> tags = m_changedTags.take(maxTags);
+    batch.tags.reserve(qsizetype(tags.size()));
+    for (const auto& [instance, tag] : tags)
+        batch.tags.push_back(tagChange(instance, tag));
     batch.logs.swap(m_logs);
     if (m_connectionsDirty) {
         m_connectionsDirty = false;
@@ -275,7 +307,7 @@ EngineBatch EngineBatcher::take()
     return batch;
 }
 
-EngineBatch EngineBatcher::snapshot()
+EngineBatch EngineBatcher::snapshot(std::size_t maxTags)
 {
     const auto& instances = m_engine.instances();
     for (std::size_t i = 0; i < instances.size(); ++i) {
@@ -283,10 +315,10 @@ EngineBatch EngineBatcher::snapshot()
         if (instances[i]->alarmGuard())
             m_dirtySubscriptions.insert(subscriptionKey(int(i), true));
         for (std::size_t t = 0; t < instances[i]->tags().size(); ++t)
-            m_dirtyTags.insert((qint64(i) << 32) | quint32(t));
+            m_changedTags.mark(int(i), int(t));
     }
     m_connectionsDirty = true;
-    return take();
+    return take(maxTags);
 }
 
 } // namespace stormwatch

@@ -10,6 +10,7 @@
 
 #include <QDateTime>
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 namespace stormwatch {
@@ -193,7 +194,7 @@ void RunHost::Worker::afterAdvance()
     const bool end = m_virtualS >= duration;
     // A slow UI skips steps (their changes wait in the batcher), never the last one.
     if (end || m_shared->batchesInFlight.load() < 2)
-        sendStep();
+        sendStep(end);
     if (!end)
         return;
     m_done = true;
@@ -215,12 +216,15 @@ double RunHost::Worker::maxChunk(double duration)
     return std::clamp(duration / 400.0, 0.05, 5.0);
 }
 
-void RunHost::Worker::sendStep()
+void RunHost::Worker::sendStep(bool last)
 {
     auto step = QSharedPointer<Step>::create();
     step->virtualS = m_virtualS;
-    // The first step shows every tag and subscription; later ones what changed since.
-    step->batch = m_sentFirst ? m_batcher->take() : m_batcher->snapshot();
+    // The first step shows every tag and subscription; later ones what changed since. Tag
+    // changes past a batch's bound wait for the next step; the last step has no next one.
+    const std::size_t maxTags =
+        last ? std::numeric_limits<std::size_t>::max() : EngineBatcher::kMaxTagsPerBatch;
+    step->batch = m_sentFirst ? m_batcher->take(maxTags) : m_batcher->snapshot(maxTags);
     m_sentFirst = true;
     EngineBatch& b = step->batch;
     // Run time: a live scheduler's clock started before the run did.

@@ -60,7 +60,7 @@ private:
     void liveTick();
     void afterAdvance();
     static double maxChunk(double duration);
-    void sendStep();
+    void sendStep(bool last);
     // What the run's recorder added to each series since the last step. A point the
     // recorder took back (a change undone at the same instant) is restated at its time with
     // the value in force, so the receiver's step series collapses it the same way.

@@ -5,6 +5,7 @@
 #include "support_virtual_gateway.h"
 
 #include <QtTest>
+#include <numeric>
 
 using namespace stormwatch;
 using namespace stormwatch::testing;
@@ -497,6 +498,44 @@ private slots:
         for (const TagChange& t : batch.tags)
             flagged += t.orphaned;
         QCOMPARE(flagged, 244);
+    }
+
+    // A deployment changes every tag at once: a batch carries at most its bound of them, the
+    // ones that changed first, and the rest follow in the next batches, each tag once with
+    // its latest state, none lost.
+    void batcherBoundsTheTagChangesOfOneBatch()
+    {
+        VirtualGateway gw;
+        ClientEngine engine(gw.sched, gw.port, config("lever1+2", 244));
+        EngineBatcher batcher(engine);
+        engine.setObserver(&batcher);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(30s);
+        QCOMPARE(batcher.pendingTags(), std::size_t(244));
+
+        const EngineBatch first = batcher.take(100);
+        QCOMPARE(first.tags.size(), 100);
+        QVERIFY(!first.samples.isEmpty()); // subscriptions are never held back
+        QCOMPARE(batcher.pendingTags(), std::size_t(144));
+        // Tags that change again while waiting keep their place and are sent once.
+        std::vector<int> again(244);
+        std::iota(again.begin(), again.end(), 0);
+        batcher.onTagsChanged(*engine.instances().front(), 0, again);
+        QCOMPARE(batcher.pendingTags(), std::size_t(244));
+        const EngineBatch second = batcher.take(144);
+        QSet<int> sent;
+        for (const TagChange& t : first.tags)
+            sent.insert(t.tag);
+        for (const TagChange& t : second.tags) {
+            QVERIFY2(!sent.contains(t.tag), "the tags still waiting leave before those sent");
+            sent.insert(t.tag);
+        }
+        QCOMPARE(sent.size(), 244);
+        QCOMPARE(batcher.take(1000).tags.size(), 100); // the first 100, changed again
+        QCOMPARE(batcher.pendingTags(), std::size_t(0));
+        for (const TagChange& t : second.tags)
+            QCOMPARE(t.quality, 0xC0); // every change carries the tag's latest state: Good
     }
 
     // Each tag with a live item says which advise its connection registered: Lever 2's one

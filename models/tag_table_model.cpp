@@ -336,8 +336,6 @@ void TagTableModel::applyChanges(const QVector<TagChange>& changes)
     if (!added.isEmpty()) {
         const int first = int(m_rows.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
-        m_rows.reserve(first + added.size());
-        m_firstValueUs.reserve(first + added.size());
         for (int a = 0; a < int(added.size()); ++a) {
             TagChange& c = added[a];
             m_rowByKey.insert(key(c.instance, c.tag), int(m_rows.size()));
@@ -376,7 +374,7 @@ void TagTableModel::emitChangedRanges(QVector<int>& rows)
 
 void TagTableModel::clear()
 {
-    if (m_rows.isEmpty())
+    if (m_rows.empty())
         return;
     beginResetModel();
     m_rows.clear();

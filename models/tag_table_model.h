@@ -14,6 +14,7 @@
 #include <QSortFilterProxyModel>
 #include <QVector>
 #include <array>
+#include <deque>
 #include <optional>
 
 namespace stormwatch {
@@ -66,7 +67,7 @@ public:
     void applyChanges(const QVector<TagChange>& changes);
     void clear();
 
-    const TagChange& row(int r) const { return m_rows[r]; }
+    const TagChange& row(int r) const { return m_rows[std::size_t(r)]; }
     int rowOf(int instance, int tag) const { return m_rowByKey.value(key(instance, tag), -1); }
     int count(QualityClass quality) const { return m_counts[std::size_t(quality)]; }
     // Rows the gateway refused (a per-item error; a call that failed, e.g. DEADLINE_EXCEEDED,
@@ -91,7 +92,7 @@ public:
     // "42 s", "3 min 4 s", "2 h 5 min", "3 d 4 h"; empty for a negative age.
     static QString formatAge(double seconds);
     // The source timestamp of the row's first value (0: none yet).
-    qint64 firstValueUs(int r) const { return m_firstValueUs[r]; }
+    qint64 firstValueUs(int r) const { return m_firstValueUs[std::size_t(r)]; }
     static bool failedToAdd(const TagChange& t)
     {
         return stormwatch::failedToAdd(t.rejected, t.quality);
@@ -119,8 +120,10 @@ private:
     void count(const TagChange& row, qint64 firstValueUs, int sign);
     QString ageToolTip(int r) const;
 
-    QVector<TagChange> m_rows;
-    QVector<qint64> m_firstValueUs; // per row: the first value's source timestamp (0: none yet)
+    // Blocks, not one array: a site's rows arrive batch after batch, and an array would be
+    // copied whole at each growth, holding the old and the new copy at once.
+    std::deque<TagChange> m_rows;
+    std::deque<qint64> m_firstValueUs; // per row: the first value's source timestamp (0: none yet)
     QHash<qint64, int> m_rowByKey;
     std::array<int, kQualityClassCount> m_counts{};
     int m_failedToAdd = 0;

@@ -152,7 +152,7 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfi
     callbacks.onLog = [this](Instance& instance, Severity severity, const std::string& message) {
         log(severity, instance.name(), message);
     };
-    for (const auto& spec : m_config.instances) {
+    for (auto& spec : m_config.instances) {
         GatewayConnection* connection = nullptr;
         for (auto& c : m_connections)
             if (c->name() == spec.connection)
@@ -168,7 +168,7 @@ ClientEngine::ClientEngine(Scheduler& scheduler, GatewayPorts ports, EngineConfi
         for (double s : spec.staleAfterS)
             staleLimits.push_back(Duration(std::llround(s * 1e6)));
         m_instances.push_back(std::make_unique<Instance>(
-            m_scheduler, spec.name, spec.tags, std::move(groups), spec.alarms, settings,
+            m_scheduler, spec.name, std::move(spec.tags), std::move(groups), spec.alarms, settings,
             [this] { return jitter(); }, callbacks, std::move(staleLimits)));
         m_indexOf.emplace(m_instances.back().get(), int(m_instances.size()) - 1);
     }

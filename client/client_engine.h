@@ -32,6 +32,8 @@ struct ConnectionSpec {
 struct InstanceSpec {
     std::string name;
     std::string connection;
+    // Moved into the engine's Instance (Instance::tagNames) when the engine is built: a site's
+    // names are held once, not once more in the engine's copy of its configuration.
     std::vector<std::string> tags;
     bool alarms = false;
     // Per tag, seconds without an update after which a Good tag is stale (0: never); empty:

@@ -159,9 +159,18 @@ public:
     // items and queued commands; stop() alone closes best effort, without waiting.
     void close(std::function<void()> closed);
 
-    // A subscriber owns a fixed tag list (an instance's tags on this connection).
-    SubscriberId addSubscriber(std::vector<std::string> tags, DataFn onData, QualityFn onQuality,
+    // A subscriber owns a fixed tag list (an instance's tags on this connection), shared with
+    // whoever else holds it (the instance, when the list is all of its tags).
+    using TagList = std::shared_ptr<const std::vector<std::string>>;
+    SubscriberId addSubscriber(TagList tags, DataFn onData, QualityFn onQuality,
                                LivenessFn onLiveness = {}, LostFn onLost = {});
+    SubscriberId addSubscriber(std::vector<std::string> tags, DataFn onData, QualityFn onQuality,
+                               LivenessFn onLiveness = {}, LostFn onLost = {})
+    {
+        return addSubscriber(std::make_shared<const std::vector<std::string>>(std::move(tags)),
+                             std::move(onData), std::move(onQuality), std::move(onLiveness),
+                             std::move(onLost));
+    }
     void removeSubscriber(SubscriberId id);
     // Subscribes all of the subscriber's tags; `done` runs once when the gateway answered
     // (never while not connected: the request is held until the session is up).

@@ -35,8 +35,9 @@ Instance::Instance(Scheduler& scheduler, std::string name, std::vector<std::stri
                    std::vector<Group> groups, bool alarms, InstanceSettings settings,
                    std::function<double()> jitter, InstanceCallbacks callbacks,
                    std::vector<Duration> staleLimits)
-    : m_scheduler(scheduler), m_name(std::move(name)), m_tagNames(std::move(tags)),
-      m_tags(m_tagNames.size()), m_alarms(alarms), m_settings(settings),
+    : m_scheduler(scheduler), m_name(std::move(name)),
+      m_tagNames(std::make_shared<const std::vector<std::string>>(std::move(tags))),
+      m_tags(m_tagNames->size()), m_alarms(alarms), m_settings(settings),
       m_jitter(std::move(jitter)), m_callbacks(std::move(callbacks)),
       m_ages(scheduler, std::move(staleLimits), [this](const std::vector<int>& t) { onStale(t); })
 {
@@ -235,10 +236,18 @@ void Instance::start()
 void Instance::deployGroup(std::size_t g)
 {
     GroupState& group = m_groups[g];
-    std::vector<std::string> tags;
-    tags.reserve(group.tagIndices.size());
-    for (int t : group.tagIndices)
-        tags.push_back(m_tagNames[std::size_t(t)]);
+    // A group of every tag in order shares the instance's list; any other gets its own.
+    bool everyTag = group.tagIndices.size() == m_tagNames->size();
+    for (std::size_t i = 0; everyTag && i < group.tagIndices.size(); ++i)
+        everyTag = group.tagIndices[i] == int(i);
+    GatewayConnection::TagList tags = m_tagNames;
+    if (!everyTag) {
+        std::vector<std::string> own;
+        own.reserve(group.tagIndices.size());
+        for (int t : group.tagIndices)
+            own.push_back((*m_tagNames)[std::size_t(t)]);
+        tags = std::make_shared<const std::vector<std::string>>(std::move(own));
+    }
     std::weak_ptr<int> life = m_deployment;
     group.subscriber = group.connection->addSubscriber(
         std::move(tags),

@@ -84,7 +84,7 @@ public:
 
     const std::string& name() const { return m_name; }
     bool deployed() const { return m_deployed; }
-    const std::vector<std::string>& tagNames() const { return m_tagNames; }
+    const std::vector<std::string>& tagNames() const { return *m_tagNames; }
     const std::vector<TagState>& tags() const { return m_tags; }
     // Which tags are stale, and each one's limit.
     const TagAgeWatch& ages() const { return m_ages; }
@@ -137,7 +137,8 @@ private:
 
     Scheduler& m_scheduler;
     std::string m_name;
-    std::vector<std::string> m_tagNames;
+    // Shared with the subscriber of a group that holds every tag, the usual case.
+    std::shared_ptr<const std::vector<std::string>> m_tagNames;
     std::vector<TagState> m_tags;
     QualityCounts m_counts;
     std::vector<GroupState> m_groups;

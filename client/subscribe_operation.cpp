@@ -548,8 +548,8 @@ void GatewayConnection::finishOp(const OpPtr& op)
         sub->second.spareResults = std::move(outcome.tags);
 }
 
-GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std::string> tags,
-                                                                 DataFn onData, QualityFn onQuality,
+GatewayConnection::SubscriberId GatewayConnection::addSubscriber(TagList tags, DataFn onData,
+                                                                 QualityFn onQuality,
                                                                  LivenessFn onLiveness,
                                                                  LostFn onLost)
 {
@@ -557,11 +557,11 @@ GatewayConnection::SubscriberId GatewayConnection::addSubscriber(std::vector<std
     Subscriber sub;
     sub.id = id;
     std::string signature;
-    for (const auto& tag : tags)
+    for (const auto& tag : *tags)
         signature += tag + '\n';
     sub.signature = std::make_shared<const std::string>(std::move(signature));
-    sub.handles.assign(tags.size(), 0);
-    sub.tags = std::make_shared<const std::vector<std::string>>(std::move(tags));
+    sub.handles.assign(tags->size(), 0);
+    sub.tags = std::move(tags);
     sub.onData = std::move(onData);
     sub.onQuality = std::move(onQuality);
     sub.onLiveness = std::move(onLiveness);

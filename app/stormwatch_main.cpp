@@ -29,6 +29,7 @@
 #include "proto/grpc_lifetime.h"
 #include "recording/record_scenario.h"
 #include "scenario/commission_cli.h"
+#include "scenario/process_memory.h"
 #include "scenario/report.h"
 #include "scenario/report_writers.h"
 #include "scenario/scenario_parser.h"
@@ -659,6 +660,7 @@ int leaveHeadless(int code)
 
 int main(int argc, char** argv)
 {
+    giveLargeBuffersBack();
     const bool headless = headlessRequested(argc, argv);
     const auto app = createApplication(argc, argv, headless);
     const GrpcLifetime grpc;

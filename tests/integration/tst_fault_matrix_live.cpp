@@ -75,7 +75,7 @@ QJsonObject scenarioJson(const QString& variant, bool virtualKill, const QString
 // fault: an ended stream or lost events are over within a second, a stalled reader's session
 // faults at the end of its stall and is subscribed again a few seconds later.
 constexpr double kEventRunS = 8;
-constexpr double kStalledReaderRunS = 15;
+constexpr double kStalledReaderRunS = 18;
 
 QJsonObject eventFaultJson(const QString& variant, const QJsonObject& fault, double dataHz,
                            double durationS)

@@ -151,7 +151,8 @@ public:
 
     // Every visible series' value at time x, one line per subscription / plot; with more
     // than kCrosshairSubscriptions visible, the busiest ones (most outstanding, then the
-    // longest retry interval) and "… and N more".
+    // longest retry interval) and "… and N more". Aggregated, each gateway's aggregate lines
+    // come first.
     static constexpr int kCrosshairSubscriptions = 6;
     QString crosshairText(double x) const;
 

@@ -270,6 +270,36 @@ private slots:
         QVERIFY(!c.plots->aggregateGraph(QStringLiteral("gw-a"), 0));
     }
 
+    // Aggregated, the crosshair reads what is drawn: each gateway's aggregate lines at its time.
+    void theCrosshairReadsEachGatewaysAggregateLines()
+    {
+        Console c(40);
+        QVERIFY(QTest::qWaitForWindowExposed(&c.window));
+        c.plots->setXRange(0, 10);
+        c.plots->refreshNow();
+        QVERIFY(c.plots->aggregated());
+        using L = plot::SubscriptionAggregate::Line;
+        const auto at5 = [&](const QString& gateway, L line) {
+            return c.plots->aggregateGraph(gateway, line)->data()->findBegin(5, true)->value;
+        };
+        const QString text = c.plots->crosshairText(5);
+        for (const QString& gateway : {QStringLiteral("gw-a"), QStringLiteral("gw-b")}) {
+            const QString expected =
+                QStringLiteral("%1: outstanding sum %2, most %3; retry longest %4 s, median %5 s")
+                    .arg(gateway)
+                    .arg(at5(gateway, L::OutstandingSum))
+                    .arg(at5(gateway, L::OutstandingMax))
+                    .arg(at5(gateway, L::IntervalMax))
+                    .arg(at5(gateway, L::IntervalMedian));
+            QVERIFY2(text.contains(expected), qPrintable(expected + QStringLiteral("\n") + text));
+        }
+        QVERIFY2(text.contains(QStringLiteral("gw-b: outstanding sum 3, most 3")),
+                 qPrintable(text));
+        // The busiest subscriptions follow the aggregates: instance 7 first.
+        const qsizetype busiest = text.indexOf(QStringLiteral("Z28068 × gw1: outstanding 3"));
+        QVERIFY2(busiest > text.indexOf(QStringLiteral("gw-b: outstanding sum")), qPrintable(text));
+    }
+
     void onlyTroubledAndSortingFindTheWorst()
     {
         Console c(20);

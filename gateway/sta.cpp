@@ -1,5 +1,6 @@
 #include "sta.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace stormwatch::gateway {
@@ -61,6 +62,7 @@ std::deque<StaJobPtr> Sta::clear()
     for (auto& job : m_queue)
         dropped.push_back(std::move(job));
     m_queue.clear();
+    m_freeAt = m_scheduler.now();
     return dropped;
 }
 
@@ -85,8 +87,15 @@ void Sta::startNext()
     m_running = std::move(m_queue.front());
     m_queue.pop_front();
     const Duration c = cost(m_running->items);
+    // Back to back, a command starts where the last one ended on the STA's own schedule, not
+    // when its timer fired: a live timer fires up to a millisecond late, and at a thousand
+    // short commands that lateness would add up to seconds the apartment never worked. A
+    // longer gap (an idle STA, a stopped process) is real: the command starts now.
+    const Time now = m_scheduler.now();
+    const bool backToBack = m_finishing && now - m_freeAt <= kTimerLateness;
+    m_freeAt = (backToBack ? std::min(now, m_freeAt) : now) + c;
     if (c > Duration::zero()) {
-        m_runningTimer = m_scheduler.callAfter(c, [this] { finishRunning(); });
+        m_runningTimer = m_scheduler.callAt(m_freeAt, [this] { finishRunning(); });
         return;
     }
     // Free commands still finish on a later turn, but through post(): a live QtScheduler
@@ -104,9 +113,12 @@ void Sta::finishRunning()
     m_running.reset();
     job->ran = true;
     // The run callback may answer a caller who invokes again at once: the STA is idle by
-    // now, so that enqueue starts the next command itself and FIFO order is kept.
+    // now, so that enqueue starts the next command itself and FIFO order is kept. Whatever
+    // starts now, queued or invoked again, follows on from this command's end.
+    m_finishing = true;
     m_run(job);
     startNext();
+    m_finishing = false;
 }
 
 } // namespace stormwatch::gateway

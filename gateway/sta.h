@@ -81,6 +81,9 @@ private:
     std::deque<StaJobPtr> m_queue;
     StaJobPtr m_running;
     TimerId m_runningTimer = kNoTimer;
+    Time m_freeAt{0};         // when the running command ends on the STA's schedule
+    bool m_finishing = false; // in finishRunning(): a command started now follows on
+    static constexpr Duration kTimerLateness{2000}; // how late a live timer may fire
     std::uint64_t m_generation = 0;
     std::size_t m_maxDepth = 0;
 };

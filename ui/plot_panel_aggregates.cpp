@@ -45,7 +45,8 @@ void PlotPanel::syncAggregates(const QList<SubscriptionKey>& drawn)
             for (auto& feed : ag->feeds)
                 feed.invalidate();
         }
-        const QString name = gateway.isEmpty() ? tr("all") : gateway;
+        ag->name = gateway.isEmpty() ? tr("all") : gateway;
+        const QString& name = ag->name;
         const QColor colour = colourFor(SubscriptionKey{index++, false}, m_theme);
         for (int l = 0; l < plot::SubscriptionAggregate::kLineCount; ++l) {
             const bool most = l == plot::SubscriptionAggregate::OutstandingMax ||

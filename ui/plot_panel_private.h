@@ -19,6 +19,7 @@ struct PlotPanel::SubscriptionGraphs {
 struct PlotPanel::AggregateGraphs {
     plot::SubscriptionAggregate aggregate;
     QList<SubscriptionKey> keys; // what `aggregate` was computed over
+    QString name;                // the gateway as the legend and the crosshair name it
     std::array<QCPGraph*, plot::SubscriptionAggregate::kLineCount> graphs{};
     std::array<plot::ViewFeed, plot::SubscriptionAggregate::kLineCount> feeds;
 };

@@ -336,13 +336,13 @@ QString PlotPanel::crosshairText(double x) const
     // Aggregated, the lines drawn are each gateway's: read those first.
     using Line = plot::SubscriptionAggregate::Line;
     for (const auto& [gateway, graphs] : m_aggregates) {
-        const auto at = [&, &ag = *graphs](Line l) {
+        const AggregateGraphs& ag = *graphs;
+        const auto at = [&](Line l) {
             return number(SeriesStore::stepValueAt(ag.aggregate.line(l), x));
         };
         lines << tr("%1: outstanding sum %2, most %3; retry longest %4 s, median %5 s")
-                     .arg(gateway.isEmpty() ? tr("all") : gateway, at(Line::OutstandingSum),
-                          at(Line::OutstandingMax), at(Line::IntervalMax),
-                          at(Line::IntervalMedian));
+                     .arg(ag.name, at(Line::OutstandingSum), at(Line::OutstandingMax),
+                          at(Line::IntervalMax), at(Line::IntervalMedian));
     }
     const QList<SubscriptionKey> visible = visibleSubscriptions();
     struct Row {

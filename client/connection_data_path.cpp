@@ -13,8 +13,12 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
 {
     RouteHit hit;
     hit.handle = handle;
-    auto it = m_routes.find(handle);
-    if (it == m_routes.end() || it->second.empty()) {
+    const Route* single = m_routes.single(handle);
+    if (!single) {
+        if (m_routes.contains(handle)) {
+            hit.kind = RouteHit::Several;
+            return hit;
+        }
         if (auto retired = m_retiring.find(handle); retired != m_retiring.end()) {
             hit.kind = RouteHit::Retired;
             hit.retired = &retired->second;
@@ -24,11 +28,7 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
         }
         return hit;
     }
-    if (it->second.size() > 1) {
-        hit.kind = RouteHit::Several;
-        return hit;
-    }
-    const Route& route = it->second.front();
+    const Route& route = *single;
     auto sub = m_subscribers.find(route.subscriber);
     if (sub == m_subscribers.end()) {
         hit.kind = RouteHit::None;
@@ -150,14 +150,11 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
             addUpdate(hit.subscriber->id, *hit.subscriber, hit.index, change, event, touched);
             continue;
         }
-        auto it = m_routes.find(handle); // several subscribers share the item
-        if (it == m_routes.end())
-            continue;
-        for (const Route& route : it->second) {
+        m_routes.forEach(handle, [&](const Route& route) { // several subscribers share the item
             auto sub = m_subscribers.find(route.subscriber);
             if (sub != m_subscribers.end())
                 addUpdate(route.subscriber, sub->second, route.index, change, event, touched);
-        }
+        });
     }
     if (m_routeCache.size() > count)
         m_routeCache.resize(count); // the next event is compared with this one
@@ -386,8 +383,7 @@ void GatewayConnection::deliverKeptValues()
     std::deque<std::string> texts; // the delivered values' texts, until flushBatches is done
     for (std::int32_t handle : m_routedWithKeptValue) {
         auto kept = m_unrouted.find(handle);
-        auto routes = m_routes.find(handle);
-        if (kept == m_unrouted.end() || routes == m_routes.end())
+        if (kept == m_unrouted.end() || !m_routes.contains(handle))
             continue;
         m_unroutedBytes -= keptBytes(kept->second.text.size());
         const std::string* text = nullptr;
@@ -395,13 +391,14 @@ void GatewayConnection::deliverKeptValues()
             texts.push_back(std::move(kept->second.text));
             text = &texts.back();
         }
-        for (const Route& route : routes->second)
+        m_routes.forEach(handle, [&](const Route& route) {
             if (auto sub = m_subscribers.find(route.subscriber); sub != m_subscribers.end()) {
                 TagUpdate& u = nextUpdate(route.subscriber, sub->second, touched);
                 u = kept->second.update;
                 u.index = route.index;
                 u.text = text;
             }
+        });
         m_unrouted.erase(kept);
         m_routeCache.clear(); // it may point at the erased value
     }

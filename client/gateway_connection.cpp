@@ -581,7 +581,7 @@ void GatewayConnection::dropSession()
     m_answeredSeq = 0;
     m_unretired.clear();
     m_removedTags.clear(); // handles die with the session (m_reusesHandles is the gateway's)
-    m_removedSignatures.clear();
+    m_removedTagLists.clear();
     m_toReadvise.clear();
     m_readviseQueue.clear();
     m_readvisesInFlight = 0; // their answers are dropped with the session
@@ -619,7 +619,7 @@ void GatewayConnection::loseSession(const std::string& why, SessionLoss loss)
             again->subscribers = op->subscribers;
             again->origin = op->origin;
             again->tags = op->tags;
-            again->signature = op->signature;
+            again->tagsHash = op->tagsHash;
             again->waiters = std::move(op->waiters);
             requeue.push_back(again);
         }

@@ -9,6 +9,7 @@
 #include "command_latency.h"
 #include "defaults.h"
 #include "gateway_port.h"
+#include "item_routes.h"
 #include "recovery_gate.h"
 #include "retry_budget.h"
 #include "scheduler.h"
@@ -239,6 +240,9 @@ public:
     std::size_t unroutedValues() const { return m_unrouted.size(); }
     // Item handles whose RemoveItem this connection sent and has not seen run (see m_retiring).
     std::size_t retiringHandles() const { return m_retiring.size(); }
+    // Subscribers holding a built bulk request for their next subscribe: those with a
+    // subscribe running or failed, and settled ones until no subscribe runs.
+    std::size_t keptRequests() const;
     // The gateway was seen handing out again an item handle this connection had removed (see
     // m_reusesHandles); learned once, kept for the connection's life.
     bool reusesHandles() const { return m_reusesHandles; }
@@ -251,7 +255,7 @@ private:
     struct Subscriber {
         SubscriberId id = 0;
         Tags tags;
-        std::shared_ptr<const std::string> signature; // identical tag sets coalesce
+        std::size_t tagsHash = 0; // of the tag list: identical lists coalesce (see sameTags)
         DataFn onData;
         QualityFn onQuality;
         LivenessFn onLiveness;
@@ -261,14 +265,15 @@ private:
         std::size_t batchUsed = 0;
         // The last bulk subscribe request built for these tags, reused while its server
         // handle and kind stay the same: a storm re-sends the same tag list thousands of
-        // times, and building and freeing it was a quarter of a levers-off replay.
-        mxgateway::v1::MxCommandRequest bulkRequest;
+        // times, and building and freeing it was a quarter of a levers-off replay. Both it and
+        // the spare results go once a subscribe of it succeeded and no subscribe runs: kept
+        // for a site's settled subscriptions, they would hold every tag name a second time.
+        std::unique_ptr<mxgateway::v1::MxCommandRequest> bulkRequest;
         std::vector<TagResult> spareResults; // the last op's, for the next one (startOp)
+        bool lastSucceeded = false;          // its last subscribe succeeded for every tag
+        bool inSettled = false;              // listed in m_settled
     };
-    struct Route {
-        SubscriberId subscriber;
-        int index;
-    };
+    using Route = ItemRoutes::Route;
     // Where the change at one position of the last event went: its one subscriber (the
     // usual case), none (and then where its value is kept, once it is), or several (then
     // m_routes is asked). Cleared whenever a route, a subscriber or a kept value goes away,
@@ -302,7 +307,7 @@ private:
         std::vector<SubscriberId> subscribers;
         SubscriberId origin = 0; // the subscriber it was made for (its request is reused)
         Tags tags;               // its own reference: a subscriber may go away while this runs
-        std::shared_ptr<const std::string> signature;
+        std::size_t tagsHash = 0;
         std::vector<Waiter> waiters;   // empty for the transparent re-subscribe
         bool aborted = false;          // the session was lost while it ran
         bool failed = false;           // the primary call failed as a whole
@@ -390,8 +395,14 @@ private:
     void finishOp(const OpPtr& op);
     void applyResult(SubscriberId id, TagResult& result, std::uint64_t sentAfter);
     void failItemsRemovedAfter(SubscribeOp& op);
-    // Whether the items of a tag list with this signature were removed after `sentAfter`.
-    bool removedSince(const std::string& signature, std::uint64_t sentAfter) const;
+    // Whether the items of a tag list with this hash were removed after `sentAfter`.
+    bool removedSince(std::size_t tagsHash, std::uint64_t sentAfter) const;
+    static std::size_t hashTags(const std::vector<std::string>& tags);
+    static bool sameTags(const SubscribeOp& op, const Subscriber& sub);
+    // Frees the kept requests and results of subscribers whose last subscribe succeeded
+    // (m_settled), once no subscribe runs.
+    void releaseSettled();
+    std::vector<SubscriberId> m_settled;
     void keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit);
     // Hands the kept values of items that have a route now to their subscribers.
     void deliverKeptValues();
@@ -438,7 +449,7 @@ private:
 
     std::map<SubscriberId, Subscriber> m_subscribers;
     SubscriberId m_nextSubscriber = 1;
-    std::unordered_map<std::int32_t, std::vector<Route>> m_routes; // item handle → tags
+    ItemRoutes m_routes; // item handle -> the tags it feeds
     // See unroutedValues. Kept decoded (index unset), not as DataChanges: a redeploy's old
     // items stream for minutes while their removes queue on the STA, and copying each of
     // their changes into a message (freeing and allocating its parts) would dominate a
@@ -520,9 +531,9 @@ private:
     std::vector<std::int32_t> m_toReadvise; // by applyResult, queued by finishOp
     std::deque<std::int32_t> m_readviseQueue;
     int m_readvisesInFlight = 0;
-    // Signature hash -> the last RemoveItem number sent for its items while a subscribe ran:
+    // Tag-list hash -> the last RemoveItem number sent for its items while a subscribe ran:
     // no subscriber joins an op that started before (see removedSince).
-    std::unordered_map<std::size_t, std::uint64_t> m_removedSignatures;
+    std::unordered_map<std::size_t, std::uint64_t> m_removedTagLists;
     // `handle` is routed to `tag` now by an op sent after `sentAfter`: whether it was a removed
     // item's and what to do.
     void onHandedOut(std::int32_t handle, const std::string& tag, std::uint64_t sentAfter);

@@ -23,12 +23,11 @@ void GatewayConnection::subscribe(SubscriberId id, SubscribeDone done)
     }
     if (m_config.coalesce) {
         // An identical subscribe already running or held answers this caller too.
-        const auto& signature = sub->second.signature;
         auto join = [&](auto& ops) {
             for (auto& op : ops) {
-                if (op->aborted || (op->signature != signature && *op->signature != *signature))
+                if (op->aborted || !sameTags(*op, sub->second))
                     continue;
-                if (op->started && removedSince(*signature, op->sentAfter))
+                if (op->started && removedSince(op->tagsHash, op->sentAfter))
                     continue; // it may be answered with the items being removed: a fresh op
                 if (std::find(op->subscribers.begin(), op->subscribers.end(), id) ==
                     op->subscribers.end())
@@ -139,7 +138,7 @@ GatewayConnection::OpPtr GatewayConnection::newOp(SubscriberId id) const
     op->subscribers.push_back(id);
     op->origin = id;
     op->tags = sub.tags;
-    op->signature = sub.signature;
+    op->tagsHash = sub.tagsHash;
     return op;
 }
 
@@ -222,7 +221,9 @@ MxCommandRequest& GatewayConnection::bulkRequest(const OpPtr& op, bool subscribe
     auto sub = m_subscribers.find(op->origin);
     const bool reuse =
         sub != m_subscribers.end() && sub->second.tags == op->tags; // the same list, not a copy
-    MxCommandRequest& request = reuse ? sub->second.bulkRequest : scratch;
+    if (reuse && !sub->second.bulkRequest)
+        sub->second.bulkRequest = std::make_unique<MxCommandRequest>();
+    MxCommandRequest& request = reuse ? *sub->second.bulkRequest : scratch;
     MxCommand& command = *request.mutable_command();
     if (subscribeBulk) {
         const bool same = command.has_subscribe_bulk() &&
@@ -315,15 +316,8 @@ void GatewayConnection::pumpAdvises(const OpPtr& op)
 
 void GatewayConnection::eraseRoute(std::int32_t handle, SubscriberId id, std::optional<int> index)
 {
-    auto it = m_routes.find(handle);
-    if (it == m_routes.end())
-        return;
-    m_routeCache.clear();
-    std::erase_if(it->second, [&](const Route& r) {
-        return r.subscriber == id && (!index || r.index == *index);
-    });
-    if (it->second.empty())
-        m_routes.erase(it);
+    if (m_routes.erase(handle, id, index))
+        m_routeCache.clear(); // it may point at the route
 }
 
 void GatewayConnection::applyResult(SubscriberId id, TagResult& result, std::uint64_t sentAfter)
@@ -340,17 +334,30 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result, std::uin
         onHandedOut(handle, (*sub.tags)[std::size_t(result.index)], sentAfter);
         takeRetiredValue(handle); // kept in case it was handed out again, as it was
         forgetRetired(handle);    // handed out again: its values are this item's
-        m_routes[handle].push_back(Route{id, result.index});
+        m_routes.add(handle, Route{id, result.index});
         m_routeCache.clear();
         if (m_unrouted.count(handle))
             m_routedWithKeptValue.push_back(handle);
     }
 }
 
-bool GatewayConnection::removedSince(const std::string& signature, std::uint64_t sentAfter) const
+bool GatewayConnection::removedSince(std::size_t tagsHash, std::uint64_t sentAfter) const
 {
-    const auto it = m_removedSignatures.find(std::hash<std::string>{}(signature));
-    return it != m_removedSignatures.end() && it->second > sentAfter;
+    const auto it = m_removedTagLists.find(tagsHash);
+    return it != m_removedTagLists.end() && it->second > sentAfter;
+}
+
+std::size_t GatewayConnection::hashTags(const std::vector<std::string>& tags)
+{
+    std::size_t hash = tags.size();
+    for (const std::string& tag : tags) // boost's hash_combine
+        hash ^= std::hash<std::string>{}(tag) + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
+    return hash;
+}
+
+bool GatewayConnection::sameTags(const SubscribeOp& op, const Subscriber& sub)
+{
+    return op.tagsHash == sub.tagsHash && (op.tags == sub.tags || *op.tags == *sub.tags);
 }
 
 // A subscribe sent before a RemoveItem of one of its items is answered with that item's
@@ -433,7 +440,7 @@ void GatewayConnection::pumpReadvises()
     while (m_readvisesInFlight < parallel && !m_readviseQueue.empty()) {
         const std::int32_t handle = m_readviseQueue.front();
         m_readviseQueue.pop_front();
-        if (!m_routes.count(handle))
+        if (!m_routes.contains(handle))
             continue; // removed or lost meanwhile: nothing to restore
         ++m_readvisesInFlight;
         m_stats.maxReadvisesInFlight = std::max(m_stats.maxReadvisesInFlight, m_readvisesInFlight);
@@ -485,12 +492,10 @@ void GatewayConnection::readvise(std::int32_t handle)
 
 void GatewayConnection::loseItem(std::int32_t handle, const std::string& why)
 {
-    const auto routes = m_routes.find(handle);
-    if (routes == m_routes.end())
-        return; // no longer routed (removed, or the session is gone): nothing to repair
     std::map<SubscriberId, std::vector<int>> lost;
-    for (const Route& r : routes->second)
-        lost[r.subscriber].push_back(r.index);
+    m_routes.forEach(handle, [&](const Route& r) { lost[r.subscriber].push_back(r.index); });
+    if (lost.empty())
+        return; // no longer routed (removed, or the session is gone): nothing to repair
     for (const auto& [id, indices] : lost)
         for (int index : indices) {
             eraseRoute(handle, id, index);
@@ -515,7 +520,7 @@ void GatewayConnection::finishOp(const OpPtr& op)
     if (!op->failed)
         failItemsRemovedAfter(*op);
     if (m_running.empty())
-        m_removedSignatures.clear(); // no op left that started before those removes
+        m_removedTagLists.clear(); // no op left that started before those removes
     SubscribeOutcome outcome;
     outcome.success = !op->failed && !op->transientFailure;
     outcome.suppressed = op->suppressed;
@@ -528,12 +533,19 @@ void GatewayConnection::finishOp(const OpPtr& op)
             t.definitive = false;
         }
     for (SubscriberId id : op->subscribers) {
-        if (!m_subscribers.count(id))
+        auto sub = m_subscribers.find(id);
+        if (sub == m_subscribers.end())
             continue;
         for (TagResult& t : op->results)
             applyResult(id, t, op->sentAfter);
-        if (outcome.success)
+        sub->second.lastSucceeded = outcome.success;
+        if (outcome.success) {
             m_everSubscribed[id] = true;
+            if (!sub->second.inSettled) {
+                sub->second.inSettled = true;
+                m_settled.push_back(id);
+            }
+        }
     }
     m_readviseQueue.insert(m_readviseQueue.end(), m_toReadvise.begin(), m_toReadvise.end());
     m_toReadvise.clear();
@@ -546,6 +558,30 @@ void GatewayConnection::finishOp(const OpPtr& op)
         w.done(outcome);
     if (auto sub = m_subscribers.find(op->origin); sub != m_subscribers.end())
         sub->second.spareResults = std::move(outcome.tags);
+    if (m_running.empty())
+        releaseSettled();
+}
+
+std::size_t GatewayConnection::keptRequests() const
+{
+    return std::size_t(
+        std::count_if(m_subscribers.begin(), m_subscribers.end(),
+                      [](const auto& entry) { return entry.second.bulkRequest != nullptr; }));
+}
+
+void GatewayConnection::releaseSettled()
+{
+    for (SubscriberId id : m_settled) {
+        auto sub = m_subscribers.find(id);
+        if (sub == m_subscribers.end())
+            continue;
+        sub->second.inSettled = false;
+        if (!sub->second.lastSucceeded)
+            continue; // failed since: its guard will send the same list again
+        sub->second.bulkRequest.reset();
+        sub->second.spareResults = {};
+    }
+    m_settled.clear();
 }
 
 GatewayConnection::SubscriberId GatewayConnection::addSubscriber(TagList tags, DataFn onData,
@@ -556,10 +592,7 @@ GatewayConnection::SubscriberId GatewayConnection::addSubscriber(TagList tags, D
     const SubscriberId id = m_nextSubscriber++;
     Subscriber sub;
     sub.id = id;
-    std::string signature;
-    for (const auto& tag : *tags)
-        signature += tag + '\n';
-    sub.signature = std::make_shared<const std::string>(std::move(signature));
+    sub.tagsHash = hashTags(*tags);
     sub.handles.assign(tags->size(), 0);
     sub.tags = std::move(tags);
     sub.onData = std::move(onData);
@@ -595,8 +628,7 @@ void GatewayConnection::removeItems(SubscriberId id)
         return;
     m_everSubscribed.erase(id);
     if (connected() && !m_running.empty())
-        m_removedSignatures[std::hash<std::string>{}(*it->second.signature)] =
-            m_nextCorrelation + 1;
+        m_removedTagLists[it->second.tagsHash] = m_nextCorrelation + 1;
     const std::vector<std::string>& tags = *it->second.tags;
     if (m_removedTags.size() + tags.size() > kMaxRetiring)
         pruneRemovedTags(); // once, not per handle: what is left may all be retiring

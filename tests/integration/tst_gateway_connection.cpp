@@ -600,6 +600,73 @@ private slots:
         QCOMPARE(h.goodTags(b), 10);
     }
 
+    void listsThatDifferInOneTagDoNotCoalesce()
+    {
+        auto config = gatewayConfig(true);
+        config.commandMs = 500;
+        VirtualGateway gw(config);
+        ConnectionConfig cc;
+        cc.coalesce = true;
+        ConnectionHarness h(gw, cc);
+        h.connection.start();
+        gw.sched.runFor(2s);
+        auto other = makeTags("A", 10);
+        other[7] = "B.7";
+        const auto a = h.addSubscriber(makeTags("A", 10));
+        const auto b = h.addSubscriber(other);
+        h.subscribe(a);
+        h.subscribe(b);
+        gw.sched.runFor(3s);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(2));
+        QCOMPARE(h.connection.stats().coalescedSubscribes, std::int64_t(0));
+        QCOMPARE(h.goodTags(b), 10);
+    }
+
+    // A storm re-sends one list many times, so its request is built once and kept; a site's
+    // settled subscriptions would hold every name twice, so theirs go once nothing runs.
+    void aSettledSubscribersRequestIsFreedOnceNoSubscribeRuns()
+    {
+        auto config = gatewayConfig(true);
+        config.commandMs = 500;
+        VirtualGateway gw(config);
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(2s);
+        const auto a = h.addSubscriber(makeTags("A", 10));
+        const auto b = h.addSubscriber(makeTags("B", 10));
+        auto first = h.subscribe(a);
+        auto second = h.subscribe(b);
+        QCOMPARE(h.connection.keptRequests(), std::size_t(2));
+        while (!first->has_value())
+            QVERIFY(gw.sched.runNext());
+        QVERIFY((*first)->success);
+        QVERIFY(!second->has_value());
+        QCOMPARE(h.connection.keptRequests(), std::size_t(2)); // b's still runs
+        gw.sched.runFor(3s);
+        QVERIFY(second->has_value() && (*second)->success);
+        QCOMPARE(h.connection.keptRequests(), std::size_t(0));
+        QCOMPARE(h.goodTags(a), 10);
+        QCOMPARE(h.goodTags(b), 10);
+        h.subscribe(a); // built again when it is needed again
+        gw.sched.runFor(3s);
+        QCOMPARE(gw.model.invokeRpcs(CommandKind::SubscribeBulk), std::int64_t(3));
+        QCOMPARE(h.connection.keptRequests(), std::size_t(0));
+    }
+
+    void aFailedSubscribersRequestIsKeptForItsRetry()
+    {
+        VirtualGateway gw(gatewayConfig(true));
+        ConnectionHarness h(gw);
+        h.connection.start();
+        gw.sched.runFor(1s);
+        gw.model.wedge(40s);
+        auto outcome = h.subscribe(h.addSubscriber(makeTags("A", 10)));
+        gw.sched.runFor(35s);
+        QVERIFY(outcome->has_value());
+        QVERIFY(!(*outcome)->success);
+        QCOMPARE(h.connection.keptRequests(), std::size_t(1));
+    }
+
     void withoutCoalescingEachSubscribeIsForwarded()
     {
         auto config = gatewayConfig(true);

@@ -179,6 +179,7 @@ TagChange EngineBatcher::tagChange(int i, int t) const
 {
     const Instance& instance = *m_engine.instances()[std::size_t(i)];
     const TagState& tag = instance.tags()[std::size_t(t)];
+    const TagFailure* failure = instance.tagFailure(t);
     return TagChange{i,
                      t,
                      instanceNameOf(i),
@@ -188,11 +189,11 @@ TagChange EngineBatcher::tagChange(int i, int t) const
                      tag.quality,
                      tag.sourceTimestampUs,
                      tag.itemHandle,
-                     qs(tag.error),
+                     failure ? qs(failure->error) : QString(),
                      instance.tagOrphaned(t),
                      tag.itemHandle != 0 ? adviseNameOf(instance.connectionOf(t).adviseKind())
                                          : QString(),
-                     tag.rejected,
+                     failure && failure->rejected,
                      tag.receivedUs,
                      instance.ages().stale(t),
                      double(instance.ages().limit(t).count()) / 1e6};

@@ -109,6 +109,14 @@ bool Instance::subscribePending(std::size_t group) const
     return g.subscriber && g.connection->subscribePending(g.subscriber);
 }
 
+const TagFailure* Instance::tagFailure(int tag) const
+{
+    if (m_failures.empty())
+        return nullptr;
+    const auto it = m_failures.find(tag);
+    return it != m_failures.end() ? &it->second : nullptr;
+}
+
 bool Instance::tagOrphaned(int tag) const
 {
     const auto [g, i] = m_placeOf[std::size_t(tag)];
@@ -116,7 +124,7 @@ bool Instance::tagOrphaned(int tag) const
         return false;
     const TagState& state = m_tags[std::size_t(tag)];
     const GroupState& group = m_groups[std::size_t(g)];
-    return state.quality != kQualityGood && !state.rejected &&
+    return state.quality != kQualityGood && !tagRejected(tag) &&
            !group.connection->routed(group.subscriber, i) && !subscribePending(std::size_t(g));
 }
 
@@ -129,7 +137,7 @@ int Instance::orphanedTags(std::size_t group) const
     int orphaned = 0;
     for (std::size_t i = 0; i < g.tagIndices.size(); ++i) {
         const TagState& tag = m_tags[std::size_t(g.tagIndices[i])];
-        if (tag.quality != kQualityGood && !tag.rejected &&
+        if (tag.quality != kQualityGood && !tagRejected(g.tagIndices[i]) &&
             !g.connection->routed(g.subscriber, int(i)))
             ++orphaned;
     }
@@ -302,12 +310,12 @@ void Instance::onSubscribeOutcome(std::size_t g, std::uint64_t id, const Subscri
         TagState& state = m_tags[std::size_t(tag)];
         if (r.ok) {
             state.itemHandle = r.itemHandle;
-            state.error.clear();
-            state.rejected = false;
+            m_failures.erase(tag);
             changed.push_back(tag);
         } else {
-            state.error = r.error;
-            state.rejected = r.definitive;
+            TagFailure& failure = m_failures[tag];
+            failure.error = r.error;
+            failure.rejected = r.definitive;
             // A failure never downgrades a tag whose data says Good (an older request
             // may have advised it); a tag still waiting goes Bad with the reason.
             if (state.quality != kQualityGood)

@@ -11,13 +11,15 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace stormwatch {
 
-// What each data change reads and writes comes first, in 64 bytes (the text's std::string
-// included), and a state starts a cache line (at site scale an instance's states outgrow the
-// cache; unaligned, a change could touch two lines of its tag).
+// What each data change reads and writes, in one cache line (the text's std::string
+// included), and a state starts one (at site scale an instance's states outgrow the cache;
+// unaligned, a change could touch two lines of its tag). A failed subscribe's reason is rare
+// and kept apart (Instance::tagFailure).
 struct alignas(64) TagState {
     int quality = kQualityUncertain; // no value yet
     std::int32_t itemHandle = 0;
@@ -25,7 +27,12 @@ struct alignas(64) TagState {
     std::int64_t sourceTimestampUs = 0;
     std::int64_t receivedUs = -1; // scheduler time its last value arrived; -1: none yet
     std::string text;
-    std::string error;     // the last per-tag subscribe error, if any
+};
+static_assert(sizeof(TagState) == 64);
+
+// Why a tag's last subscribe failed.
+struct TagFailure {
+    std::string error;
     bool rejected = false; // the gateway itself refused the tag (e.g. unknown address)
 };
 
@@ -86,6 +93,14 @@ public:
     bool deployed() const { return m_deployed; }
     const std::vector<std::string>& tagNames() const { return *m_tagNames; }
     const std::vector<TagState>& tags() const { return m_tags; }
+    // Why the tag's last subscribe failed; null when it succeeded or none was answered yet.
+    const TagFailure* tagFailure(int tag) const;
+    // The gateway itself refused the tag at its last subscribe.
+    bool tagRejected(int tag) const
+    {
+        const TagFailure* failure = tagFailure(tag);
+        return failure && failure->rejected;
+    }
     // Which tags are stale, and each one's limit.
     const TagAgeWatch& ages() const { return m_ages; }
     QualityCounts counts() const { return m_counts; }
@@ -140,6 +155,7 @@ private:
     // Shared with the subscriber of a group that holds every tag, the usual case.
     std::shared_ptr<const std::vector<std::string>> m_tagNames;
     std::vector<TagState> m_tags;
+    std::unordered_map<int, TagFailure> m_failures; // by tag: see tagFailure
     QualityCounts m_counts;
     std::vector<GroupState> m_groups;
     std::vector<std::pair<int, int>> m_placeOf; // per tag: its group and index in that group

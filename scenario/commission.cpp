@@ -67,10 +67,11 @@ using Clock = std::chrono::steady_clock;
 
 // A data change arrived: it carries a source timestamp, or at least a quality on a live item.
 // A tag the subscribe failed is set Bad by the client without any value: not a value.
-bool receivedValue(const TagState& t)
+bool receivedValue(const Instance& instance, int tag)
 {
-    if (t.rejected)
+    if (instance.tagRejected(tag))
         return false;
+    const TagState& t = instance.tags()[std::size_t(tag)];
     return t.sourceTimestampUs != 0 || (t.itemHandle != 0 && t.quality != kQualityUncertain);
 }
 
@@ -87,7 +88,7 @@ public:
         const double now = std::chrono::duration<double>(Clock::now() - m_start).count();
         auto& at = m_at[std::size_t(index)];
         for (const int t : tags)
-            if (!at[std::size_t(t)] && receivedValue(instance.tags()[std::size_t(t)]))
+            if (!at[std::size_t(t)] && receivedValue(instance, t))
                 at[std::size_t(t)] = now;
     }
     const std::optional<double>& at(std::size_t instance, std::size_t tag) const
@@ -182,10 +183,11 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
             *good = *rejected = 0;
             int total = 0;
             for (const auto& i : engine.instances())
-                for (const TagState& t : i->tags()) {
+                for (int t = 0; t < int(i->tags().size()); ++t) {
+                    const int quality = i->tags()[std::size_t(t)].quality;
                     ++total;
-                    *good += t.quality == kQualityGood;
-                    *rejected += t.quality != kQualityGood && failedToAdd(t.rejected, t.quality);
+                    *good += quality == kQualityGood;
+                    *rejected += quality != kQualityGood && failedToAdd(i->tagRejected(t), quality);
                 }
             return *good + *rejected == total;
         };
@@ -251,17 +253,18 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
                 tag.firstValueS = firstValues.at(i, t);
                 tag.quality = state.quality;
                 tag.value = state.value;
+                const TagFailure* failure = inst.tagFailure(int(t));
+                const std::string error = failure ? failure->error : std::string();
                 if (state.quality == kQualityGood) {
                     tag.outcome = TagOutcome::Good;
-                } else if (failedToAdd(state.rejected,
+                } else if (failedToAdd(failure && failure->rejected,
                                        state.quality)) { // the tag table's "Failed to add"
                     tag.outcome = TagOutcome::Failed;
-                    tag.reason = QString::fromStdString(escapeLogText(state.error, 1000));
+                    tag.reason = QString::fromStdString(escapeLogText(error, 1000));
                 } else {
                     tag.outcome = TagOutcome::NoValue;
-                    tag.reason = !state.error.empty()
-                                     ? QString::fromStdString(escapeLogText(state.error, 1000))
-                                 : receivedValue(state)
+                    tag.reason = !error.empty() ? QString::fromStdString(escapeLogText(error, 1000))
+                                 : receivedValue(inst, int(t))
                                      ? QStringLiteral("quality %1, not Good").arg(state.quality)
                                      : QStringLiteral("no value received");
                 }

@@ -118,28 +118,103 @@ QString TagTableModel::formatTimestamp(qint64 us)
     return QDateTime::fromMSecsSinceEpoch(us / 1000).toString(QStringLiteral("HH:mm:ss.zzz"));
 }
 
-QString TagTableModel::subscribeResultText(const TagChange& t)
+QString TagTableModel::textOf(int r) const
 {
+    return m_rows[std::size_t(r)].hasText ? m_texts.value(r) : QString();
+}
+
+QString TagTableModel::errorOf(int r) const
+{
+    return m_rows[std::size_t(r)].hasError ? m_errors.value(r) : QString();
+}
+
+QString TagTableModel::subscribeResultText(int r) const
+{
+    const Row& t = m_rows[std::size_t(r)];
     if (t.itemHandle != 0)
         return QStringLiteral("ok");
-    return t.error.isEmpty() ? QStringLiteral("pending") : t.error;
+    return t.hasError ? errorOf(r) : QStringLiteral("pending");
+}
+
+TagChange TagTableModel::row(int r) const
+{
+    const Row& t = m_rows[std::size_t(r)];
+    TagChange c;
+    c.instance = t.instance;
+    c.tag = t.tag;
+    c.instanceName = m_instanceNames.value(t.instance);
+    c.tagName = t.tagName;
+    c.value = t.value;
+    c.text = textOf(r);
+    c.quality = t.quality;
+    c.sourceTimestampUs = t.sourceTimestampUs;
+    c.itemHandle = t.itemHandle;
+    c.error = errorOf(r);
+    c.orphaned = t.orphaned;
+    c.advise = m_advises.value(t.advise);
+    c.rejected = t.rejected;
+    c.receivedUs = t.receivedUs;
+    c.stale = t.stale;
+    c.staleAfterS = t.staleAfterS;
+    return c;
+}
+
+void TagTableModel::store(int r, const TagChange& c)
+{
+    Row& t = m_rows[std::size_t(r)];
+    t.instance = c.instance;
+    t.tag = c.tag;
+    if (c.instance >= 0) {
+        if (c.instance >= m_instanceNames.size())
+            m_instanceNames.resize(c.instance + 1);
+        if (m_instanceNames[c.instance] != c.instanceName)
+            m_instanceNames[c.instance] = c.instanceName;
+    }
+    if (t.tagName != c.tagName)
+        t.tagName = c.tagName;
+    t.value = c.value;
+    t.quality = c.quality;
+    t.sourceTimestampUs = c.sourceTimestampUs;
+    t.itemHandle = c.itemHandle;
+    t.orphaned = c.orphaned;
+    t.rejected = c.rejected;
+    t.receivedUs = c.receivedUs;
+    t.stale = c.stale;
+    t.staleAfterS = c.staleAfterS;
+    // A handful of advise kinds exist; a row names its kind by index.
+    qsizetype advise = m_advises.indexOf(c.advise);
+    if (advise < 0 && m_advises.size() < 256) {
+        advise = m_advises.size();
+        m_advises.append(c.advise);
+    }
+    t.advise = quint8(std::max<qsizetype>(advise, 0));
+    const auto keep = [r](QHash<int, QString>& texts, bool& has, const QString& text) {
+        if (!text.isEmpty())
+            texts.insert(r, text);
+        else if (has)
+            texts.remove(r);
+        has = !text.isEmpty();
+    };
+    keep(m_texts, t.hasText, c.text);
+    keep(m_errors, t.hasError, c.error);
 }
 
 QVariant TagTableModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const TagChange& t = m_rows[index.row()];
+    const int r = index.row();
+    const Row& t = m_rows[std::size_t(r)];
     const QualityClass q = qualityClassOf(t.quality);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
         case Instance:
-            return t.instanceName;
+            return m_instanceNames.value(t.instance);
         case Tag:
             return t.tagName;
         case Value:
-            return t.text.isEmpty() ? QString::number(t.value, 'g', 8) : t.text;
+            return t.hasText ? textOf(r) : QString::number(t.value, 'g', 8);
         case Quality:
             if (t.orphaned)
                 return QStringLiteral("%1 (%2), orphaned").arg(qualityText(q)).arg(t.quality);
@@ -159,23 +234,23 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case ItemHandle:
             return t.itemHandle != 0 ? QVariant(t.itemHandle) : QVariant(QString());
         case SubscribeResult:
-            return subscribeResultText(t);
+            return subscribeResultText(r);
         case Advise:
-            return t.advise;
+            return m_advises.value(t.advise);
         case FirstValue:
-            return formatTimestamp(m_firstValueUs[index.row()]);
+            return formatTimestamp(t.firstValueUs);
         case LastError:
-            return t.error;
+            return errorOf(r);
         }
         return {};
     case SortRole:
         switch (index.column()) {
         case Instance:
-            return t.instanceName;
+            return m_instanceNames.value(t.instance);
         case Tag:
             return t.tagName;
         case Value:
-            return t.text.isEmpty() ? QVariant(t.value) : QVariant(t.text);
+            return t.hasText ? QVariant(textOf(r)) : QVariant(t.value);
         case Quality:
             return t.quality;
         case SourceTimestamp:
@@ -189,13 +264,13 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         case ItemHandle:
             return t.itemHandle;
         case SubscribeResult:
-            return subscribeResultText(t);
+            return subscribeResultText(r);
         case Advise:
-            return t.advise;
+            return m_advises.value(t.advise);
         case FirstValue:
-            return m_firstValueUs[index.row()];
+            return t.firstValueUs;
         case LastError:
-            return t.error;
+            return errorOf(r);
         }
         return {};
     case Qt::ForegroundRole:
@@ -215,9 +290,8 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
         if (index.column() == Age || index.column() == SourceAge ||
             (index.column() == Quality && t.stale))
             return ageToolTip(index.row());
-        return (index.column() == LastError || index.column() == SubscribeResult) &&
-                       !t.error.isEmpty()
-                   ? QVariant(t.error)
+        return (index.column() == LastError || index.column() == SubscribeResult) && t.hasError
+                   ? QVariant(errorOf(r))
                    : QVariant();
     case Qt::TextAlignmentRole:
         return index.column() == Value || index.column() == ItemHandle
@@ -232,7 +306,7 @@ QVariant TagTableModel::data(const QModelIndex& index, int role) const
     case FailedToAddRole:
         return failedToAdd(t);
     case NeverReceivedRole:
-        return m_firstValueUs[index.row()] == 0;
+        return t.firstValueUs == 0;
     case StaleRole:
         return staleGood(t);
     case AgeRole:
@@ -276,7 +350,7 @@ QVariant TagTableModel::headerData(int section, Qt::Orientation orientation, int
 
 QString TagTableModel::ageToolTip(int r) const
 {
-    const TagChange& t = m_rows[r];
+    const Row& t = m_rows[std::size_t(r)];
     QStringList lines;
     const double age = ageS(r);
     lines << (std::isnan(age) ? tr("No value has arrived yet.")
@@ -292,12 +366,36 @@ QString TagTableModel::ageToolTip(int r) const
     return lines.join(QLatin1Char(' '));
 }
 
-void TagTableModel::count(const TagChange& row, qint64 firstValueUs, int sign)
+int TagTableModel::rowOf(int instance, int tag) const
+{
+    if (!dense(instance, tag))
+        return m_rowOfSparse.value(key(instance, tag), -1);
+    if (std::size_t(instance) >= m_rowOf.size())
+        return -1;
+    const std::vector<int>& rows = m_rowOf[std::size_t(instance)];
+    return std::size_t(tag) < rows.size() ? rows[std::size_t(tag)] : -1;
+}
+
+void TagTableModel::setRowOf(int instance, int tag, int row)
+{
+    if (!dense(instance, tag)) {
+        m_rowOfSparse.insert(key(instance, tag), row);
+        return;
+    }
+    if (std::size_t(instance) >= m_rowOf.size())
+        m_rowOf.resize(std::size_t(instance) + 1);
+    std::vector<int>& rows = m_rowOf[std::size_t(instance)];
+    if (std::size_t(tag) >= rows.size())
+        rows.resize(std::size_t(tag) + 1, -1);
+    rows[std::size_t(tag)] = row;
+}
+
+void TagTableModel::count(const Row& row, int sign)
 {
     m_stale += sign * int(staleGood(row));
     m_counts[std::size_t(qualityClassOf(row.quality))] += sign;
     m_failedToAdd += sign * int(failedToAdd(row));
-    m_neverReceived += sign * int(firstValueUs == 0);
+    m_neverReceived += sign * int(row.firstValueUs == 0);
 }
 
 void TagTableModel::applyChanges(const QVector<TagChange>& changes)
@@ -312,15 +410,14 @@ void TagTableModel::applyChanges(const QVector<TagChange>& changes)
     QHash<int, qint64> addedFirst; // its first value, when that was not its last change
     for (const TagChange& c : changes) {
         const qint64 k = key(c.instance, c.tag);
-        if (const auto it = m_rowByKey.constFind(k); it != m_rowByKey.cend()) {
-            TagChange& row = m_rows[*it];
-            qint64& first = m_firstValueUs[*it];
-            count(row, first, -1);
-            row = c;
-            if (first == 0 && hasValue(c))
-                first = c.sourceTimestampUs;
-            count(row, first, +1);
-            updated.push_back(*it);
+        if (const int r = rowOf(c.instance, c.tag); r >= 0) {
+            Row& row = m_rows[std::size_t(r)];
+            count(row, -1);
+            store(r, c);
+            if (row.firstValueUs == 0 && hasValue(c))
+                row.firstValueUs = c.sourceTimestampUs;
+            count(row, +1);
+            updated.push_back(r);
         } else if (const auto a = addedIndex.constFind(k); a != addedIndex.cend()) {
             // The first value stays the first even if the tag changes again in this batch.
             const qint64 first = hasValue(added[*a]) ? added[*a].sourceTimestampUs : 0;
@@ -337,12 +434,14 @@ void TagTableModel::applyChanges(const QVector<TagChange>& changes)
         const int first = int(m_rows.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
         for (int a = 0; a < int(added.size()); ++a) {
-            TagChange& c = added[a];
-            m_rowByKey.insert(key(c.instance, c.tag), int(m_rows.size()));
-            const qint64 firstValue = addedFirst.value(a, hasValue(c) ? c.sourceTimestampUs : 0);
-            count(c, firstValue, +1);
-            m_firstValueUs.push_back(firstValue);
-            m_rows.push_back(std::move(c));
+            const TagChange& c = added[a];
+            const int r = int(m_rows.size());
+            setRowOf(c.instance, c.tag, r);
+            m_rows.emplace_back();
+            store(r, c);
+            Row& row = m_rows.back();
+            row.firstValueUs = addedFirst.value(a, hasValue(c) ? c.sourceTimestampUs : 0);
+            count(row, +1);
         }
         endInsertRows();
     }
@@ -378,8 +477,12 @@ void TagTableModel::clear()
         return;
     beginResetModel();
     m_rows.clear();
-    m_firstValueUs.clear();
-    m_rowByKey.clear();
+    m_instanceNames.clear();
+    m_advises = QStringList{QString()};
+    m_texts.clear();
+    m_errors.clear();
+    m_rowOf.clear();
+    m_rowOfSparse.clear();
     m_counts = {};
     m_failedToAdd = m_neverReceived = m_stale = 0;
     endResetModel();

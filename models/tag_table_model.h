@@ -67,8 +67,9 @@ public:
     void applyChanges(const QVector<TagChange>& changes);
     void clear();
 
-    const TagChange& row(int r) const { return m_rows[std::size_t(r)]; }
-    int rowOf(int instance, int tag) const { return m_rowByKey.value(key(instance, tag), -1); }
+    // The row as the change that made it (assembled: rows are stored slimmer).
+    TagChange row(int r) const;
+    int rowOf(int instance, int tag) const;
     int count(QualityClass quality) const { return m_counts[std::size_t(quality)]; }
     // Rows the gateway refused (a per-item error; a call that failed, e.g. DEADLINE_EXCEEDED,
     // is retried and not counted), and rows that never received a value.
@@ -76,7 +77,6 @@ public:
     int neverReceivedCount() const { return m_neverReceived; }
     // Good tags older than their kind allows (TagChange::stale).
     int staleCount() const { return m_stale; }
-    static bool staleGood(const TagChange& t) { return t.stale && (t.quality & 0xC0) == 0xC0; }
 
     // The run's clock, for the ages: run seconds (TagChange::receivedUs's clock) and, when
     // known, the wall clock at that moment (ms since the epoch) for a real gateway's source
@@ -92,15 +92,9 @@ public:
     // "42 s", "3 min 4 s", "2 h 5 min", "3 d 4 h"; empty for a negative age.
     static QString formatAge(double seconds);
     // The source timestamp of the row's first value (0: none yet).
-    qint64 firstValueUs(int r) const { return m_firstValueUs[std::size_t(r)]; }
-    static bool failedToAdd(const TagChange& t)
-    {
-        return stormwatch::failedToAdd(t.rejected, t.quality);
-    }
+    qint64 firstValueUs(int r) const { return m_rows[std::size_t(r)].firstValueUs; }
     // A value has arrived: data changes carry the gateway's source timestamp.
     static bool hasValue(const TagChange& t) { return t.sourceTimestampUs > 0; }
-    // The Subscribe column: "ok" (an item on the gateway), the error text, or "pending".
-    static QString subscribeResultText(const TagChange& t);
 
     // Source timestamps below this are scheduler time (a virtual run starts at 0), above it
     // epoch time from a real gateway: the first shows as seconds, the second as a clock.
@@ -115,16 +109,56 @@ signals:
 
 private:
     static qint64 key(int instance, int tag) { return (qint64(instance) << 32) | quint32(tag); }
+    void setRowOf(int instance, int tag, int row);
     void emitChangedRanges(QVector<int>& rows);
 
-    void count(const TagChange& row, qint64 firstValueUs, int sign);
+    // A row holds what every tag has; the instance's name once per instance, the advise's
+    // text once per kind, and a string value or an error (few tags have them) apart. At a
+    // site's 100,000 rows a whole TagChange per row was twice the size.
+    struct Row {
+        QString tagName;
+        double value = 0;
+        qint64 sourceTimestampUs = 0;
+        qint64 receivedUs = -1;
+        qint64 firstValueUs = 0; // the first value's source timestamp (0: none yet)
+        double staleAfterS = 0;
+        int instance = -1;
+        int tag = -1;
+        int quality = 0;
+        int itemHandle = 0;
+        quint8 advise = 0; // into m_advises
+        bool orphaned = false;
+        bool rejected = false;
+        bool stale = false;
+        bool hasText = false;  // m_texts has its value's text
+        bool hasError = false; // m_errors has its error
+    };
+    static bool staleGood(const Row& t) { return t.stale && (t.quality & 0xC0) == 0xC0; }
+    static bool failedToAdd(const Row& t) { return stormwatch::failedToAdd(t.rejected, t.quality); }
+    void store(int r, const TagChange& c);
+    QString textOf(int r) const;
+    QString errorOf(int r) const;
+    // The Subscribe column: "ok" (an item on the gateway), the error text, or "pending".
+    QString subscribeResultText(int r) const;
+    void count(const Row& row, int sign);
     QString ageToolTip(int r) const;
 
     // Blocks, not one array: a site's rows arrive batch after batch, and an array would be
     // copied whole at each growth, holding the old and the new copy at once.
-    std::deque<TagChange> m_rows;
-    std::deque<qint64> m_firstValueUs; // per row: the first value's source timestamp (0: none yet)
-    QHash<qint64, int> m_rowByKey;
+    std::deque<Row> m_rows;
+    QVector<QString> m_instanceNames; // by instance
+    QStringList m_advises{QString()}; // the advise kinds seen, "" first
+    QHash<int, QString> m_texts;      // by row: string values
+    QHash<int, QString> m_errors;     // by row: subscribe errors
+    // Rows by instance and tag (-1: none): an engine's indices are dense, so a table per
+    // instance instead of a hash entry per row. An index no engine sends (negative, or past
+    // any site's size: a damaged recording's) is hashed instead of sizing a table by it.
+    static bool dense(int instance, int tag)
+    {
+        return instance >= 0 && tag >= 0 && instance < (1 << 16) && tag < (1 << 22);
+    }
+    std::vector<std::vector<int>> m_rowOf;
+    QHash<qint64, int> m_rowOfSparse;
     std::array<int, kQualityClassCount> m_counts{};
     int m_failedToAdd = 0;
     int m_neverReceived = 0;

@@ -241,6 +241,69 @@ private slots:
         QCOMPARE(proxy.rowCount(), 4);
     }
 
+    // Rows are stored slimmer than a TagChange (names once, texts and errors apart): each row
+    // still reads back as the change that made it, across updates that set and clear them.
+    void aRowReadsBackAsTheChangeThatMadeIt()
+    {
+        TagTableModel model;
+        TagChange c = change(2, 7, 3.5, kUncertain, QStringLiteral("unknown address"));
+        c.text = QStringLiteral("OPEN");
+        c.advise = QStringLiteral("supervisory (SubscribeBulk)");
+        c.orphaned = true;
+        c.rejected = true;
+        c.receivedUs = 42;
+        c.stale = true;
+        c.staleAfterS = 12.5;
+        TagChange other = change(0, 1, 9, kGood);
+        other.advise = QStringLiteral("plain (SubscribeBulk)");
+        model.applyChanges({c, other});
+        const int r = model.rowOf(2, 7);
+        QCOMPARE(r, 0);
+        const TagChange back = model.row(r);
+        QCOMPARE(back.instance, 2);
+        QCOMPARE(back.tag, 7);
+        QCOMPARE(back.instanceName, c.instanceName);
+        QCOMPARE(back.tagName, c.tagName);
+        QCOMPARE(back.value, 3.5);
+        QCOMPARE(back.text, QStringLiteral("OPEN"));
+        QCOMPARE(back.quality, kUncertain);
+        QCOMPARE(back.sourceTimestampUs, c.sourceTimestampUs);
+        QCOMPARE(back.itemHandle, c.itemHandle);
+        QCOMPARE(back.error, QStringLiteral("unknown address"));
+        QVERIFY(back.orphaned && back.rejected && back.stale);
+        QCOMPARE(back.advise, c.advise);
+        QCOMPARE(back.receivedUs, qint64(42));
+        QCOMPARE(back.staleAfterS, 12.5);
+        QCOMPARE(model.row(model.rowOf(0, 1)).advise, other.advise);
+
+        TagChange later = change(2, 7, 4, kGood); // no text, no error, no advise now
+        model.applyChanges({later});
+        const TagChange now = model.row(r);
+        QVERIFY(now.text.isEmpty());
+        QVERIFY(now.error.isEmpty());
+        QVERIFY(now.advise.isEmpty());
+        QCOMPARE(model.data(model.index(r, TagTableModel::Value)).toString(), QStringLiteral("4"));
+        QCOMPARE(model.data(model.index(r, TagTableModel::SubscribeResult)).toString(),
+                 QStringLiteral("ok"));
+        QCOMPARE(model.rowOf(2, 8), -1);
+        QCOMPARE(model.rowOf(9, 7), -1);
+    }
+
+    // Indices no engine sends (a damaged recording's) still key their rows, without sizing a
+    // table by them.
+    void farAndNegativeIndicesStillKeyTheirRows()
+    {
+        TagTableModel model;
+        model.applyChanges({change(-1, 3, 1), change(5, 2'000'000'000, 2), change(70000, 1, 3)});
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.rowOf(-1, 3), 0);
+        QCOMPARE(model.rowOf(5, 2'000'000'000), 1);
+        QCOMPARE(model.rowOf(70000, 1), 2);
+        model.applyChanges({change(5, 2'000'000'000, 7)});
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.row(1).value, 7.0);
+    }
+
     void clearResetsRowsAndCounts()
     {
         TagTableModel model;

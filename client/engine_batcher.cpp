@@ -154,10 +154,19 @@ const QString& EngineBatcher::instanceNameOf(int i) const
     return name;
 }
 
+void EngineBatcher::shareTagNames(int i, const QStringList& names)
+{
+    if (i < 0 || std::size_t(i) >= m_engine.instances().size() ||
+        std::size_t(names.size()) != m_engine.instances()[std::size_t(i)]->tagNames().size())
+        return;
+    instanceNameOf(i); // sizes the tables
+    m_tagNames[std::size_t(i)] = names;
+}
+
 const QString& EngineBatcher::tagNameOf(int i, int t) const
 {
     instanceNameOf(i); // sizes the tables
-    std::vector<QString>& names = m_tagNames[std::size_t(i)];
+    QStringList& names = m_tagNames[std::size_t(i)];
     if (names.empty()) {
         const auto& all = m_engine.instances()[std::size_t(i)]->tagNames();
         names.reserve(all.size());

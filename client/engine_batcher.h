@@ -10,6 +10,7 @@
 #include "engine_samples.h"
 
 #include <QSet>
+#include <QStringList>
 #include <QVector>
 #include <map>
 #include <string>
@@ -50,6 +51,10 @@ public:
     static constexpr std::size_t kMaxTagsPerBatch = 10000;
 
     explicit EngineBatcher(const ClientEngine& engine) : m_engine(engine) {}
+    // The instance's tag names as the caller already holds them, the engine's names in its
+    // order: shared instead of converted again (at a site, a second copy of every name).
+    // Ignored unless there is one per tag.
+    void shareTagNames(int instance, const QStringList& names);
 
     // Builds a batch from what changed since the last take(): every subscription, at most
     // `maxTags` tags (the ones that changed first; the rest stay for the next batch).
@@ -101,7 +106,7 @@ private:
     const QString& tagNameOf(int instance, int tag) const;
     const QString& adviseNameOf(const std::string& kind) const;
     mutable std::vector<QString> m_instanceNames;
-    mutable std::vector<std::vector<QString>> m_tagNames;
+    mutable std::vector<QStringList> m_tagNames;
     mutable std::map<std::string, QString, std::less<>> m_adviseNames;
 };
 

@@ -59,6 +59,9 @@ QString RunHost::Worker::create(Created* created)
     // observer beside the runner's metrics, in virtual and live runs alike.
     m_batcher = std::make_unique<EngineBatcher>(m_runner->engine());
     m_batcher->setMaxLogLines(m_maxLogLines);
+    for (qsizetype i = 0; i < m_scenario.instances.size() && std::size_t(i) < instances.size(); ++i)
+        if (instances[std::size_t(i)]->name() == m_scenario.instances[i].name.toStdString())
+            m_batcher->shareTagNames(int(i), m_scenario.instances[i].tagAddresses);
     m_runner->engine().addObserver(m_batcher.get());
     m_sentLevers = m_runner->engine().levers();
     created->levers = m_sentLevers;

@@ -500,6 +500,40 @@ private slots:
         QCOMPARE(flagged, 244);
     }
 
+    // Names the host already holds as QStrings are shared, not converted a second time; a
+    // list that does not have one name per tag is not used.
+    void batcherSharesTheHostsTagNames()
+    {
+        VirtualGateway gw;
+        ClientEngine engine(gw.sched, gw.port, config("lever1+2", 5));
+        QStringList names;
+        for (const std::string& n : engine.instances().front()->tagNames())
+            names << QString::fromStdString(n);
+        EngineBatcher batcher(engine);
+        batcher.shareTagNames(0, names.mid(0, 4)); // one short: ignored
+        batcher.shareTagNames(0, names);
+        engine.setObserver(&batcher);
+        engine.startConnections();
+        engine.deployAll();
+        gw.sched.runFor(10s);
+        const EngineBatch batch = batcher.take();
+        QCOMPARE(batch.tags.size(), 5);
+        for (const TagChange& t : batch.tags) {
+            QCOMPARE(t.tagName, names[t.tag]);
+            QVERIFY(t.tagName.constData() == names[t.tag].constData()); // the same text
+        }
+
+        EngineBatcher own(engine);
+        own.shareTagNames(0, names.mid(0, 4));
+        own.onTagsChanged(*engine.instances().front(), 0, {0, 4});
+        const EngineBatch converted = own.take();
+        QCOMPARE(converted.tags.size(), 2);
+        for (const TagChange& t : converted.tags) {
+            QCOMPARE(t.tagName, names[t.tag]);
+            QVERIFY(t.tagName.constData() != names[t.tag].constData());
+        }
+    }
+
     // A deployment changes every tag at once: a batch carries at most its bound of them, the
     // ones that changed first, and the rest follow in the next batches, each tag once with
     // its latest state, none lost.

@@ -660,7 +660,7 @@ int leaveHeadless(int code)
 
 int main(int argc, char** argv)
 {
-    giveLargeBuffersBack();
+    setUpProcessMemory();
     const bool headless = headlessRequested(argc, argv);
     const auto app = createApplication(argc, argv, headless);
     const GrpcLifetime grpc;

@@ -6,11 +6,19 @@
 
 namespace stormwatch {
 
-void giveLargeBuffersBack()
+void setUpProcessMemory()
 {
 #if defined(__GLIBC__)
     // A fixed threshold (glibc's own default) turns off its dynamic raise.
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_ARENA_MAX, 2);
+#endif
+}
+
+void returnFreedMemory()
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
 #endif
 }
 

@@ -5,6 +5,7 @@
 // and markers the console shows for a run's timeline.
 
 #include "client/lever_set.h"
+#include "scenario/process_memory.h"
 #include "scenario/run_host_worker.h"
 
 #include <QDateTime>
@@ -98,6 +99,12 @@ RunHost::RunHost(QObject* parent) : QObject(parent)
     qRegisterMetaType<QVector<ConnectionCounters>>();
     qRegisterMetaType<QVector<SeriesUpdate>>();
     qRegisterMetaType<QSharedPointer<VariantRun>>();
+    m_returnMemory.setSingleShot(true);
+    m_returnMemory.setInterval(kReturnMemoryAfterMs);
+    connect(&m_returnMemory, &QTimer::timeout, this, [this] {
+        returnFreedMemory();
+        ++m_memoryReturns;
+    });
 }
 
 RunHost::~RunHost()
@@ -264,6 +271,8 @@ void RunHost::onStep(Shared* run, const QSharedPointer<Step>& step)
         emit connectionCounters(b.counters);
     if (!b.tags.isEmpty())
         emit tagChanges(b.tags);
+    if (b.tags.size() >= kBurstTags && !m_returnMemory.isActive())
+        m_returnMemory.start(); // the batch itself is freed when this step is
     if (!step->series.isEmpty())
         emit seriesUpdates(step->series);
     if (!step->timeline.isEmpty())

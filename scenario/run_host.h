@@ -32,6 +32,7 @@
 #include <QMap>
 #include <QObject>
 #include <QSharedPointer>
+#include <QTimer>
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -50,6 +51,13 @@ public:
     static constexpr int kMaxLogLinesPerStep = 200;
     // The console's live run is a scenario without an end (30 days of wall time).
     static constexpr double kOpenEndedS = 30.0 * 24 * 3600;
+    // A step with this many tag changes is a burst (a site's deployment, or a large site's
+    // updates), and the memory bursts freed is given back this long after the first one, at
+    // most once per that interval while they go on.
+    static constexpr int kBurstTags = 1000;
+    static constexpr int kReturnMemoryAfterMs = 5000;
+    // Times the freed memory was given back after a burst.
+    int memoryReturns() const { return m_memoryReturns; }
 
     // A moment worth a line on the plots' time axis: a fault, a redeploy or a lever change
     // ("wedge 90 s", "redeploy inst-03", "lever1 on"), at run time tS.
@@ -205,6 +213,10 @@ private:
     void onWorkerFinished(Shared* run, const QSharedPointer<VariantRun>& result);
     void joinWorker();
 
+    // Armed by a step with a burst of tag changes unless it already is: when it fires, the
+    // memory the bursts freed goes back to the system (returnFreedMemory).
+    QTimer m_returnMemory;
+    int m_memoryReturns = 0;
     ThreadHost m_thread{QStringLiteral("stormwatch-run")};
     std::shared_ptr<Shared> m_shared;
     State m_state = State::Idle;

@@ -107,7 +107,7 @@ int goodTags(const SeriesStore& store)
 
 int main(int argc, char** argv)
 {
-    giveLargeBuffersBack(); // as the console's main does
+    setUpProcessMemory(); // as the console's main does
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true);

@@ -637,6 +637,36 @@ private slots:
         QCOMPARE(seriesLabels, QSet<QString>({"", "gateway:gw-a", "gateway:gw-b"}));
     }
 
+    // A deployment's burst of tag changes frees its batches; that memory goes back to the
+    // system after the burst, and a run too small for a burst never asks.
+    void aBurstOfTagChangesGivesItsMemoryBackOnceOver()
+    {
+        Scenario small = twoGateways();
+        RunHost quiet;
+        int quietChanges = 0;
+        connect(&quiet, &RunHost::tagChanges, this,
+                [&](const QVector<TagChange>& c) { quietChanges += int(c.size()); });
+        QString error;
+        QVERIFY2(quiet.start(small, QString(), 10, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(quietChanges >= 20, kTimeoutMs);
+        quiet.stop();
+
+        Scenario burst = twoGateways();
+        for (ScenarioInstance& i : burst.instances)
+            i.tags = RunHost::kBurstTags; // both deploy in the first steps
+        RunHost host;
+        int largest = 0;
+        connect(&host, &RunHost::tagChanges, this,
+                [&](const QVector<TagChange>& c) { largest = std::max(largest, int(c.size())); });
+        QVERIFY2(host.start(burst, QString(), 10, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(largest >= RunHost::kBurstTags, kTimeoutMs);
+        QCOMPARE(host.memoryReturns(), 0); // not in the middle of the burst
+        QTRY_COMPARE_WITH_TIMEOUT(host.memoryReturns(), 1,
+                                  RunHost::kReturnMemoryAfterMs + kTimeoutMs);
+        host.stop();
+        QCOMPARE(quiet.memoryReturns(), 0);
+    }
+
     // Events the published gateway numbered and never sent: a plot marker says how many,
     // where it was seen, and the log says which numbers.
     void lostEventsAreMarkedOnThePlots()

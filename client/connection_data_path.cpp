@@ -19,9 +19,9 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
             hit.kind = RouteHit::Several;
             return hit;
         }
-        if (auto retired = m_retiring.find(handle); retired != m_retiring.end()) {
+        if (RetiringHandles::Entry* retired = m_retiring.find(handle)) {
             hit.kind = RouteHit::Retired;
-            hit.retired = &retired->second;
+            hit.retired = retired;
         } else {
             hit.kind = RouteHit::None;
             hit.kept = nullptr;
@@ -109,8 +109,9 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
     if (known < count)
         m_routeCache.resize(count);
     RouteHit* const hits = m_routeCache.data();
-    std::sort(m_unretired.begin(), m_unretired.end()); // a few a tick while removes run
-    const std::uint64_t newestOp = reuseWindow();      // 0 (nearly always): retired values just go
+    std::vector<std::int32_t>& unretired = m_retiring.left();
+    std::sort(unretired.begin(), unretired.end()); // a few a tick while removes run
+    const std::uint64_t newestOp = reuseWindow();  // 0 (nearly always): retired values just go
     std::size_t cursor = 0;
     for (std::size_t position = 0; position < count; ++position) {
         const MxChange& change = changes[position];
@@ -132,12 +133,12 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
             hit = resolveRoute(handle);
         }
         if (hit.kind == RouteHit::Retired) {
-            if (m_unretired.empty() ||
-                !std::binary_search(m_unretired.begin(), m_unretired.end(), handle)) {
+            if (unretired.empty() ||
+                !std::binary_search(unretired.begin(), unretired.end(), handle)) {
                 // The item is being removed: its value goes nowhere, unless its handle may
                 // have been handed out again to a subscribe still running (see m_retiring).
                 if (newestOp != 0)
-                    keepRetired(change, event, *hit.retired, newestOp);
+                    m_retiring.keep(change, event, *hit.retired, newestOp);
                 continue;
             }
             hit = resolveRoute(handle);
@@ -158,7 +159,7 @@ void GatewayConnection::onEvent(const MxEventBatch& event)
     }
     if (m_routeCache.size() > count)
         m_routeCache.resize(count); // the next event is compared with this one
-    m_unretired.clear();            // every entry the next event can reuse was checked above
+    unretired.clear();              // every entry the next event can reuse was checked above
     flushBatches(touched);
 }
 
@@ -175,75 +176,6 @@ void GatewayConnection::flushBatches(const std::vector<SubscriberId>& touched)
     }
 }
 
-void GatewayConnection::retire(std::int32_t handle, std::uint64_t removeSeq)
-{
-    while (m_retiring.size() >= kMaxRetiring && !m_timedOutRemoves.empty()) {
-        const auto [oldest, seq] = m_timedOutRemoves.front(); // the likeliest to have run
-        m_timedOutRemoves.pop_front();
-        if (auto it = m_retiring.find(oldest);
-            it != m_retiring.end() && it->second.timedOut && it->second.removeSeq == seq)
-            unretire(oldest);
-    }
-    if (m_retiring.size() >= kMaxRetiring)
-        return; // only removes in flight: their answers will make room
-    if (forgetRetired(handle))
-        m_routeCache.clear(); // it may point at the erased entry
-    m_retiring.try_emplace(handle).first->second.removeSeq = removeSeq;
-}
-
-void GatewayConnection::retireTimedOut(std::int32_t handle)
-{
-    auto it = m_retiring.find(handle);
-    if (it == m_retiring.end() || it->second.timedOut)
-        return;
-    if (it->second.removeSeq < m_answeredSeq) { // a later command was answered: it has run
-        unretire(handle);
-        return;
-    }
-    it->second.timedOut = true;
-    ++m_timedOutRetired;
-    m_timedOutRemoves.emplace_back(handle, it->second.removeSeq);
-}
-
-bool GatewayConnection::forgetRetired(std::int32_t handle)
-{
-    auto it = m_retiring.find(handle);
-    if (it == m_retiring.end())
-        return false;
-    if (it->second.timedOut)
-        --m_timedOutRetired;
-    if (it->second.hasValue)
-        --m_retiredValues;
-    if (it->second.hasText) {
-        auto t = m_retiredTexts.find(handle);
-        m_unroutedBytes -= t->second.size();
-        m_retiredTexts.erase(t);
-    }
-    m_retiring.erase(it);
-    return true;
-}
-
-void GatewayConnection::unretire(std::int32_t handle)
-{
-    takeRetiredValue(handle); // no longer retired: a value it kept is kept as any unrouted one
-    if (forgetRetired(handle))
-        m_unretired.push_back(handle);
-}
-
-void GatewayConnection::settleRemovesBefore(std::uint64_t seq)
-{
-    m_answeredSeq = std::max(m_answeredSeq, seq);
-    while (!m_timedOutRemoves.empty() && m_timedOutRemoves.front().second < seq) {
-        const auto [handle, removeSeq] = m_timedOutRemoves.front();
-        m_timedOutRemoves.pop_front();
-        if (auto it = m_retiring.find(handle);
-            it != m_retiring.end() && it->second.timedOut && it->second.removeSeq == removeSeq)
-            unretire(handle);
-    }
-    if (m_timedOutRetired == 0)
-        m_timedOutRemoves.clear(); // only stale entries were left
-}
-
 std::uint64_t GatewayConnection::reuseWindow() const
 {
     if (!m_reusesHandles || m_retiring.empty())
@@ -254,93 +186,26 @@ std::uint64_t GatewayConnection::reuseWindow() const
     return newest;
 }
 
-void GatewayConnection::keepRetired(const MxChange& change, const MxEventBatch& event,
-                                    Retired& retired, std::uint64_t newestOp)
+void GatewayConnection::keepReleasedValue(std::int32_t handle, const RetiringHandles::Entry& value,
+                                          std::string text, bool hasText)
 {
-    if (newestOp < retired.removeSeq)
-        return; // the subscribe runs before the remove: the value is the old item's
-    if ((change.kind == MxValueKind::String || retired.hasText) &&
-        !keepRetiredText(change, event, retired))
-        return;
-    retired.value = change.numeric(); // the latest value is the one to deliver
-    retired.quality = change.quality;
-    retired.sourceTimestampUs = change.sourceTimestampUs;
-    if (!retired.hasValue) {
-        retired.hasValue = true;
-        ++m_retiredValues;
-    }
-}
-
-bool GatewayConnection::keepRetiredText(const MxChange& change, const MxEventBatch& event,
-                                        Retired& retired)
-{
-    const bool isText = change.kind == MxValueKind::String;
-    const std::size_t bytes = isText ? event.textOf(change).size() : 0;
-    auto it = m_retiredTexts.find(change.itemHandle);
-    const std::size_t old = it != m_retiredTexts.end() ? it->second.size() : 0;
-    if (m_unroutedBytes - old + bytes > kMaxUnroutedBytes)
-        return false;
-    m_unroutedBytes = m_unroutedBytes - old + bytes;
-    if (isText) {
-        if (it == m_retiredTexts.end())
-            it = m_retiredTexts.emplace(change.itemHandle, std::string()).first;
-        it->second = event.textOf(change); // the event goes away: the text is copied
-    } else if (it != m_retiredTexts.end()) {
-        m_retiredTexts.erase(it);
-    }
-    retired.hasText = isText;
-    return true;
-}
-
-void GatewayConnection::takeRetiredValue(std::int32_t handle)
-{
-    auto it = m_retiring.find(handle);
-    if (it == m_retiring.end() || !it->second.hasValue)
-        return;
-    Retired& retired = it->second;
-    retired.hasValue = false;
-    --m_retiredValues;
-    std::string text;
-    const bool hasText = retired.hasText;
-    if (hasText) {
-        auto t = m_retiredTexts.find(handle);
-        text = std::move(t->second);
-        m_retiredTexts.erase(t);
-        m_unroutedBytes -= text.size();
-        retired.hasText = false;
-    }
     auto kept = m_unrouted.find(handle);
     if (kept == m_unrouted.end()) {
         if (m_unrouted.size() >= kMaxUnroutedValues)
             return;
         kept = m_unrouted.emplace(handle, KeptValue{}).first;
     } else {
-        m_unroutedBytes -= keptBytes(kept->second.text.size()); // the retired value is newer
+        m_unroutedBytes -= keptBytes(kept->second.text.size()); // the released value is newer
     }
     m_unroutedBytes += keptBytes(text.size());
     TagUpdate& u = kept->second.update;
     u.index = 0;
     u.itemHandle = handle;
-    u.quality = retired.quality;
-    u.value = retired.value;
-    u.sourceTimestampUs = retired.sourceTimestampUs;
+    u.quality = value.quality;
+    u.value = value.value;
+    u.sourceTimestampUs = value.sourceTimestampUs;
     kept->second.text = std::move(text);
     u.text = hasText ? &kept->second.text : nullptr;
-}
-
-void GatewayConnection::dropRetiredValues()
-{
-    for (auto& [handle, retired] : m_retiring) {
-        if (m_retiredValues == 0)
-            break;
-        if (retired.hasValue) {
-            retired.hasValue = false;
-            retired.hasText = false;
-            --m_retiredValues;
-        }
-    }
-    m_retiredValues = 0;
-    m_retiredTexts.clear(); // the caller resets m_unroutedBytes
 }
 
 void GatewayConnection::keepUnrouted(const MxChange& change, const MxEventBatch& event,
@@ -405,9 +270,9 @@ void GatewayConnection::deliverKeptValues()
     m_routedWithKeptValue.clear();
     if (m_running.empty())
         pruneRemovedTags();
-    if (m_running.empty() && (!m_unrouted.empty() || m_retiredValues != 0)) {
+    if (m_running.empty() && (!m_unrouted.empty() || m_retiring.values() != 0)) {
         // The window is closed: what is left has nobody to go to.
-        dropRetiredValues();
+        m_retiring.dropValues();
         m_unrouted.clear();
         m_unroutedBytes = 0;
         m_routeCache.clear();

@@ -95,7 +95,11 @@ const char* toString(Severity severity)
 GatewayConnection::GatewayConnection(Scheduler& scheduler, GatewayPort& port,
                                      ConnectionConfig config, RecoveryGate* gate, JitterFn jitter)
     : m_scheduler(scheduler), m_port(port), m_config(std::move(config)), m_gate(gate),
-      m_jitter(std::move(jitter)), m_reconnectInterval(m_config.reconnectFloor)
+      m_jitter(std::move(jitter)), m_reconnectInterval(m_config.reconnectFloor),
+      m_retiring(
+          m_unroutedBytes, kMaxUnroutedBytes, kMaxRetiring,
+          [this](std::int32_t handle, const RetiringHandles::Entry& value, std::string text,
+                 bool hasText) { keepReleasedValue(handle, value, std::move(text), hasText); })
 {
 }
 
@@ -574,12 +578,6 @@ void GatewayConnection::dropSession()
     m_unroutedBytes = 0;
     m_routedWithKeptValue.clear();
     m_retiring.clear();
-    m_timedOutRetired = 0;
-    m_retiredValues = 0;
-    m_retiredTexts.clear();
-    m_timedOutRemoves.clear();
-    m_answeredSeq = 0;
-    m_unretired.clear();
     m_removedTags.clear(); // handles die with the session (m_reusesHandles is the gateway's)
     m_removedTagLists.clear();
     m_toReadvise.clear();
@@ -724,7 +722,7 @@ void GatewayConnection::send(MxCommandRequest& request, InvokeDone done, GateUse
             return;
         }
         if (status.ok())
-            settleRemovesBefore(seq); // the STA is one FIFO: what was sent before this has run
+            m_retiring.answered(seq); // the STA is one FIFO: what was sent before this has run
         done(status, std::move(reply));
     };
     if (m_config.commandTimeout.count() > 0) {

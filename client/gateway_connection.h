@@ -11,6 +11,7 @@
 #include "gateway_port.h"
 #include "item_routes.h"
 #include "recovery_gate.h"
+#include "retiring_handles.h"
 #include "retry_budget.h"
 #include "scheduler.h"
 
@@ -283,7 +284,6 @@ private:
         TagUpdate update; // its text, if any, points at `text`
         std::string text;
     };
-    struct Retired; // see m_retiring
     // 24 bytes (the route cache is read once a change): which pointer holds follows `kind`.
     struct RouteHit {
         // Retired: an item this connection is removing (its values are dropped, unless its
@@ -293,9 +293,9 @@ private:
         Kind kind = Unknown;
         int index = 0;
         union {
-            Subscriber* subscriber = nullptr;    // One
-            KeptValue* kept;                     // None: its entry in m_unrouted, once it has one
-            GatewayConnection::Retired* retired; // Retired: its entry in m_retiring
+            Subscriber* subscriber = nullptr; // One
+            KeptValue* kept;                  // None: its entry in m_unrouted, once it has one
+            RetiringHandles::Entry* retired;  // Retired: its entry in m_retiring
         };
     };
     // One gateway subscribe operation; coalesced callers share it.
@@ -458,60 +458,19 @@ private:
     static std::size_t keptBytes(std::size_t textSize) { return sizeof(KeptValue) + textSize; }
     std::size_t m_unroutedBytes = 0;
     std::vector<std::int32_t> m_routedWithKeptValue; // set by applyResult, for deliverKeptValues
-    // Handles of items whose RemoveItem this connection sent and has not seen run: their
-    // values belong to an item going away, never to a route, so they are dropped instead of
-    // kept (a redeploy's old items stream for minutes while a subscribe runs, and keeping
-    // each of their values would cost a write per change). A handle leaves when the
-    // gateway answers its remove, or any command sent after it (the STA is one FIFO: the
-    // remove ran first; settleRemovesBefore), or hands the handle out again (applyResult),
-    // and with the session.
-    // A gateway that reuses handles can give a removed item's handle to a subscribe sent
-    // after the remove, and the new item's first value can come before that subscribe's reply
-    // (and before the remove's own answer: they are separate calls). Once such a gateway is
-    // known (m_reusesHandles), a retired handle keeps its latest value while a subscribe sent
-    // after its remove runs, in its own entry, which the route cache points at: no lookup per
-    // change. Until then nothing is kept: that cost a write per change of every removed item
-    // in a storm (7 % at 2 x 5,000) on gateways that never reuse a handle.
-    // 32 bytes: written once a change while kept, it should cost one cache line.
-    struct Retired {
-        std::uint64_t removeSeq = 0;        // the remove's correlation number (m_nextCorrelation)
-        std::int64_t sourceTimestampUs = 0; // the kept value's, while hasValue
-        double value = 0;
-        std::int32_t quality = 0;
-        bool timedOut = false;
-        bool hasValue = false; // kept while a subscribe sent after the remove runs
-        bool hasText = false;  // a string value: its text is in m_retiredTexts
-    };
-    std::unordered_map<std::int32_t, Retired> m_retiring;
-    std::unordered_map<std::int32_t, std::string> m_retiredTexts; // counted in m_unroutedBytes
-    std::size_t m_timedOutRetired = 0; // entries of m_retiring with timedOut set
-    // Timed-out removes as (handle, removeSeq), oldest first; an entry whose handle left
-    // m_retiring (or was retired again) is stale and skipped.
-    std::deque<std::pair<std::int32_t, std::uint64_t>> m_timedOutRemoves;
-    std::uint64_t m_answeredSeq = 0; // the latest command the gateway answered (status OK)
-    // A bound for a gateway that answers nothing for very long: past it the oldest timed-out
-    // remove is forgotten first (its handle's values are then kept like any unrouted item's,
-    // within the kept store's own bounds); when none timed out, a new one is not retired.
+    // Items this connection is removing (see RetiringHandles); their kept values count in
+    // m_unroutedBytes. Past the bound (a gateway that answers nothing for very long) the
+    // oldest timed-out remove is forgotten first: its handle's values are then kept like any
+    // unrouted item's, within the kept store's own bounds.
     static constexpr std::size_t kMaxRetiring = 5 * kMaxUnroutedValues;
-    // Handles that left m_retiring since the last event: the route cache may still say Retired.
-    std::vector<std::int32_t> m_unretired;
-    void retire(std::int32_t handle, std::uint64_t removeSeq);
-    void retireTimedOut(std::int32_t handle); // its remove answered DEADLINE_EXCEEDED
-    void unretire(std::int32_t handle);
-    bool forgetRetired(std::int32_t handle); // erased (keeping m_timedOutRetired right)
-    // The gateway answered the command numbered `seq`: every timed-out remove sent before it
-    // has run.
-    void settleRemovesBefore(std::uint64_t seq);
+    RetiringHandles m_retiring;
+    // A retiring handle's kept value that left with its entry (handed out again, or its
+    // remove ran): into m_unrouted, to be delivered.
+    void keepReleasedValue(std::int32_t handle, const RetiringHandles::Entry& value,
+                           std::string text, bool hasText);
     // The newest running subscribe's sentAfter when a retired handle could be handed out
     // again to it (only on a gateway known to reuse handles), else 0.
     std::uint64_t reuseWindow() const;
-    // Keeps a retired handle's latest value when it may be a new item's (see m_retiring).
-    void keepRetired(const MxChange& change, const MxEventBatch& event, Retired& retired,
-                     std::uint64_t newestOp);
-    bool keepRetiredText(const MxChange& change, const MxEventBatch& event, Retired& retired);
-    // Moves a kept value of a handle handed out again into m_unrouted, to be delivered.
-    void takeRetiredValue(std::int32_t handle);
-    void dropRetiredValues(); // the window is closed: nobody can be handed their handles
     // A gateway that hands out a removed item's handle again (learned from the first reply,
     // sent after the remove, that does: m_reusesHandles). Per handle: removed before that was
     // learned, its new item's first value may have been dropped; and a value kept for a handle
@@ -544,7 +503,6 @@ private:
     // The item's advise was refused after a re-advise: its routes go, their subscribers are told.
     void loseItem(std::int32_t handle, const std::string& why);
     void pruneRemovedTags();
-    std::size_t m_retiredValues = 0;                   // entries of m_retiring with hasValue set
     std::vector<RouteHit> m_routeCache;                // by position in the last event (onEvent)
     static constexpr std::size_t kRouteLookahead = 64; // how far onEvent looks for a shifted entry
     std::map<SubscriberId, bool> m_everSubscribed;     // re-subscribe after reconnect

@@ -332,8 +332,7 @@ void GatewayConnection::applyResult(SubscriberId id, TagResult& result, std::uin
     handle = result.ok ? result.itemHandle : 0;
     if (result.ok) {
         onHandedOut(handle, (*sub.tags)[std::size_t(result.index)], sentAfter);
-        takeRetiredValue(handle); // kept in case it was handed out again, as it was
-        forgetRetired(handle);    // handed out again: its values are this item's
+        m_retiring.handedOut(handle);
         m_routes.add(handle, Route{id, result.index});
         m_routeCache.clear();
         if (m_unrouted.count(handle))
@@ -369,8 +368,8 @@ void GatewayConnection::failItemsRemovedAfter(SubscribeOp& op)
     if (m_retiring.empty() && m_removedTags.empty())
         return;
     const auto removedAfter = [&](std::int32_t handle) {
-        if (const auto r = m_retiring.find(handle);
-            r != m_retiring.end() && r->second.removeSeq > op.sentAfter)
+        if (const RetiringHandles::Entry* r = m_retiring.find(handle);
+            r && r->removeSeq > op.sentAfter)
             return true;
         const auto m = m_removedTags.find(handle);
         return m != m_removedTags.end() && m->second.removeSeq > op.sentAfter;
@@ -417,14 +416,13 @@ void GatewayConnection::onHandedOut(std::int32_t handle, const std::string& tag,
 
 bool GatewayConnection::hasKeptValue(std::int32_t handle) const
 {
-    const auto retired = m_retiring.find(handle);
-    return (retired != m_retiring.end() && retired->second.hasValue) ||
-           m_unrouted.count(handle) != 0;
+    const RetiringHandles::Entry* retired = m_retiring.find(handle);
+    return (retired && retired->hasValue) || m_unrouted.count(handle) != 0;
 }
 
 void GatewayConnection::dropKeptValue(std::int32_t handle)
 {
-    takeRetiredValue(handle); // one place to drop it from
+    m_retiring.releaseValue(handle); // one place to drop it from
     if (auto kept = m_unrouted.find(handle); kept != m_unrouted.end()) {
         m_unroutedBytes -= keptBytes(kept->second.text.size());
         m_unrouted.erase(kept);
@@ -509,7 +507,7 @@ void GatewayConnection::loseItem(std::int32_t handle, const std::string& why)
 void GatewayConnection::pruneRemovedTags()
 {
     std::erase_if(m_removedTags,
-                  [this](const auto& entry) { return !m_retiring.count(entry.first); });
+                  [this](const auto& entry) { return !m_retiring.contains(entry.first); });
 }
 
 void GatewayConnection::finishOp(const OpPtr& op)
@@ -643,7 +641,8 @@ void GatewayConnection::removeItems(SubscriberId id)
             MxCommand command;
             command.mutable_remove_item()->set_server_handle(m_serverHandle);
             command.mutable_remove_item()->set_item_handle(handle);
-            retire(handle, m_nextCorrelation + 1); // the remove's number once sent
+            if (m_retiring.retire(handle, m_nextCorrelation + 1)) // the remove's number once sent
+                m_routeCache.clear(); // it may point at the replaced entry
             // Called only while this session lives. After a DEADLINE_EXCEEDED the STA still
             // runs the remove later: the item stays retired until something sent after it is
             // answered; any other answer ends it.
@@ -651,9 +650,9 @@ void GatewayConnection::removeItems(SubscriberId id)
                 std::move(command),
                 [this, handle](RpcStatus status, MxCommandReply) {
                     if (status.code != grpc::StatusCode::DEADLINE_EXCEEDED)
-                        unretire(handle);
+                        m_retiring.removeAnswered(handle);
                     else
-                        retireTimedOut(handle);
+                        m_retiring.removeTimedOut(handle);
                 },
                 m_config.teardownGated ? GateUse::CheckAndRecord : GateUse::Bypass);
         }

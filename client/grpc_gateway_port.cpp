@@ -43,14 +43,6 @@ struct UnaryCall final : GrpcGatewayPort::Call {
     grpc::ByteBuffer reply;
 };
 
-// The reply bytes of a call that went out; empty for one that never did.
-std::string replyOf(GrpcGatewayPort::Call& call)
-{
-    if (auto* unary = dynamic_cast<UnaryCall*>(&call))
-        return bytesOf(unary->reply);
-    return {};
-}
-
 } // namespace
 
 namespace {
@@ -209,33 +201,57 @@ GrpcGatewayPort::GrpcGatewayPort(Scheduler& owner, GrpcPortOptions options)
            m_authorization.empty() ? "" : ", bearer token from the token file");
 }
 
+CallLife::~CallLife()
+{
+    if (m_shared)
+        m_shared->callGone();
+}
+
 GrpcGatewayPort::~GrpcGatewayPort()
 {
     m_shared->port = nullptr; // results already posted are dropped from here on
     std::vector<std::shared_ptr<Call>> live;
+    std::vector<std::function<void()>> parked; // they hold their calls
     {
         std::lock_guard lock(m_shared->mutex);
         for (const auto& [key, call] : m_shared->calls)
             live.push_back(call);
+        parked.swap(m_shared->parkedReads);
     }
+    parked.clear();
     for (const auto& call : live)
         call->context.TryCancel();
     live.clear();
 
+    // The channel and stub end here, on the owner's thread, once no call holds the channel.
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<grpc::GenericStub> stub;
     std::unique_lock lock(m_shared->mutex);
     const bool released =
-        m_shared->idle.wait_for(lock, kShutdownWait, [this] { return m_shared->calls.empty(); });
+        m_shared->idle.wait_for(lock, kShutdownWait, [this] { return m_shared->allCallsGone(); });
     m_shared->scheduler = nullptr; // a call gRPC still holds can no longer reach the owner
-    m_shared->parkedReads.clear(); // they hold their calls, which hold m_shared
-    if (!released)
+    m_shared->parkedReads.clear();
+    if (released) {
+        stub = std::move(m_shared->stub);
+        channel = std::move(m_shared->channel);
+    } else {
+        // Left to the last call that holds them: better than tearing down under gRPC.
         qCWarning(lcGrpcPort, "gateway port %s: %zu calls not released by gRPC after cancel",
                   describe().c_str(), m_shared->calls.size());
+    }
+    lock.unlock();
 }
 
 std::size_t GrpcGatewayPort::callsInFlight() const
 {
     std::lock_guard lock(m_shared->mutex);
     return m_shared->calls.size();
+}
+
+std::weak_ptr<grpc::Channel> GrpcGatewayPort::channel() const
+{
+    std::lock_guard lock(m_shared->mutex);
+    return m_shared->channel;
 }
 
 std::string GrpcGatewayPort::describe() const
@@ -261,21 +277,20 @@ void GrpcGatewayPort::prepare(grpc::ClientContext& context, Duration deadline) c
 void GrpcGatewayPort::failLater(RpcStatus status, Complete complete)
 {
     m_owner.post([shared = m_shared, status, complete = std::move(complete)] {
-        if (!shared->port)
-            return;
-        Call none;
-        complete(status, none);
+        if (shared->port)
+            complete(status, std::string());
     });
 }
 
-void GrpcGatewayPort::completeCall(std::uint64_t key, const RpcStatus& status, Call& call)
+void GrpcGatewayPort::completeCall(std::uint64_t key, const RpcStatus& status,
+                                   const std::string& reply)
 {
     auto it = m_pending.find(key);
     if (it == m_pending.end())
         return;
     Complete complete = std::move(it->second);
     m_pending.erase(it);
-    complete(status, call);
+    complete(status, reply);
 }
 
 void GrpcGatewayPort::deliverEvent(StreamId id, const MxEventBatch& event)
@@ -334,7 +349,7 @@ void GrpcGatewayPort::startUnary(const std::string& path, const std::string& req
     m_pending.emplace(key, std::move(complete));
     m_shared->stub->UnaryCall(&call->context, path, grpc::StubOptions(), &call->request,
                               &call->reply, [shared = m_shared, call, key](grpc::Status status) {
-                                  shared->postCompletion(key, status, call);
+                                  shared->postCompletion(key, status, bytesOf(call->reply));
                                   shared->release(key);
                               });
 }
@@ -362,7 +377,7 @@ void GrpcGatewayPort::openSession(const OpenSessionRequest& request, OpenDone do
         m_shared->codec ? m_shared->codec->openPath() : std::string(), bytes, error,
         m_options.connectTimeout,
         [codec = m_shared->codec, note = m_ownContractNote,
-         done = std::move(done)](const RpcStatus& status, Call& call) {
+         done = std::move(done)](const RpcStatus& status, const std::string& bytes) {
             OpenSessionReply reply;
             if (status.code == grpc::StatusCode::UNIMPLEMENTED && !note.empty()) {
                 RpcStatus noted = status;
@@ -372,7 +387,7 @@ void GrpcGatewayPort::openSession(const OpenSessionRequest& request, OpenDone do
             if (!status.ok())
                 return done(status, reply);
             std::string why;
-            if (!codec->decodeOpenReply(replyOf(call), reply, why))
+            if (!codec->decodeOpenReply(bytes, reply, why))
                 return done(RpcStatus{grpc::StatusCode::UNAVAILABLE, why}, OpenSessionReply{});
             done(status, std::move(reply));
         });
@@ -386,9 +401,10 @@ void GrpcGatewayPort::closeSession(const CloseSessionRequest& request, CloseDone
     std::string bytes, error;
     if (m_shared->codec)
         m_shared->codec->encodeCloseRequest(request, bytes, error);
-    startUnary(m_shared->codec ? m_shared->codec->closePath() : std::string(), bytes, error,
-               m_options.connectTimeout,
-               [done = std::move(done)](const RpcStatus& status, Call&) { done(status); });
+    startUnary(
+        m_shared->codec ? m_shared->codec->closePath() : std::string(), bytes, error,
+        m_options.connectTimeout,
+        [done = std::move(done)](const RpcStatus& status, const std::string&) { done(status); });
 }
 
 void GrpcGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
@@ -399,18 +415,18 @@ void GrpcGatewayPort::invoke(const MxCommandRequest& request, InvokeDone done)
     std::string bytes, error;
     if (m_shared->codec && !m_shared->codec->encodeInvokeRequest(request, bytes, error))
         qCWarning(lcGrpcPort, "%s: a command not sent: %s", describe().c_str(), error.c_str());
-    startUnary(
-        m_shared->codec ? m_shared->codec->invokePath() : std::string(), bytes, error,
-        m_options.invokeDeadline,
-        [codec = m_shared->codec, done = std::move(done)](const RpcStatus& status, Call& call) {
-            MxCommandReply reply;
-            if (!status.ok())
-                return done(status, reply);
-            std::string why;
-            if (!codec->decodeInvokeReply(replyOf(call), reply, why))
-                return done(unreadable("reply", why), MxCommandReply{});
-            done(status, std::move(reply));
-        });
+    startUnary(m_shared->codec ? m_shared->codec->invokePath() : std::string(), bytes, error,
+               m_options.invokeDeadline,
+               [codec = m_shared->codec, done = std::move(done)](const RpcStatus& status,
+                                                                 const std::string& bytes) {
+                   MxCommandReply reply;
+                   if (!status.ok())
+                       return done(status, reply);
+                   std::string why;
+                   if (!codec->decodeInvokeReply(bytes, reply, why))
+                       return done(unreadable("reply", why), MxCommandReply{});
+                   done(status, std::move(reply));
+               });
 }
 
 GatewayPort::StreamId GrpcGatewayPort::streamEvents(const StreamEventsRequest& request,

@@ -6,8 +6,9 @@
 // bearer token is sent as metadata and never appears in a log line, an error or describe().
 //
 // Threading: construct, call and destroy on the owner's thread. Destroying the port
-// cancels every call in flight and waits (bounded) until gRPC is done with each of them;
-// results already posted to the scheduler are dropped once the port is gone.
+// cancels every call in flight and waits (bounded) until gRPC is done with each of them,
+// then releases the channel on the owner's thread; results already posted to the scheduler
+// are dropped once the port is gone.
 
 #include "gateway_port.h"
 #include "grpc_port_options.h"
@@ -24,8 +25,9 @@
 #include <vector>
 
 namespace grpc {
+class Channel;
 class ClientContext;
-}
+} // namespace grpc
 
 namespace stormwatch {
 
@@ -93,6 +95,8 @@ public:
     const std::string& setupError() const override { return m_setupError; }
     // gRPC calls started and not yet released by gRPC (streams included). Any thread.
     std::size_t callsInFlight() const;
+    // The channel all calls share, to watch its lifetime: it ends with the port.
+    std::weak_ptr<grpc::Channel> channel() const;
 
     // Where the contract in use came from: the options (a file or a profile), the gateway's
     // server reflection, stormwatch's own because the gateway serves no reflection (or lists
@@ -106,7 +110,7 @@ public:
     struct Call;   // one gRPC call: its ClientContext, request and reply
 
 private:
-    using Complete = std::function<void(const RpcStatus&, Call&)>;
+    using Complete = std::function<void(const RpcStatus&, const std::string& reply)>;
     struct StreamHandlers {
         EventFn onEvent;
         EndFn onEnd;
@@ -124,7 +128,7 @@ private:
                     const std::string& encodeError, Duration deadline, Complete complete);
     void failLater(RpcStatus status, Complete complete);
     // Owner-thread halves of a completion (posted by gRPC threads).
-    void completeCall(std::uint64_t key, const RpcStatus& status, Call& call);
+    void completeCall(std::uint64_t key, const RpcStatus& status, const std::string& reply);
     void deliverEvent(StreamId id, const MxEventBatch& event);
     void deliverEnd(StreamId id, const RpcStatus& status);
     void startStream(StreamId id, const mxgateway::v1::StreamEventsRequest& request,

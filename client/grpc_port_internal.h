@@ -26,9 +26,27 @@ Q_DECLARE_LOGGING_CATEGORY(lcGrpcPort)
 
 namespace stormwatch {
 
+// Tells the port's shared state when a call object is gone, and with it its ClientContext,
+// which holds a reference to the channel. The port releases the channel itself once every
+// call is gone, so that its last reference is never dropped on a gRPC callback thread: there
+// the channel's teardown would join gRPC's callback threads from one of them (an error gRPC
+// ignores, then frees the completion queue that thread still polls).
+class CallLife {
+public:
+    CallLife() = default;
+    CallLife(const CallLife&) = delete;
+    CallLife& operator=(const CallLife&) = delete;
+    ~CallLife();
+    void track(std::shared_ptr<GrpcGatewayPort::Shared> shared) { m_shared = std::move(shared); }
+
+private:
+    std::shared_ptr<GrpcGatewayPort::Shared> m_shared;
+};
+
 // One gRPC call as the port's registry holds it (cancelled and waited for when the port goes).
 struct GrpcGatewayPort::Call {
     virtual ~Call() = default;
+    CallLife life; // declared first, so it ends after the context
     grpc::ClientContext context;
 };
 
@@ -68,6 +86,7 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
     std::condition_variable idle;
     Scheduler* scheduler = nullptr; // null once the port is gone: late completions drop
     std::unordered_map<std::uint64_t, std::shared_ptr<Call>> calls; // started, not released
+    std::size_t callsAlive = 0; // started and not yet destroyed (released or not)
     std::uint64_t nextKey = 1;
     // The reader is stalled (stallReader): streams stop reading, and gRPC's flow control
     // holds the gateway's writes back. Each stream parks its next read here until the end.
@@ -97,11 +116,22 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
 
     std::uint64_t add(std::shared_ptr<Call> call)
     {
+        call->life.track(shared_from_this());
         std::lock_guard lock(mutex);
+        ++callsAlive;
         const std::uint64_t key = nextKey++;
         calls.emplace(key, std::move(call));
         return key;
     }
+    // A started call's object is gone (CallLife); may run on any thread.
+    void callGone()
+    {
+        std::lock_guard lock(mutex);
+        if (--callsAlive == 0 && calls.empty())
+            idle.notify_all();
+    }
+    // Every started call released by gRPC and destroyed (under the lock).
+    bool allCallsGone() const { return calls.empty() && callsAlive == 0; }
 
     // From gRPC threads: hand a result to the owner's thread.
     void post(Scheduler::Task task)
@@ -110,11 +140,13 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
         if (scheduler)
             scheduler->post(std::move(task));
     }
-    void postCompletion(std::uint64_t key, const grpc::Status& status, std::shared_ptr<Call> call)
+    // The reply's bytes travel without the call: a call held by a task on the owner's queue
+    // would keep the port's destructor waiting for it (CallLife).
+    void postCompletion(std::uint64_t key, const grpc::Status& status, std::string reply)
     {
-        post([self = shared_from_this(), key, rpc = toRpcStatus(status), call] {
+        post([self = shared_from_this(), key, rpc = toRpcStatus(status), reply = std::move(reply)] {
             if (self->port)
-                self->port->completeCall(key, rpc, *call);
+                self->port->completeCall(key, rpc, reply);
         });
     }
     // Events read and not yet delivered, in order. A contract that sends one message per

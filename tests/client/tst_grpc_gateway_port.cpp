@@ -706,14 +706,44 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsStarted.load(), 1, kWaitMs);
         QCOMPARE(port->callsInFlight(), std::size_t(3));
 
+        const std::weak_ptr<grpc::Channel> channel = port->channel();
+        QVERIFY(!channel.expired());
         QElapsedTimer clock;
         clock.start();
         port.reset(); // cancels and waits for gRPC to release all three
         QVERIFY2(clock.elapsed() < 2000, "destruction waited for the shutdown bound");
+        QVERIFY2(channel.expired(), "the channel outlived its port");
         QTRY_COMPARE_WITH_TIMEOUT(server.gateway.streamsCancelled.load(), 1, kWaitMs);
         server.gateway.releaseHeld(); // late answers reach no one
         drainOwner(owner);
         QCOMPARE(callbacks, 0);
+    }
+
+    // The port releases the channel itself, on the owner's thread, once every call is gone.
+    // Released last by a call on a gRPC thread, the channel's teardown would join gRPC's
+    // callback threads from one of them, and free the queue that thread still polls. Calls
+    // that end as the port goes (one answered meanwhile, a stream cancelled) make that race
+    // likely; in every round the channel is gone when the destructor returns.
+    void theChannelEndsWithThePortWhateverItsCallsAreDoing()
+    {
+        TestServer server;
+        for (int round = 0; round < 40; ++round) {
+            QtScheduler owner;
+            auto port = std::make_unique<GrpcGatewayPort>(owner, optionsFor(server.address()));
+            const std::weak_ptr<grpc::Channel> channel = port->channel();
+            bool answered = false;
+            port->invoke(command("gw1-1"), [&](RpcStatus, MxCommandReply) { answered = true; });
+            QTRY_VERIFY_WITH_TIMEOUT(answered, kWaitMs); // the channel is connected
+            const int streams = server.gateway.streamsStarted.load();
+            port->streamEvents(
+                streamScript("hold:0"), [](const MxEventBatch&) {}, [](RpcStatus) {});
+            port->invoke(command("gw1-2"), [](RpcStatus, MxCommandReply) {});
+            if (round % 2) // else it goes before the server may have seen it
+                QTRY_VERIFY_WITH_TIMEOUT(server.gateway.streamsStarted.load() > streams, kWaitMs);
+            port.reset();
+            QVERIFY2(channel.expired(), qPrintable(QStringLiteral("round %1").arg(round)));
+            drainOwner(owner);
+        }
     }
 
     void resultsPostedBeforeDestructionAreDropped()

@@ -56,11 +56,25 @@ declare -A seconds
 # What each failed test of the last ctest run in $1 asserted, kept for the end of the output
 # (CI shows its beginning and its end; a failure in the middle of a long log is cut).
 summaries=""
+# A failed test with no failed assertion (one that exited non-zero after passing, as a test
+# process does when LeakSanitizer finds a leak at its exit, or one that aborted) is shown by
+# the last lines of its output.
 summarize_failures() { # build dir label
   local log="$1/Testing/Temporary/LastTest.log" lines
   [ -s "$log" ] || return 0
   lines=$(grep -A1 -E "^FAIL!|^   Loc:|Assertion|runtime error:" "$log" | grep -v '^--$' | cut -c1-400 | head -40 || true)
   [ -n "$lines" ] && summaries+="check-sanitizers: $2: what failed:"$'\n'"$lines"$'\n'
+  lines=$(awk '
+    / Test: / { name = $NF; n = 0; failed = 0; out = 0; next }
+    /^FAIL!/ { failed = 1 }
+    /^<end of output>/ { out = 1; next }
+    out && /^Test Failed/ && !failed {
+      print "  " name " failed with no failed assertion; its output ended with:"
+      for (i = (n > 8 ? n - 8 : 0); i < n; i++) print "    " tail[i % 8]
+    }
+    !out { tail[n % 8] = substr($0, 1, 300); n++ }
+  ' "$log" | head -60 || true)
+  [ -n "$lines" ] && summaries+="check-sanitizers: $2: failed without an assertion:"$'\n'"$lines"$'\n'
   return 0
 }
 
@@ -109,6 +123,11 @@ reports() { # dir label
   for f in "$dir"/*; do
     echo "---- $f"
     cat "$f"
+  done
+  # Their beginnings again at the end of the output, which CI shows even when it cuts the middle.
+  summaries+="check-sanitizers: $label: $n report file(s); the first lines of each:"$'\n'
+  for f in $(find "$dir" -type f | sort | head -4); do
+    summaries+="---- $f"$'\n'"$(grep -v '^ *$' "$f" | head -24 | cut -c1-300)"$'\n'
   done
   return 1
 }

@@ -405,11 +405,18 @@ QByteArray shapedScenario(int shape, int n)
 } // namespace
 
 // Four times the entries take about four times as long (a quadratic check takes sixteen).
+// Each size's fastest of three parses: a busy machine only ever adds time to one.
 void TestScenarioParserHostile::validationScalesLinearly()
 {
     QFETCH(int, shape);
-    const double small = parseMs(shapedScenario(shape, 4000));
-    const double big = parseMs(shapedScenario(shape, 16000));
+    const auto fastestMs = [](const QByteArray& file) {
+        double best = parseMs(file);
+        for (int i = 0; i < 2; ++i)
+            best = std::min(best, parseMs(file));
+        return best;
+    };
+    const double small = fastestMs(shapedScenario(shape, 4000));
+    const double big = fastestMs(shapedScenario(shape, 16000));
     qInfo("4000 entries: %.1f ms, 16000 entries: %.1f ms", small, big);
     QVERIFY2(big < 8 * small + 50, qPrintable(QString("%1 ms vs %2 ms").arg(big).arg(small)));
 }

@@ -52,6 +52,10 @@ QString metricName(SubMetric m)
         return QStringLiteral("requests_sent");
     case SubMetric::Stale:
         return QStringLiteral("tags_stale");
+    case SubMetric::Orphaned:
+        return QStringLiteral("tags_orphaned");
+    case SubMetric::Frozen:
+        return QStringLiteral("tags_frozen");
     }
     return {};
 }

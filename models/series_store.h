@@ -39,8 +39,20 @@ inline size_t qHash(const SubscriptionKey& k, size_t seed = 0) noexcept
 }
 
 // Stale: of the Good tags, those whose last update is older than their kind allows.
-enum class SubMetric { Outstanding, IntervalS, Good, Uncertain, Bad, RequestsSent, Stale };
-inline constexpr int kSubMetricCount = 7;
+// Orphaned: not Good with no live item, nothing in flight and no retry scheduled (a client
+// bug). Frozen: Good while the connection is unresponsive (a value that may be long gone).
+enum class SubMetric {
+    Outstanding,
+    IntervalS,
+    Good,
+    Uncertain,
+    Bad,
+    RequestsSent,
+    Stale,
+    Orphaned,
+    Frozen
+};
+inline constexpr int kSubMetricCount = 9;
 enum class GatewayMetric {
     StaQueueDepth,
     InvokeRps,

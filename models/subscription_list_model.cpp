@@ -25,6 +25,12 @@ constexpr ColumnSpec kColumns[SubscriptionListModel::kColumnCount] = {
     {"Good", "Tags whose latest quality is Good", true},
     {"Not good", "Tags that are Uncertain or Bad", true},
     {"Stale", "Good tags without an update for longer than their kind allows", true},
+    {"Orphaned",
+     "Tags not Good with no live item, nothing in flight and no retry scheduled: nothing will "
+     "subscribe them again (a client bug)",
+     true},
+    {"Frozen",
+     "Tags shown Good while the connection is unresponsive: their values may be long gone", true},
 };
 
 double latest(const SeriesStore& store, SubscriptionKey key, SubMetric metric)
@@ -59,9 +65,9 @@ int SubscriptionListModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : kColumnCount;
 }
 
-bool SubscriptionListModel::troubled(double outstanding, double notGood, double stale)
+bool SubscriptionListModel::troubled(const Values& v)
 {
-    return outstanding > 1 || notGood > 0 || stale > 0;
+    return v.outstanding > 1 || v.notGood > 0 || v.stale > 0 || v.orphaned > 0 || v.frozen > 0;
 }
 
 QVariant SubscriptionListModel::data(const QModelIndex& index, int role) const
@@ -74,7 +80,7 @@ QVariant SubscriptionListModel::data(const QModelIndex& index, int role) const
     case KeyRole:
         return QVariant::fromValue(r.key);
     case TroubledRole:
-        return troubled(r.outstanding, r.notGood, r.stale);
+        return troubled(r.values);
     case GatewayRole:
         return gatewayOf(r.key);
     case Qt::CheckStateRole:
@@ -107,15 +113,19 @@ QVariant SubscriptionListModel::data(const QModelIndex& index, int role) const
     case Gateway:
         return gatewayOf(r.key);
     case Outstanding:
-        return value(r.outstanding);
+        return value(r.values.outstanding);
     case RetryS:
-        return value(r.retryS);
+        return value(r.values.retryS);
     case Good:
-        return value(r.good);
+        return value(r.values.good);
     case NotGood:
-        return value(r.notGood);
+        return value(r.values.notGood);
     case Stale:
-        return value(r.stale);
+        return value(r.values.stale);
+    case Orphaned:
+        return value(r.values.orphaned);
+    case Frozen:
+        return value(r.values.frozen);
     }
     return {};
 }
@@ -192,15 +202,18 @@ void SubscriptionListModel::setColourOf(std::function<QColor(SubscriptionKey)> c
 
 bool SubscriptionListModel::readValues(Row& row) const
 {
-    const Row before = row;
-    row.outstanding = latest(*m_store, row.key, SubMetric::Outstanding);
-    row.retryS = latest(*m_store, row.key, SubMetric::IntervalS);
-    row.good = latest(*m_store, row.key, SubMetric::Good);
-    row.notGood =
-        latest(*m_store, row.key, SubMetric::Uncertain) + latest(*m_store, row.key, SubMetric::Bad);
-    row.stale = latest(*m_store, row.key, SubMetric::Stale);
-    return row.outstanding != before.outstanding || row.retryS != before.retryS ||
-           row.good != before.good || row.notGood != before.notGood || row.stale != before.stale;
+    const auto of = [&](SubMetric m) { return latest(*m_store, row.key, m); };
+    const Values now{.outstanding = of(SubMetric::Outstanding),
+                     .retryS = of(SubMetric::IntervalS),
+                     .good = of(SubMetric::Good),
+                     .notGood = of(SubMetric::Uncertain) + of(SubMetric::Bad),
+                     .stale = of(SubMetric::Stale),
+                     .orphaned = of(SubMetric::Orphaned),
+                     .frozen = of(SubMetric::Frozen)};
+    if (now == row.values)
+        return false;
+    row.values = now;
+    return true;
 }
 
 void SubscriptionListModel::refresh()
@@ -209,7 +222,7 @@ void SubscriptionListModel::refresh()
     int first = -1;
     auto flush = [&](int end) {
         if (first >= 0)
-            emit dataChanged(index(first, Outstanding), index(end - 1, Stale));
+            emit dataChanged(index(first, Outstanding), index(end - 1, kColumnCount - 1));
         first = -1;
     };
     for (int i = 0; i < m_rows.size(); ++i) {

@@ -26,8 +26,20 @@ namespace stormwatch {
 class SubscriptionListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Shown, Instance, Connection, Gateway, Outstanding, RetryS, Good, NotGood, Stale };
-    static constexpr int kColumnCount = 9;
+    enum Column {
+        Shown,
+        Instance,
+        Connection,
+        Gateway,
+        Outstanding,
+        RetryS,
+        Good,
+        NotGood,
+        Stale,
+        Orphaned,
+        Frozen
+    };
+    static constexpr int kColumnCount = 11;
     enum Role {
         KeyRole = Qt::UserRole + 1, // the row's SubscriptionKey
         SortRole,                   // numbers as numbers
@@ -59,9 +71,21 @@ public:
     QString gatewayOf(SubscriptionKey key) const { return m_gatewayOfInstance.value(key.instance); }
     QStringList gatewayNames() const;
 
-    // A subscription is troubled when a tag of it is not Good or stale, or when more than one
-    // subscribe request of it is outstanding (the duplicate stacking the guard prevents).
-    static bool troubled(double outstanding, double notGood, double stale);
+    // The latest values a row shows; all 0 before the first sample.
+    struct Values {
+        double outstanding = 0;
+        double retryS = 0;
+        double good = 0;
+        double notGood = 0;
+        double stale = 0;
+        double orphaned = 0;
+        double frozen = 0;
+        bool operator==(const Values&) const = default;
+    };
+    // A subscription is troubled when a tag of it is not Good, stale, orphaned or frozen, or
+    // when more than one subscribe request of it is outstanding (the duplicate stacking the
+    // guard prevents).
+    static bool troubled(const Values& v);
 
 signals:
     // A person ticked or unticked rows: the plots should show / hide them.
@@ -72,11 +96,7 @@ private:
         SubscriptionKey key;
         QString instance;
         QString connection;
-        double outstanding = 0;
-        double retryS = 0;
-        double good = 0;
-        double notGood = 0;
-        double stale = 0;
+        Values values;
     };
     void syncRows();
     bool readValues(Row& row) const;

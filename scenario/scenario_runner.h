@@ -316,7 +316,8 @@ private:
     // Series.
     SeriesSet m_series;
     struct SubscriptionSeries {
-        std::size_t outstanding, intervalMs, good, uncertain, bad, requestsSent, stale;
+        std::size_t outstanding, intervalMs, good, uncertain, bad, requestsSent, stale, orphaned,
+            frozen;
         qint64 sent = 0;
     };
     std::vector<std::vector<SubscriptionSeries>> m_subscriptionSeries; // [instance][group]

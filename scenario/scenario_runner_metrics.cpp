@@ -2,8 +2,8 @@
 
 // The tag metrics as things happen: tags not Good (bad_tag_seconds, time_to_all_good_s and
 // the per-subscription quality series), Good tags gone stale (stale_tag_seconds), orphaned and
-// frozen tags (checked once the step that raised the event is over) and when every connection first
-// had a session.
+// frozen tags (checked once the step that raised the event is over; the run's seconds and each
+// subscription's series) and when every connection first had a session.
 
 #include "scenario/run_time.h"
 
@@ -52,12 +52,21 @@ void ScenarioRunner::countOrphans()
     const auto& instances = m_engine->instances();
     int orphaned = m_orphaned;
     int frozen = m_frozen;
+    const double t = toSeconds(relNow());
     const auto one = [&](std::size_t i) {
         const Instance& in = *instances[i];
+        const auto& groups = m_subscriptionSeries[i];
         int n = 0, f = 0;
         for (std::size_t g = 0; g < in.groupCount(); ++g) {
-            n += in.orphanedTags(g);
-            f += in.frozenTags(g);
+            const int orphanedOfGroup = in.orphanedTags(g);
+            const int frozenOfGroup = in.frozenTags(g);
+            // Each subscription's own, so the list can name where they are.
+            if (g < groups.size()) {
+                m_series.at(groups[g].orphaned).add(t, orphanedOfGroup);
+                m_series.at(groups[g].frozen).add(t, frozenOfGroup);
+            }
+            n += orphanedOfGroup;
+            f += frozenOfGroup;
         }
         orphaned += n - m_orphans[i];
         m_orphans[i] = n;

@@ -374,7 +374,9 @@ void ScenarioRunner::setUp(const EngineConfig& engineConfig)
                                    m_series.indexOf(subject, QStringLiteral("tags_uncertain")),
                                    m_series.indexOf(subject, QStringLiteral("tags_bad")),
                                    m_series.indexOf(subject, QStringLiteral("requests_sent")),
-                                   m_series.indexOf(subject, QStringLiteral("tags_stale"))});
+                                   m_series.indexOf(subject, QStringLiteral("tags_stale")),
+                                   m_series.indexOf(subject, QStringLiteral("tags_orphaned")),
+                                   m_series.indexOf(subject, QStringLiteral("tags_frozen"))});
         }
     }
     const QString gw = SeriesSubject::gatewaySubject();

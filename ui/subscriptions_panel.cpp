@@ -41,8 +41,8 @@ SubscriptionsPanel::SubscriptionsPanel(const SeriesStore* store, PlotPanel* plot
     m_filter->installEventFilter(this);
     m_onlyTroubled = new QCheckBox(tr("Only troubled"));
     m_onlyTroubled->setObjectName(QStringLiteral("onlyTroubled"));
-    m_onlyTroubled->setToolTip(tr("Only subscriptions with a tag not Good or stale, or more than "
-                                  "one subscribe request outstanding"));
+    m_onlyTroubled->setToolTip(tr("Only subscriptions with a tag not Good, stale, orphaned or "
+                                  "frozen, or more than one subscribe request outstanding"));
     m_count = new QLabel;
     m_count->setObjectName(QStringLiteral("subscriptionCount"));
     // A narrow dock shortens the count rather than widening the window's left column.

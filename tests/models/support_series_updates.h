@@ -22,6 +22,8 @@ struct SubscriptionStep {
     int uncertain = 0;
     qint64 requestsSent = 0;
     int stale = 0;
+    int orphaned = 0;
+    int frozen = 0;
     QString label{}; // "" → "Z<28061 + instance> × gw1"
 };
 
@@ -58,8 +60,9 @@ inline QVector<SeriesUpdate> seriesOf(const QVector<SubscriptionStep>& steps)
     QVector<SeriesUpdate> out;
     for (const SubscriptionStep& s : steps) {
         const double values[kSubMetricCount] = {
-            double(s.outstanding), s.intervalMs,           double(s.good), double(s.uncertain),
-            double(s.bad),         double(s.requestsSent), double(s.stale)};
+            double(s.outstanding), s.intervalMs,       double(s.good),
+            double(s.uncertain),   double(s.bad),      double(s.requestsSent),
+            double(s.stale),       double(s.orphaned), double(s.frozen)};
         for (int m = 0; m < kSubMetricCount; ++m)
             out.push_back(SeriesUpdate{s.instance,
                                        subscriptionLabelOf(s),

@@ -135,8 +135,12 @@ private slots:
     {
         SeriesStore store;
         feed(store, {sample(0, 0, 0, 5000, 10, 0), sample(0, 1, 0)});
-        feed(store, {sample(5, 0, 1, 5000, 8, 2)});
-        feed(store, {sample(7, 1, 1, 10000)});
+        feed(store,
+             {SubscriptionStep{
+                 .t = 5, .instance = 0, .outstanding = 1, .good = 8, .bad = 2, .orphaned = 2}});
+        feed(store,
+             {SubscriptionStep{
+                 .t = 7, .instance = 1, .outstanding = 1, .intervalMs = 10000, .frozen = 3}});
         feed(store, {sample(20, 0, 0)}); // outside the range
         feed(store, GatewayStep{.t = 0, .staQueueDepth = 3, .invokeRps = 10});
         feed(store, GatewayStep{.t = 6, .staQueueDepth = 3, .invokeRps = 10, .recoveryState = 1});
@@ -147,17 +151,23 @@ private slots:
             QByteArray("t_s,Z28061 × gw1/outstanding,Z28061 × gw1/interval_ms,"
                        "Z28061 × gw1/tags_good,Z28061 × gw1/tags_uncertain,"
                        "Z28061 × gw1/tags_bad,Z28061 × gw1/requests_sent,Z28061 × gw1/tags_stale,"
+                       "Z28061 × gw1/tags_orphaned,Z28061 × gw1/tags_frozen,"
                        "Z28062 × gw1/outstanding,Z28062 × gw1/interval_ms,"
                        "Z28062 × gw1/tags_good,Z28062 × gw1/tags_uncertain,"
                        "Z28062 × gw1/tags_bad,Z28062 × gw1/requests_sent,Z28062 × gw1/tags_stale,"
+                       "Z28062 × gw1/tags_orphaned,Z28062 × gw1/tags_frozen,"
                        "gateway/sta_queue_depth,gateway/invoke_rpcs_per_s,"
                        "gateway/deadline_exceeded_per_s,gateway/suppressed_calls_per_s,"
                        "gateway/recovery_state"));
         // a row at the start of the range with the values in force, then one per change
-        QCOMPARE(lines.value(1), QByteArray("2.000,0,5000,10,0,0,0,0,0,5000,0,0,0,0,0,3,10,0,0,0"));
-        QCOMPARE(lines.value(2), QByteArray("5.000,1,5000,8,0,2,0,0,0,5000,0,0,0,0,0,3,10,0,0,0"));
-        QCOMPARE(lines.value(3), QByteArray("6.000,1,5000,8,0,2,0,0,0,5000,0,0,0,0,0,3,10,0,0,1"));
-        QCOMPARE(lines.value(4), QByteArray("7.000,1,5000,8,0,2,0,0,1,10000,0,0,0,0,0,3,10,0,0,1"));
+        QCOMPARE(lines.value(1),
+                 QByteArray("2.000,0,5000,10,0,0,0,0,0,0,0,5000,0,0,0,0,0,0,0,3,10,0,0,0"));
+        QCOMPARE(lines.value(2),
+                 QByteArray("5.000,1,5000,8,0,2,0,0,2,0,0,5000,0,0,0,0,0,0,0,3,10,0,0,0"));
+        QCOMPARE(lines.value(3),
+                 QByteArray("6.000,1,5000,8,0,2,0,0,2,0,0,5000,0,0,0,0,0,0,0,3,10,0,0,1"));
+        QCOMPARE(lines.value(4),
+                 QByteArray("7.000,1,5000,8,0,2,0,0,2,0,1,10000,0,0,0,0,0,0,3,3,10,0,0,1"));
         QCOMPARE(lines.size(), 6); // trailing newline; t=20 left out
         QCOMPARE(lines.last(), QByteArray());
     }
@@ -170,10 +180,10 @@ private slots:
         store.loadSeries({1, false}, QStringLiteral("late"), SubMetric::Outstanding, {{3, 5}});
         const QList<QByteArray> lines = store.toCsv(0, 10, {k0, {1, false}}).split('\n');
         QVERIFY(lines.first().startsWith("t_s,\"odd, \"\"name\"\"/outstanding\","));
-        // columns: 7 of k0 then 7 of the late one; outstanding is first of each
-        QCOMPARE(lines.value(1), QByteArray("0.000,1,,,,,,,,,,,,,"));
-        QCOMPARE(lines.value(2), QByteArray("3.000,1,,,,,,,5,,,,,,"));
-        QCOMPARE(lines.value(3), QByteArray("4.000,2,,,,,,,5,,,,,,"));
+        // columns: 9 of k0 then 9 of the late one; outstanding is first of each
+        QCOMPARE(lines.value(1), QByteArray("0.000,1,,,,,,,,,,,,,,,,,"));
+        QCOMPARE(lines.value(2), QByteArray("3.000,1,,,,,,,,,5,,,,,,,,"));
+        QCOMPARE(lines.value(3), QByteArray("4.000,2,,,,,,,,,5,,,,,,,,"));
     }
 
     void loadSeriesReplacesWholeSeriesAndBumpsGeneration()

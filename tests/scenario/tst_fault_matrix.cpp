@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
+#include <algorithm>
 
 using namespace stormwatch;
 
@@ -64,6 +65,9 @@ struct CaseResult {
     VariantMetrics metrics;
     std::size_t sessionsLeft = 0;
     std::int64_t streamsResumed = 0, sessionsFaulted = 0, eventsDropped = 0;
+    // From the subscriptions' own series: the most tags any one showed orphaned / frozen, and
+    // how many all of them ended the run with.
+    double peakOrphaned = 0, peakFrozen = 0, orphanedAtEnd = 0, frozenAtEnd = 0;
 };
 
 CaseResult runCase(const Scenario& scenario, const QString& variant)
@@ -76,11 +80,22 @@ CaseResult runCase(const Scenario& scenario, const QString& variant)
     if (!runner.ok())
         qFatal("%s", qPrintable(runner.error()));
     CaseResult r;
-    r.metrics = runner.run().metrics;
+    const auto run = runner.run();
+    r.metrics = run.metrics;
     r.sessionsLeft = runner.model().sessionCount();
     r.streamsResumed = runner.model().streamsResumed();
     r.sessionsFaulted = runner.model().sessionsFaulted();
     r.eventsDropped = runner.model().eventsDropped();
+    for (const Series& s : run.series.all()) {
+        const bool orphaned = s.metric() == QLatin1String("tags_orphaned");
+        if (!orphaned && s.metric() != QLatin1String("tags_frozen"))
+            continue;
+        for (const SeriesPoint& p : s.points())
+            (orphaned ? r.peakOrphaned : r.peakFrozen) =
+                std::max(orphaned ? r.peakOrphaned : r.peakFrozen, p.value);
+        if (!s.points().empty())
+            (orphaned ? r.orphanedAtEnd : r.frozenAtEnd) += s.points().back().value;
+    }
     return r;
 }
 
@@ -169,6 +184,9 @@ private slots:
               static_cast<long long>(m.maxGatewayOutstandingSubscribes.value_or(-1)),
               static_cast<long long>(m.subscribeRequests));
         QCOMPARE(r.sessionsLeft, std::size_t(0)); // every variant closes what it opened
+        // The subscriptions' series name the orphaned and frozen tags the run counted.
+        QCOMPARE(r.peakOrphaned > 0, m.orphanedTagSeconds > 0);
+        QCOMPARE(r.peakFrozen > 0, m.frozenTagSeconds > 0);
         // A silent gateway is named: unresponsive while it is, its tags never Good meanwhile
         // (a slow or wedged one may be too, when nothing else proves it alive).
         const QString first = timeline.first().toObject()["action"].toString();
@@ -295,9 +313,12 @@ private slots:
         const CaseResult planned = runCase(scenario, "lever1-as-planned");
         QVERIFY(!planned.metrics.timeToAllGoodS);
         QVERIFY(planned.metrics.orphanedTagSeconds > 400 * 488);
+        // Orphaned to the end: the subscriptions' series end on every one of them.
+        QCOMPARE(planned.orphanedAtEnd, 488.0);
         const CaseResult fixed = runCase(scenario, "lever1");
         QVERIFY(fixed.metrics.timeToAllGoodS);
         QCOMPARE(fixed.metrics.orphanedTagSeconds, 0.0);
+        QCOMPARE(fixed.peakOrphaned, 0.0);
     }
 
     // Defect 3: sessions refused 0–110 s; the guard supersedes its unanswered request at

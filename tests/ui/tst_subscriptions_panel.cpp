@@ -15,6 +15,7 @@
 #include <QStyleOptionViewItem>
 #include <QTableView>
 #include <QtTest>
+#include <algorithm>
 #include <qcustomplot.h>
 
 using namespace stormwatch;
@@ -323,6 +324,47 @@ private slots:
                  (SubscriptionKey{7, false}));
         QCOMPARE(m->index(0, SubscriptionListModel::Outstanding).data().toString(),
                  QStringLiteral("3"));
+    }
+
+    // Orphaned and frozen tags are each a column of their own, and each makes its
+    // subscription troubled: here instance 9's tags are all Good, only frozen.
+    void orphanedAndFrozenTagsAreNamedAndCountAsTroubled()
+    {
+        Console c(20);
+        QVERIFY(QTest::qWaitForWindowExposed(&c.window));
+        testsupport::feed(
+            c.store, {SubscriptionStep{.t = 11, .instance = 5, .good = 8, .bad = 2, .orphaned = 2},
+                      SubscriptionStep{.t = 11, .instance = 9, .good = 10, .frozen = 10}});
+        QTRY_COMPARE(c.indexOf(5, SubscriptionListModel::Orphaned).data().toString(),
+                     QStringLiteral("2"));
+        QCOMPARE(c.indexOf(9, SubscriptionListModel::Frozen).data().toString(),
+                 QStringLiteral("10"));
+        QCOMPARE(c.indexOf(3, SubscriptionListModel::Orphaned).data().toString(),
+                 QStringLiteral("0"));
+        QCOMPARE(c.indexOf(3, SubscriptionListModel::Frozen).data().toString(),
+                 QStringLiteral("0"));
+
+        QTest::mouseClick(c.list->onlyTroubledBox(), Qt::LeftButton, {},
+                          QPoint(6, c.list->onlyTroubledBox()->height() / 2));
+        QAbstractItemModel* m = c.list->view()->model();
+        QList<int> troubled;
+        for (int r = 0; r < m->rowCount(); ++r)
+            troubled << m->index(r, 0)
+                            .data(SubscriptionListModel::KeyRole)
+                            .value<SubscriptionKey>()
+                            .instance;
+        std::sort(troubled.begin(), troubled.end());
+        QCOMPARE(troubled, (QList<int>{3, 5, 7, 9}));
+
+        // The Frozen header, clicked twice, puts the most frozen first.
+        QHeaderView* header = c.list->view()->horizontalHeader();
+        c.list->view()->scrollTo(m->index(0, SubscriptionListModel::Frozen));
+        const int xs = header->sectionViewportPosition(SubscriptionListModel::Frozen) +
+                       header->sectionSize(SubscriptionListModel::Frozen) / 2;
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(xs, header->height() / 2));
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(xs, header->height() / 2));
+        QCOMPARE(m->index(0, 0).data(SubscriptionListModel::KeyRole).value<SubscriptionKey>(),
+                 (SubscriptionKey{9, false}));
     }
 };
 

@@ -1,10 +1,12 @@
 #include "thread_host.h"
 
+#include <QSemaphore>
 #include <QThread>
 #include <QTimer>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -221,8 +223,20 @@ void ThreadHost::joinWhen(std::function<void()> askToStop)
     assertOwner();
     if (!m_thread)
         return;
-    if (m_worker)
-        QMetaObject::invokeMethod(m_worker.get(), std::move(askToStop), Qt::QueuedConnection);
+    if (m_worker) {
+        // The request waits until this thread is out of postEvent: Qt wakes the worker's
+        // event dispatcher after queuing, and a request that ended the thread at once would
+        // race that wake-up with the dispatcher's destruction (a crash in wakeUp).
+        auto posted = std::make_shared<QSemaphore>();
+        QMetaObject::invokeMethod(
+            m_worker.get(),
+            [posted, askToStop = std::move(askToStop)] {
+                posted->acquire();
+                askToStop();
+            },
+            Qt::QueuedConnection);
+        posted->release();
+    }
     finish();
 }
 

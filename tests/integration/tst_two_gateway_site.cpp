@@ -149,7 +149,10 @@ SiteOutcome runSite(ScenarioRunner& runner,
         if (t > 1.5 &&
             (!instanceGood(*instances[0]) || !runner.engine().connections()[0]->connected()))
             o.aDisturbed = true;
-        if (const auto sta = staOf("gw-b")) {
+        // Once B is up: before, its own two instances' first subscribes may queue one
+        // behind the other on its STA (a slow, sanitizer-built mock shows it), which is not
+        // gw-a's fault reaching it.
+        if (const auto sta = bUp ? staOf("gw-b") : std::nullopt) {
             o.maxQueueB = std::max(o.maxQueueB, sta->queue);
             o.wedgedB = o.wedgedB || sta->wedged;
         }
@@ -174,7 +177,7 @@ SiteOutcome runSite(ScenarioRunner& runner,
 
 // What both worlds must show: A disturbed (its queue grew behind the wedge, its link went
 // down with the kill) and back; B Good at every sample once up, its connection never
-// changing state, its STA never queuing; nothing orphaned.
+// changing state, its STA never queuing once up; nothing orphaned.
 void checkOnlyAWasHit(const SiteOutcome& o, const char* world)
 {
     QVERIFY2(o.tagsB == 35, world);

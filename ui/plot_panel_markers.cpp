@@ -149,7 +149,10 @@ QList<QCPItemText*> PlotPanel::markerLabels() const
 }
 
 // Labels in time order, each on the first row where it does not overlap the label before
-// it on that row: close markers ("wedge" then "lever1 on" 5 s later) stay readable.
+// it on that row: close markers ("wedge" then "lever1 on" 5 s later) stay readable. A short
+// plot has room for few rows; once they are full, the row whose label ends first gives way:
+// that label is shortened to end where the new one begins (hidden when not even a letter
+// fits), so no label covers another or runs below the plot.
 void PlotPanel::layoutMarkers()
 {
     if (m_markerItems.isEmpty())
@@ -161,20 +164,47 @@ void PlotPanel::layoutMarkers()
         order[i] = int(i);
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return m_markers[a].tS < m_markers[b].tS; });
-    std::vector<double> rowEnd;
+    struct Row {
+        double end = 0; // pixel where its last label ends
+        int label = -1; // that label
+        double left = 0;
+    };
+    std::vector<Row> rows;
+    const auto shorten = [&](int i, double room) {
+        QCPItemText* label = m_markerItems[i].label;
+        const QFontMetrics fm(label->font());
+        const QMargins pad = label->padding();
+        const int textRoom = int(room) - pad.left() - pad.right() - 4;
+        const QString text = fm.elidedText(m_markers[i].label, Qt::ElideRight, textRoom);
+        const bool fits = textRoom >= fm.horizontalAdvance(QStringLiteral("W…"));
+        label->setText(fits ? text : m_markers[i].label);
+        label->setVisible(fits);
+    };
     for (int i : order) {
         QCPItemText* label = m_markerItems[i].label;
+        label->setText(m_markers[i].label);
+        label->setVisible(true);
         const QFontMetrics fm(label->font());
         const QMargins pad = label->padding();
         const double width = fm.horizontalAdvance(label->text()) + pad.left() + pad.right() + 4;
         const double height = fm.height() + pad.top() + pad.bottom();
+        const std::size_t maxRows = std::size_t(std::max(1.0, (top->height() - 1) / height));
         const double left = x->coordToPixel(m_markers[i].tS);
         std::size_t row = 0;
-        while (row < rowEnd.size() && rowEnd[row] > left)
+        while (row < rows.size() && rows[row].end > left)
             ++row;
-        if (row == rowEnd.size())
-            rowEnd.push_back(0);
-        rowEnd[row] = left + width;
+        if (row == rows.size()) {
+            if (rows.size() < maxRows) {
+                rows.push_back({});
+            } else {
+                row = std::size_t(
+                    std::min_element(rows.begin(), rows.end(),
+                                     [](const Row& a, const Row& b) { return a.end < b.end; }) -
+                    rows.begin());
+                shorten(rows[row].label, left - rows[row].left);
+            }
+        }
+        rows[row] = Row{left + width, i, left};
         label->position->setCoords(m_markers[i].tS,
                                    (1 + double(row) * height) / std::max(1, top->height()));
     }

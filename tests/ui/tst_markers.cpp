@@ -196,6 +196,61 @@ private slots:
         panel.clearMarkers();
         QVERIFY(panel.markerLabels().isEmpty());
     }
+
+    // A short first plot has room for a row or two: labels beyond them are not stacked below
+    // the plot but shortened (or hidden), and none covers another.
+    void labelsInAShortPlotAreShortenedNotStackedBelowIt()
+    {
+        SeriesStore store;
+        for (int t = 0; t <= 600; t += 10)
+            testsupport::feed(store, {{.t = double(t), .label = QStringLiteral("inst-03 × gw1")}});
+        PlotPanel panel(&store);
+        panel.resize(900, 330);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QVector<PlotPanel::Marker> markers{
+            {300, "wedge 90 s"},       {303, "redeploy inst-03"}, {306, "redeploy inst-04"},
+            {309, "redeploy inst-05"}, {312, "redeploy inst-06"}, {500, "lever1 on"}};
+        panel.addMarkers(markers);
+        panel.showAll();
+        panel.refreshNow();
+        const QRect plot = panel.axisRect(PlotPanel::Plot::Outstanding)->rect();
+        const QList<QCPItemText*> labels = panel.markerLabels();
+        QCOMPARE(labels.size(), markers.size());
+        const int rowHeight = QFontMetrics(labels[0]->font()).height() + 2;
+        QVERIFY2(plot.height() < rowHeight * int(markers.size() - 1),
+                 qPrintable(QStringLiteral("the plot is %1 px high").arg(plot.height())));
+        QList<QRectF> boxes;
+        int shortened = 0;
+        for (int i = 0; i < labels.size(); ++i) {
+            QCPItemText* label = labels[i];
+            if (!label->visible())
+                continue;
+            const QString full = markers[i].label;
+            if (label->text() != full) {
+                QVERIFY2(label->text().endsWith(QChar(0x2026)) &&
+                             full.startsWith(label->text().chopped(1)),
+                         qPrintable(label->text()));
+                ++shortened;
+            }
+            const QPointF at = label->position->pixelPosition();
+            const QFontMetrics fm(label->font());
+            const QRectF box(at, QSizeF(fm.horizontalAdvance(label->text()) + 6, fm.height() + 2));
+            QVERIFY2(box.bottom() <= plot.bottom() + 1,
+                     qPrintable(QStringLiteral("%1 ends at %2, the plot at %3")
+                                    .arg(label->text())
+                                    .arg(box.bottom())
+                                    .arg(plot.bottom())));
+            boxes << box;
+        }
+        QVERIFY(shortened > 0 || boxes.size() < labels.size());
+        for (int i = 0; i < boxes.size(); ++i)
+            for (int j = i + 1; j < boxes.size(); ++j)
+                QVERIFY(!boxes[i].intersects(boxes[j]));
+        // The marker with room keeps its whole label.
+        QVERIFY(labels.last()->visible());
+        QCOMPARE(labels.last()->text(), QStringLiteral("lever1 on"));
+    }
 };
 
 QTEST_MAIN(TestMarkers)

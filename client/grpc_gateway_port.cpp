@@ -216,6 +216,7 @@ GrpcGatewayPort::~GrpcGatewayPort()
         std::lock_guard lock(m_shared->mutex);
         for (const auto& [key, call] : m_shared->calls)
             live.push_back(call);
+        m_shared->closing = true;
         parked.swap(m_shared->parkedReads);
     }
     parked.clear();
@@ -230,7 +231,6 @@ GrpcGatewayPort::~GrpcGatewayPort()
     const bool released =
         m_shared->idle.wait_for(lock, kShutdownWait, [this] { return m_shared->allCallsGone(); });
     m_shared->scheduler = nullptr; // a call gRPC still holds can no longer reach the owner
-    m_shared->parkedReads.clear();
     if (released) {
         stub = std::move(m_shared->stub);
         channel = std::move(m_shared->channel);

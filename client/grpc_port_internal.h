@@ -92,14 +92,17 @@ struct GrpcGatewayPort::Shared : std::enable_shared_from_this<Shared> {
     // holds the gateway's writes back. Each stream parks its next read here until the end.
     bool readerStalled = false;
     std::vector<std::function<void()>> parkedReads;
+    bool closing = false; // the port is going: a stalled stream's read is dropped, not parked
 
-    // A stream's next read: now, or parked while the reader is stalled (false).
+    // A stream's next read: now, or parked while the reader is stalled (false). A parked
+    // read holds its call, which the closing port waits for; its call is cancelled anyway.
     bool readNowOrPark(std::function<void()> read)
     {
         std::lock_guard lock(mutex);
         if (!readerStalled)
             return true;
-        parkedReads.push_back(std::move(read));
+        if (!closing)
+            parkedReads.push_back(std::move(read));
         return false;
     }
     void endStall()

@@ -746,6 +746,27 @@ private slots:
         }
     }
 
+    // A port destroyed while its reader is stalled: the parked read holds its stream's call,
+    // which is dropped rather than waited for, and the channel still ends with the port.
+    void destroyingThePortWhileItsReaderIsStalledIsQuick()
+    {
+        TestServer server;
+        QtScheduler owner;
+        auto port = std::make_unique<GrpcGatewayPort>(owner, optionsFor(server.address()));
+        int events = 0;
+        port->streamEvents(
+            streamScript("hold:3"), [&](const MxEventBatch&) { ++events; }, [](RpcStatus) {});
+        QTRY_VERIFY_WITH_TIMEOUT(events >= 1, kWaitMs);
+        port->stallReader(std::chrono::seconds(30));
+        const std::weak_ptr<grpc::Channel> channel = port->channel();
+        QElapsedTimer clock;
+        clock.start();
+        port.reset();
+        QVERIFY2(clock.elapsed() < 2000, "destruction waited for the shutdown bound");
+        QVERIFY(channel.expired());
+        drainOwner(owner);
+    }
+
     void resultsPostedBeforeDestructionAreDropped()
     {
         TestServer server;

@@ -36,6 +36,12 @@ struct CallStatus {
 enum class BackpressurePolicy { FailFast, DisconnectSubscriber };
 inline constexpr std::string_view kEventQueueOverflow = "EventQueueOverflow";
 
+// On the wire, a batch of data changes goes out as messages of at most this many. A real
+// gateway sends one event per change; one message for a whole session's tick (100,000 changes
+// at a large site) would make a client hold megabytes of it at once, in its transport and
+// decoded, each tick.
+inline constexpr std::size_t kMaxChangesPerEvent = 2048;
+
 struct GatewayConfig {
     // Whether new sessions get the bulk-subscribe-supervisory capability (off = "old gateway").
     bool advertiseBulkSupervisory = true;

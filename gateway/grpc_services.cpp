@@ -13,7 +13,7 @@ grpc::Status toGrpc(const CallStatus& status)
     return status.ok() ? grpc::Status::OK : grpc::Status(status.code, status.message);
 }
 
-void encodeEvent(const MxEventBatch& event, MxEvent& wire)
+void encodeEvent(const MxEventBatch& event, MxEvent& wire, std::size_t first, std::size_t count)
 {
     wire.Clear();
     if (event.kind == MxEventBatch::Kind::Notice) {
@@ -23,9 +23,12 @@ void encodeEvent(const MxEventBatch& event, MxEvent& wire)
     }
     if (event.kind != MxEventBatch::Kind::DataChanges)
         return;
+    const std::size_t begin = std::min(first, event.changes.size());
+    const std::size_t end = begin + std::min(count, event.changes.size() - begin);
     auto* changes = wire.mutable_data_changes()->mutable_changes();
-    changes->Reserve(static_cast<int>(event.changes.size()));
-    for (const MxChange& c : event.changes) {
+    changes->Reserve(static_cast<int>(end - begin));
+    for (std::size_t i = begin; i < end; ++i) {
+        const MxChange& c = event.changes[i];
         DataChange* d = changes->Add();
         d->set_server_handle(c.serverHandle);
         d->set_item_handle(c.itemHandle);
@@ -124,9 +127,7 @@ MxAccessGatewayService::StreamEvents(grpc::CallbackServerContext*,
         ch->setId(m_model.streamEvents(
             req,
             [ch](const MxEventBatch& e) {
-                MxEvent wire;
-                encodeEvent(e, wire);
-                ch->write(std::move(wire));
+                writeEventMessages(e, [&](MxEvent&& wire) { ch->write(std::move(wire)); });
             },
             [ch](CallStatus st) { ch->finish(toGrpc(st)); }));
     });

@@ -12,8 +12,24 @@ namespace stormwatch::gateway {
 grpc::Status toGrpc(const CallStatus& status);
 
 // A model event on the wire: each change's value by its kind, its source timestamp as
-// seconds and nanoseconds. `wire` is overwritten.
-void encodeEvent(const MxEventBatch& event, mxgateway::v1::MxEvent& wire);
+// seconds and nanoseconds. `wire` is overwritten. Only the changes [first, first + count)
+// (clamped to the batch) when given.
+void encodeEvent(const MxEventBatch& event, mxgateway::v1::MxEvent& wire, std::size_t first = 0,
+                 std::size_t count = SIZE_MAX);
+
+// The wire messages of one model event, in order: one, or a data batch in runs of
+// kMaxChangesPerEvent changes.
+template <typename Write> void writeEventMessages(const MxEventBatch& event, Write&& write)
+{
+    const std::size_t n = event.changes.size();
+    std::size_t first = 0;
+    do {
+        mxgateway::v1::MxEvent wire;
+        encodeEvent(event, wire, first, kMaxChangesPerEvent);
+        write(std::move(wire));
+        first += kMaxChangesPerEvent;
+    } while (event.kind == MxEventBatch::Kind::DataChanges && first < n);
+}
 
 // Both services need the model and its scheduler to stay alive until the server has shut down.
 class MxAccessGatewayService final : public mxgateway::v1::MxAccessGateway::CallbackService {

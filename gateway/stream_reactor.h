@@ -97,14 +97,15 @@ public:
         queue.push_back(std::move(notice));
         for (auto& n : m_notices)
             queue.push_back(std::move(n));
-        if (!m_latest.empty()) {
-            mxgateway::v1::MxEvent batch;
-            auto* changes = batch.mutable_data_changes()->mutable_changes();
-            changes->Reserve(static_cast<int>(m_latest.size()));
-            for (auto& [key, change] : m_latest)
-                *changes->Add() = std::move(change);
-            queue.push_back(std::move(batch));
+        // The latest values in messages of kMaxChangesPerEvent, as the stream sends a tick.
+        mxgateway::v1::MxEvent batch;
+        for (auto& [key, change] : m_latest) {
+            *batch.mutable_data_changes()->add_changes() = std::move(change);
+            if (std::size_t(batch.data_changes().changes_size()) == kMaxChangesPerEvent)
+                queue.push_back(std::exchange(batch, {}));
         }
+        if (batch.has_data_changes())
+            queue.push_back(std::move(batch));
         clear();
     }
     void clear()

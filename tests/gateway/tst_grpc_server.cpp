@@ -1,5 +1,6 @@
 // MockGatewayServer over a real loopback channel, using only the generated stubs (plus a
 // generic stub for the health and reflection services, whose protos Debian does not ship).
+#include "gateway/grpc_services.h"
 #include "gateway/mock_gateway_server.h"
 #include "gateway/stream_reactor.h"
 #include "mock_control.grpc.pb.h"
@@ -128,6 +129,7 @@ private slots:
     void commandTimeoutEchoAndDefault();
     void subscribeBulkSupervisoryRecordsSupervisoryAdvises();
     void dataChangesArriveOnTheEventStream();
+    void aLargeTickArrivesInBoundedMessages();
     void deadlineExceededUnderAWedge();
     void restartEndsStreamsAndRefusesSessions();
     void healthServiceReportsServing();
@@ -248,6 +250,51 @@ void TestGrpcServer::dataChangesArriveOnTheEventStream()
     // The server forgets the cancelled stream.
     QTRY_VERIFY_WITH_TIMEOUT(
         m_server->runOnModel([](GatewayModel& m) { return m.streamCount(); }) == 0, 5000);
+}
+
+// A tick of a large site is sent as several messages, each of at most kMaxChangesPerEvent
+// changes, together every item once and in the model's order.
+void TestGrpcServer::aLargeTickArrivesInBoundedMessages()
+{
+    const int items = int(kMaxChangesPerEvent) * 2 + 100;
+    Client client(m_server->port());
+    OpenSessionReply session;
+    QVERIFY(client.open(session).ok());
+    const int sh = client.registerClient(session.session_id());
+    MxCommandReply reply;
+    QVERIFY(client.invoke(session.session_id(), subscribeBulk(sh, items, true), reply, 30s).ok());
+    QCOMPARE(reply.subscribe_bulk().results_size(), items);
+    std::vector<int> order;
+    for (const auto& r : reply.subscribe_bulk().results())
+        order.push_back(r.item_handle());
+    // The stream opens after the subscribe: its first values come in one model batch, and so
+    // does every tick, of all items.
+    grpc::ClientContext ctx;
+    ctx.set_deadline(in(20s));
+    StreamEventsRequest req;
+    req.set_session_id(session.session_id());
+    auto reader = client.gateway->StreamEvents(&ctx, req);
+    std::vector<int> sizes;
+    std::vector<int> handles;
+    MxEvent event;
+    while (handles.size() < std::size_t(items) * 2 && reader->Read(&event)) {
+        sizes.push_back(event.data_changes().changes_size());
+        for (const auto& c : event.data_changes().changes())
+            handles.push_back(c.item_handle());
+    }
+    ctx.TryCancel();
+    reader->Finish();
+    QCOMPARE(handles.size(), std::size_t(items) * 2);
+    QCOMPARE(sizes, (std::vector<int>{int(kMaxChangesPerEvent), int(kMaxChangesPerEvent), 100,
+                                      int(kMaxChangesPerEvent), int(kMaxChangesPerEvent), 100}));
+    std::vector<int> firstRound(handles.begin(), handles.begin() + items);
+    std::vector<int> secondRound(handles.begin() + items, handles.end());
+    std::vector<int> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int> got = firstRound;
+    std::sort(got.begin(), got.end());
+    QCOMPARE(got, sorted);             // every item once
+    QCOMPARE(secondRound, firstRound); // the model's order, tick after tick
 }
 
 void TestGrpcServer::deadlineExceededUnderAWedge()

@@ -45,9 +45,14 @@ GatewayConnection::RouteHit GatewayConnection::resolveRoute(std::int32_t handle)
 [[gnu::always_inline]] inline TagUpdate&
 GatewayConnection::nextUpdate(SubscriberId id, Subscriber& sub, std::vector<SubscriberId>& touched)
 {
-    if (sub.batchUsed == 0)
+    if (sub.batchUsed == 0) {
         touched.push_back(id);
-    // The batch's elements are kept from event to event and overwritten: every field is set.
+        if (sub.batch.capacity() == 0 && !m_spareBatches.empty()) {
+            sub.batch = std::move(m_spareBatches.back());
+            m_spareBatches.pop_back();
+        }
+    }
+    // A spare batch's elements are overwritten, not cleared: every field is set.
     if (sub.batchUsed == sub.batch.size())
         sub.batch.emplace_back();
     return sub.batch[sub.batchUsed++];
@@ -173,6 +178,12 @@ void GatewayConnection::flushBatches(const std::vector<SubscriberId>& touched)
         sub->second.batchUsed = 0;
         if (sub->second.onData)
             sub->second.onData(sub->second.batch);
+        sub = m_subscribers.find(id); // the call may have removed it
+        if (sub == m_subscribers.end())
+            continue;
+        if (m_spareBatches.size() < kMaxSpareBatches)
+            m_spareBatches.push_back(std::move(sub->second.batch));
+        sub->second.batch = {};
     }
 }
 

@@ -173,14 +173,16 @@ const QString& EngineBatcher::tagNameOf(int i, int t) const
         for (const std::string& n : all)
             names.push_back(qs(n));
     }
-    return names[std::size_t(t)];
+    return names.at(t); // const: the list may be shared with the host, and must stay so
 }
 
-const QString& EngineBatcher::adviseNameOf(const std::string& kind) const
+const QString& EngineBatcher::adviseNameOf(std::string_view kind) const
 {
     auto it = m_adviseNames.find(kind);
     if (it == m_adviseNames.end())
-        it = m_adviseNames.emplace(kind, qs(kind)).first;
+        it = m_adviseNames
+                 .emplace(std::string(kind), QString::fromUtf8(kind.data(), qsizetype(kind.size())))
+                 .first;
     return it->second;
 }
 

@@ -14,6 +14,7 @@
 #include <QVector>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace stormwatch {
@@ -104,7 +105,7 @@ private:
     // table's rows too) instead of allocating its instance's and tag's names again.
     const QString& instanceNameOf(int instance) const;
     const QString& tagNameOf(int instance, int tag) const;
-    const QString& adviseNameOf(const std::string& kind) const;
+    const QString& adviseNameOf(std::string_view kind) const;
     mutable std::vector<QString> m_instanceNames;
     mutable std::vector<QStringList> m_tagNames;
     mutable std::map<std::string, QString, std::less<>> m_adviseNames;

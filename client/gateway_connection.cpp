@@ -272,7 +272,7 @@ bool GatewayConnection::supportsSupervisoryBulk() const
            m_capabilities.end();
 }
 
-std::string GatewayConnection::adviseKind() const
+std::string_view GatewayConnection::adviseKind() const
 {
     if (m_config.writeUserId != 0)
         return "plain (SubscribeBulk)";

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -221,7 +222,7 @@ public:
     // chooses it now: "plain (SubscribeBulk)" (a write user), "supervisory (SubscribeBulk)"
     // (Lever 2 on an advertising gateway), "supervisory (AddItemBulk + AdviseSupervisory)";
     // "" before its first session.
-    std::string adviseKind() const;
+    std::string_view adviseKind() const;
     // The gateway's resolved command timeout, echoed at OpenSession (nullopt before one).
     std::optional<Duration> echoedCommandTimeout() const { return m_echoedTimeout; }
     int protocolVersion() const { return m_protocolVersion; }
@@ -262,13 +263,16 @@ private:
         LivenessFn onLiveness;
         LostFn onLost;
         std::vector<std::int32_t> handles; // per tag, 0 = none
-        std::vector<TagUpdate> batch;      // reused per event: its first batchUsed elements
+        // Its updates of the event being routed (the first batchUsed elements); empty between
+        // events, its storage back in m_spareBatches.
+        std::vector<TagUpdate> batch;
         std::size_t batchUsed = 0;
         // The last bulk subscribe request built for these tags, reused while its server
         // handle and kind stay the same: a storm re-sends the same tag list thousands of
         // times, and building and freeing it was a quarter of a levers-off replay. Both it and
-        // the spare results go once a subscribe of it succeeded and no subscribe runs: kept
-        // for a site's settled subscriptions, they would hold every tag name a second time.
+        // the spare results go once a subscribe of it succeeded and none of its own runs or
+        // is held: kept for a site's settled subscriptions, they would hold every tag name a
+        // second time.
         std::unique_ptr<mxgateway::v1::MxCommandRequest> bulkRequest;
         std::vector<TagResult> spareResults; // the last op's, for the next one (startOp)
         bool lastSucceeded = false;          // its last subscribe succeeded for every tag
@@ -400,8 +404,10 @@ private:
     static std::size_t hashTags(const std::vector<std::string>& tags);
     static bool sameTags(const SubscribeOp& op, const Subscriber& sub);
     // Frees the kept requests and results of subscribers whose last subscribe succeeded
-    // (m_settled), once no subscribe runs.
+    // (m_settled), once no subscribe runs; a subscriber's own, once none of its own runs.
     void releaseSettled();
+    bool hasOpOf(SubscriberId id) const;
+    static void release(Subscriber& sub);
     std::vector<SubscriberId> m_settled;
     void keepUnrouted(const MxChange& change, const MxEventBatch& event, RouteHit& hit);
     // Hands the kept values of items that have a route now to their subscribers.
@@ -503,7 +509,12 @@ private:
     // The item's advise was refused after a re-advise: its routes go, their subscribers are told.
     void loseItem(std::int32_t handle, const std::string& why);
     void pruneRemovedTags();
-    std::vector<RouteHit> m_routeCache;                // by position in the last event (onEvent)
+    std::vector<RouteHit> m_routeCache; // by position in the last event (onEvent)
+    // Update batches reused event to event by whichever subscribers an event touches: kept
+    // per subscriber, a site's thousand subscriptions would each hold a batch of all its tags
+    // for good. At most kMaxSpareBatches are kept.
+    std::vector<std::vector<TagUpdate>> m_spareBatches;
+    static constexpr std::size_t kMaxSpareBatches = 64;
     static constexpr std::size_t kRouteLookahead = 64; // how far onEvent looks for a shifted entry
     std::map<SubscriberId, bool> m_everSubscribed;     // re-subscribe after reconnect
     std::deque<OpPtr> m_held;

@@ -554,10 +554,28 @@ void GatewayConnection::finishOp(const OpPtr& op)
         log(Severity::Warning, "subscribe failed: " + outcome.error);
     for (auto& w : op->waiters)
         w.done(outcome);
-    if (auto sub = m_subscribers.find(op->origin); sub != m_subscribers.end())
+    if (auto sub = m_subscribers.find(op->origin); sub != m_subscribers.end()) {
         sub->second.spareResults = std::move(outcome.tags);
+        // A site's deployment runs every subscription's subscribe at once: each one's request
+        // and results go as soon as it is settled, not when the last one is.
+        if (outcome.success && !hasOpOf(op->origin))
+            release(sub->second);
+    }
     if (m_running.empty())
         releaseSettled();
+}
+
+bool GatewayConnection::hasOpOf(SubscriberId id) const
+{
+    const auto of = [id](const OpPtr& op) { return op->origin == id; };
+    return std::any_of(m_running.begin(), m_running.end(), of) ||
+           std::any_of(m_held.begin(), m_held.end(), of);
+}
+
+void GatewayConnection::release(Subscriber& sub)
+{
+    sub.bulkRequest.reset();
+    sub.spareResults = {};
 }
 
 std::size_t GatewayConnection::keptRequests() const
@@ -576,8 +594,7 @@ void GatewayConnection::releaseSettled()
         sub->second.inSettled = false;
         if (!sub->second.lastSucceeded)
             continue; // failed since: its guard will send the same list again
-        sub->second.bulkRequest.reset();
-        sub->second.spareResults = {};
+        release(sub->second);
     }
     m_settled.clear();
 }

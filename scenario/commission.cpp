@@ -231,7 +231,8 @@ std::optional<CommissionReport> commissionSite(const Site& site, const Commissio
                 g.capabilities << QString::fromStdString(escapeLogText(cap, 200));
             if (conn.echoedCommandTimeout())
                 g.echoedTimeoutS = double(conn.echoedCommandTimeout()->count()) / 1e6;
-            g.adviseKind = QString::fromStdString(conn.adviseKind());
+            const std::string_view advise = conn.adviseKind();
+            g.adviseKind = QString::fromUtf8(advise.data(), qsizetype(advise.size()));
             for (const auto& [kind, n] : conn.stats().invokesByKind)
                 if (kind == "add_item_bulk" || kind == "subscribe_bulk" || kind == "advise" ||
                     kind == "advise_supervisory" || kind == "advise_item_bulk" ||

@@ -13,7 +13,10 @@
 // Prints figures; not a pass/fail test.
 //
 //   bench_console_site [--instances N] [--tags T] [--per-item-ms X] [--command-ms X]
-//                      [--seconds S] [--in-process]
+//                      [--seconds S] [--in-process] [--exit-at-good]
+//
+// --exit-at-good leaves the process at the all-Good point without freeing anything, so a heap
+// profiler's "leaked" is what was live then (heaptrack bench_console_site --exit-at-good).
 
 #include "gateway/mock_gateway_server.h"
 #include "models/series_store.h"
@@ -217,6 +220,14 @@ int main(int argc, char** argv)
     const double bound = instances * (commandMs + tags * perItemMs) / 1000.0;
     const double rssGood = statusMb("VmRSS:");
     const double heapGood = heapInUseMb();
+    if (args.contains(QStringLiteral("--exit-at-good"))) {
+        std::printf("bench_console_site: all Good in %.2f s, RSS %.0f MB, heap %.0f MB; leaving\n",
+                    allGoodS, rssGood, heapGood);
+        std::fflush(stdout);
+        if (mock.state() == QProcess::Running)
+            mock.kill();
+        std::_Exit(0);
+    }
     probing = true;
     maxLateMs = 0;
     QElapsedTimer steady;

@@ -518,9 +518,11 @@ private slots:
         gw.sched.runFor(10s);
         const EngineBatch batch = batcher.take();
         QCOMPARE(batch.tags.size(), 5);
+        // The list itself is shared too: reading a name does not copy it for the batcher.
+        QVERIFY(!names.isDetached());
         for (const TagChange& t : batch.tags) {
-            QCOMPARE(t.tagName, names[t.tag]);
-            QVERIFY(t.tagName.constData() == names[t.tag].constData()); // the same text
+            QCOMPARE(t.tagName, names.at(t.tag));
+            QVERIFY(t.tagName.constData() == names.at(t.tag).constData()); // the same text
         }
 
         EngineBatcher own(engine);

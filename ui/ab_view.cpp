@@ -12,7 +12,9 @@
 #include <QPushButton>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <qcustomplot.h>
 
 namespace stormwatch {
@@ -52,17 +54,33 @@ AbView::AbView(QWidget* parent) : QWidget(parent)
         label->setWordWrap(true);
         auto* panel = m_panels[std::size_t(i)] = new PlotPanel(m_stores[std::size_t(i)].get());
         panel->setObjectName(i == 0 ? QStringLiteral("abPlotsA") : QStringLiteral("abPlotsB"));
-        // Two finished runs: nothing to follow or keep; the header says what is shown.
+        // Two finished runs: nothing to follow or keep; the header says what is shown, and
+        // each side chooses its plots (at 1024 x 700 two sides of four are too short to read).
         panel->toolBar()->hide();
+        auto* plots = m_plotButtons[std::size_t(i)] = new QToolButton;
+        plots->setObjectName(i == 0 ? QStringLiteral("abPlotsButtonA")
+                                    : QStringLiteral("abPlotsButtonB"));
+        plots->setText(tr("Plots"));
+        plots->setToolTip(tr("Choose which plots side %1 draws").arg(i == 0 ? "A" : "B"));
+        plots->setMenu(panel->plotsMenu());
+        plots->setPopupMode(QToolButton::InstantPopup);
+        auto* title = new QHBoxLayout;
+        title->addWidget(label, 1);
+        title->addWidget(plots, 0, Qt::AlignTop);
         // The plot's own minimum (its legends' width) would hold the window wider than a
         // 1024 px screen once two are side by side.
-        panel->customPlot()->setMinimumSize(280, 150);
-        side->addWidget(label);
+        panel->customPlot()->setMinimumSize(120, 150);
+        side->addLayout(title);
         side->addWidget(panel, 1);
         sides->addLayout(side, 1);
         connect(panel, &PlotPanel::xRangeChanged, this, [this, i] { follow(i); });
+        connect(panel, &PlotPanel::shownPlotsChanged, this, &AbView::arrangeSides);
     }
     column->addLayout(sides, 1);
+    // Its own minimum, not its layout's: side by side, the layout's would hold the window at
+    // two sides' width, so the sides would never learn (arrangeSides) that they should go one
+    // above the other. They do below two kMinSideWidth.
+    setMinimumSize(kMinSideWidth, 200);
 }
 
 AbView::~AbView()
@@ -108,12 +126,35 @@ void AbView::setTheme(Theme theme)
         panel->setTheme(theme);
 }
 
-// Side by side while each side keeps ~600 px, one above the other below that.
 void AbView::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    m_sides->setDirection(width() >= kSideBySideWidth ? QBoxLayout::LeftToRight
-                                                      : QBoxLayout::TopToBottom);
+    arrangeSides();
+}
+
+bool AbView::sideBySide() const
+{
+    return m_sides->direction() == QBoxLayout::LeftToRight;
+}
+
+void AbView::arrangeSides()
+{
+    int plots = 1;
+    for (PlotPanel* panel : m_panels) {
+        int shown = 0;
+        for (int p = 0; p < PlotPanel::kPlotCount; ++p)
+            shown += panel->plotShown(PlotPanel::Plot(p));
+        plots = std::max(plots, shown);
+    }
+    // What a side has beside its plots' data: its title, the subscriptions' legend and the
+    // time axis, and each plot's own axis margins.
+    const int chrome = m_labels[0]->sizeHint().height() + 65;
+    constexpr int kPerPlot = 20;
+    const int sides = m_sides->geometry().isValid() ? m_sides->geometry().height() : height();
+    const int stackedPlotHeight = (sides / 2 - chrome) / plots - kPerPlot;
+    const bool wide = width() >= kSideBySideWidth ||
+                      (stackedPlotHeight < kMinStackedPlotHeight && width() / 2 >= kMinSideWidth);
+    m_sides->setDirection(wide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
 }
 
 QString AbView::status() const

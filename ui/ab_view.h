@@ -21,6 +21,7 @@
 
 class QBoxLayout;
 class QLabel;
+class QToolButton;
 
 namespace stormwatch {
 
@@ -39,8 +40,16 @@ public:
     void setTheme(Theme theme);
     PlotPanel* panel(int side) const { return m_panels[std::size_t(side)]; }
     QLabel* label(int side) const { return m_labels[std::size_t(side)]; }
+    // Opens the side's PlotPanel::plotsMenu().
+    QToolButton* plotsButton(int side) const { return m_plotButtons[std::size_t(side)]; }
 
+    // Side by side from this width on. Below it, A above B (the time axes keep their width)
+    // while each plot keeps kMinStackedPlotHeight; where stacked plots would be shorter, side
+    // by side while each side keeps kMinSideWidth (the plots keep their height).
     static constexpr int kSideBySideWidth = 1200;
+    static constexpr int kMinStackedPlotHeight = 50;
+    static constexpr int kMinSideWidth = 320;
+    bool sideBySide() const;
 
 signals:
     void finished();
@@ -56,6 +65,7 @@ private:
     bool fillSlice(int stage);
     void filled();
     void follow(int from); // the other panel takes `from`'s time range
+    void arrangeSides();
 
     ThreadHost m_thread{QStringLiteral("stormwatch-ab")};
     std::shared_ptr<Run> m_run;
@@ -70,6 +80,7 @@ private:
     std::array<std::unique_ptr<SeriesStore>, 2> m_stores;
     std::array<PlotPanel*, 2> m_panels{};
     std::array<QLabel*, 2> m_labels{};
+    std::array<QToolButton*, 2> m_plotButtons{};
 };
 
 } // namespace stormwatch

@@ -58,8 +58,14 @@ const char* kAddressKey = "gateway/address";
 const char* kLeversKey = "levers/last";
 const char* kRetentionKey = "plots/retentionMinutes";
 const char* kAggregateKey = "plots/aggregateAbove";
+const char* kShownPlotsKey = "plots/shown";
 
 } // namespace
+
+QString MainWindow::abShownPlotsKey(int side)
+{
+    return side == 0 ? QStringLiteral("ab/shownA") : QStringLiteral("ab/shownB");
+}
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
@@ -374,6 +380,7 @@ void MainWindow::createMenus()
     m_viewMenu->addAction(find("actionFocusLogFilter"));
     m_viewMenu->addAction(m_presenterAction);
     m_viewMenu->addAction(find("actionAbSideBySide"));
+    m_viewMenu->addMenu(m_plots->plotsMenu());
     m_viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
         m_viewMenu->addAction(d->toggleViewAction());
@@ -509,6 +516,7 @@ void MainWindow::restoreSettings()
     m_plots->setRetentionMinutes(s->value(QLatin1String(kRetentionKey), 60).toInt());
     m_plots->setAggregateAbove(
         s->value(QLatin1String(kAggregateKey), PlotPanel::kDefaultAggregateAbove).toInt());
+    m_plots->setShownPlotsText(s->value(QLatin1String(kShownPlotsKey)).toString());
     const QByteArray json = s->value(QLatin1String(kLeversKey)).toByteArray();
     if (!json.isEmpty()) {
         QString error;
@@ -532,6 +540,10 @@ void MainWindow::saveSettings() const
     s->setValue(QLatin1String(kThemeKey), themeName(m_theme));
     s->setValue(QLatin1String(kRetentionKey), m_plots->retentionMinutes());
     s->setValue(QLatin1String(kAggregateKey), m_plots->aggregateAbove());
+    s->setValue(QLatin1String(kShownPlotsKey), m_plots->shownPlotsText());
+    if (m_ab)
+        for (int side = 0; side < 2; ++side)
+            s->setValue(abShownPlotsKey(side), m_ab->panel(side)->shownPlotsText());
     if (!m_gatewayAddress.isEmpty())
         s->setValue(QLatin1String(kAddressKey), m_gatewayAddress);
     s->setValue(QLatin1String(kLeversKey),

@@ -152,6 +152,7 @@ private:
     void createMenus();
     void createStatusBar();
     QSettings* openSettings() const;
+    static QString abShownPlotsKey(int side); // each A/B side's plots, in the settings
     void updateInstancesTree();
     void updateGatewayState(); // the gateway row: unreachable, or the recovery gate's state
     void logLocal(int severity, const QString& message);

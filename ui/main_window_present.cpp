@@ -20,9 +20,11 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QRadioButton>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <memory>
 
 namespace stormwatch {
 
@@ -275,6 +277,9 @@ void MainWindow::showAb(const QString& scenarioNameOrPath, const QString& a, con
     if (!m_ab) {
         m_ab = new AbView;
         m_ab->setTheme(m_theme);
+        std::unique_ptr<QSettings> settings(openSettings());
+        for (int side = 0; side < 2; ++side)
+            m_ab->panel(side)->setShownPlotsText(settings->value(abShownPlotsKey(side)).toString());
         static_cast<QVBoxLayout*>(centralWidget()->layout())->addWidget(m_ab, 1);
         connect(m_ab, &AbView::closeRequested, this, [this] {
             m_ab->hide();

@@ -1,6 +1,7 @@
 // PlotPanel: building the plots, the subscriptions' graphs, selection and the legends.
 // View state (follow, zoom, crosshair, throttled refresh) is in plot_panel_view.cpp, the
-// exports in plot_panel_export.cpp.
+// exports in plot_panel_export.cpp, the toolbar in plot_panel_toolbar.cpp, which plots are
+// drawn in plot_panel_plots.cpp.
 #include "ui/plot_panel.h"
 
 #include "ui/plot_data.h"
@@ -8,12 +9,6 @@
 #include "ui/plot_theme.h"
 
 #include <QAbstractItemView>
-#include <QAction>
-#include <QComboBox>
-#include <QFileDialog>
-#include <QMessageBox>
-#include <QSpinBox>
-#include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -62,6 +57,7 @@ PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
                         return;
                     }
             });
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::fitSideLegends);
     connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::fitSubscriptionLegend);
     // Marker rows are placed on the final layout (their plot may just have changed size).
     connect(m_plot, &QCustomPlot::afterLayout, this, &PlotPanel::layoutMarkers);
@@ -72,76 +68,6 @@ PlotPanel::PlotPanel(const SeriesStore* store, QWidget* parent)
 }
 
 PlotPanel::~PlotPanel() = default;
-
-void PlotPanel::buildToolBar(QVBoxLayout* layout)
-{
-    auto* bar = m_toolBar = new QToolBar(this);
-    m_followAction = bar->addAction(tr("Follow live"));
-    m_followAction->setCheckable(true);
-    m_followAction->setChecked(m_follow);
-    m_followAction->setToolTip(
-        tr("Scroll with new data (zooming or panning pauses it; Home resumes it)"));
-    connect(m_followAction, &QAction::toggled, this, &PlotPanel::setFollowLive);
-    // Reset zoom is Follow live turned on: a key (and View › Reset zoom), not a second
-    // button, so the toolbar keeps room for the gateway chooser at 1024 px.
-    auto* reset = new QAction(tr("Reset zoom"), this);
-    connect(reset, &QAction::triggered, this, &PlotPanel::resetZoom);
-    reset->setShortcut(Qt::Key_Home);
-    reset->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    addAction(reset);
-    QAction* fit = bar->addAction(tr("Fit whole run"), this, &PlotPanel::fitWholeRun);
-    fit->setObjectName(QStringLiteral("plotFitWholeRun"));
-    fit->setToolTip(tr("Show the whole run, from its first second to its last (W)"));
-    m_windowSpin = new QSpinBox(bar);
-    m_windowSpin->setRange(10, 24 * 3600);
-    m_windowSpin->setSuffix(tr(" s window"));
-    m_windowSpin->setValue(int(m_windowS));
-    connect(m_windowSpin, &QSpinBox::valueChanged, this, [this](int s) { setWindowSeconds(s); });
-    bar->addWidget(m_windowSpin);
-    // History kept for zooming out; the store's owner drops older samples (memory bounded).
-    m_retentionSpin = new QSpinBox(bar);
-    m_retentionSpin->setObjectName(QStringLiteral("retentionMinutes"));
-    m_retentionSpin->setRange(1, 24 * 60);
-    m_retentionSpin->setPrefix(tr("keep "));
-    m_retentionSpin->setSuffix(tr(" min"));
-    m_retentionSpin->setToolTip(tr("How much history the plots keep (older samples are dropped)"));
-    m_retentionSpin->setValue(int(std::lround(m_store->retentionSeconds() / 60.0)));
-    connect(m_retentionSpin, &QSpinBox::valueChanged, this, &PlotPanel::retentionMinutesChanged);
-    bar->addWidget(m_retentionSpin);
-    // A run on several gateways: the plots of one of them (hidden with a single gateway).
-    // Strong focus: the wheel never picks a gateway on its own (eventFilter).
-    m_gatewayCombo = new QComboBox(bar);
-    m_gatewayCombo->setObjectName(QStringLiteral("plotGateway"));
-    m_gatewayCombo->setFocusPolicy(Qt::StrongFocus);
-    // A site's names run to 128 characters: the toolbar keeps its width (the list shows
-    // them whole, the tooltip the chosen one).
-    m_gatewayCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_gatewayCombo->setMinimumContentsLength(8);
-    m_gatewayCombo->installEventFilter(this);
-    connect(m_gatewayCombo, &QComboBox::activated, this,
-            [this](int index) { setGatewayFilter(m_gatewayCombo->itemData(index).toString()); });
-    m_gatewayComboAction = bar->addWidget(m_gatewayCombo);
-    m_gatewayComboAction->setVisible(false);
-    bar->addSeparator();
-    // Short labels: the toolbar fits the plot area's width without folding into "»".
-    QAction* png = bar->addAction(tr("PNG…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export plots"), QString(),
-                                                          tr("PNG images (*.png)"));
-        QString error;
-        if (!path.isEmpty() && !exportPng(path, &error))
-            QMessageBox::warning(this, tr("Export plots"), error);
-    });
-    png->setToolTip(tr("Export the plots as a PNG image"));
-    QAction* csv = bar->addAction(tr("CSV…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export visible range"),
-                                                          QString(), tr("CSV files (*.csv)"));
-        QString error;
-        if (!path.isEmpty() && !exportCsv(path, &error))
-            QMessageBox::warning(this, tr("Export visible range"), error);
-    });
-    csv->setToolTip(tr("Export the visible range of the plotted series as CSV"));
-    layout->addWidget(bar);
-}
 
 void PlotPanel::buildPlots()
 {
@@ -192,14 +118,12 @@ void PlotPanel::buildPlots()
         r->setRangeDragAxes(x, nullptr);
         r->setRangeZoomAxes(x, nullptr);
         x->setTicker(m_ticker);
-        x->setTickLabels(i + 1 == m_rects.size());
         r->axis(QCPAxis::atLeft)->setLabel(titles[i]);
         m_axisTitles.push_back({r->axis(QCPAxis::atLeft), titles[i], briefTitles[i]});
         connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
                 [this, x] { onXRangeChanged(x); });
         m_rects[i] = r;
     }
-    axisRect(Plot::Gateway)->axis(QCPAxis::atBottom)->setLabel(tr("time since start"));
 
     // The guard's limit: above 1 outstanding only with the guard off.
     QCPAxisRect* out = axisRect(Plot::Outstanding);
@@ -227,7 +151,7 @@ void PlotPanel::buildPlots()
     // level filled opaque down to zero, drawn top level first, paints the stack — at a
     // third of the cost of channel fills between the levels.
     QCPAxisRect* q = axisRect(Plot::Quality);
-    auto* qualityLegend = plot::sideLegend(q);
+    auto* qualityLegend = m_sideLegends[std::size_t(Plot::Quality)] = plot::sideLegend(q);
     const std::array<std::pair<QString, QColor>, plot::kQualityBandCount> levels{
         std::pair{tr("good"), kGoodColour}, std::pair{tr("stale"), kStaleColour},
         std::pair{tr("uncertain"), kUncertainColour}, std::pair{tr("bad"), kBadColour}};
@@ -249,7 +173,7 @@ void PlotPanel::buildPlots()
     QCPAxis* bandAxis = gw->addAxis(QCPAxis::atRight);
     bandAxis->setVisible(false);
     bandAxis->setRange(0, 1);
-    auto* gatewayLegend = plot::sideLegend(gw);
+    auto* gatewayLegend = m_sideLegends[std::size_t(Plot::Gateway)] = plot::sideLegend(gw);
     const auto addGateway = [&](GatewayMetric metric, int band, QCPAxis* y, QColor colour,
                                 const QString& name) {
         auto gg = std::make_unique<GatewayGraph>();
@@ -302,6 +226,7 @@ void PlotPanel::buildPlots()
     m_crosshairText->setPen(QPen(QColor(120, 120, 120)));
     m_crosshairText->setPadding(QMargins(5, 3, 5, 3));
     m_crosshairText->setVisible(false);
+    layoutPlots();
 }
 
 QColor PlotPanel::colourFor(SubscriptionKey key)

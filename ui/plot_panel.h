@@ -49,6 +49,7 @@ class QCPItemText;
 class QCPAbstractLegendItem;
 class QAction;
 class QMouseEvent;
+class QMenu;
 class QSpinBox;
 class QComboBox;
 class QToolBar;
@@ -64,6 +65,7 @@ class PlotPanel : public QWidget {
     Q_OBJECT
 public:
     enum class Plot { Outstanding, Interval, Quality, Gateway };
+    static constexpr int kPlotCount = 4;
     static constexpr int kMaxReplotsPerSecond = 20;
 
     explicit PlotPanel(const SeriesStore* store, QWidget* parent = nullptr);
@@ -77,6 +79,24 @@ public:
     void setPresentation(bool on);
     bool presentation() const { return m_presentation; }
     QToolBar* toolBar() const { return m_toolBar; }
+
+    // Which plots are drawn (all four by default): the others give their rows to the shown
+    // ones, which keep their order; the time axis's labels go to the lowest shown plot and
+    // the markers' labels to the top one. The last shown plot cannot be hidden (false).
+    bool setPlotShown(Plot plot, bool shown);
+    bool plotShown(Plot plot) const { return m_shown[std::size_t(plot)]; }
+    // The same choice as a menu of checkable entries, one per plot: the toolbar's Plots
+    // button opens it, and a view that hides the toolbar (the A/B view) puts its own button.
+    QMenu* plotsMenu() const { return m_plotsMenu; }
+    static QString plotName(Plot plot);
+    // Narrower than this, the plots give the side legends' column to their data (an A/B side
+    // beside the docks): the crosshair's readout still names every line.
+    static constexpr int kSideLegendsFromWidth = 560;
+    bool sideLegendsShown() const;
+    // The choice as settings keep it: the shown plots' keys, "outstanding,interval,quality,
+    // gateway". Unknown keys are ignored; a text naming none of them shows all four.
+    QString shownPlotsText() const;
+    void setShownPlotsText(const QString& text);
 
     // Moments on the time axis (faults, redeploys, lever changes): a thin line through
     // every plot and a short label at the top of the first, staggered when they crowd.
@@ -226,6 +246,7 @@ signals:
     void aggregateAboveChanged(int subscriptions);
     // Which subscriptions are hidden changed (legend click, the list, a call).
     void hiddenSubscriptionsChanged(const QSet<SubscriptionKey>& hidden);
+    void shownPlotsChanged();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -237,6 +258,12 @@ private:
 
     void buildPlots();
     void buildToolBar(QVBoxLayout* layout);
+    void buildPlotsMenu();
+    // Puts the shown plots (and their side legends) in their rows, takes the others out.
+    void layoutPlots();
+    void fitSideLegends(); // in or out of the layout, by the plot's width (before each replot)
+    QCPAxisRect* topPlot() const;    // the first shown plot: the markers' labels
+    QCPAxisRect* bottomPlot() const; // the last shown plot: the time axis's labels
     void onSubscriptionsChanged();
     void onAppended();
     void onXRangeChanged(QCPAxis* source);
@@ -271,7 +298,11 @@ private:
 
     const SeriesStore* m_store;
     QCustomPlot* m_plot = nullptr;
-    std::array<QCPAxisRect*, 4> m_rects{};
+    std::array<QCPAxisRect*, kPlotCount> m_rects{};
+    std::array<QCPLegend*, kPlotCount> m_sideLegends{}; // beside its plot; null: none
+    std::array<bool, kPlotCount> m_shown{true, true, true, true};
+    QMenu* m_plotsMenu = nullptr;
+    std::array<QAction*, kPlotCount> m_plotActions{};
     QCPLegend* m_subLegend = nullptr;
     QHash<SubscriptionKey, std::shared_ptr<SubscriptionGraphs>> m_subGraphs;
     std::array<QCPGraph*, plot::kQualityBandCount> m_quality{};

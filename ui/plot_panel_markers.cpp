@@ -84,6 +84,14 @@ void PlotPanel::fitValueTicks()
             const int room = r->height() > 0 ? r->height() / (line * 2) : 5;
             axis->ticker()->setTickCount(std::clamp(room, 2, 5));
         }
+    // The time axis (one ticker for all plots): a label's width and as much again between
+    // labels, so a narrow plot (an A/B side) does not run its times into each other.
+    QCPAxis* time = bottomPlot()->axis(QCPAxis::atBottom);
+    const QString widest =
+        time->range().upper >= 3600 ? QStringLiteral("00:00:00") : QStringLiteral("00:00");
+    const int label = QFontMetrics(time->tickLabelFont()).horizontalAdvance(widest);
+    const int width = bottomPlot()->width();
+    m_ticker->setTickCount(width > 0 ? std::clamp(width / (label * 2), 2, 5) : 5);
 }
 
 void PlotPanel::addMarkers(const QVector<Marker>& markers)
@@ -103,9 +111,10 @@ void PlotPanel::addMarkers(const QVector<Marker>& markers)
             line->point1->setCoords(m.tS, 0);
             line->point2->setCoords(m.tS, 1);
             line->setPen(QPen(c.marker, 1, Qt::DashLine));
+            line->setVisible(r->visible()); // a hidden plot's lines would draw at its last place
             items.lines << line;
         }
-        QCPAxisRect* top = m_rects[0];
+        QCPAxisRect* top = topPlot();
         items.label = new QCPItemText(m_plot);
         items.label->setClipAxisRect(top);
         items.label->position->setAxisRect(top);
@@ -157,7 +166,7 @@ void PlotPanel::layoutMarkers()
 {
     if (m_markerItems.isEmpty())
         return;
-    QCPAxisRect* top = m_rects[0];
+    QCPAxisRect* top = topPlot();
     QCPAxis* x = top->axis(QCPAxis::atBottom);
     std::vector<int> order(std::size_t(m_markerItems.size()));
     for (std::size_t i = 0; i < order.size(); ++i)

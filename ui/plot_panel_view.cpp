@@ -152,7 +152,7 @@ void PlotPanel::syncData()
     m_fullSync = false;
     const double end = m_store->latestTime();
     const QCPRange view = m_rects[0]->axis(QCPAxis::atBottom)->range();
-    const int cols = columns(m_rects[0]);
+    const int cols = columns(topPlot()); // every plot has the same range, the shown ones the width
     for (auto it = m_subGraphs.cbegin(); it != m_subGraphs.cend(); ++it) {
         SubscriptionGraphs& sg = **it;
         if (!sg.outstanding->visible())
@@ -442,18 +442,19 @@ void PlotPanel::placeCrosshair(bool replotLayer)
 {
     const QPointF pos = m_crosshairPixel;
     QCPAxisRect* under = nullptr;
-    for (QCPAxisRect* r : m_rects)
-        if (r->rect().contains(pos.toPoint()))
-            under = r;
+    for (std::size_t i = 0; i < m_rects.size(); ++i)
+        if (m_shown[i] && m_rects[i]->rect().contains(pos.toPoint()))
+            under = m_rects[i]; // a hidden plot keeps its last place: never under the mouse
     if (!under) {
         hideCrosshair();
         return;
     }
     const double x = under->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
-    for (QCPItemStraightLine* line : m_crosshairLines) {
+    for (qsizetype i = 0; i < m_crosshairLines.size(); ++i) {
+        QCPItemStraightLine* line = m_crosshairLines[i];
         line->point1->setCoords(x, 0);
         line->point2->setCoords(x, 1);
-        line->setVisible(true);
+        line->setVisible(m_shown[std::size_t(i)]);
     }
     const QString text = crosshairText(x);
     m_crosshairText->setText(text);

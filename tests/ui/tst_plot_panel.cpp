@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QImage>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QToolBar>
@@ -546,6 +547,39 @@ private slots:
         }
     }
 
+    // The time axis's labels never run into each other: a narrow plot (an A/B side beside
+    // the docks) gets fewer of them, a wide one as many as before.
+    void timeLabelsFitTheirPlotsWidth()
+    {
+        SeriesStore store;
+        feed(store, 0, 1800);
+        PlotPanel panel(&store);
+        panel.show();
+        for (const int width : {1400, 500, 340}) {
+            panel.resize(width, 700);
+            QVERIFY(QTest::qWaitForWindowExposed(&panel));
+            panel.setXRange(0, 1800);
+            panel.refreshNow();
+            panel.customPlot()->replot(); // the tick count chosen on the last layout, laid out
+            QCPAxis* time = panel.axisRect(PlotPanel::Plot::Gateway)->axis(QCPAxis::atBottom);
+            const QVector<double> ticks = time->tickVector();
+            const QVector<QString> labels = time->tickVectorLabels();
+            QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(width)));
+            const QFontMetrics fm(time->tickLabelFont());
+            for (qsizetype i = 1; i < ticks.size(); ++i) {
+                const double gap = time->coordToPixel(ticks[i]) - time->coordToPixel(ticks[i - 1]);
+                const int room =
+                    (fm.horizontalAdvance(labels[i - 1]) + fm.horizontalAdvance(labels[i])) / 2 + 4;
+                QVERIFY2(gap >= room, qPrintable(QStringLiteral("%1 px: %2 and %3 are %4 px apart")
+                                                     .arg(width)
+                                                     .arg(labels[i - 1], labels[i])
+                                                     .arg(gap)));
+            }
+            if (width == 1400)
+                QVERIFY(ticks.size() >= 5);
+        }
+    }
+
     // The retry interval is 0 until the guard arms its first retry;
     // that is not drawn (it was a vertical line up from 0 at the start of every run).
     void retryIntervalStartsWhereTheGuardArmed()
@@ -573,6 +607,77 @@ private slots:
 
     // The toolbar (with Fit whole run) fits the plot area at the console's default size
     // without folding its exports into "»".
+    // The toolbar's Plots button hides a plot: the others take its rows, and nothing of it
+    // (its graphs, its crosshair line, the guard line on it) is drawn or answers the mouse at
+    // the place it had.
+    void thePlotsButtonHidesAPlotAndAllThatIsDrawnOnIt()
+    {
+        SeriesStore store;
+        PlotPanel panel(&store);
+        panel.resize(1200, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        feed(store, 0, 10);
+        panel.setXRange(0, 10);
+        panel.refreshNow();
+        QCPAxisRect* out = panel.axisRect(PlotPanel::Plot::Outstanding);
+        const QPoint formerly = out->rect().center();
+        auto* button = panel.toolBar()->findChild<QToolButton*>(QStringLiteral("plotsButton"));
+        QVERIFY(button && button->isVisible());
+        QSignalSpy changed(&panel, &PlotPanel::shownPlotsChanged);
+        QTimer::singleShot(0, [&] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            QVERIFY(menu);
+            QAction* first = menu->actions().front();
+            QCOMPARE(first->text(), PlotPanel::plotName(PlotPanel::Plot::Outstanding));
+            QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(first).center());
+        });
+        QTest::mouseClick(button, Qt::LeftButton);
+        QTRY_VERIFY(!QApplication::activePopupWidget());
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(!panel.plotShown(PlotPanel::Plot::Outstanding));
+        QCOMPARE(panel.shownPlotsText(), QStringLiteral("interval,quality,gateway"));
+        panel.refreshNow();
+        QVERIFY(!out->visible());
+        QCPAxisRect* interval = panel.axisRect(PlotPanel::Plot::Interval);
+        QVERIFY(interval->rect().top() < formerly.y()); // the retry plot moved up into its rows
+        // The guard line and its label go with the plot they are drawn on.
+        int guardItems = 0;
+        for (int i = 0; i < panel.customPlot()->itemCount(); ++i) {
+            QCPAbstractItem* item = panel.customPlot()->item(i);
+            if (item->clipAxisRect() == out && item->layer()->name() != QLatin1String("crosshair"))
+                guardItems += item->visible();
+        }
+        QCOMPARE(guardItems, 0);
+        // The mouse over what is now the retry plot: the crosshair is drawn there, not on the
+        // hidden plot's former place.
+        const QPoint at(int(interval->axis(QCPAxis::atBottom)->coordToPixel(5)),
+                        interval->rect().center().y());
+        QTest::mouseMove(panel.customPlot(), at);
+        // Visible crosshair lines on the hidden plot (first) and on the shown ones.
+        const auto crosshairLines = [&] {
+            std::pair<int, int> visible{0, 0};
+            for (int i = 0; i < panel.customPlot()->itemCount(); ++i)
+                if (auto* line = qobject_cast<QCPItemStraightLine*>(panel.customPlot()->item(i));
+                    line && line->layer()->name() == QLatin1String("crosshair") && line->visible())
+                    ++(line->clipAxisRect() == out ? visible.first : visible.second);
+            return visible;
+        };
+        QTRY_COMPARE(crosshairLines(), std::make_pair(0, 3));
+        // Over the hidden plot's former place (now the retry plot's) it is still drawn on the
+        // retry plot only.
+        QTest::mouseMove(panel.customPlot(), formerly);
+        QTRY_COMPARE(crosshairLines(), std::make_pair(0, 3));
+        // Shown again, where it was, with the theme of the moment.
+        panel.setTheme(Theme::Dark);
+        QVERIFY(panel.setPlotShown(PlotPanel::Plot::Outstanding, true));
+        panel.refreshNow();
+        QVERIFY(out->visible());
+        QVERIFY(out->rect().bottom() < interval->rect().top());
+        QCOMPARE(out->axis(QCPAxis::atLeft)->basePen().color(),
+                 interval->axis(QCPAxis::atLeft)->basePen().color());
+    }
+
     void toolbarFitsWithoutOverflow()
     {
         SeriesStore store;

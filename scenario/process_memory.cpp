@@ -1,5 +1,7 @@
 #include "scenario/process_memory.h"
 
+#include <cstdlib> // defines __GLIBC__ on glibc: without a C library header first, it is not
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

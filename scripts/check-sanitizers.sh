@@ -47,8 +47,9 @@ TSAN_SUITES='^(integration\..*|watch\..*|recording\..*|scenario\.live_runner|sce
 TIMING_ONLY='^(integration\.fault_matrix_live|integration\.silent_gateways_live)$'
 
 # Suites that run no code of ours, only tools over the files (clang-format, the include check,
-# promtool): a sanitizer build has nothing to add to them, and the main suite runs them.
-UNINSTRUMENTED='^(format\..*|layering\..*|prometheus\.rules_.*)$'
+# promtool): a sanitizer build has nothing to add to them, and the main suite runs them. And
+# the one that checks glibc's allocator set-up, which a sanitizer's allocator replaces.
+UNINSTRUMENTED='^(format\..*|layering\..*|prometheus\.rules_.*|scenario\.process_memory)$'
 
 status=0
 declare -A seconds

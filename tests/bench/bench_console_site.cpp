@@ -269,8 +269,9 @@ int main(int argc, char** argv)
     std::printf("  RSS                 %.0f MB before the window, %.0f MB all Good, %.0f MB after "
                 "%.0f s, peak %.0f MB (target <= 150 for 100,000 tags)\n",
                 rssBefore, rssGood, rssEnd, seconds, statusMb("VmHWM:"));
-    std::printf("  heap in use         %.0f MB all Good, %.0f MB after %.0f s\n", heapGood, heapEnd,
-                seconds);
+    std::printf("  heap in use         %.0f MB all Good, %.0f MB after %.0f s; freed memory given "
+                "back %d times\n",
+                heapGood, heapEnd, seconds, controller.host()->memoryReturns());
     controller.host()->stop();
     if (mock.state() == QProcess::Running) {
         mock.terminate();

@@ -101,8 +101,13 @@ RunHost::RunHost(QObject* parent) : QObject(parent)
     qRegisterMetaType<QSharedPointer<VariantRun>>();
     m_returnMemory.setSingleShot(true);
     m_returnMemory.setInterval(kReturnMemoryAfterMs);
+    // On the run's thread while there is one: walking every heap takes 15-20 ms at a site's
+    // scale, a pause the engine absorbs and the window would show.
     connect(&m_returnMemory, &QTimer::timeout, this, [this] {
-        returnFreedMemory();
+        if (m_thread.running())
+            m_thread.post([] { returnFreedMemory(); });
+        else
+            returnFreedMemory();
         ++m_memoryReturns;
     });
 }
